@@ -1,0 +1,127 @@
+//! The core's typed errors: callers branch on the variant; messages are one clear sentence.
+
+use std::path::PathBuf;
+
+/// Result with the core's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the store, with enough context to say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Input that does not make sense (bad id, empty tag, importance out of range …).
+    #[error("{0}")]
+    Invalid(String),
+    /// No memory has this id or key.
+    #[error("no memory {0}")]
+    NotFound(String),
+    /// The memory existed but was forgotten; its content is gone.
+    #[error("memory {id} was forgotten at {at}; its content has been erased")]
+    Forgotten {
+        /// The forgotten memory.
+        id: String,
+        /// When it was forgotten (RFC 3339).
+        at: String,
+    },
+    /// Another memory in the same scope already has this key.
+    #[error("a {kind} memory with key '{key}' already exists in this scope ({existing})")]
+    DuplicateKey {
+        /// Memory type.
+        kind: String,
+        /// The clashing key.
+        key: String,
+        /// The id of the memory that has it.
+        existing: String,
+    },
+    /// An append expected a different stream version (someone else wrote first).
+    #[error("conflict on memory {stream}: expected version {expected}, found {actual}")]
+    Conflict {
+        /// The stream (memory id).
+        stream: String,
+        /// The version the caller expected.
+        expected: String,
+        /// The version actually stored.
+        actual: u64,
+    },
+    /// The file is a SQLite database that is not Strata's, or not a database at all.
+    #[error("{path} is not a Strata database: {reason}; it was left untouched")]
+    NotStrataDatabase {
+        /// The file.
+        path: PathBuf,
+        /// Why we think so.
+        reason: String,
+    },
+    /// The database was written by a newer Strata.
+    #[error(
+        "{path} has schema version {found}, newer than this Strata understands ({supported}); upgrade Strata. The file was left untouched"
+    )]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// The database file is damaged.
+    #[error("the database is corrupted: {0}")]
+    Corrupt(String),
+    /// The database is locked by another writer for longer than the busy timeout.
+    #[error("the database is busy (another Strata process holds the write lock); try again")]
+    Busy,
+    /// An import file could not be read; nothing was imported.
+    #[error("{file}:{line}: {message}; nothing was imported")]
+    BadImport {
+        /// The file (or `<stdin>`).
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong, naming the field.
+        message: String,
+    },
+    /// A stored event could not be decoded (a newer payload version, or damage).
+    #[error("event {seq} could not be read: {message}")]
+    BadEvent {
+        /// Global sequence number.
+        seq: i64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Filesystem trouble.
+    #[error("{context}: {source}")]
+    Io {
+        /// What we were doing.
+        context: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Any other SQLite failure.
+    #[error("database error: {0}")]
+    Sqlite(rusqlite::Error),
+}
+
+impl Error {
+    /// Shorthand for [`Error::Invalid`].
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::Invalid(msg.into())
+    }
+
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi::ErrorCode;
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::Busy,
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+                Error::Corrupt(e.to_string())
+            }
+            _ => Error::Sqlite(e),
+        }
+    }
+}

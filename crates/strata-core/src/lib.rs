@@ -1,0 +1,26 @@
+//! Strata's engine core: the memory model, the event-sourced SQLite store with its projections,
+//! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI.
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod error;
+pub mod event;
+pub mod evolve;
+pub mod interchange;
+pub mod model;
+mod projection;
+pub mod query;
+pub mod schema;
+pub mod store;
+pub mod time;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{Error, Result};
+pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
+pub use model::{
+    Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId,
+    MemoryKind, Procedure, Scope, Source, Tier,
+};
+pub use projection::search_text;
+pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
+pub use store::{NewMemory, Store, StoreTx};

@@ -1,0 +1,501 @@
+//! The memory model: the three memory types, scope, tiers and the `Memory` record.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use ulid::Ulid;
+
+use crate::error::{Error, Result};
+
+/// A memory's stable identifier (a ULID: sortable by creation time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MemoryId(Ulid);
+
+impl MemoryId {
+    /// Makes an id from a millisecond timestamp and random bits.
+    pub fn from_parts(unix_ms: u64, random: u128) -> Self {
+        MemoryId(Ulid::from_parts(unix_ms, random))
+    }
+
+    /// Wraps a ULID.
+    pub fn from_ulid(u: Ulid) -> Self {
+        MemoryId(u)
+    }
+}
+
+impl fmt::Display for MemoryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl FromStr for MemoryId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ulid::from_string(s.trim()).map(MemoryId).map_err(|_| {
+            Error::invalid(format!(
+                "'{s}' is not a memory id (expected a 26-character ULID)"
+            ))
+        })
+    }
+}
+
+/// The three memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryKind {
+    /// Facts about a concept.
+    Semantic,
+    /// A timestamped interaction.
+    Episodic,
+    /// A named procedure.
+    Procedural,
+}
+
+impl MemoryKind {
+    /// All kinds, in display order.
+    pub const ALL: [MemoryKind; 3] = [
+        MemoryKind::Semantic,
+        MemoryKind::Episodic,
+        MemoryKind::Procedural,
+    ];
+
+    /// The lowercase name used in storage, the CLI and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryKind::Semantic => "semantic",
+            MemoryKind::Episodic => "episodic",
+            MemoryKind::Procedural => "procedural",
+        }
+    }
+}
+
+impl fmt::Display for MemoryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MemoryKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "semantic" => Ok(MemoryKind::Semantic),
+            "episodic" => Ok(MemoryKind::Episodic),
+            "procedural" => Ok(MemoryKind::Procedural),
+            _ => Err(Error::invalid(format!(
+                "unknown memory type '{s}' (expected semantic, episodic or procedural)"
+            ))),
+        }
+    }
+}
+
+/// The memory hierarchy's tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Working memory: the current session's recent items.
+    Short,
+    /// Recent, not yet consolidated.
+    Medium,
+    /// Persistent, consolidated.
+    Long,
+}
+
+impl Tier {
+    /// All tiers, shortest first.
+    pub const ALL: [Tier; 3] = [Tier::Short, Tier::Medium, Tier::Long];
+
+    /// The lowercase name used in storage, the CLI and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Short => "short",
+            Tier::Medium => "medium",
+            Tier::Long => "long",
+        }
+    }
+
+    /// The tier a new memory of this kind starts in unless told otherwise.
+    pub fn default_for(kind: MemoryKind) -> Tier {
+        match kind {
+            MemoryKind::Episodic => Tier::Short,
+            MemoryKind::Semantic | MemoryKind::Procedural => Tier::Medium,
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Tier {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "short" => Ok(Tier::Short),
+            "medium" => Ok(Tier::Medium),
+            "long" => Ok(Tier::Long),
+            _ => Err(Error::invalid(format!(
+                "unknown tier '{s}' (expected short, medium or long)"
+            ))),
+        }
+    }
+}
+
+/// Whose memory this is: a user, optionally narrowed to an agent and a session.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Scope {
+    /// The user the memory belongs to.
+    pub user_id: String,
+    /// The agent, when the memory is private to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// The session the memory was made in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+impl Scope {
+    /// The user id used when none is given.
+    pub const DEFAULT_USER: &'static str = "default";
+
+    /// A scope for a user with no agent or session.
+    pub fn user(user_id: impl Into<String>) -> Self {
+        Scope {
+            user_id: user_id.into(),
+            agent_id: None,
+            session_id: None,
+        }
+    }
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Scope::user(Scope::DEFAULT_USER)
+    }
+}
+
+/// Where a memory came from: the app, and the provider and model when a model made it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Source {
+    /// The application or client that wrote it (`cli`, `import`, `desktop`, an MCP client name).
+    pub app: String,
+    /// The model provider, when one was involved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model, when one was involved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl Source {
+    /// A source that is just an application name.
+    pub fn app(app: impl Into<String>) -> Self {
+        Source {
+            app: app.into(),
+            provider: None,
+            model: None,
+        }
+    }
+}
+
+/// A fact's value: a string, a number, a boolean, a list or a nested group of facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, try_from = "serde_json::Value")]
+pub enum FactValue {
+    /// Text.
+    Text(String),
+    /// A number, kept exactly as written (integers stay integers).
+    Number(serde_json::Number),
+    /// A yes/no value.
+    Bool(bool),
+    /// An ordered list.
+    List(Vec<FactValue>),
+    /// A nested group of named values.
+    Group(Facts),
+}
+
+impl TryFrom<serde_json::Value> for FactValue {
+    type Error = String;
+    fn try_from(v: serde_json::Value) -> std::result::Result<Self, String> {
+        use serde_json::Value;
+        Ok(match v {
+            Value::String(s) => FactValue::Text(s),
+            Value::Number(n) => FactValue::Number(n),
+            Value::Bool(b) => FactValue::Bool(b),
+            Value::Array(items) => FactValue::List(
+                items
+                    .into_iter()
+                    .map(FactValue::try_from)
+                    .collect::<std::result::Result<_, _>>()?,
+            ),
+            Value::Object(map) => FactValue::Group(
+                map.into_iter()
+                    .map(|(k, v)| FactValue::try_from(v).map(|v| (k, v)))
+                    .collect::<std::result::Result<_, _>>()?,
+            ),
+            Value::Null => {
+                return Err("null is not a fact value (leave the field out instead)".into());
+            }
+        })
+    }
+}
+
+/// A concept's facts: named values in the order they were given.
+pub type Facts = IndexMap<String, FactValue>;
+
+/// A semantic memory: a concept key and its facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Concept {
+    /// The concept key, e.g. `napoleon_bonaparte`.
+    pub key: String,
+    /// What is known about it.
+    pub facts: Facts,
+}
+
+/// What was said in an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum EpisodeBody {
+    /// A query and the response to it.
+    Exchange {
+        /// What was asked.
+        query: String,
+        /// What was answered.
+        response: String,
+    },
+    /// One utterance by one speaker.
+    Utterance {
+        /// Who spoke.
+        speaker: String,
+        /// What they said.
+        text: String,
+    },
+}
+
+/// An episodic memory: an interaction at a point in time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Episode {
+    /// When the interaction happened (not when it was recorded).
+    pub occurred_at: DateTime<Utc>,
+    /// What was said.
+    pub body: EpisodeBody,
+    /// Concept keys the episode refers to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concepts: Vec<String>,
+    /// Other metadata that came with the episode (kept verbatim for lossless round trips).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub extra: IndexMap<String, serde_json::Value>,
+}
+
+/// A procedural memory: named, ordered steps and when to use them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Procedure {
+    /// The procedure's name, e.g. `analyze_historical_figure`.
+    pub name: String,
+    /// The steps, in order.
+    pub steps: Vec<String>,
+    /// When or how to apply it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+}
+
+/// A memory's content, one of the three types.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Content {
+    /// Facts about a concept.
+    Semantic(Concept),
+    /// An interaction.
+    Episodic(Episode),
+    /// A procedure.
+    Procedural(Procedure),
+}
+
+impl Content {
+    /// This content's memory type.
+    pub fn kind(&self) -> MemoryKind {
+        match self {
+            Content::Semantic(_) => MemoryKind::Semantic,
+            Content::Episodic(_) => MemoryKind::Episodic,
+            Content::Procedural(_) => MemoryKind::Procedural,
+        }
+    }
+
+    /// The unique key within a scope: a concept key or a procedure name; episodes have none.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Content::Semantic(c) => Some(&c.key),
+            Content::Procedural(p) => Some(&p.name),
+            Content::Episodic(_) => None,
+        }
+    }
+
+    /// Checks the content is well formed.
+    pub fn validate(&self) -> Result<()> {
+        fn key_ok(what: &str, k: &str) -> Result<()> {
+            if k.trim().is_empty() {
+                return Err(Error::invalid(format!("{what} must not be empty")));
+            }
+            if k.len() > 256 {
+                return Err(Error::invalid(format!("{what} is longer than 256 bytes")));
+            }
+            Ok(())
+        }
+        match self {
+            Content::Semantic(c) => {
+                key_ok("a concept key", &c.key)?;
+                if c.facts.is_empty() {
+                    return Err(Error::invalid(format!("concept '{}' has no facts", c.key)));
+                }
+                for name in c.facts.keys() {
+                    key_ok("a fact name", name)?;
+                }
+            }
+            Content::Episodic(e) => match &e.body {
+                EpisodeBody::Exchange { query, response } => {
+                    if query.trim().is_empty() && response.trim().is_empty() {
+                        return Err(Error::invalid("an episode needs a query or a response"));
+                    }
+                }
+                EpisodeBody::Utterance { speaker, text } => {
+                    key_ok("an utterance's speaker", speaker)?;
+                    if text.trim().is_empty() {
+                        return Err(Error::invalid("an utterance needs text"));
+                    }
+                }
+            },
+            Content::Procedural(p) => {
+                key_ok("a procedure name", &p.name)?;
+                if p.steps.is_empty() || p.steps.iter().any(|s| s.trim().is_empty()) {
+                    return Err(Error::invalid(format!(
+                        "procedure '{}' needs non-empty steps",
+                        p.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When the content happened: an episode's time; `None` for timeless content.
+    pub fn occurred_at(&self) -> Option<DateTime<Utc>> {
+        match self {
+            Content::Episodic(e) => Some(e.occurred_at),
+            _ => None,
+        }
+    }
+}
+
+/// A memory's importance, between 0 and 1.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Importance(f64);
+
+impl Importance {
+    /// The importance of a memory when none is given.
+    pub const DEFAULT: Importance = Importance(0.5);
+
+    /// Validates a value in `0.0..=1.0`.
+    pub fn new(v: f64) -> Result<Self> {
+        if v.is_finite() && (0.0..=1.0).contains(&v) {
+            Ok(Importance(v))
+        } else {
+            Err(Error::invalid(format!(
+                "importance must be between 0 and 1, got {v}"
+            )))
+        }
+    }
+
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl TryFrom<f64> for Importance {
+    type Error = Error;
+    fn try_from(v: f64) -> Result<Self> {
+        Importance::new(v)
+    }
+}
+
+impl From<Importance> for f64 {
+    fn from(i: Importance) -> f64 {
+        i.0
+    }
+}
+
+/// Normalizes and checks a tag: trimmed, non-empty, at most 64 bytes, no control characters.
+pub fn normalize_tag(tag: &str) -> Result<String> {
+    let t = tag.trim();
+    if t.is_empty() {
+        return Err(Error::invalid("a tag must not be empty"));
+    }
+    if t.len() > 64 {
+        return Err(Error::invalid(format!("tag '{t}' is longer than 64 bytes")));
+    }
+    if t.chars().any(char::is_control) {
+        return Err(Error::invalid("a tag must not contain control characters"));
+    }
+    Ok(t.to_string())
+}
+
+/// A provenance link from one memory to another.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Link {
+    /// The memory linked to.
+    pub target: MemoryId,
+    /// How they relate, e.g. `derived_from`, `mentions`.
+    pub relation: String,
+}
+
+/// A memory as the projections hold it: content plus its bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Memory {
+    /// Stable id.
+    pub id: MemoryId,
+    /// Whose memory it is.
+    pub scope: Scope,
+    /// What it says.
+    pub content: Content,
+    /// Tags, sorted.
+    pub tags: BTreeSet<String>,
+    /// How much it matters.
+    pub importance: Importance,
+    /// Where in the hierarchy it sits.
+    pub tier: Tier,
+    /// Who or what made it.
+    pub source: Source,
+    /// Outgoing provenance links, sorted.
+    pub links: BTreeSet<Link>,
+    /// When it was recorded.
+    pub created_at: DateTime<Utc>,
+    /// When its content, tags, importance or tier last changed.
+    pub updated_at: DateTime<Utc>,
+    /// The version of its event stream (number of events applied).
+    pub version: u64,
+    /// How often it has been retrieved.
+    pub access_count: u64,
+    /// When it was last retrieved.
+    pub last_accessed_at: Option<DateTime<Utc>>,
+}
+
+impl Memory {
+    /// This memory's type.
+    pub fn kind(&self) -> MemoryKind {
+        self.content.kind()
+    }
+
+    /// The time the memory is about: an episode's time, otherwise its creation.
+    pub fn occurred_at(&self) -> DateTime<Utc> {
+        self.content.occurred_at().unwrap_or(self.created_at)
+    }
+}

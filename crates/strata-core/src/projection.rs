@@ -1,0 +1,314 @@
+//! The projections (memories, tags, links, full-text index): reading a memory back, and
+//! writing the difference between a memory's state before and after an event.
+
+use std::collections::BTreeSet;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, Result};
+use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryId};
+
+/// The columns [`memory_from_row`] expects, in order, from `memories AS m`.
+pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_id, m.tier, m.importance, \
+     m.source, m.content, m.created_at, m.updated_at, m.version, m.access_count, m.last_accessed_at, \
+     (SELECT json_group_array(tag) FROM (SELECT tag FROM memory_tags WHERE memory_id = m.id ORDER BY tag)), \
+     (SELECT json_group_array(json_array(target_id, relation)) FROM \
+        (SELECT target_id, relation FROM memory_links WHERE source_id = m.id ORDER BY target_id, relation))";
+
+fn json_col<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
+    let s: String = row.get(idx)?;
+    serde_json::from_str(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn parse_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let s: String = row.get(idx)?;
+    s.parse().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// Builds a [`Memory`] from a row selected with [`MEMORY_COLUMNS`].
+pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    let links: Vec<(String, String)> = json_col(row, 14)?;
+    let links = links
+        .into_iter()
+        .map(|(t, relation)| {
+            t.parse::<MemoryId>()
+                .map(|target| Link { target, relation })
+                .map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        14,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })
+        })
+        .collect::<rusqlite::Result<BTreeSet<_>>>()?;
+    let importance: f64 = row.get(5)?;
+    Ok(Memory {
+        id: parse_col(row, 0)?,
+        scope: crate::model::Scope {
+            user_id: row.get(1)?,
+            agent_id: row.get(2)?,
+            session_id: row.get(3)?,
+        },
+        tier: parse_col(row, 4)?,
+        importance: crate::model::Importance::new(importance).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Real, Box::new(e))
+        })?,
+        source: json_col(row, 6)?,
+        content: json_col(row, 7)?,
+        created_at: from_ms(row.get(8)?),
+        updated_at: from_ms(row.get(9)?),
+        version: row.get::<_, i64>(10)? as u64,
+        access_count: row.get::<_, i64>(11)? as u64,
+        last_accessed_at: row.get::<_, Option<i64>>(12)?.map(from_ms),
+        tags: json_col(row, 13)?,
+        links,
+    })
+}
+
+/// The memory with this id, as projected.
+pub(crate) fn load(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
+    let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.id = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([id.to_string()], memory_from_row)
+        .optional()?)
+}
+
+/// Writes what changed between `old` and `new` (both states of the same memory).
+pub(crate) fn write_diff(
+    conn: &Connection,
+    old: Option<&Memory>,
+    new: Option<&Memory>,
+) -> Result<()> {
+    match (old, new) {
+        (None, None) => Ok(()),
+        (Some(o), None) => delete(conn, o),
+        (None, Some(n)) => insert(conn, n),
+        (Some(o), Some(n)) => update(conn, o, n),
+    }
+}
+
+fn insert(conn: &Connection, m: &Memory) -> Result<()> {
+    let id = m.id.to_string();
+    let content = serde_json::to_string(&m.content).map_err(|e| Error::invalid(e.to_string()))?;
+    let source = serde_json::to_string(&m.source).map_err(|e| Error::invalid(e.to_string()))?;
+    let res = conn
+        .prepare_cached(
+            "INSERT INTO memories (id, kind, key, user_id, agent_id, session_id, tier, importance, source, content, \
+             created_at, updated_at, occurred_at, version, access_count, last_accessed_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?
+        .execute(params![
+            id,
+            m.kind().as_str(),
+            m.content.key(),
+            m.scope.user_id,
+            m.scope.agent_id,
+            m.scope.session_id,
+            m.tier.as_str(),
+            m.importance.get(),
+            source,
+            content,
+            to_ms(m.created_at),
+            to_ms(m.updated_at),
+            to_ms(m.occurred_at()),
+            m.version as i64,
+            m.access_count as i64,
+            m.last_accessed_at.map(to_ms),
+        ]);
+    if let Err(e) = res {
+        return Err(duplicate_key(conn, m).unwrap_or_else(|| e.into()));
+    }
+    let rid = conn.last_insert_rowid();
+    {
+        let mut tag_stmt =
+            conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?;
+        for t in &m.tags {
+            tag_stmt.execute(params![id, t])?;
+        }
+    }
+    for l in &m.links {
+        insert_link(conn, m.id, l)?;
+    }
+    fts_insert(conn, rid, m)
+}
+
+/// Turns a unique-index violation into a [`Error::DuplicateKey`] naming the other memory.
+fn duplicate_key(conn: &Connection, m: &Memory) -> Option<Error> {
+    let key = m.content.key()?;
+    let existing: String = conn
+        .query_row(
+            "SELECT id FROM memories WHERE kind = ?1 AND user_id = ?2 AND coalesce(agent_id, '') = ?3 AND key = ?4",
+            params![m.kind().as_str(), m.scope.user_id, m.scope.agent_id.as_deref().unwrap_or(""), key],
+            |r| r.get(0),
+        )
+        .ok()?;
+    Some(Error::DuplicateKey {
+        kind: m.kind().to_string(),
+        key: key.to_string(),
+        existing,
+    })
+}
+
+fn insert_link(conn: &Connection, source: MemoryId, l: &Link) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO memory_links (source_id, target_id, relation) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![
+        source.to_string(),
+        l.target.to_string(),
+        l.relation
+    ])?;
+    Ok(())
+}
+
+fn rid_of(conn: &Connection, id: MemoryId) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT rid FROM memories WHERE id = ?1")?
+        .query_row([id.to_string()], |r| r.get(0))?)
+}
+
+fn delete(conn: &Connection, m: &Memory) -> Result<()> {
+    let id = m.id.to_string();
+    let rid = rid_of(conn, m.id)?;
+    conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?
+        .execute([rid])?;
+    conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?
+        .execute([&id])?;
+    conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?
+        .execute([&id])?;
+    conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?
+        .execute([rid])?;
+    Ok(())
+}
+
+fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
+    let id = n.id.to_string();
+    let content_changed = o.content != n.content;
+    let content = if content_changed {
+        Some(serde_json::to_string(&n.content).map_err(|e| Error::invalid(e.to_string()))?)
+    } else {
+        None
+    };
+    conn.prepare_cached(
+        "UPDATE memories SET key = ?2, tier = ?3, importance = ?4, content = coalesce(?5, content), \
+         updated_at = ?6, occurred_at = ?7, version = ?8, access_count = ?9, last_accessed_at = ?10 WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        n.content.key(),
+        n.tier.as_str(),
+        n.importance.get(),
+        content,
+        to_ms(n.updated_at),
+        to_ms(n.occurred_at()),
+        n.version as i64,
+        n.access_count as i64,
+        n.last_accessed_at.map(to_ms),
+    ])
+    .map_err(|e| duplicate_key(conn, n).unwrap_or_else(|| e.into()))?;
+    for t in o.tags.difference(&n.tags) {
+        conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1 AND tag = ?2")?
+            .execute(params![id, t])?;
+    }
+    for t in n.tags.difference(&o.tags) {
+        conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?
+            .execute(params![id, t])?;
+    }
+    for l in o.links.difference(&n.links) {
+        conn.prepare_cached(
+            "DELETE FROM memory_links WHERE source_id = ?1 AND target_id = ?2 AND relation = ?3",
+        )?
+        .execute(params![id, l.target.to_string(), l.relation])?;
+    }
+    for l in n.links.difference(&o.links) {
+        insert_link(conn, n.id, l)?;
+    }
+    if content_changed || o.tags != n.tags {
+        let rid = rid_of(conn, n.id)?;
+        conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?
+            .execute([rid])?;
+        fts_insert(conn, rid, n)?;
+    }
+    Ok(())
+}
+
+fn fts_insert(conn: &Connection, rid: i64, m: &Memory) -> Result<()> {
+    let (title, body) = search_text(&m.content);
+    let tags = m.tags.iter().cloned().collect::<Vec<_>>().join(" ");
+    conn.prepare_cached(
+        "INSERT INTO memory_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![rid, title, body, tags])?;
+    Ok(())
+}
+
+/// The text the full-text index holds for a memory: a title and a body.
+pub fn search_text(content: &Content) -> (String, String) {
+    match content {
+        Content::Semantic(c) => (c.key.replace('_', " "), facts_text(&c.facts)),
+        Content::Episodic(e) => match &e.body {
+            EpisodeBody::Exchange { query, response } => (query.clone(), response.clone()),
+            EpisodeBody::Utterance { speaker, text } => (speaker.clone(), text.clone()),
+        },
+        Content::Procedural(p) => {
+            let mut body = p.steps.join("\n");
+            if let Some(c) = &p.context {
+                body.push('\n');
+                body.push_str(c);
+            }
+            (p.name.replace('_', " "), body)
+        }
+    }
+}
+
+fn facts_text(facts: &Facts) -> String {
+    let mut out = String::new();
+    for (name, value) in facts {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&name.replace('_', " "));
+        out.push_str(": ");
+        value_text(value, &mut out);
+    }
+    out
+}
+
+fn value_text(v: &FactValue, out: &mut String) {
+    match v {
+        FactValue::Text(s) => out.push_str(s),
+        FactValue::Number(n) => out.push_str(&n.to_string()),
+        FactValue::Bool(b) => out.push_str(if *b { "yes" } else { "no" }),
+        FactValue::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                value_text(item, out);
+            }
+        }
+        FactValue::Group(g) => {
+            out.push('(');
+            out.push_str(&facts_text(g).replace('\n', "; "));
+            out.push(')');
+        }
+    }
+}
+
+/// Empties every projection (for a rebuild by replay).
+pub(crate) fn clear_all(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "DELETE FROM memory_fts; DELETE FROM memory_tags; DELETE FROM memory_links; DELETE FROM memories;",
+    )?;
+    Ok(())
+}

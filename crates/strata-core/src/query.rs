@@ -1,0 +1,401 @@
+//! Reading the store: by id or key, filtered lists with cursors, full-text search, a memory's
+//! history, its state as of a past time, and summary statistics.
+
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use serde::Serialize;
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, Result};
+use crate::event::RecordedEvent;
+use crate::evolve::{EvolveError, evolve};
+use crate::model::{Memory, MemoryId, MemoryKind, Tier};
+use crate::projection::{MEMORY_COLUMNS, memory_from_row};
+use crate::store::{EVENT_COLUMNS, Store, event_from_row, forgotten_error};
+
+/// Which memories a list or search covers. Empty fields do not filter.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only these types.
+    pub kinds: Vec<MemoryKind>,
+    /// Only this user's.
+    pub user_id: Option<String>,
+    /// Only this agent's.
+    pub agent_id: Option<String>,
+    /// Only this session's.
+    pub session_id: Option<String>,
+    /// Only memories with every one of these tags.
+    pub tags: Vec<String>,
+    /// Only these tiers.
+    pub tiers: Vec<Tier>,
+    /// Only memories that occurred at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Only memories that occurred before this time.
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl Filter {
+    /// SQL conditions on `memories AS m`, appended to `sql`, with their parameters.
+    fn push_sql(&self, sql: &mut String, params: &mut Vec<Value>) {
+        if !self.kinds.is_empty() {
+            sql.push_str(" AND m.kind IN (");
+            for (i, k) in self.kinds.iter().enumerate() {
+                sql.push_str(if i == 0 { "?" } else { ", ?" });
+                params.push(Value::Text(k.as_str().into()));
+            }
+            sql.push(')');
+        }
+        if !self.tiers.is_empty() {
+            sql.push_str(" AND m.tier IN (");
+            for (i, t) in self.tiers.iter().enumerate() {
+                sql.push_str(if i == 0 { "?" } else { ", ?" });
+                params.push(Value::Text(t.as_str().into()));
+            }
+            sql.push(')');
+        }
+        for (col, v) in [
+            ("user_id", &self.user_id),
+            ("agent_id", &self.agent_id),
+            ("session_id", &self.session_id),
+        ] {
+            if let Some(v) = v {
+                sql.push_str(&format!(" AND m.{col} = ?"));
+                params.push(Value::Text(v.clone()));
+            }
+        }
+        for t in &self.tags {
+            sql.push_str(
+                " AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)",
+            );
+            params.push(Value::Text(t.trim().to_string()));
+        }
+        if let Some(s) = self.since {
+            sql.push_str(" AND m.occurred_at >= ?");
+            params.push(Value::Integer(to_ms(s)));
+        }
+        if let Some(u) = self.until {
+            sql.push_str(" AND m.occurred_at < ?");
+            params.push(Value::Integer(to_ms(u)));
+        }
+    }
+}
+
+/// A page of a list, newest first, with the cursor for the next page.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The memories on this page.
+    pub items: Vec<Memory>,
+    /// Pass to [`Store::list`] for the next page; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// A full-text search hit.
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    /// The memory.
+    pub memory: Memory,
+    /// bm25 relevance (higher is better).
+    pub score: f64,
+    /// The best-matching passage with matches wrapped in the highlight markers.
+    pub snippet: String,
+}
+
+/// Where to read a memory's past state.
+#[derive(Debug, Clone, Copy)]
+pub enum AsOf {
+    /// After every event recorded at or before this time.
+    Time(DateTime<Utc>),
+    /// After every event with a global sequence number at or below this.
+    Seq(i64),
+}
+
+/// Counts for `strata stats`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// Live memories.
+    pub memories: u64,
+    /// Live memories per type.
+    pub by_kind: Vec<(String, u64)>,
+    /// Live memories per tier.
+    pub by_tier: Vec<(String, u64)>,
+    /// Distinct tags in use.
+    pub tags: u64,
+    /// Events in the log.
+    pub events: u64,
+    /// Memories forgotten.
+    pub forgotten: u64,
+    /// Time of the first event.
+    pub first_event_at: Option<DateTime<Utc>>,
+    /// Time of the latest event.
+    pub last_event_at: Option<DateTime<Utc>>,
+    /// Size of the database in bytes (pages in use times page size).
+    pub db_bytes: u64,
+}
+
+/// Every projection's content in a canonical order: two stores with equal snapshots have equal
+/// projections. Used to prove that replay reproduces the live state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Every memory, by id.
+    pub memories: Vec<Memory>,
+    /// The full-text index: (memory id, title, body, tags), by id.
+    pub fts: Vec<(String, String, String, String)>,
+}
+
+fn encode_cursor(m: &Memory) -> String {
+    format!("{:x}.{}", to_ms(m.created_at), m.id)
+}
+
+fn decode_cursor(c: &str) -> Result<(i64, String)> {
+    let bad = || Error::invalid(format!("'{c}' is not a cursor from a previous page"));
+    let (ms, id) = c.split_once('.').ok_or_else(bad)?;
+    let ms = i64::from_str_radix(ms, 16).map_err(|_| bad())?;
+    id.parse::<MemoryId>().map_err(|_| bad())?;
+    Ok((ms, id.to_string()))
+}
+
+/// Turns what a person types into a safe FTS5 query: each word quoted, any may match
+/// (bm25 ranks memories matching more and rarer words first).
+pub fn fts_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '_')
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.replace('"', "")))
+        .collect();
+    if words.is_empty() {
+        None
+    } else {
+        Some(words.join(" OR "))
+    }
+}
+
+impl Store {
+    /// The memory with this id.
+    pub fn get(&self, id: MemoryId) -> Result<Memory> {
+        match crate::projection::load(&self.conn, id)? {
+            Some(m) => Ok(m),
+            None => Err(forgotten_error(&self.conn, id)?),
+        }
+    }
+
+    /// Memories whose key (concept key or procedure name) is `key`, within a user's scope.
+    pub fn find_by_key(
+        &self,
+        user_id: &str,
+        agent_id: Option<&str>,
+        kind: Option<MemoryKind>,
+        key: &str,
+    ) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.key = ?1 AND m.user_id = ?2 \
+             AND coalesce(m.agent_id, '') = ?3 AND (?4 IS NULL OR m.kind = ?4) ORDER BY m.kind"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(
+            rusqlite::params![
+                key,
+                user_id,
+                agent_id.unwrap_or(""),
+                kind.map(|k| k.as_str())
+            ],
+            memory_from_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A page of memories matching `filter`, newest first. `limit` is capped at 1,000.
+    pub fn list(&self, filter: &Filter, limit: usize, cursor: Option<&str>) -> Result<Page> {
+        let limit = limit.clamp(1, 1000);
+        let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE 1 = 1");
+        let mut params = Vec::new();
+        filter.push_sql(&mut sql, &mut params);
+        if let Some(c) = cursor {
+            let (ms, id) = decode_cursor(c)?;
+            sql.push_str(" AND (m.created_at, m.id) < (?, ?)");
+            params.push(Value::Integer(ms));
+            params.push(Value::Text(id));
+        }
+        sql.push_str(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?");
+        params.push(Value::Integer(limit as i64 + 1));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut items: Vec<Memory> = stmt
+            .query_map(rusqlite::params_from_iter(params), memory_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(encode_cursor)
+        } else {
+            None
+        };
+        Ok(Page { items, next_cursor })
+    }
+
+    /// Keyword search (FTS5, bm25), best first, with highlighted snippets.
+    pub fn search(
+        &self,
+        text: &str,
+        filter: &Filter,
+        limit: usize,
+        marks: (&str, &str),
+    ) -> Result<Vec<SearchHit>> {
+        let Some(q) = fts_query(text) else {
+            return Ok(Vec::new());
+        };
+        let mut sql = format!(
+            "SELECT {MEMORY_COLUMNS}, -f.rank, snippet(memory_fts, -1, ?, ?, '…', 16) \
+             FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?"
+        );
+        let mut params = vec![
+            Value::Text(marks.0.into()),
+            Value::Text(marks.1.into()),
+            Value::Text(q),
+        ];
+        filter.push_sql(&mut sql, &mut params);
+        sql.push_str(" ORDER BY f.rank LIMIT ?");
+        params.push(Value::Integer(limit.clamp(1, 1000) as i64));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let hits = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                Ok(SearchHit {
+                    memory: memory_from_row(r)?,
+                    score: r.get(15)?,
+                    snippet: r.get(16)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(hits)
+    }
+
+    /// Every event of a memory's stream, oldest first (redacted payloads show as such).
+    pub fn history(&self, id: MemoryId) -> Result<Vec<RecordedEvent>> {
+        let evs = self.stream_events(id, i64::MAX, i64::MAX)?;
+        if evs.is_empty() {
+            return Err(Error::NotFound(id.to_string()));
+        }
+        Ok(evs)
+    }
+
+    fn stream_events(&self, id: MemoryId, max_seq: i64, max_ms: i64) -> Result<Vec<RecordedEvent>> {
+        let sql = format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = ?1 AND seq <= ?2 AND recorded_at <= ?3 \
+             ORDER BY stream_version"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params![id.to_string(), max_seq, max_ms])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push(event_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    /// The memory as it was at a past time or sequence number, folded from the log.
+    pub fn get_as_of(&self, id: MemoryId, at: AsOf) -> Result<Memory> {
+        let (max_seq, max_ms, what) = match at {
+            AsOf::Time(t) => (i64::MAX, to_ms(t), crate::time::format_time(t)),
+            AsOf::Seq(s) => (s, i64::MAX, format!("sequence {s}")),
+        };
+        let mut state = None;
+        for ev in self.stream_events(id, max_seq, max_ms)? {
+            state = match evolve(state, &ev) {
+                Ok(s) => s,
+                Err(EvolveError::Redacted) => return Err(forgotten_error(&self.conn, id)?),
+                Err(EvolveError::Inconsistent(message)) => {
+                    return Err(Error::BadEvent {
+                        seq: ev.seq,
+                        message,
+                    });
+                }
+            };
+        }
+        match state {
+            Some(m) => Ok(m),
+            None => match self.get(id) {
+                Err(e @ Error::Forgotten { .. }) => Err(e),
+                _ => Err(Error::NotFound(format!(
+                    "{id} as of {what} (it did not exist yet)"
+                ))),
+            },
+        }
+    }
+
+    /// Events with `seq > after`, at most `limit`, oldest first (for backups and tailing).
+    pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<RecordedEvent>> {
+        let sql =
+            format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params![after, limit as i64])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push(event_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    /// The number of events in the log.
+    pub fn event_count(&self) -> Result<u64> {
+        Ok(self
+            .conn
+            .query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0))?
+            as u64)
+    }
+
+    /// Summary counts.
+    pub fn stats(&self) -> Result<Stats> {
+        let c = &self.conn;
+        let count =
+            |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let grouped = |sql: &str| -> Result<Vec<(String, u64)>> {
+            let mut stmt = c.prepare(sql)?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let (first, last): (Option<i64>, Option<i64>) = c.query_row(
+            "SELECT min(recorded_at), max(recorded_at) FROM events",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(Stats {
+            memories: count("SELECT count(*) FROM memories")?,
+            by_kind: grouped("SELECT kind, count(*) FROM memories GROUP BY kind ORDER BY kind")?,
+            by_tier: grouped("SELECT tier, count(*) FROM memories GROUP BY tier ORDER BY tier")?,
+            tags: count("SELECT count(DISTINCT tag) FROM memory_tags")?,
+            events: count("SELECT count(*) FROM events")?,
+            forgotten: count("SELECT count(*) FROM events WHERE event_type = 'forgotten'")?,
+            first_event_at: first.map(from_ms),
+            last_event_at: last.map(from_ms),
+            db_bytes: count(
+                "SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())",
+            )? * count("SELECT page_size FROM pragma_page_size()")?,
+        })
+    }
+
+    /// The projections' content in canonical order (see [`Snapshot`]).
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m ORDER BY m.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let memories = stmt
+            .query_map([], memory_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT m.id, f.title, f.body, f.tags FROM memory_fts f JOIN memories m ON m.rid = f.rowid ORDER BY m.id",
+        )?;
+        let fts = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let orphans: i64 = self.conn.query_row(
+            "SELECT count(*) FROM memory_fts WHERE rowid NOT IN (SELECT rid FROM memories)",
+            [],
+            |r| r.get(0),
+        )?;
+        if orphans > 0 {
+            return Err(Error::Corrupt(format!(
+                "{orphans} full-text rows belong to no memory"
+            )));
+        }
+        Ok(Snapshot { memories, fts })
+    }
+}

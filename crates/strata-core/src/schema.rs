@@ -1,0 +1,129 @@
+//! Opening a database file: refuse files that are not ours, corrupted or newer; set the
+//! connection up for one writer among several processes; apply append-only migrations.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{Error, Result};
+
+/// `PRAGMA application_id` of a Strata database ("STRA").
+pub const APPLICATION_ID: i64 = 0x5354_5241;
+
+/// The shipped migrations, in order. Append only: a test pins their checksums.
+pub const MIGRATIONS: &[(&str, &str)] =
+    &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+
+/// The schema version this build writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// How long a writer waits for another process's write lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Opens (creating if needed) a Strata database and brings its schema up to date.
+pub fn open(path: &Path) -> Result<Connection> {
+    let existed = path.exists()
+        && std::fs::metadata(path)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false);
+    if !existed {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("cannot create the folder {}", dir.display()), e))?;
+        }
+    } else {
+        check_existing(path)?;
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    migrate(&conn, path)?;
+    Ok(conn)
+}
+
+/// Opens an in-memory database (tests, benchmarks).
+pub fn open_in_memory() -> Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    configure(&conn)?;
+    migrate(&conn, Path::new(":memory:"))?;
+    Ok(conn)
+}
+
+/// Validates an existing file read-only, so a file that is not ours is never written to.
+fn check_existing(path: &Path) -> Result<()> {
+    let not_ours = |reason: String| Error::NotStrataDatabase {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| not_ours(e.to_string()))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let app_id: i64 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| not_ours(format!("{e} (it may be corrupted)")))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    if app_id != APPLICATION_ID {
+        if app_id == 0 && tables == 0 {
+            return Ok(()); // an empty SQLite file: fine to initialise
+        }
+        return Err(not_ours(format!(
+            "its application id is {app_id:#x}, not Strata's"
+        )));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(Error::NewerSchema {
+            path: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL: readers never block the writer; NORMAL sync is durable across process crashes
+    // (a committed transaction survives SIGKILL), at the cost of the last commits on power loss.
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Forgotten content is overwritten with zeros, not left in free pages.
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    conn.pragma_update(None, "cache_size", -32_000)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    Ok(())
+}
+
+fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(Error::NewerSchema {
+            path: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if version == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        tracing::info!(migration = name, "applying migration");
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,594 @@
+//! The event-sourced store: one SQLite file, appends with optimistic concurrency, projections
+//! updated in the same transaction, forget with redaction, batched access recording.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::clock::{Clock, SystemClock, to_ms};
+use crate::error::{Error, Result};
+use crate::event::{
+    Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION,
+};
+use crate::evolve::{EvolveError, evolve};
+use crate::model::{
+    Content, Importance, Link, Memory, MemoryId, Scope, Source, Tier, normalize_tag,
+};
+use crate::{projection, schema};
+
+/// A Strata database: the event log and its projections.
+pub struct Store {
+    pub(crate) conn: Connection,
+    pub(crate) clock: Arc<dyn Clock>,
+    path: Option<PathBuf>,
+    pending_access: HashMap<MemoryId, u32>,
+    last_id: Option<ulid::Ulid>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a new memory starts with besides its content.
+#[derive(Debug, Clone, Default)]
+pub struct NewMemory {
+    /// Whose it is.
+    pub scope: Scope,
+    /// Initial tags.
+    pub tags: Vec<String>,
+    /// Initial importance (default 0.5).
+    pub importance: Option<Importance>,
+    /// Initial tier (default by type: episodes short, the rest medium).
+    pub tier: Option<Tier>,
+    /// Where it came from.
+    pub source: Source,
+}
+
+/// Pending accesses are written once this many distinct memories have been read.
+const ACCESS_FLUSH_AT: usize = 256;
+
+impl Store {
+    /// Opens or creates the database at `path` with the system clock.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with_clock(path, Arc::new(SystemClock))
+    }
+
+    /// Opens or creates the database at `path` with the given clock.
+    pub fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store> {
+        let path = path.as_ref();
+        let conn = schema::open(path)?;
+        Ok(Store {
+            conn,
+            clock,
+            path: Some(path.to_path_buf()),
+            pending_access: HashMap::new(),
+            last_id: None,
+        })
+    }
+
+    /// An in-memory database (tests, benchmarks).
+    pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
+        Ok(Store {
+            conn: schema::open_in_memory()?,
+            clock,
+            path: None,
+            pending_access: HashMap::new(),
+            last_id: None,
+        })
+    }
+
+    /// The database file, if not in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The store's clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Starts a write transaction holding the database's write lock (one writer at a time,
+    /// across processes; others wait up to the busy timeout).
+    pub fn write(&mut self) -> Result<StoreTx<'_>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Ok(StoreTx {
+            tx,
+            clock: self.clock.as_ref(),
+            last_id: &mut self.last_id,
+        })
+    }
+
+    /// Runs `f` in one write transaction and commits it; on error nothing is written.
+    pub fn transact<T>(&mut self, f: impl FnOnce(&mut StoreTx<'_>) -> Result<T>) -> Result<T> {
+        let mut tx = self.write()?;
+        let out = f(&mut tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Creates a memory.
+    pub fn create(&mut self, content: Content, new: NewMemory, meta: &EventMeta) -> Result<Memory> {
+        self.transact(|tx| tx.create(content, new, meta))
+    }
+
+    /// Forgets a memory: erases its content from the log, the projections and the index, then
+    /// checkpoints the WAL so the erased bytes leave every file. Returns how many events were
+    /// redacted.
+    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<u64> {
+        let n = self.transact(|tx| tx.forget(id, meta))?;
+        self.checkpoint()?;
+        Ok(n)
+    }
+
+    /// Copies the WAL into the main file and truncates it.
+    pub fn checkpoint(&self) -> Result<()> {
+        let (busy, _, _): (i64, i64, i64) =
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })?;
+        if busy != 0 {
+            tracing::warn!(
+                "checkpoint could not complete: another process is reading; it completes later"
+            );
+        }
+        Ok(())
+    }
+
+    /// Notes that memories were retrieved; written in batches (see [`Store::flush_accesses`]).
+    pub fn note_access(&mut self, ids: impl IntoIterator<Item = MemoryId>) -> Result<()> {
+        for id in ids {
+            *self.pending_access.entry(id).or_insert(0) += 1;
+        }
+        if self.pending_access.len() >= ACCESS_FLUSH_AT {
+            self.flush_accesses()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the pending accesses, one `accessed` event per memory, in one transaction.
+    pub fn flush_accesses(&mut self) -> Result<usize> {
+        if self.pending_access.is_empty() {
+            return Ok(0);
+        }
+        let mut pending: Vec<_> = std::mem::take(&mut self.pending_access)
+            .into_iter()
+            .collect();
+        pending.sort();
+        let meta = EventMeta::actor(crate::event::Actor::System);
+        self.transact(|tx| {
+            let mut n = 0;
+            for (id, count) in &pending {
+                match tx.append(
+                    *id,
+                    Expected::Any,
+                    Change::Accessed { count: *count },
+                    &meta,
+                ) {
+                    Ok(_) => n += 1,
+                    // Forgotten or gone meanwhile: nothing to record.
+                    Err(Error::Forgotten { .. } | Error::NotFound(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(n)
+        })
+    }
+
+    /// Rebuilds every projection from the log. Returns (events read, memories projected).
+    pub fn replay(&mut self) -> Result<(u64, u64)> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = rebuild(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+/// Empties the projections and folds the whole log into them again (inside the caller's
+/// transaction). Returns (events read, memories projected).
+pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
+    projection::clear_all(conn)?;
+    let mut states: indexmap::IndexMap<MemoryId, Option<Memory>> = indexmap::IndexMap::new();
+    let mut events = 0u64;
+    {
+        let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let ev = event_from_row(row)?;
+            events += 1;
+            if ev.redacted_at.is_some() {
+                continue; // a forgotten stream; its `forgotten` event ends it
+            }
+            let slot = states.entry(ev.stream_id).or_insert(None);
+            *slot = evolve(slot.take(), &ev).map_err(|e| bad_log(&ev, e))?;
+        }
+    }
+    let mut memories = 0u64;
+    for m in states.values().flatten() {
+        projection::write_diff(conn, None, Some(m))?;
+        memories += 1;
+    }
+    Ok((events, memories))
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush_accesses() {
+            tracing::warn!(error = %e, "could not record pending memory accesses");
+        }
+    }
+}
+
+fn bad_log(ev: &RecordedEvent, e: EvolveError) -> Error {
+    let message = match e {
+        EvolveError::Redacted => "its payload was redacted".to_string(),
+        EvolveError::Inconsistent(m) => m,
+    };
+    Error::BadEvent {
+        seq: ev.seq,
+        message,
+    }
+}
+
+/// The columns [`event_from_row`] expects, in order.
+pub(crate) const EVENT_COLUMNS: &str = "seq, event_id, stream_id, stream_version, event_type, schema_version, payload, \
+     actor, client, session_id, correlation_id, causation_id, recorded_at, redacted_at";
+
+/// Reads an event row selected with [`EVENT_COLUMNS`], decoding its payload.
+pub(crate) fn event_from_row(row: &rusqlite::Row<'_>) -> Result<RecordedEvent> {
+    let seq: i64 = row.get(0)?;
+    let bad = |message: String| Error::BadEvent { seq, message };
+    let stream: String = row.get(2)?;
+    let event_type: String = row.get(4)?;
+    let payload: String = row.get(6)?;
+    let actor: String = row.get(7)?;
+    let redacted_at: Option<i64> = row.get(13)?;
+    let change = Change::decode(&event_type, row.get(5)?, &payload, redacted_at.is_some())
+        .map_err(|m| bad(format!("{event_type}: {m}")))?;
+    Ok(RecordedEvent {
+        seq,
+        event_id: row.get(1)?,
+        stream_id: stream
+            .parse()
+            .map_err(|_| bad(format!("bad stream id '{stream}'")))?,
+        stream_version: row.get::<_, i64>(3)? as u64,
+        change,
+        meta: EventMeta {
+            actor: actor
+                .parse()
+                .map_err(|_| bad(format!("bad actor '{actor}'")))?,
+            client: row.get(8)?,
+            session_id: row.get(9)?,
+            correlation_id: row.get(10)?,
+            causation_id: row.get(11)?,
+        },
+        recorded_at: crate::clock::from_ms(row.get(12)?),
+        redacted_at: redacted_at.map(crate::clock::from_ms),
+    })
+}
+
+/// A write transaction. Dropping it without [`StoreTx::commit`] rolls everything back.
+pub struct StoreTx<'a> {
+    tx: rusqlite::Transaction<'a>,
+    clock: &'a dyn Clock,
+    last_id: &'a mut Option<ulid::Ulid>,
+}
+
+impl StoreTx<'_> {
+    /// Commits every append made in this transaction at once.
+    pub fn commit(self) -> Result<()> {
+        Ok(self.tx.commit()?)
+    }
+
+    /// The underlying connection (reads inside the transaction).
+    pub fn conn(&self) -> &Connection {
+        &self.tx
+    }
+
+    /// A new memory id, increasing within a millisecond so ids sort in creation order.
+    fn new_id(&mut self) -> MemoryId {
+        let ms = to_ms(self.clock.now()) as u64;
+        let id = match *self.last_id {
+            Some(last) if last.timestamp_ms() == ms => last.increment(),
+            _ => None,
+        }
+        .unwrap_or_else(|| ulid::Ulid::from_parts(ms, rand::random::<u128>() >> 1));
+        *self.last_id = Some(id);
+        MemoryId::from_ulid(id)
+    }
+
+    /// The current version of a stream (0 when it does not exist).
+    pub fn stream_version(&self, stream: MemoryId) -> Result<u64> {
+        let v: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT max(stream_version) FROM events WHERE stream_id = ?1")?
+            .query_row([stream.to_string()], |r| r.get(0))?;
+        Ok(v.unwrap_or(0) as u64)
+    }
+
+    /// Appends one event to a stream, checking the expected version, and updates the
+    /// projections. Returns the recorded event and the memory's new state.
+    pub fn append(
+        &mut self,
+        stream: MemoryId,
+        expected: Expected,
+        change: Change,
+        meta: &EventMeta,
+    ) -> Result<(RecordedEvent, Option<Memory>)> {
+        let current = self.stream_version(stream)?;
+        let ok = match expected {
+            Expected::Any => true,
+            Expected::NoStream => current == 0,
+            Expected::Exact(v) => current == v,
+        };
+        if !ok {
+            return Err(Error::Conflict {
+                stream: stream.to_string(),
+                expected: expected.to_string(),
+                actual: current,
+            });
+        }
+        let old = if current == 0 {
+            None
+        } else {
+            projection::load(&self.tx, stream)?
+        };
+        if current > 0 && old.is_none() {
+            return Err(forgotten_error(&self.tx, stream)?);
+        }
+        if current == 0 && !matches!(change, Change::Created(_)) {
+            return Err(Error::NotFound(stream.to_string()));
+        }
+        let mut event = RecordedEvent {
+            seq: 0,
+            event_id: ulid::Ulid::from_parts(to_ms(self.clock.now()) as u64, rand::random())
+                .to_string(),
+            stream_id: stream,
+            stream_version: current + 1,
+            change,
+            meta: meta.clone(),
+            recorded_at: self.clock.now(),
+            redacted_at: None,
+        };
+        let new = evolve(old.clone(), &event).map_err(|e| match e {
+            EvolveError::Inconsistent(m) => Error::invalid(m),
+            EvolveError::Redacted => Error::invalid("cannot append a redacted event"),
+        })?;
+        projection::write_diff(&self.tx, old.as_ref(), new.as_ref())?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
+                 client, session_id, correlation_id, causation_id, recorded_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?
+            .execute(params![
+                event.event_id,
+                stream.to_string(),
+                event.stream_version as i64,
+                event.change.event_type(),
+                SCHEMA_VERSION,
+                event.change.encode(),
+                meta.actor.as_str(),
+                meta.client,
+                meta.session_id,
+                meta.correlation_id,
+                meta.causation_id,
+                to_ms(event.recorded_at),
+            ])?;
+        event.seq = self.tx.last_insert_rowid();
+        Ok((event, new))
+    }
+
+    /// The current state of an existing memory, or why there is none.
+    pub fn current(&self, id: MemoryId) -> Result<Memory> {
+        match projection::load(&self.tx, id)? {
+            Some(m) => Ok(m),
+            None => Err(forgotten_error(&self.tx, id)?),
+        }
+    }
+
+    /// Creates a memory with a new id.
+    pub fn create(&mut self, content: Content, new: NewMemory, meta: &EventMeta) -> Result<Memory> {
+        content.validate()?;
+        let tags = new
+            .tags
+            .iter()
+            .map(|t| normalize_tag(t))
+            .collect::<Result<_>>()?;
+        let kind = content.kind();
+        let created = Created {
+            content,
+            scope: new.scope,
+            tags,
+            importance: new.importance.unwrap_or(Importance::DEFAULT),
+            tier: new.tier.unwrap_or(Tier::default_for(kind)),
+            source: new.source,
+        };
+        let id = self.new_id();
+        let (_, m) = self.append(
+            id,
+            Expected::NoStream,
+            Change::Created(Box::new(created)),
+            meta,
+        )?;
+        m.ok_or_else(|| Error::invalid("creation produced no memory"))
+    }
+
+    /// Replaces a memory's content (same type). No event when nothing changed.
+    pub fn update_content(
+        &mut self,
+        id: MemoryId,
+        content: Content,
+        expected: Expected,
+        meta: &EventMeta,
+    ) -> Result<Memory> {
+        content.validate()?;
+        let m = self.current(id)?;
+        if m.kind() != content.kind() {
+            return Err(Error::invalid(format!(
+                "memory {id} is {}; its content cannot become {}",
+                m.kind(),
+                content.kind()
+            )));
+        }
+        if m.content == content {
+            return Ok(m);
+        }
+        self.apply(id, expected, Change::ContentUpdated { content }, meta)
+    }
+
+    /// Adds a tag; returns whether anything changed.
+    pub fn tag(&mut self, id: MemoryId, tag: &str, meta: &EventMeta) -> Result<bool> {
+        let tag = normalize_tag(tag)?;
+        if self.current(id)?.tags.contains(&tag) {
+            return Ok(false);
+        }
+        self.apply(id, Expected::Any, Change::Tagged { tag }, meta)
+            .map(|_| true)
+    }
+
+    /// Removes a tag; returns whether anything changed.
+    pub fn untag(&mut self, id: MemoryId, tag: &str, meta: &EventMeta) -> Result<bool> {
+        let tag = normalize_tag(tag)?;
+        if !self.current(id)?.tags.contains(&tag) {
+            return Ok(false);
+        }
+        self.apply(id, Expected::Any, Change::Untagged { tag }, meta)
+            .map(|_| true)
+    }
+
+    /// Sets the importance (no event when unchanged).
+    pub fn set_importance(
+        &mut self,
+        id: MemoryId,
+        importance: Importance,
+        meta: &EventMeta,
+    ) -> Result<Memory> {
+        let m = self.current(id)?;
+        if m.importance == importance {
+            return Ok(m);
+        }
+        self.apply(
+            id,
+            Expected::Any,
+            Change::ImportanceChanged { importance },
+            meta,
+        )
+    }
+
+    /// Moves a memory to another tier, with the reason (no event when already there).
+    pub fn set_tier(
+        &mut self,
+        id: MemoryId,
+        to: Tier,
+        reason: &str,
+        meta: &EventMeta,
+    ) -> Result<Memory> {
+        let m = self.current(id)?;
+        if m.tier == to {
+            return Ok(m);
+        }
+        if reason.trim().is_empty() {
+            return Err(Error::invalid("a tier change needs a reason"));
+        }
+        self.apply(
+            id,
+            Expected::Any,
+            Change::TierChanged {
+                from: m.tier,
+                to,
+                reason: reason.trim().to_string(),
+            },
+            meta,
+        )
+    }
+
+    /// Records provenance: `id` relates to `target` (e.g. `derived_from`).
+    pub fn link(
+        &mut self,
+        id: MemoryId,
+        target: MemoryId,
+        relation: &str,
+        meta: &EventMeta,
+    ) -> Result<Memory> {
+        let relation = relation.trim();
+        if relation.is_empty() || relation.len() > 64 {
+            return Err(Error::invalid("a link's relation must be 1 to 64 bytes"));
+        }
+        if id == target {
+            return Err(Error::invalid("a memory cannot link to itself"));
+        }
+        self.current(target)?;
+        let m = self.current(id)?;
+        if m.links.contains(&Link {
+            target,
+            relation: relation.to_string(),
+        }) {
+            return Ok(m);
+        }
+        self.apply(
+            id,
+            Expected::Any,
+            Change::Linked {
+                target,
+                relation: relation.to_string(),
+            },
+            meta,
+        )
+    }
+
+    /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
+    /// it from the projections and the index, and appends `forgotten`.
+    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<u64> {
+        self.current(id)?;
+        let n = self
+            .tx
+            .prepare_cached("UPDATE events SET payload = ?2, redacted_at = ?3 WHERE stream_id = ?1 AND redacted_at IS NULL")?
+            .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
+        self.append(
+            id,
+            Expected::Any,
+            Change::Forgotten { redacted_events: n },
+            meta,
+        )?;
+        Ok(n)
+    }
+
+    fn apply(
+        &mut self,
+        id: MemoryId,
+        expected: Expected,
+        change: Change,
+        meta: &EventMeta,
+    ) -> Result<Memory> {
+        let (_, m) = self.append(id, expected, change, meta)?;
+        m.ok_or_else(|| Error::NotFound(id.to_string()))
+    }
+}
+
+/// The error for a stream with no projected memory: forgotten, or never existed.
+pub(crate) fn forgotten_error(conn: &Connection, id: MemoryId) -> Result<Error> {
+    let at: Option<i64> = conn
+        .prepare_cached(
+            "SELECT recorded_at FROM events WHERE stream_id = ?1 AND event_type = 'forgotten'",
+        )?
+        .query_row([id.to_string()], |r| r.get(0))
+        .optional()?;
+    Ok(match at {
+        Some(ms) => Error::Forgotten {
+            id: id.to_string(),
+            at: crate::time::format_time(crate::clock::from_ms(ms)),
+        },
+        None => Error::NotFound(id.to_string()),
+    })
+}

@@ -1,0 +1,12 @@
+//! Integration tests of strata-core on real SQLite files in temporary directories.
+
+mod support;
+
+mod asof;
+mod forget;
+mod format;
+mod interchange;
+mod open;
+mod query;
+mod replay;
+mod store;

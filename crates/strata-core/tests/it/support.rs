@@ -1,0 +1,77 @@
+//! Shared fixtures: a temp-dir store on a manual clock, and sample contents.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use strata_core::*;
+
+pub const T0: &str = "2026-01-31T12:00:00Z";
+
+pub fn t0() -> DateTime<Utc> {
+    strata_core::time::parse_time(T0).unwrap()
+}
+
+/// A store in a fresh temp dir, on a manual clock at [`T0`].
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub clock: Arc<ManualClock>,
+    pub store: Store,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(t0()));
+        let store = Store::open_with_clock(dir.path().join("strata.db"), clock.clone()).unwrap();
+        Fixture { dir, clock, store }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("strata.db")
+    }
+
+    pub fn tick(&self, secs: i64) {
+        self.clock.advance(Duration::seconds(secs));
+    }
+
+    pub fn add(&mut self, content: Content) -> Memory {
+        self.store
+            .create(content, NewMemory::default(), &user())
+            .unwrap()
+    }
+}
+
+pub fn user() -> EventMeta {
+    EventMeta::actor(Actor::User)
+}
+
+pub fn concept(key: &str, facts: &[(&str, &str)]) -> Content {
+    Content::Semantic(Concept {
+        key: key.into(),
+        facts: facts
+            .iter()
+            .map(|(k, v)| (k.to_string(), FactValue::Text(v.to_string())))
+            .collect(),
+    })
+}
+
+pub fn utterance(speaker: &str, text: &str, at: DateTime<Utc>) -> Content {
+    Content::Episodic(Episode {
+        occurred_at: at,
+        body: EpisodeBody::Utterance {
+            speaker: speaker.into(),
+            text: text.into(),
+        },
+        concepts: vec![],
+        extra: Default::default(),
+    })
+}
+
+pub fn procedure(name: &str, steps: &[&str]) -> Content {
+    Content::Procedural(Procedure {
+        name: name.into(),
+        steps: steps.iter().map(|s| s.to_string()).collect(),
+        context: None,
+    })
+}
