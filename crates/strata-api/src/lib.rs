@@ -1,1 +1,12 @@
-//! placeholder
+//! Strata's one front door. The CLI, the MCP server, the desktop app and tests all call the
+//! [`Engine`]; it speaks in boundary types ([`dto`]) and closed error codes ([`ApiError`]).
+#![deny(missing_docs)]
+
+mod demo;
+pub mod dto;
+mod engine;
+mod error;
+
+pub use engine::ForgetReport;
+pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};
+pub use error::{ApiError, ApiResult, ErrorCode};

@@ -1,1 +1,28 @@
-fn main() {}
+//! The `strata` binary: parse arguments, open the engine, run one command, print the result.
+//! Errors are one line on stderr and a non-zero exit, never a panic or a backtrace.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod args;
+mod commands;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("STRATA_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .without_time()
+        .init();
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("error: {}", chain.join(": "));
+            ExitCode::from(1)
+        }
+    }
+}

@@ -106,10 +106,7 @@ impl Error {
     }
 
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io {
-            context: context.into(),
-            source,
-        }
+        Error::Io { context: context.into(), source }
     }
 }
 
@@ -118,9 +115,7 @@ impl From<rusqlite::Error> for Error {
         use rusqlite::ffi::ErrorCode;
         match e.sqlite_error_code() {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::Busy,
-            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
-                Error::Corrupt(e.to_string())
-            }
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => Error::Corrupt(e.to_string()),
             _ => Error::Sqlite(e),
         }
     }

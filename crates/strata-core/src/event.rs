@@ -85,10 +85,7 @@ pub struct EventMeta {
 impl EventMeta {
     /// Metadata for an actor and nothing else.
     pub fn actor(actor: Actor) -> Self {
-        EventMeta {
-            actor,
-            ..Default::default()
-        }
+        EventMeta { actor, ..Default::default() }
     }
 }
 
@@ -228,28 +225,23 @@ impl Change {
     pub fn encode(&self) -> String {
         let v = match self {
             Change::Created(c) => serde_json::to_string(c),
-            Change::ContentUpdated { content } => serde_json::to_string(&ContentPayload {
-                content: content.clone(),
-            }),
+            Change::ContentUpdated { content } => serde_json::to_string(&ContentPayload { content: content.clone() }),
             Change::Tagged { tag } | Change::Untagged { tag } => {
                 serde_json::to_string(&TagPayload { tag: tag.clone() })
             }
-            Change::ImportanceChanged { importance } => serde_json::to_string(&ImportancePayload {
-                importance: *importance,
-            }),
+            Change::ImportanceChanged { importance } => {
+                serde_json::to_string(&ImportancePayload { importance: *importance })
+            }
             Change::Accessed { count } => serde_json::to_string(&AccessPayload { count: *count }),
-            Change::TierChanged { from, to, reason } => serde_json::to_string(&TierPayload {
-                from: *from,
-                to: *to,
-                reason: reason.clone(),
-            }),
-            Change::Linked { target, relation } => serde_json::to_string(&LinkPayload {
-                target: *target,
-                relation: relation.clone(),
-            }),
-            Change::Forgotten { redacted_events } => serde_json::to_string(&ForgetPayload {
-                redacted_events: *redacted_events,
-            }),
+            Change::TierChanged { from, to, reason } => {
+                serde_json::to_string(&TierPayload { from: *from, to: *to, reason: reason.clone() })
+            }
+            Change::Linked { target, relation } => {
+                serde_json::to_string(&LinkPayload { target: *target, relation: relation.clone() })
+            }
+            Change::Forgotten { redacted_events } => {
+                serde_json::to_string(&ForgetPayload { redacted_events: *redacted_events })
+            }
             Change::Redacted { .. } => return REDACTED_PAYLOAD.to_string(),
         };
         // Serializing these plain structs cannot fail (no maps with non-string keys).
@@ -257,16 +249,9 @@ impl Change {
     }
 
     /// Decodes a stored payload of the given type and schema version.
-    pub fn decode(
-        event_type: &str,
-        schema_version: i64,
-        payload: &str,
-        redacted: bool,
-    ) -> Result<Change, String> {
+    pub fn decode(event_type: &str, schema_version: i64, payload: &str, redacted: bool) -> Result<Change, String> {
         if redacted {
-            return Ok(Change::Redacted {
-                event_type: event_type.to_string(),
-            });
+            return Ok(Change::Redacted { event_type: event_type.to_string() });
         }
         if schema_version != SCHEMA_VERSION {
             return Err(format!(
@@ -277,11 +262,7 @@ impl Change {
             let de = &mut serde_json::Deserializer::from_str(payload);
             serde_path_to_error::deserialize(de).map_err(|e| {
                 let path = e.path().to_string();
-                if path == "." {
-                    e.inner().to_string()
-                } else {
-                    format!("{path}: {}", e.inner())
-                }
+                if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
             })
         }
         Ok(match event_type {
@@ -292,39 +273,22 @@ impl Change {
                 }
                 Change::Created(Box::new(c))
             }
-            "content_updated" => Change::ContentUpdated {
-                content: de::<ContentPayload>(payload)?.content,
-            },
-            "tagged" => Change::Tagged {
-                tag: de::<TagPayload>(payload)?.tag,
-            },
-            "untagged" => Change::Untagged {
-                tag: de::<TagPayload>(payload)?.tag,
-            },
-            "importance_changed" => Change::ImportanceChanged {
-                importance: de::<ImportancePayload>(payload)?.importance,
-            },
-            "accessed" => Change::Accessed {
-                count: de::<AccessPayload>(payload)?.count,
-            },
+            "content_updated" => Change::ContentUpdated { content: de::<ContentPayload>(payload)?.content },
+            "tagged" => Change::Tagged { tag: de::<TagPayload>(payload)?.tag },
+            "untagged" => Change::Untagged { tag: de::<TagPayload>(payload)?.tag },
+            "importance_changed" => {
+                Change::ImportanceChanged { importance: de::<ImportancePayload>(payload)?.importance }
+            }
+            "accessed" => Change::Accessed { count: de::<AccessPayload>(payload)?.count },
             "tier_changed" => {
                 let p: TierPayload = de(payload)?;
-                Change::TierChanged {
-                    from: p.from,
-                    to: p.to,
-                    reason: p.reason,
-                }
+                Change::TierChanged { from: p.from, to: p.to, reason: p.reason }
             }
             "linked" => {
                 let p: LinkPayload = de(payload)?;
-                Change::Linked {
-                    target: p.target,
-                    relation: p.relation,
-                }
+                Change::Linked { target: p.target, relation: p.relation }
             }
-            "forgotten" => Change::Forgotten {
-                redacted_events: de::<ForgetPayload>(payload)?.redacted_events,
-            },
+            "forgotten" => Change::Forgotten { redacted_events: de::<ForgetPayload>(payload)?.redacted_events },
             other => return Err(format!("unknown event type '{other}'")),
         })
     }

@@ -37,10 +37,7 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
             }));
         }
         (Change::Created(_), Some(_)) => {
-            return Err(EvolveError::Inconsistent(format!(
-                "memory {} created twice",
-                event.stream_id
-            )));
+            return Err(EvolveError::Inconsistent(format!("memory {} created twice", event.stream_id)));
         }
         (Change::Forgotten { .. }, _) => return Ok(None),
         (Change::Redacted { .. }, _) => return Err(EvolveError::Redacted),
@@ -87,10 +84,7 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
             m.updated_at = at;
         }
         Change::Linked { target, relation } => {
-            m.links.insert(Link {
-                target: *target,
-                relation: relation.clone(),
-            });
+            m.links.insert(Link { target: *target, relation: relation.clone() });
         }
         Change::Created(_) | Change::Forgotten { .. } | Change::Redacted { .. } => {
             unreachable!("handled above")

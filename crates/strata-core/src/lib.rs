@@ -18,8 +18,8 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
 pub use model::{
-    Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId,
-    MemoryKind, Procedure, Scope, Source, Tier,
+    Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId, MemoryKind,
+    Procedure, Scope, Source, Tier,
 };
 pub use projection::search_text;
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};

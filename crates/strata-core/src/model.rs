@@ -37,11 +37,9 @@ impl fmt::Display for MemoryId {
 impl FromStr for MemoryId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        Ulid::from_string(s.trim()).map(MemoryId).map_err(|_| {
-            Error::invalid(format!(
-                "'{s}' is not a memory id (expected a 26-character ULID)"
-            ))
-        })
+        Ulid::from_string(s.trim())
+            .map(MemoryId)
+            .map_err(|_| Error::invalid(format!("'{s}' is not a memory id (expected a 26-character ULID)")))
     }
 }
 
@@ -59,11 +57,7 @@ pub enum MemoryKind {
 
 impl MemoryKind {
     /// All kinds, in display order.
-    pub const ALL: [MemoryKind; 3] = [
-        MemoryKind::Semantic,
-        MemoryKind::Episodic,
-        MemoryKind::Procedural,
-    ];
+    pub const ALL: [MemoryKind; 3] = [MemoryKind::Semantic, MemoryKind::Episodic, MemoryKind::Procedural];
 
     /// The lowercase name used in storage, the CLI and JSON.
     pub fn as_str(self) -> &'static str {
@@ -88,9 +82,7 @@ impl FromStr for MemoryKind {
             "semantic" => Ok(MemoryKind::Semantic),
             "episodic" => Ok(MemoryKind::Episodic),
             "procedural" => Ok(MemoryKind::Procedural),
-            _ => Err(Error::invalid(format!(
-                "unknown memory type '{s}' (expected semantic, episodic or procedural)"
-            ))),
+            _ => Err(Error::invalid(format!("unknown memory type '{s}' (expected semantic, episodic or procedural)"))),
         }
     }
 }
@@ -142,9 +134,7 @@ impl FromStr for Tier {
             "short" => Ok(Tier::Short),
             "medium" => Ok(Tier::Medium),
             "long" => Ok(Tier::Long),
-            _ => Err(Error::invalid(format!(
-                "unknown tier '{s}' (expected short, medium or long)"
-            ))),
+            _ => Err(Error::invalid(format!("unknown tier '{s}' (expected short, medium or long)"))),
         }
     }
 }
@@ -168,11 +158,7 @@ impl Scope {
 
     /// A scope for a user with no agent or session.
     pub fn user(user_id: impl Into<String>) -> Self {
-        Scope {
-            user_id: user_id.into(),
-            agent_id: None,
-            session_id: None,
-        }
+        Scope { user_id: user_id.into(), agent_id: None, session_id: None }
     }
 }
 
@@ -198,11 +184,7 @@ pub struct Source {
 impl Source {
     /// A source that is just an application name.
     pub fn app(app: impl Into<String>) -> Self {
-        Source {
-            app: app.into(),
-            provider: None,
-            model: None,
-        }
+        Source { app: app.into(), provider: None, model: None }
     }
 }
 
@@ -230,12 +212,9 @@ impl TryFrom<serde_json::Value> for FactValue {
             Value::String(s) => FactValue::Text(s),
             Value::Number(n) => FactValue::Number(n),
             Value::Bool(b) => FactValue::Bool(b),
-            Value::Array(items) => FactValue::List(
-                items
-                    .into_iter()
-                    .map(FactValue::try_from)
-                    .collect::<std::result::Result<_, _>>()?,
-            ),
+            Value::Array(items) => {
+                FactValue::List(items.into_iter().map(FactValue::try_from).collect::<std::result::Result<_, _>>()?)
+            }
             Value::Object(map) => FactValue::Group(
                 map.into_iter()
                     .map(|(k, v)| FactValue::try_from(v).map(|v| (k, v)))
@@ -375,10 +354,7 @@ impl Content {
             Content::Procedural(p) => {
                 key_ok("a procedure name", &p.name)?;
                 if p.steps.is_empty() || p.steps.iter().any(|s| s.trim().is_empty()) {
-                    return Err(Error::invalid(format!(
-                        "procedure '{}' needs non-empty steps",
-                        p.name
-                    )));
+                    return Err(Error::invalid(format!("procedure '{}' needs non-empty steps", p.name)));
                 }
             }
         }
@@ -408,9 +384,7 @@ impl Importance {
         if v.is_finite() && (0.0..=1.0).contains(&v) {
             Ok(Importance(v))
         } else {
-            Err(Error::invalid(format!(
-                "importance must be between 0 and 1, got {v}"
-            )))
+            Err(Error::invalid(format!("importance must be between 0 and 1, got {v}")))
         }
     }
 

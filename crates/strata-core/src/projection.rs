@@ -18,9 +18,8 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_
 
 fn json_col<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
     let s: String = row.get(idx)?;
-    serde_json::from_str(&s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
-    })
+    serde_json::from_str(&s)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
 }
 
 fn parse_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T>
@@ -28,9 +27,7 @@ where
     T::Err: std::error::Error + Send + Sync + 'static,
 {
     let s: String = row.get(idx)?;
-    s.parse().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
-    })
+    s.parse().map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
 }
 
 /// Builds a [`Memory`] from a row selected with [`MEMORY_COLUMNS`].
@@ -41,27 +38,16 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         .map(|(t, relation)| {
             t.parse::<MemoryId>()
                 .map(|target| Link { target, relation })
-                .map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        14,
-                        rusqlite::types::Type::Text,
-                        Box::new(e),
-                    )
-                })
+                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(14, rusqlite::types::Type::Text, Box::new(e)))
         })
         .collect::<rusqlite::Result<BTreeSet<_>>>()?;
     let importance: f64 = row.get(5)?;
     Ok(Memory {
         id: parse_col(row, 0)?,
-        scope: crate::model::Scope {
-            user_id: row.get(1)?,
-            agent_id: row.get(2)?,
-            session_id: row.get(3)?,
-        },
+        scope: crate::model::Scope { user_id: row.get(1)?, agent_id: row.get(2)?, session_id: row.get(3)? },
         tier: parse_col(row, 4)?,
-        importance: crate::model::Importance::new(importance).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Real, Box::new(e))
-        })?,
+        importance: crate::model::Importance::new(importance)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Real, Box::new(e)))?,
         source: json_col(row, 6)?,
         content: json_col(row, 7)?,
         created_at: from_ms(row.get(8)?),
@@ -77,18 +63,11 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
 /// The memory with this id, as projected.
 pub(crate) fn load(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.id = ?1");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([id.to_string()], memory_from_row)
-        .optional()?)
+    Ok(conn.prepare_cached(&sql)?.query_row([id.to_string()], memory_from_row).optional()?)
 }
 
 /// Writes what changed between `old` and `new` (both states of the same memory).
-pub(crate) fn write_diff(
-    conn: &Connection,
-    old: Option<&Memory>,
-    new: Option<&Memory>,
-) -> Result<()> {
+pub(crate) fn write_diff(conn: &Connection, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
     match (old, new) {
         (None, None) => Ok(()),
         (Some(o), None) => delete(conn, o),
@@ -130,8 +109,7 @@ fn insert(conn: &Connection, m: &Memory) -> Result<()> {
     }
     let rid = conn.last_insert_rowid();
     {
-        let mut tag_stmt =
-            conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?;
+        let mut tag_stmt = conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?;
         for t in &m.tags {
             tag_stmt.execute(params![id, t])?;
         }
@@ -152,42 +130,26 @@ fn duplicate_key(conn: &Connection, m: &Memory) -> Option<Error> {
             |r| r.get(0),
         )
         .ok()?;
-    Some(Error::DuplicateKey {
-        kind: m.kind().to_string(),
-        key: key.to_string(),
-        existing,
-    })
+    Some(Error::DuplicateKey { kind: m.kind().to_string(), key: key.to_string(), existing })
 }
 
 fn insert_link(conn: &Connection, source: MemoryId, l: &Link) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO memory_links (source_id, target_id, relation) VALUES (?1, ?2, ?3)",
-    )?
-    .execute(params![
-        source.to_string(),
-        l.target.to_string(),
-        l.relation
-    ])?;
+    conn.prepare_cached("INSERT INTO memory_links (source_id, target_id, relation) VALUES (?1, ?2, ?3)")?
+        .execute(params![source.to_string(), l.target.to_string(), l.relation])?;
     Ok(())
 }
 
 fn rid_of(conn: &Connection, id: MemoryId) -> Result<i64> {
-    Ok(conn
-        .prepare_cached("SELECT rid FROM memories WHERE id = ?1")?
-        .query_row([id.to_string()], |r| r.get(0))?)
+    Ok(conn.prepare_cached("SELECT rid FROM memories WHERE id = ?1")?.query_row([id.to_string()], |r| r.get(0))?)
 }
 
 fn delete(conn: &Connection, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     let rid = rid_of(conn, m.id)?;
-    conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?
-        .execute([rid])?;
-    conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?
-        .execute([&id])?;
-    conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?
-        .execute([&id])?;
-    conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?
-        .execute([rid])?;
+    conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
+    conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?.execute([&id])?;
+    conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?.execute([&id])?;
+    conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?.execute([rid])?;
     Ok(())
 }
 
@@ -217,26 +179,21 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
     ])
     .map_err(|e| duplicate_key(conn, n).unwrap_or_else(|| e.into()))?;
     for t in o.tags.difference(&n.tags) {
-        conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1 AND tag = ?2")?
-            .execute(params![id, t])?;
+        conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1 AND tag = ?2")?.execute(params![id, t])?;
     }
     for t in n.tags.difference(&o.tags) {
-        conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?
-            .execute(params![id, t])?;
+        conn.prepare_cached("INSERT INTO memory_tags (memory_id, tag) VALUES (?1, ?2)")?.execute(params![id, t])?;
     }
     for l in o.links.difference(&n.links) {
-        conn.prepare_cached(
-            "DELETE FROM memory_links WHERE source_id = ?1 AND target_id = ?2 AND relation = ?3",
-        )?
-        .execute(params![id, l.target.to_string(), l.relation])?;
+        conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1 AND target_id = ?2 AND relation = ?3")?
+            .execute(params![id, l.target.to_string(), l.relation])?;
     }
     for l in n.links.difference(&o.links) {
         insert_link(conn, n.id, l)?;
     }
     if content_changed || o.tags != n.tags {
         let rid = rid_of(conn, n.id)?;
-        conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?
-            .execute([rid])?;
+        conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
         fts_insert(conn, rid, n)?;
     }
     Ok(())
@@ -245,10 +202,8 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
 fn fts_insert(conn: &Connection, rid: i64, m: &Memory) -> Result<()> {
     let (title, body) = search_text(&m.content);
     let tags = m.tags.iter().cloned().collect::<Vec<_>>().join(" ");
-    conn.prepare_cached(
-        "INSERT INTO memory_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![rid, title, body, tags])?;
+    conn.prepare_cached("INSERT INTO memory_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![rid, title, body, tags])?;
     Ok(())
 }
 

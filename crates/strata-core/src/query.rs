@@ -53,20 +53,14 @@ impl Filter {
             }
             sql.push(')');
         }
-        for (col, v) in [
-            ("user_id", &self.user_id),
-            ("agent_id", &self.agent_id),
-            ("session_id", &self.session_id),
-        ] {
+        for (col, v) in [("user_id", &self.user_id), ("agent_id", &self.agent_id), ("session_id", &self.session_id)] {
             if let Some(v) = v {
                 sql.push_str(&format!(" AND m.{col} = ?"));
                 params.push(Value::Text(v.clone()));
             }
         }
         for t in &self.tags {
-            sql.push_str(
-                " AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)",
-            );
+            sql.push_str(" AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)");
             params.push(Value::Text(t.trim().to_string()));
         }
         if let Some(s) = self.since {
@@ -163,11 +157,7 @@ pub fn fts_query(text: &str) -> Option<String> {
         .filter(|w| !w.is_empty())
         .map(|w| format!("\"{}\"", w.replace('"', "")))
         .collect();
-    if words.is_empty() {
-        None
-    } else {
-        Some(words.join(" OR "))
-    }
+    if words.is_empty() { None } else { Some(words.join(" OR ")) }
 }
 
 impl Store {
@@ -193,12 +183,7 @@ impl Store {
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
-            rusqlite::params![
-                key,
-                user_id,
-                agent_id.unwrap_or(""),
-                kind.map(|k| k.as_str())
-            ],
+            rusqlite::params![key, user_id, agent_id.unwrap_or(""), kind.map(|k| k.as_str())],
             memory_from_row,
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -219,9 +204,8 @@ impl Store {
         sql.push_str(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?");
         params.push(Value::Integer(limit as i64 + 1));
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut items: Vec<Memory> = stmt
-            .query_map(rusqlite::params_from_iter(params), memory_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
+        let mut items: Vec<Memory> =
+            stmt.query_map(rusqlite::params_from_iter(params), memory_from_row)?.collect::<rusqlite::Result<_>>()?;
         let next_cursor = if items.len() > limit {
             items.truncate(limit);
             items.last().map(encode_cursor)
@@ -232,13 +216,7 @@ impl Store {
     }
 
     /// Keyword search (FTS5, bm25), best first, with highlighted snippets.
-    pub fn search(
-        &self,
-        text: &str,
-        filter: &Filter,
-        limit: usize,
-        marks: (&str, &str),
-    ) -> Result<Vec<SearchHit>> {
+    pub fn search(&self, text: &str, filter: &Filter, limit: usize, marks: (&str, &str)) -> Result<Vec<SearchHit>> {
         let Some(q) = fts_query(text) else {
             return Ok(Vec::new());
         };
@@ -246,22 +224,14 @@ impl Store {
             "SELECT {MEMORY_COLUMNS}, -f.rank, snippet(memory_fts, -1, ?, ?, '…', 16) \
              FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?"
         );
-        let mut params = vec![
-            Value::Text(marks.0.into()),
-            Value::Text(marks.1.into()),
-            Value::Text(q),
-        ];
+        let mut params = vec![Value::Text(marks.0.into()), Value::Text(marks.1.into()), Value::Text(q)];
         filter.push_sql(&mut sql, &mut params);
         sql.push_str(" ORDER BY f.rank LIMIT ?");
         params.push(Value::Integer(limit.clamp(1, 1000) as i64));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let hits = stmt
             .query_map(rusqlite::params_from_iter(params), |r| {
-                Ok(SearchHit {
-                    memory: memory_from_row(r)?,
-                    score: r.get(15)?,
-                    snippet: r.get(16)?,
-                })
+                Ok(SearchHit { memory: memory_from_row(r)?, score: r.get(15)?, snippet: r.get(16)? })
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(hits)
@@ -302,10 +272,7 @@ impl Store {
                 Ok(s) => s,
                 Err(EvolveError::Redacted) => return Err(forgotten_error(&self.conn, id)?),
                 Err(EvolveError::Inconsistent(message)) => {
-                    return Err(Error::BadEvent {
-                        seq: ev.seq,
-                        message,
-                    });
+                    return Err(Error::BadEvent { seq: ev.seq, message });
                 }
             };
         }
@@ -313,17 +280,14 @@ impl Store {
             Some(m) => Ok(m),
             None => match self.get(id) {
                 Err(e @ Error::Forgotten { .. }) => Err(e),
-                _ => Err(Error::NotFound(format!(
-                    "{id} as of {what} (it did not exist yet)"
-                ))),
+                _ => Err(Error::NotFound(format!("{id} as of {what} (it did not exist yet)"))),
             },
         }
     }
 
     /// Events with `seq > after`, at most `limit`, oldest first (for backups and tailing).
     pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<RecordedEvent>> {
-        let sql =
-            format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+        let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params![after, limit as i64])?;
         let mut out = Vec::new();
@@ -335,29 +299,20 @@ impl Store {
 
     /// The number of events in the log.
     pub fn event_count(&self) -> Result<u64> {
-        Ok(self
-            .conn
-            .query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0))?
-            as u64)
+        Ok(self.conn.query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0))? as u64)
     }
 
     /// Summary counts.
     pub fn stats(&self) -> Result<Stats> {
         let c = &self.conn;
-        let count =
-            |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let count = |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
         let grouped = |sql: &str| -> Result<Vec<(String, u64)>> {
             let mut stmt = c.prepare(sql)?;
-            let rows = stmt.query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-            })?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
-        let (first, last): (Option<i64>, Option<i64>) = c.query_row(
-            "SELECT min(recorded_at), max(recorded_at) FROM events",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (first, last): (Option<i64>, Option<i64>) =
+            c.query_row("SELECT min(recorded_at), max(recorded_at) FROM events", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(Stats {
             memories: count("SELECT count(*) FROM memories")?,
             by_kind: grouped("SELECT kind, count(*) FROM memories GROUP BY kind ORDER BY kind")?,
@@ -377,9 +332,7 @@ impl Store {
     pub fn snapshot(&self) -> Result<Snapshot> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m ORDER BY m.id");
         let mut stmt = self.conn.prepare(&sql)?;
-        let memories = stmt
-            .query_map([], memory_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
+        let memories = stmt.query_map([], memory_from_row)?.collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
             "SELECT m.id, f.title, f.body, f.tags FROM memory_fts f JOIN memories m ON m.rid = f.rowid ORDER BY m.id",
         )?;
@@ -392,9 +345,7 @@ impl Store {
             |r| r.get(0),
         )?;
         if orphans > 0 {
-            return Err(Error::Corrupt(format!(
-                "{orphans} full-text rows belong to no memory"
-            )));
+            return Err(Error::Corrupt(format!("{orphans} full-text rows belong to no memory")));
         }
         Ok(Snapshot { memories, fts })
     }

@@ -12,8 +12,7 @@ use crate::error::{Error, Result};
 pub const APPLICATION_ID: i64 = 0x5354_5241;
 
 /// The shipped migrations, in order. Append only: a test pins their checksums.
-pub const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
 
 /// The schema version this build writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -23,10 +22,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Opens (creating if needed) a Strata database and brings its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
-    let existed = path.exists()
-        && std::fs::metadata(path)
-            .map(|m| m.len() > 0)
-            .unwrap_or(false);
+    let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
     if !existed {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -37,9 +33,7 @@ pub fn open(path: &Path) -> Result<Connection> {
     }
     let conn = Connection::open_with_flags(
         path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     configure(&conn)?;
     migrate(&conn, path)?;
@@ -56,15 +50,9 @@ pub fn open_in_memory() -> Result<Connection> {
 
 /// Validates an existing file read-only, so a file that is not ours is never written to.
 fn check_existing(path: &Path) -> Result<()> {
-    let not_ours = |reason: String| Error::NotStrataDatabase {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| not_ours(e.to_string()))?;
+    let not_ours = |reason: String| Error::NotStrataDatabase { path: path.to_path_buf(), reason };
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|e| not_ours(e.to_string()))?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     let app_id: i64 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
@@ -75,16 +63,10 @@ fn check_existing(path: &Path) -> Result<()> {
         if app_id == 0 && tables == 0 {
             return Ok(()); // an empty SQLite file: fine to initialise
         }
-        return Err(not_ours(format!(
-            "its application id is {app_id:#x}, not Strata's"
-        )));
+        return Err(not_ours(format!("its application id is {app_id:#x}, not Strata's")));
     }
     if version > SCHEMA_VERSION {
-        return Err(Error::NewerSchema {
-            path: path.to_path_buf(),
-            found: version,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(Error::NewerSchema { path: path.to_path_buf(), found: version, supported: SCHEMA_VERSION });
     }
     Ok(())
 }
@@ -106,11 +88,7 @@ fn configure(conn: &Connection) -> Result<()> {
 fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
-        return Err(Error::NewerSchema {
-            path: path.to_path_buf(),
-            found: version,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(Error::NewerSchema { path: path.to_path_buf(), found: version, supported: SCHEMA_VERSION });
     }
     if version == SCHEMA_VERSION {
         return Ok(());

@@ -9,13 +9,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::clock::{Clock, SystemClock, to_ms};
 use crate::error::{Error, Result};
-use crate::event::{
-    Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION,
-};
+use crate::event::{Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION};
 use crate::evolve::{EvolveError, evolve};
-use crate::model::{
-    Content, Importance, Link, Memory, MemoryId, Scope, Source, Tier, normalize_tag,
-};
+use crate::model::{Content, Importance, Link, Memory, MemoryId, Scope, Source, Tier, normalize_tag};
 use crate::{projection, schema};
 
 /// A Strata database: the event log and its projections.
@@ -29,9 +25,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store")
-            .field("path", &self.path)
-            .finish_non_exhaustive()
+        f.debug_struct("Store").field("path", &self.path).finish_non_exhaustive()
     }
 }
 
@@ -63,24 +57,12 @@ impl Store {
     pub fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store> {
         let path = path.as_ref();
         let conn = schema::open(path)?;
-        Ok(Store {
-            conn,
-            clock,
-            path: Some(path.to_path_buf()),
-            pending_access: HashMap::new(),
-            last_id: None,
-        })
+        Ok(Store { conn, clock, path: Some(path.to_path_buf()), pending_access: HashMap::new(), last_id: None })
     }
 
     /// An in-memory database (tests, benchmarks).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
-        Ok(Store {
-            conn: schema::open_in_memory()?,
-            clock,
-            path: None,
-            pending_access: HashMap::new(),
-            last_id: None,
-        })
+        Ok(Store { conn: schema::open_in_memory()?, clock, path: None, pending_access: HashMap::new(), last_id: None })
     }
 
     /// The database file, if not in memory.
@@ -96,14 +78,8 @@ impl Store {
     /// Starts a write transaction holding the database's write lock (one writer at a time,
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        Ok(StoreTx {
-            tx,
-            clock: self.clock.as_ref(),
-            last_id: &mut self.last_id,
-        })
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id })
     }
 
     /// Runs `f` in one write transaction and commits it; on error nothing is written.
@@ -131,14 +107,9 @@ impl Store {
     /// Copies the WAL into the main file and truncates it.
     pub fn checkpoint(&self) -> Result<()> {
         let (busy, _, _): (i64, i64, i64) =
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })?;
+            self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         if busy != 0 {
-            tracing::warn!(
-                "checkpoint could not complete: another process is reading; it completes later"
-            );
+            tracing::warn!("checkpoint could not complete: another process is reading; it completes later");
         }
         Ok(())
     }
@@ -159,20 +130,13 @@ impl Store {
         if self.pending_access.is_empty() {
             return Ok(0);
         }
-        let mut pending: Vec<_> = std::mem::take(&mut self.pending_access)
-            .into_iter()
-            .collect();
+        let mut pending: Vec<_> = std::mem::take(&mut self.pending_access).into_iter().collect();
         pending.sort();
         let meta = EventMeta::actor(crate::event::Actor::System);
         self.transact(|tx| {
             let mut n = 0;
             for (id, count) in &pending {
-                match tx.append(
-                    *id,
-                    Expected::Any,
-                    Change::Accessed { count: *count },
-                    &meta,
-                ) {
+                match tx.append(*id, Expected::Any, Change::Accessed { count: *count }, &meta) {
                     Ok(_) => n += 1,
                     // Forgotten or gone meanwhile: nothing to record.
                     Err(Error::Forgotten { .. } | Error::NotFound(_)) => {}
@@ -185,9 +149,7 @@ impl Store {
 
     /// Rebuilds every projection from the log. Returns (events read, memories projected).
     pub fn replay(&mut self) -> Result<(u64, u64)> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let out = rebuild(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -234,10 +196,7 @@ fn bad_log(ev: &RecordedEvent, e: EvolveError) -> Error {
         EvolveError::Redacted => "its payload was redacted".to_string(),
         EvolveError::Inconsistent(m) => m,
     };
-    Error::BadEvent {
-        seq: ev.seq,
-        message,
-    }
+    Error::BadEvent { seq: ev.seq, message }
 }
 
 /// The columns [`event_from_row`] expects, in order.
@@ -258,15 +217,11 @@ pub(crate) fn event_from_row(row: &rusqlite::Row<'_>) -> Result<RecordedEvent> {
     Ok(RecordedEvent {
         seq,
         event_id: row.get(1)?,
-        stream_id: stream
-            .parse()
-            .map_err(|_| bad(format!("bad stream id '{stream}'")))?,
+        stream_id: stream.parse().map_err(|_| bad(format!("bad stream id '{stream}'")))?,
         stream_version: row.get::<_, i64>(3)? as u64,
         change,
         meta: EventMeta {
-            actor: actor
-                .parse()
-                .map_err(|_| bad(format!("bad actor '{actor}'")))?,
+            actor: actor.parse().map_err(|_| bad(format!("bad actor '{actor}'")))?,
             client: row.get(8)?,
             session_id: row.get(9)?,
             correlation_id: row.get(10)?,
@@ -338,11 +293,7 @@ impl StoreTx<'_> {
                 actual: current,
             });
         }
-        let old = if current == 0 {
-            None
-        } else {
-            projection::load(&self.tx, stream)?
-        };
+        let old = if current == 0 { None } else { projection::load(&self.tx, stream)? };
         if current > 0 && old.is_none() {
             return Err(forgotten_error(&self.tx, stream)?);
         }
@@ -351,8 +302,7 @@ impl StoreTx<'_> {
         }
         let mut event = RecordedEvent {
             seq: 0,
-            event_id: ulid::Ulid::from_parts(to_ms(self.clock.now()) as u64, rand::random())
-                .to_string(),
+            event_id: ulid::Ulid::from_parts(to_ms(self.clock.now()) as u64, rand::random()).to_string(),
             stream_id: stream,
             stream_version: current + 1,
             change,
@@ -400,11 +350,7 @@ impl StoreTx<'_> {
     /// Creates a memory with a new id.
     pub fn create(&mut self, content: Content, new: NewMemory, meta: &EventMeta) -> Result<Memory> {
         content.validate()?;
-        let tags = new
-            .tags
-            .iter()
-            .map(|t| normalize_tag(t))
-            .collect::<Result<_>>()?;
+        let tags = new.tags.iter().map(|t| normalize_tag(t)).collect::<Result<_>>()?;
         let kind = content.kind();
         let created = Created {
             content,
@@ -415,12 +361,7 @@ impl StoreTx<'_> {
             source: new.source,
         };
         let id = self.new_id();
-        let (_, m) = self.append(
-            id,
-            Expected::NoStream,
-            Change::Created(Box::new(created)),
-            meta,
-        )?;
+        let (_, m) = self.append(id, Expected::NoStream, Change::Created(Box::new(created)), meta)?;
         m.ok_or_else(|| Error::invalid("creation produced no memory"))
     }
 
@@ -453,8 +394,7 @@ impl StoreTx<'_> {
         if self.current(id)?.tags.contains(&tag) {
             return Ok(false);
         }
-        self.apply(id, Expected::Any, Change::Tagged { tag }, meta)
-            .map(|_| true)
+        self.apply(id, Expected::Any, Change::Tagged { tag }, meta).map(|_| true)
     }
 
     /// Removes a tag; returns whether anything changed.
@@ -463,37 +403,20 @@ impl StoreTx<'_> {
         if !self.current(id)?.tags.contains(&tag) {
             return Ok(false);
         }
-        self.apply(id, Expected::Any, Change::Untagged { tag }, meta)
-            .map(|_| true)
+        self.apply(id, Expected::Any, Change::Untagged { tag }, meta).map(|_| true)
     }
 
     /// Sets the importance (no event when unchanged).
-    pub fn set_importance(
-        &mut self,
-        id: MemoryId,
-        importance: Importance,
-        meta: &EventMeta,
-    ) -> Result<Memory> {
+    pub fn set_importance(&mut self, id: MemoryId, importance: Importance, meta: &EventMeta) -> Result<Memory> {
         let m = self.current(id)?;
         if m.importance == importance {
             return Ok(m);
         }
-        self.apply(
-            id,
-            Expected::Any,
-            Change::ImportanceChanged { importance },
-            meta,
-        )
+        self.apply(id, Expected::Any, Change::ImportanceChanged { importance }, meta)
     }
 
     /// Moves a memory to another tier, with the reason (no event when already there).
-    pub fn set_tier(
-        &mut self,
-        id: MemoryId,
-        to: Tier,
-        reason: &str,
-        meta: &EventMeta,
-    ) -> Result<Memory> {
+    pub fn set_tier(&mut self, id: MemoryId, to: Tier, reason: &str, meta: &EventMeta) -> Result<Memory> {
         let m = self.current(id)?;
         if m.tier == to {
             return Ok(m);
@@ -501,26 +424,11 @@ impl StoreTx<'_> {
         if reason.trim().is_empty() {
             return Err(Error::invalid("a tier change needs a reason"));
         }
-        self.apply(
-            id,
-            Expected::Any,
-            Change::TierChanged {
-                from: m.tier,
-                to,
-                reason: reason.trim().to_string(),
-            },
-            meta,
-        )
+        self.apply(id, Expected::Any, Change::TierChanged { from: m.tier, to, reason: reason.trim().to_string() }, meta)
     }
 
     /// Records provenance: `id` relates to `target` (e.g. `derived_from`).
-    pub fn link(
-        &mut self,
-        id: MemoryId,
-        target: MemoryId,
-        relation: &str,
-        meta: &EventMeta,
-    ) -> Result<Memory> {
+    pub fn link(&mut self, id: MemoryId, target: MemoryId, relation: &str, meta: &EventMeta) -> Result<Memory> {
         let relation = relation.trim();
         if relation.is_empty() || relation.len() > 64 {
             return Err(Error::invalid("a link's relation must be 1 to 64 bytes"));
@@ -530,21 +438,10 @@ impl StoreTx<'_> {
         }
         self.current(target)?;
         let m = self.current(id)?;
-        if m.links.contains(&Link {
-            target,
-            relation: relation.to_string(),
-        }) {
+        if m.links.contains(&Link { target, relation: relation.to_string() }) {
             return Ok(m);
         }
-        self.apply(
-            id,
-            Expected::Any,
-            Change::Linked {
-                target,
-                relation: relation.to_string(),
-            },
-            meta,
-        )
+        self.apply(id, Expected::Any, Change::Linked { target, relation: relation.to_string() }, meta)
     }
 
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
@@ -553,24 +450,15 @@ impl StoreTx<'_> {
         self.current(id)?;
         let n = self
             .tx
-            .prepare_cached("UPDATE events SET payload = ?2, redacted_at = ?3 WHERE stream_id = ?1 AND redacted_at IS NULL")?
+            .prepare_cached(
+                "UPDATE events SET payload = ?2, redacted_at = ?3 WHERE stream_id = ?1 AND redacted_at IS NULL",
+            )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
-        self.append(
-            id,
-            Expected::Any,
-            Change::Forgotten { redacted_events: n },
-            meta,
-        )?;
+        self.append(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
         Ok(n)
     }
 
-    fn apply(
-        &mut self,
-        id: MemoryId,
-        expected: Expected,
-        change: Change,
-        meta: &EventMeta,
-    ) -> Result<Memory> {
+    fn apply(&mut self, id: MemoryId, expected: Expected, change: Change, meta: &EventMeta) -> Result<Memory> {
         let (_, m) = self.append(id, expected, change, meta)?;
         m.ok_or_else(|| Error::NotFound(id.to_string()))
     }
@@ -579,16 +467,11 @@ impl StoreTx<'_> {
 /// The error for a stream with no projected memory: forgotten, or never existed.
 pub(crate) fn forgotten_error(conn: &Connection, id: MemoryId) -> Result<Error> {
     let at: Option<i64> = conn
-        .prepare_cached(
-            "SELECT recorded_at FROM events WHERE stream_id = ?1 AND event_type = 'forgotten'",
-        )?
+        .prepare_cached("SELECT recorded_at FROM events WHERE stream_id = ?1 AND event_type = 'forgotten'")?
         .query_row([id.to_string()], |r| r.get(0))
         .optional()?;
     Ok(match at {
-        Some(ms) => Error::Forgotten {
-            id: id.to_string(),
-            at: crate::time::format_time(crate::clock::from_ms(ms)),
-        },
+        Some(ms) => Error::Forgotten { id: id.to_string(), at: crate::time::format_time(crate::clock::from_ms(ms)) },
         None => Error::NotFound(id.to_string()),
     })
 }

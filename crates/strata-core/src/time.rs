@@ -12,22 +12,13 @@ pub fn parse_time(s: &str) -> Result<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Ok(t.with_timezone(&Utc));
     }
-    for fmt in [
-        "%Y-%m-%dT%H:%M%#z",
-        "%Y-%m-%d %H:%M%#z",
-        "%Y-%m-%d %H:%M:%S%#z",
-    ] {
+    for fmt in ["%Y-%m-%dT%H:%M%#z", "%Y-%m-%d %H:%M%#z", "%Y-%m-%d %H:%M:%S%#z"] {
         if let Ok(t) = DateTime::parse_from_str(s, fmt) {
             return Ok(t.with_timezone(&Utc));
         }
     }
     let naive = s.strip_suffix('Z').unwrap_or(s);
-    for fmt in [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%d %H:%M",
-    ] {
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M"] {
         if let Ok(t) = NaiveDateTime::parse_from_str(naive, fmt) {
             return Ok(t.and_utc());
         }
@@ -35,9 +26,7 @@ pub fn parse_time(s: &str) -> Result<DateTime<Utc>> {
     if let Ok(d) = NaiveDate::parse_from_str(naive, "%Y-%m-%d") {
         return Ok(d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc());
     }
-    Err(Error::invalid(format!(
-        "'{s}' is not a time I understand (use e.g. 2026-01-31T12:00Z or 2026-01-31)"
-    )))
+    Err(Error::invalid(format!("'{s}' is not a time I understand (use e.g. 2026-01-31T12:00Z or 2026-01-31)")))
 }
 
 /// RFC 3339 in UTC with millisecond precision only when needed: `2026-01-31T12:00:00Z`.

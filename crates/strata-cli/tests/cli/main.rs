@@ -1,1 +1,295 @@
+//! End-to-end tests of the `strata` binary on real database files: what a user types, what
+//! they see, and what scripts get with `--json`.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use expect_test::expect;
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env { dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("strata.db")
+    }
+
+    fn run_with(&self, args: &[&str], db: &Path, stdin: Option<&str>) -> Run {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(args)
+            .env("STRATA_DB", db)
+            .env("STRATA_NOW", "2026-01-31T12:00:00Z")
+            .env_remove("STRATA_USER")
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(s) = stdin {
+            child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+        }
+        drop(child.stdin.take());
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_with(args, &self.db(), None)
+    }
+
+    /// Runs and expects success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let r = self.run(args);
+        assert_eq!(r.code, 0, "strata {args:?} failed: {}", r.stderr);
+        r.stdout
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
+    /// Runs and expects a clean failure; returns the one-line error.
+    fn err(&self, args: &[&str]) -> String {
+        self.err_with(args, &self.db(), None)
+    }
+
+    fn err_with(&self, args: &[&str], db: &Path, stdin: Option<&str>) -> String {
+        let r = self.run_with(args, db, stdin);
+        assert_eq!(r.code, 1, "strata {args:?} should fail; stdout: {}", r.stdout);
+        assert!(!r.stderr.contains("panicked") && !r.stderr.contains("backtrace"), "{}", r.stderr);
+        assert_eq!(r.stderr.trim_end().lines().count(), 1, "one line: {}", r.stderr);
+        assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+        r.stderr.trim_end().to_string()
+    }
+}
+
+/// Replaces ULIDs so snapshots do not depend on random bits.
+fn redact_ids(s: &str) -> String {
+    s.split_inclusive(|c: char| !c.is_ascii_alphanumeric())
+        .map(|w| {
+            let core = w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+            if core.len() == 26
+                && core.starts_with('0')
+                && core.chars().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+            {
+                w.replacen(core, "<ID>", 1)
+            } else {
+                w.to_string()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn demo_then_list_shows_every_type_and_json_has_the_promised_fields() {
+    let e = Env::new();
+    assert!(e.ok(&["demo"]).starts_with("Added 3 semantic, 3 episodic and 2 procedural"));
+    assert!(e.ok(&["demo"]).contains("already here"), "demo runs once");
+    let page = e.json(&["list", "--limit", "100"]);
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(items.len(), 8);
+    for m in items {
+        for field in ["id", "type", "tier", "tags", "created_at"] {
+            assert!(m.get(field).is_some(), "{field} missing in {m}");
+        }
+        match m["type"].as_str().unwrap() {
+            "semantic" => assert!(m["key"].is_string() && m["facts"].is_object()),
+            "episodic" => assert!(m["occurred_at"].is_string() && m["body"].is_object()),
+            "procedural" => assert!(m["name"].is_string() && m["steps"].is_array()),
+            other => panic!("unknown type {other}"),
+        }
+    }
+}
+
+#[test]
+fn add_get_update_history_and_as_of() {
+    let e = Env::new();
+    let m = e.json(&["add", "semantic", "tea", "--fact", "likes=green", "--fact", "cups=3", "--tag", "drinks"]);
+    assert_eq!(m["facts"], serde_json::json!({"likes": "green", "cups": 3}));
+    assert_eq!(m["tier"], "medium");
+    let id = m["id"].as_str().unwrap().to_string();
+    e.json(&["add", "episodic", "--speaker", "Mel", "--text", "I ran a charity race", "--at", "2023-05-20T10:00Z"]);
+    e.json(&[
+        "add",
+        "procedural",
+        "brew",
+        "--step",
+        "boil water",
+        "--step",
+        "steep 3 minutes",
+        "--context",
+        "mornings",
+    ]);
+
+    let got = e.json(&["get", "tea"]);
+    assert_eq!(got["id"].as_str(), Some(id.as_str()));
+    e.ok(&["update", "tea", "--fact", "likes=oolong", "--unset-fact", "cups", "--importance", "0.9"]);
+    e.ok(&["tag", &id, "favourite"]);
+    let hist = e.json(&["history", "tea"]);
+    let types: Vec<&str> = hist.as_array().unwrap().iter().map(|h| h["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["semantic_created", "accessed", "content_updated", "importance_changed", "tagged"]);
+    let old = e.json(&["get", "tea", "--at-seq", "1"]);
+    assert_eq!(old["facts"]["likes"], "green");
+    let now = e.json(&["get", &id]);
+    assert_eq!(now["facts"], serde_json::json!({"likes": "oolong"}));
+    assert_eq!(now["tags"], serde_json::json!(["drinks", "favourite"]));
+    assert_eq!(now["importance"], 0.9);
+
+    let hits = e.json(&["search", "charity race"]);
+    assert_eq!(hits[0]["memory"]["type"], "episodic");
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("**charity**"));
+    let eps = e.json(&["list", "--type", "episodic", "--since", "2023-05-01", "--until", "2023-06-01"]);
+    assert_eq!(eps["items"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn readable_output_snapshots() {
+    let e = Env::new();
+    e.ok(&[
+        "add",
+        "semantic",
+        "napoleon_bonaparte",
+        "--fact",
+        "birth=1769, Corsica",
+        "--fact",
+        "achievements=[\"Napoleonic Code\"]",
+    ]);
+    e.ok(&["tag", "napoleon_bonaparte", "history"]);
+    expect![[r#"
+         id              <ID>
+         type            semantic
+         key             napoleon_bonaparte
+           birth         1769, Corsica
+           achievements  ["Napoleonic Code"]
+         tier            medium
+         tags            history
+         importance      0.5
+         scope           user default
+         source          cli
+         created         2026-01-31T12:00:00Z
+         updated         2026-01-31T12:00:00Z
+         version         2
+         retrieved       0×
+    "#]]
+    .assert_eq(&redact_ids(&e.ok(&["get", "napoleon_bonaparte"])));
+    expect![[r#"
+         SEQ  V  AT                    ACTOR       EVENT
+         1    1  2026-01-31T12:00:00Z  user (cli)  created: napoleon_bonaparte: birth: 1769, Corsica; achievements: Napoleonic Code
+         2    2  2026-01-31T12:00:00Z  user (cli)  tagged 'history'
+         3    3  2026-01-31T12:00:00Z  system      retrieved 1×
+    "#]]
+    .assert_eq(&e.ok(&["history", "napoleon_bonaparte"]));
+}
+
+#[test]
+fn forget_confirms_and_really_forgets() {
+    let e = Env::new();
+    let m = e.json(&["add", "semantic", "diary", "--fact", "secret=quokkazanzibar"]);
+    let id = m["id"].as_str().unwrap();
+    let msg = e.err(&["forget", id]);
+    assert!(msg.contains("pass --yes"), "{msg}");
+    assert!(e.ok(&["forget", id, "--yes"]).contains("erased"));
+    let msg = e.err(&["get", id]);
+    assert!(msg.contains("was forgotten"), "{msg}");
+    assert!(e.ok(&["search", "quokkazanzibar"]).contains("Nothing matches"));
+    let bytes = std::fs::read(e.db()).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("quokkazanzibar"));
+    assert!(
+        !e.dir.path().join("strata.db-wal").exists() || {
+            let wal = std::fs::read(e.dir.path().join("strata.db-wal")).unwrap();
+            !String::from_utf8_lossy(&wal).contains("quokkazanzibar")
+        }
+    );
+}
+
+#[test]
+fn import_export_backup_and_replay() {
+    let e = Env::new();
+    let seed = e.dir.path().join("seed.json");
+    std::fs::write(&seed, include_str!("../../../strata-core/tests/fixtures/seed-002.json")).unwrap();
+    assert!(e.ok(&["import", seed.to_str().unwrap()]).contains("Imported 6 memories"));
+    let exported = e.ok(&["export"]);
+    assert_eq!(exported, include_str!("../../../strata-core/tests/fixtures/seed-002.json"));
+
+    let backup = e.dir.path().join("backup.jsonl");
+    e.ok(&["export", "--format", "backup", "-o", backup.to_str().unwrap()]);
+    let other = e.dir.path().join("restored.db");
+    let r = e.run_with(&["import", backup.to_str().unwrap()], &other, None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("Restored the backup: 6 memories"), "{}", r.stdout);
+    let a = e.json(&["list"]);
+    let b: Value = serde_json::from_str(&e.run_with(&["list", "--json"], &other, None).stdout).unwrap();
+    assert_eq!(a, b);
+    let replay = e.json(&["replay"]);
+    assert_eq!(replay["matched"], true);
+    assert_eq!(replay["memories"], 6);
+
+    let r = e.run_with(&["import", "-"], &other, Some("{\"semantic\": {\"k\": {\"v\": \"x\"}}}"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_changes_nothing() {
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let before = e.json(&["stats"]);
+    let bad = e.dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"semantic\": {\"a\": {\"x\": \"1\"}},\n \"episodic\": [{\"timestamp\": \"soon\", \"query\": \"q\"}]}",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["import", bad.to_str().unwrap()], "bad.json:2: field `episodic[0].timestamp`"),
+        (vec!["get", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], "no memory 01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+        (vec!["get", "no_such_key"], "no memory with id or key 'no_such_key'"),
+        (vec!["add", "semantic", "napoleon_bonaparte", "--fact", "a=b"], "already exists"),
+        (vec!["add", "semantic", "x", "--fact", "a=b", "--importance", "2"], "importance must be between 0 and 1"),
+        (vec!["add", "semantic", "x"], "give at least one --fact"),
+        (
+            vec!["update", "weekly_review", "--fact", "a=b"],
+            "facts, text or query does not apply to a procedural memory",
+        ),
+        (vec!["update", "napoleon_bonaparte", "--fact", "a=b", "--expect-version", "9"], "conflict"),
+        (vec!["get", "napoleon_bonaparte", "--as-of", "whenever"], "is not a time I understand"),
+        (vec!["list", "--cursor", "zzz"], "not a cursor"),
+        (vec!["import", "/nonexistent/file.json"], "cannot open /nonexistent/file.json"),
+        (vec!["import", "--format", "backup", bad.to_str().unwrap()], "only be restored into an empty database"),
+    ];
+    for (args, want) in cases {
+        let msg = e.err(&args);
+        assert!(msg.contains(want), "strata {args:?}: {msg}\n   wanted: {want}");
+    }
+    assert_eq!(e.json(&["stats"])["memories"], before["memories"]);
+}
+
+#[test]
+fn a_database_that_is_not_ours_is_refused_and_untouched() {
+    let e = Env::new();
+    let foreign = e.dir.path().join("photos.db");
+    std::fs::write(&foreign, "SQLite format 3\0 but not really, just bytes ".repeat(100)).unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    let msg = e.err_with(&["list"], &foreign, None);
+    assert!(msg.contains("is not a Strata database") && msg.contains("left untouched"), "{msg}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+}

@@ -46,18 +46,9 @@ impl Store {
     pub fn export_backup(&self, out: &mut dyn Write) -> Result<u64> {
         let io = |e: std::io::Error| Error::io("cannot write the backup", e);
         let total = self.event_count()?;
-        let header = Header {
-            format: FORMAT.into(),
-            version: 1,
-            events: total,
-            exported_at: format_time(self.clock.now()),
-        };
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&header).map_err(|e| io(e.into()))?
-        )
-        .map_err(io)?;
+        let header =
+            Header { format: FORMAT.into(), version: 1, events: total, exported_at: format_time(self.clock.now()) };
+        writeln!(out, "{}", serde_json::to_string(&header).map_err(|e| io(e.into()))?).map_err(io)?;
         let mut after = 0;
         let mut written = 0;
         loop {
@@ -65,8 +56,7 @@ impl Store {
             let Some(last) = batch.last() else { break };
             after = last.seq;
             for ev in batch {
-                let payload =
-                    serde_json::from_str(&ev.change.encode()).map_err(|e| io(e.into()))?;
+                let payload = serde_json::from_str(&ev.change.encode()).map_err(|e| io(e.into()))?;
                 let line = Line {
                     seq: ev.seq,
                     event_id: ev.event_id,
@@ -79,12 +69,7 @@ impl Store {
                     recorded_at: format_time(ev.recorded_at),
                     redacted_at: ev.redacted_at.map(format_time),
                 };
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&line).map_err(|e| io(e.into()))?
-                )
-                .map_err(io)?;
+                writeln!(out, "{}", serde_json::to_string(&line).map_err(|e| io(e.into()))?).map_err(io)?;
                 written += 1;
             }
         }
@@ -95,38 +80,26 @@ impl Store {
     /// Loads a backup into this database, which must have no events yet, and replays it.
     /// One transaction: on any error nothing is imported. Returns (events, memories).
     pub fn import_backup(&mut self, file: &str, input: &mut dyn BufRead) -> Result<(u64, u64)> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         if existing > 0 {
             return Err(Error::invalid(format!(
                 "a backup can only be restored into an empty database; this one has {existing} events"
             )));
         }
-        let bad = |line: usize, message: String| Error::BadImport {
-            file: file.into(),
-            line,
-            message,
-        };
+        let bad = |line: usize, message: String| Error::BadImport { file: file.into(), line, message };
         let mut lines = input.lines().enumerate();
         let header: Header = match lines.next() {
             Some((_, Ok(text))) => parse_json(file, 0, &text)?,
             Some((_, Err(e))) => return Err(Error::io(format!("cannot read {file}"), e)),
             None => {
-                return Err(bad(
-                    1,
-                    "the file is empty (expected a Strata backup header)".into(),
-                ));
+                return Err(bad(1, "the file is empty (expected a Strata backup header)".into()));
             }
         };
         if header.format != FORMAT || header.version != 1 {
             return Err(bad(
                 1,
-                format!(
-                    "not a Strata backup (format '{}', version {})",
-                    header.format, header.version
-                ),
+                format!("not a Strata backup (format '{}', version {})", header.format, header.version),
             ));
         }
         let mut versions: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
@@ -146,14 +119,9 @@ impl Store {
                 }
                 let l: Line = parse_json(file, i, &text)?;
                 if l.seq <= last_seq {
-                    return Err(bad(
-                        n,
-                        format!("field `seq`: {} does not follow {last_seq}", l.seq),
-                    ));
+                    return Err(bad(n, format!("field `seq`: {} does not follow {last_seq}", l.seq)));
                 }
-                l.stream_id
-                    .parse::<crate::model::MemoryId>()
-                    .map_err(|e| bad(n, format!("field `stream_id`: {e}")))?;
+                l.stream_id.parse::<crate::model::MemoryId>().map_err(|e| bad(n, format!("field `stream_id`: {e}")))?;
                 let v = versions.entry(l.stream_id.clone()).or_insert(0);
                 if l.stream_version != *v + 1 {
                     return Err(bad(
@@ -172,20 +140,11 @@ impl Store {
                     .map(parse_time)
                     .transpose()
                     .map_err(|e| bad(n, format!("field `redacted_at`: {e}")))?;
-                let payload = if redacted_at.is_some() {
-                    REDACTED_PAYLOAD.to_string()
-                } else {
-                    l.payload.to_string()
-                };
-                Change::decode(
-                    &l.event_type,
-                    l.schema_version,
-                    &payload,
-                    redacted_at.is_some(),
-                )
-                .map_err(|m| bad(n, format!("field `payload`: {m}")))?;
-                let recorded_at = parse_time(&l.recorded_at)
-                    .map_err(|e| bad(n, format!("field `recorded_at`: {e}")))?;
+                let payload = if redacted_at.is_some() { REDACTED_PAYLOAD.to_string() } else { l.payload.to_string() };
+                Change::decode(&l.event_type, l.schema_version, &payload, redacted_at.is_some())
+                    .map_err(|m| bad(n, format!("field `payload`: {m}")))?;
+                let recorded_at =
+                    parse_time(&l.recorded_at).map_err(|e| bad(n, format!("field `recorded_at`: {e}")))?;
                 let actor: Actor = l.meta.actor;
                 insert
                     .execute(rusqlite::params![
@@ -212,18 +171,13 @@ impl Store {
         if count != header.events {
             return Err(bad(
                 1,
-                format!(
-                    "the header promises {} events but the file has {count} (truncated?)",
-                    header.events
-                ),
+                format!("the header promises {} events but the file has {count} (truncated?)", header.events),
             ));
         }
         let (_, memories) = rebuild(&tx).map_err(|e| match e {
-            Error::BadEvent { seq, message } => Error::BadImport {
-                file: file.into(),
-                line: 0,
-                message: format!("event {seq}: {message}"),
-            },
+            Error::BadEvent { seq, message } => {
+                Error::BadImport { file: file.into(), line: 0, message: format!("event {seq}: {message}") }
+            }
             other => other,
         })?;
         tx.commit()?;

@@ -21,11 +21,7 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
         } else {
             format!("field `{path}`: {}", strip_position(&inner.to_string()))
         };
-        Error::BadImport {
-            file: file.to_string(),
-            line: line_offset + inner.line().max(1),
-            message,
-        }
+        Error::BadImport { file: file.to_string(), line: line_offset + inner.line().max(1), message }
     })
 }
 
@@ -39,7 +35,5 @@ fn strip_position(msg: &str) -> String {
 
 /// The 1-based line of the first occurrence of `needle` in `text` (1 when absent).
 pub(crate) fn line_of(text: &str, needle: &str) -> usize {
-    text.find(needle)
-        .map(|i| text[..i].matches('\n').count() + 1)
-        .unwrap_or(1)
+    text.find(needle).map(|i| text[..i].matches('\n').count() + 1).unwrap_or(1)
 }

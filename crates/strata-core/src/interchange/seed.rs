@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{line_of, parse_json};
 use crate::error::{Error, Result};
 use crate::event::EventMeta;
-use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure, Scope, Source};
+use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure};
 use crate::projection::{MEMORY_COLUMNS, memory_from_row};
 use crate::store::{NewMemory, Store};
 
@@ -82,38 +82,22 @@ impl ImportCounts {
 /// Parses a seed-002 document into contents (with their session ids), checking everything.
 fn parse(file: &str, text: &str) -> Result<Vec<(Content, Option<String>)>> {
     let doc: Doc = parse_json(file, 0, text)?;
-    let bad = |needle: &str, message: String| Error::BadImport {
-        file: file.into(),
-        line: line_of(text, needle),
-        message,
-    };
+    let bad =
+        |needle: &str, message: String| Error::BadImport { file: file.into(), line: line_of(text, needle), message };
     let mut out = Vec::new();
     for (key, facts) in doc.semantic {
-        let c = Content::Semantic(Concept {
-            key: key.clone(),
-            facts,
-        });
-        c.validate().map_err(|e| {
-            bad(
-                &format!("\"{key}\""),
-                format!("field `semantic.{key}`: {e}"),
-            )
-        })?;
+        let c = Content::Semantic(Concept { key: key.clone(), facts });
+        c.validate().map_err(|e| bad(&format!("\"{key}\""), format!("field `semantic.{key}`: {e}")))?;
         out.push((c, None));
     }
     for (i, e) in doc.episodic.into_iter().enumerate() {
         let at = format!("episodic[{i}]");
-        let occurred_at = crate::time::parse_time(&e.timestamp).map_err(|err| {
-            bad(
-                &format!("\"{}\"", e.timestamp),
-                format!("field `{at}.timestamp`: {err}"),
-            )
-        })?;
+        let occurred_at = crate::time::parse_time(&e.timestamp)
+            .map_err(|err| bad(&format!("\"{}\"", e.timestamp), format!("field `{at}.timestamp`: {err}")))?;
         let body = match (e.query, e.response, e.speaker, e.text) {
-            (q, r, None, None) if q.is_some() || r.is_some() => EpisodeBody::Exchange {
-                query: q.unwrap_or_default(),
-                response: r.unwrap_or_default(),
-            },
+            (q, r, None, None) if q.is_some() || r.is_some() => {
+                EpisodeBody::Exchange { query: q.unwrap_or_default(), response: r.unwrap_or_default() }
+            }
             (None, None, Some(speaker), Some(text)) => EpisodeBody::Utterance { speaker, text },
             _ => {
                 return Err(bad(
@@ -123,45 +107,26 @@ fn parse(file: &str, text: &str) -> Result<Vec<(Content, Option<String>)>> {
             }
         };
         let meta = e.metadata.unwrap_or_default();
-        let c = Content::Episodic(Episode {
-            occurred_at,
-            body,
-            concepts: meta.concepts_referenced,
-            extra: meta.extra,
-        });
-        c.validate().map_err(|err| {
-            bad(
-                &format!("\"{}\"", e.timestamp),
-                format!("field `{at}`: {err}"),
-            )
-        })?;
+        let c = Content::Episodic(Episode { occurred_at, body, concepts: meta.concepts_referenced, extra: meta.extra });
+        c.validate().map_err(|err| bad(&format!("\"{}\"", e.timestamp), format!("field `{at}`: {err}")))?;
         out.push((c, meta.session_id));
     }
     for (name, p) in doc.procedural {
-        let c = Content::Procedural(Procedure {
-            name: name.clone(),
-            steps: p.steps,
-            context: p.context,
-        });
-        c.validate().map_err(|e| {
-            bad(
-                &format!("\"{name}\""),
-                format!("field `procedural.{name}`: {e}"),
-            )
-        })?;
+        let c = Content::Procedural(Procedure { name: name.clone(), steps: p.steps, context: p.context });
+        c.validate().map_err(|e| bad(&format!("\"{name}\""), format!("field `procedural.{name}`: {e}")))?;
         out.push((c, None));
     }
     Ok(out)
 }
 
 impl Store {
-    /// Imports a seed-002 document into `scope` in one transaction; nothing on any error.
+    /// Imports a seed-002 document in one transaction; nothing on any error. Every memory gets
+    /// `template`'s scope, tags, importance, tier and source (an episode's own session wins).
     pub fn import_seed(
         &mut self,
         file: &str,
         text: &str,
-        scope: &Scope,
-        source: &Source,
+        template: &NewMemory,
         meta: &EventMeta,
     ) -> Result<ImportCounts> {
         let contents = parse(file, text)?;
@@ -169,21 +134,13 @@ impl Store {
             let mut counts = ImportCounts::default();
             for (content, session_id) in contents {
                 let kind = content.kind();
-                let scope = Scope {
-                    session_id: session_id.or_else(|| scope.session_id.clone()),
-                    ..scope.clone()
-                };
-                let new = NewMemory {
-                    scope,
-                    source: source.clone(),
-                    ..Default::default()
-                };
+                let line = content.key().map_or(1, |k| line_of(text, &format!("\"{k}\"")));
+                let mut new = template.clone();
+                new.scope.session_id = session_id.or(new.scope.session_id);
                 tx.create(content, new, meta).map_err(|e| match e {
-                    Error::DuplicateKey { .. } | Error::Invalid(_) => Error::BadImport {
-                        file: file.into(),
-                        line: 1,
-                        message: e.to_string(),
-                    },
+                    Error::DuplicateKey { .. } | Error::Invalid(_) => {
+                        Error::BadImport { file: file.into(), line, message: e.to_string() }
+                    }
                     other => other,
                 })?;
                 match kind {
@@ -197,12 +154,7 @@ impl Store {
     }
 
     /// Writes a user's memories (optionally one agent's) as a seed-002 document.
-    pub fn export_seed(
-        &self,
-        user_id: &str,
-        agent_id: Option<&str>,
-        out: &mut dyn Write,
-    ) -> Result<ImportCounts> {
+    pub fn export_seed(&self, user_id: &str, agent_id: Option<&str>, out: &mut dyn Write) -> Result<ImportCounts> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND (?2 IS NULL OR m.agent_id = ?2) \
              ORDER BY m.occurred_at, m.rid"
@@ -220,23 +172,13 @@ impl Store {
                 }
                 Content::Procedural(p) => {
                     counts.procedural += 1;
-                    doc.procedural.insert(
-                        p.name,
-                        DocProcedure {
-                            steps: p.steps,
-                            context: p.context,
-                        },
-                    );
+                    doc.procedural.insert(p.name, DocProcedure { steps: p.steps, context: p.context });
                 }
                 Content::Episodic(e) => {
                     counts.episodic += 1;
                     let (query, response, speaker, text) = match e.body {
-                        EpisodeBody::Exchange { query, response } => {
-                            (Some(query), Some(response), None, None)
-                        }
-                        EpisodeBody::Utterance { speaker, text } => {
-                            (None, None, Some(speaker), Some(text))
-                        }
+                        EpisodeBody::Exchange { query, response } => (Some(query), Some(response), None, None),
+                        EpisodeBody::Utterance { speaker, text } => (None, None, Some(speaker), Some(text)),
                     };
                     let metadata = DocEpisodeMeta {
                         session_id: m.scope.session_id,
@@ -257,10 +199,8 @@ impl Store {
                 }
             }
         }
-        serde_json::to_writer_pretty(&mut *out, &doc)
-            .map_err(|e| Error::io("cannot write the export", e.into()))?;
-        out.write_all(b"\n")
-            .map_err(|e| Error::io("cannot write the export", e))?;
+        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Error::io("cannot write the export", e.into()))?;
+        out.write_all(b"\n").map_err(|e| Error::io("cannot write the export", e))?;
         Ok(counts)
     }
 }

@@ -24,21 +24,13 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
     let later = "marmalade wombatfeather";
     // A neighbour that stays, so pages are shared with live data.
     let keep = f.add(concept("tea", &[("likes", "green tea in the morning")]));
-    let m = f.add(concept(
-        "diary",
-        &[("entry", &format!("my password hint is {secret}"))],
-    ));
-    f.store
-        .transact(|tx| tx.tag(m.id, "privatetagxyzzy", &user()))
-        .unwrap();
+    let m = f.add(concept("diary", &[("entry", &format!("my password hint is {secret}"))]));
+    f.store.transact(|tx| tx.tag(m.id, "privatetagxyzzy", &user())).unwrap();
     f.store
         .transact(|tx| {
             tx.update_content(
                 m.id,
-                concept(
-                    "diary",
-                    &[("entry", &format!("{later} {}", "x".repeat(6000)))],
-                ),
+                concept("diary", &[("entry", &format!("{later} {}", "x".repeat(6000)))]),
                 Expected::Any,
                 &user(),
             )
@@ -47,76 +39,28 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
     f.store.note_access([m.id]).unwrap();
     f.store.flush_accesses().unwrap();
     f.store.checkpoint().unwrap();
-    assert!(
-        !file_contains(&f.path(), secret).is_empty(),
-        "the test must see the secret before forgetting"
-    );
+    assert!(!file_contains(&f.path(), secret).is_empty(), "the test must see the secret before forgetting");
 
     let redacted = f.store.forget(m.id, &user()).unwrap();
     assert_eq!(redacted, 4);
-    for needle in [
-        secret,
-        "wombatfeather",
-        "marmalade",
-        "privatetagxyzzy",
-        "password hint",
-    ] {
-        assert_eq!(
-            file_contains(&f.path(), needle),
-            Vec::<String>::new(),
-            "'{needle}' survived forget"
-        );
+    for needle in [secret, "wombatfeather", "marmalade", "privatetagxyzzy", "password hint"] {
+        assert_eq!(file_contains(&f.path(), needle), Vec::<String>::new(), "'{needle}' survived forget");
     }
     // Gone from reads, search and history payloads; the neighbour is intact.
     assert!(matches!(f.store.get(m.id), Err(Error::Forgotten { .. })));
-    assert!(
-        f.store
-            .search(secret, &Filter::default(), 10, ("[", "]"))
-            .unwrap()
-            .is_empty()
-    );
-    assert!(
-        f.store
-            .search("wombatfeather", &Filter::default(), 10, ("[", "]"))
-            .unwrap()
-            .is_empty()
-    );
+    assert!(f.store.search(secret, &Filter::default(), 10, ("[", "]")).unwrap().is_empty());
+    assert!(f.store.search("wombatfeather", &Filter::default(), 10, ("[", "]")).unwrap().is_empty());
     let hist = f.store.history(m.id).unwrap();
     assert_eq!(hist.len(), 5);
-    assert!(
-        hist[..4]
-            .iter()
-            .all(|e| matches!(e.change, Change::Redacted { .. }) && e.redacted_at.is_some())
-    );
-    assert!(matches!(
-        hist[4].change,
-        Change::Forgotten { redacted_events: 4 }
-    ));
-    assert!(matches!(
-        f.store.get_as_of(m.id, AsOf::Seq(2)),
-        Err(Error::Forgotten { .. })
-    ));
-    assert_eq!(
-        f.store.get(keep.id).unwrap().content,
-        concept("tea", &[("likes", "green tea in the morning")])
-    );
-    assert_eq!(
-        f.store
-            .search("green", &Filter::default(), 10, ("[", "]"))
-            .unwrap()
-            .len(),
-        1
-    );
+    assert!(hist[..4].iter().all(|e| matches!(e.change, Change::Redacted { .. }) && e.redacted_at.is_some()));
+    assert!(matches!(hist[4].change, Change::Forgotten { redacted_events: 4 }));
+    assert!(matches!(f.store.get_as_of(m.id, AsOf::Seq(2)), Err(Error::Forgotten { .. })));
+    assert_eq!(f.store.get(keep.id).unwrap().content, concept("tea", &[("likes", "green tea in the morning")]));
+    assert_eq!(f.store.search("green", &Filter::default(), 10, ("[", "]")).unwrap().len(), 1);
 
     // Writes to a forgotten memory are refused; forgetting twice says so.
-    assert!(matches!(
-        f.store.transact(|tx| tx.tag(m.id, "again", &user())),
-        Err(Error::Forgotten { .. })
-    ));
-    assert!(matches!(
-        f.store.forget(m.id, &user()),
-        Err(Error::Forgotten { .. })
-    ));
+    assert!(matches!(f.store.transact(|tx| tx.tag(m.id, "again", &user())), Err(Error::Forgotten { .. })));
+    assert!(matches!(f.store.forget(m.id, &user()), Err(Error::Forgotten { .. })));
     // Replay agrees, and the key is free again.
     let before = f.store.snapshot().unwrap();
     f.store.replay().unwrap();

@@ -16,22 +16,13 @@ const V1: &[(&str, &str)] = &[
         "procedural_created",
         r#"{"content":{"type":"procedural","name":"brew","steps":["boil","steep"],"context":"mornings"},"scope":{"user_id":"u","agent_id":"a"},"importance":1.0,"tier":"long","source":{"app":"mcp","provider":"openai","model":"gpt-4o"}}"#,
     ),
-    (
-        "content_updated",
-        r#"{"content":{"type":"procedural","name":"brew","steps":["boil"]}}"#,
-    ),
+    ("content_updated", r#"{"content":{"type":"procedural","name":"brew","steps":["boil"]}}"#),
     ("tagged", r#"{"tag":"drinks"}"#),
     ("untagged", r#"{"tag":"drinks"}"#),
     ("importance_changed", r#"{"importance":0.75}"#),
     ("accessed", r#"{"count":3}"#),
-    (
-        "tier_changed",
-        r#"{"from":"short","to":"medium","reason":"accessed often"}"#,
-    ),
-    (
-        "linked",
-        r#"{"target":"01KAR0000000000000000000AB","relation":"derived_from"}"#,
-    ),
+    ("tier_changed", r#"{"from":"short","to":"medium","reason":"accessed often"}"#),
+    ("linked", r#"{"target":"01KAR0000000000000000000AB","relation":"derived_from"}"#),
     ("forgotten", r#"{"redacted_events":4}"#),
 ];
 
@@ -48,32 +39,14 @@ fn v1_payloads_decode_and_encode_back_byte_for_byte() {
 fn undecodable_payloads_name_the_field() {
     let cases = [
         ("tagged", 1, r#"{"tog":"x"}"#, "missing field `tag`"),
-        (
-            "importance_changed",
-            1,
-            r#"{"importance":7}"#,
-            "between 0 and 1",
-        ),
-        (
-            "tier_changed",
-            1,
-            r#"{"from":"short","to":"eternal","reason":"r"}"#,
-            "to: unknown variant",
-        ),
+        ("importance_changed", 1, r#"{"importance":7}"#, "between 0 and 1"),
+        ("tier_changed", 1, r#"{"from":"short","to":"eternal","reason":"r"}"#, "to: unknown variant"),
         ("semantic_created", 1, V1[2].1, "carries procedural content"),
         ("teleported", 1, "{}", "unknown event type"),
-        (
-            "tagged",
-            2,
-            r#"{"tag":"x"}"#,
-            "schema version 2 is not supported",
-        ),
+        ("tagged", 2, r#"{"tag":"x"}"#, "schema version 2 is not supported"),
     ];
     for (ty, v, payload, want) in cases {
         let err = Change::decode(ty, v, payload, false).unwrap_err();
-        assert!(
-            err.contains(want),
-            "{ty}: '{err}' does not contain '{want}'"
-        );
+        assert!(err.contains(want), "{ty}: '{err}' does not contain '{want}'");
     }
 }

@@ -13,15 +13,11 @@ fn a_foreign_sqlite_database_is_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("other.db");
     let c = rusqlite::Connection::open(&p).unwrap();
-    c.execute_batch("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('hello');")
-        .unwrap();
+    c.execute_batch("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('hello');").unwrap();
     drop(c);
     let before = std::fs::read(&p).unwrap();
     let err = open_err(&p);
-    assert!(
-        err.contains("is not a Strata database") && err.contains("left untouched"),
-        "{err}"
-    );
+    assert!(err.contains("is not a Strata database") && err.contains("left untouched"), "{err}");
     assert_eq!(std::fs::read(&p).unwrap(), before);
     assert!(!dir.path().join("other.db-wal").exists());
 }
@@ -33,10 +29,7 @@ fn a_file_that_is_not_a_database_is_refused_and_left_untouched() {
     std::fs::write(&p, "just some text, definitely not SQLite ".repeat(200)).unwrap();
     let before = std::fs::read(&p).unwrap();
     let err = open_err(&p);
-    assert!(
-        err.contains("is not a Strata database") && err.contains("not a database"),
-        "{err}"
-    );
+    assert!(err.contains("is not a Strata database") && err.contains("not a database"), "{err}");
     assert_eq!(std::fs::read(&p).unwrap(), before);
 }
 
@@ -46,16 +39,12 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     let p = f.path();
     drop(f.store);
     let c = rusqlite::Connection::open(&p).unwrap();
-    c.pragma_update(None, "user_version", schema::SCHEMA_VERSION + 1)
-        .unwrap();
+    c.pragma_update(None, "user_version", schema::SCHEMA_VERSION + 1).unwrap();
     c.pragma_update(None, "journal_mode", "DELETE").unwrap();
     drop(c);
     let before = std::fs::read(&p).unwrap();
     let err = open_err(&p);
-    assert!(
-        err.contains("newer than this Strata understands") && err.contains("upgrade Strata"),
-        "{err}"
-    );
+    assert!(err.contains("newer than this Strata understands") && err.contains("upgrade Strata"), "{err}");
     assert_eq!(std::fs::read(&p).unwrap(), before);
 }
 
@@ -63,10 +52,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
 fn a_corrupted_database_gives_a_clear_error() {
     let mut f = Fixture::new();
     for i in 0..300 {
-        f.add(concept(
-            &format!("k{i}"),
-            &[("fact", &"some words here ".repeat(20))],
-        ));
+        f.add(concept(&format!("k{i}"), &[("fact", &"some words here ".repeat(20))]));
     }
     let p = f.path();
     f.store.checkpoint().unwrap();
@@ -80,10 +66,7 @@ fn a_corrupted_database_gives_a_clear_error() {
     std::fs::write(&p, &bytes).unwrap();
     let outcome = Store::open(&p).and_then(|s| s.list(&Filter::default(), 100, None).map(|_| ()));
     let err = outcome.unwrap_err().to_string();
-    assert!(
-        err.contains("corrupt") || err.contains("not a Strata database"),
-        "{err}"
-    );
+    assert!(err.contains("corrupt") || err.contains("not a Strata database"), "{err}");
 }
 
 #[test]
@@ -101,21 +84,9 @@ fn an_empty_file_becomes_a_new_database() {
 fn shipped_migrations_are_append_only() {
     const PINNED: &[(&str, u64)] = &[("0001_init", 17_669_801_293_690_042_119)];
     fn fnv1a(s: &str) -> u64 {
-        s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
+        s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
     }
-    let actual: Vec<(&str, u64)> = schema::MIGRATIONS
-        .iter()
-        .map(|(n, sql)| (*n, fnv1a(sql)))
-        .collect();
-    assert!(
-        actual.len() >= PINNED.len(),
-        "a shipped migration was removed"
-    );
-    assert_eq!(
-        &actual[..PINNED.len()],
-        PINNED,
-        "a shipped migration changed: add a new one instead"
-    );
+    let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
+    assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
+    assert_eq!(&actual[..PINNED.len()], PINNED, "a shipped migration changed: add a new one instead");
 }

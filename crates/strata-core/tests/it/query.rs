@@ -10,45 +10,17 @@ fn fixture_with_mix() -> Fixture {
     let mut f = Fixture::new();
     for i in 0..25 {
         let scope = Scope {
-            user_id: if i % 5 == 0 {
-                "bob".into()
-            } else {
-                "default".into()
-            },
+            user_id: if i % 5 == 0 { "bob".into() } else { "default".into() },
             agent_id: None,
             session_id: Some(format!("s{}", i % 2)),
         };
         let content = match i % 3 {
-            0 => concept(
-                &format!("concept_{i}"),
-                &[("note", "about gardening and tomatoes")],
-            ),
-            1 => utterance(
-                "Mel",
-                &format!("day {i}: went hiking in the mountains"),
-                t0() - Duration::days(30 - i),
-            ),
-            _ => procedure(
-                &format!("proc_{i}"),
-                &["water the tomatoes", "check the soil"],
-            ),
+            0 => concept(&format!("concept_{i}"), &[("note", "about gardening and tomatoes")]),
+            1 => utterance("Mel", &format!("day {i}: went hiking in the mountains"), t0() - Duration::days(30 - i)),
+            _ => procedure(&format!("proc_{i}"), &["water the tomatoes", "check the soil"]),
         };
-        let tags = if i % 4 == 0 {
-            vec!["garden".to_string()]
-        } else {
-            vec![]
-        };
-        f.store
-            .create(
-                content,
-                NewMemory {
-                    scope,
-                    tags,
-                    ..Default::default()
-                },
-                &user(),
-            )
-            .unwrap();
+        let tags = if i % 4 == 0 { vec!["garden".to_string()] } else { vec![] };
+        f.store.create(content, NewMemory { scope, tags, ..Default::default() }, &user()).unwrap();
         f.tick(1);
     }
     f
@@ -60,10 +32,7 @@ fn cursor_pages_cover_everything_once_in_a_stable_order() {
     let mut seen = Vec::new();
     let mut cursor = None;
     loop {
-        let page = f
-            .store
-            .list(&Filter::default(), 7, cursor.as_deref())
-            .unwrap();
+        let page = f.store.list(&Filter::default(), 7, cursor.as_deref()).unwrap();
         // A write between pages does not shift what the next page returns.
         f.add(concept(&format!("late_{}", seen.len()), &[("x", "y")]));
         seen.extend(page.items.iter().map(|m| m.id));
@@ -75,11 +44,7 @@ fn cursor_pages_cover_everything_once_in_a_stable_order() {
     assert_eq!(seen.len(), 25);
     assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 25);
     assert!(seen.windows(2).all(|w| w[0] > w[1]), "newest first");
-    let err = f
-        .store
-        .list(&Filter::default(), 5, Some("garbage"))
-        .unwrap_err()
-        .to_string();
+    let err = f.store.list(&Filter::default(), 5, Some("garbage")).unwrap_err().to_string();
     assert!(err.contains("not a cursor"), "{err}");
 }
 
@@ -89,79 +54,19 @@ fn filters_narrow_by_type_scope_tag_tier_and_time() {
     let count = |filter: Filter| f.store.list(&filter, 1000, None).unwrap().items.len();
     let cases: Vec<(&str, Filter, usize)> = vec![
         ("all", Filter::default(), 25),
-        (
-            "episodic",
-            Filter {
-                kinds: vec![MemoryKind::Episodic],
-                ..Default::default()
-            },
-            8,
-        ),
-        (
-            "two kinds",
-            Filter {
-                kinds: vec![MemoryKind::Semantic, MemoryKind::Procedural],
-                ..Default::default()
-            },
-            17,
-        ),
-        (
-            "user",
-            Filter {
-                user_id: Some("bob".into()),
-                ..Default::default()
-            },
-            5,
-        ),
-        (
-            "session",
-            Filter {
-                session_id: Some("s0".into()),
-                ..Default::default()
-            },
-            13,
-        ),
-        (
-            "tag",
-            Filter {
-                tags: vec!["garden".into()],
-                ..Default::default()
-            },
-            7,
-        ),
-        (
-            "tier",
-            Filter {
-                tiers: vec![Tier::Short],
-                ..Default::default()
-            },
-            8,
-        ),
+        ("episodic", Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() }, 8),
+        ("two kinds", Filter { kinds: vec![MemoryKind::Semantic, MemoryKind::Procedural], ..Default::default() }, 17),
+        ("user", Filter { user_id: Some("bob".into()), ..Default::default() }, 5),
+        ("session", Filter { session_id: Some("s0".into()), ..Default::default() }, 13),
+        ("tag", Filter { tags: vec!["garden".into()], ..Default::default() }, 7),
+        ("tier", Filter { tiers: vec![Tier::Short], ..Default::default() }, 8),
         (
             "episodes in the last 21 days",
-            Filter {
-                kinds: vec![MemoryKind::Episodic],
-                since: Some(t0() - Duration::days(21)),
-                ..Default::default()
-            },
+            Filter { kinds: vec![MemoryKind::Episodic], since: Some(t0() - Duration::days(21)), ..Default::default() },
             5,
         ),
-        (
-            "until",
-            Filter {
-                until: Some(t0()),
-                ..Default::default()
-            },
-            8,
-        ),
-        (
-            "nothing",
-            Filter {
-                user_id: Some("nobody".into()),
-                ..Default::default()
-            },
-            0,
-        ),
+        ("until", Filter { until: Some(t0()), ..Default::default() }, 8),
+        ("nothing", Filter { user_id: Some("nobody".into()), ..Default::default() }, 0),
     ];
     for (name, filter, want) in cases {
         assert_eq!(count(filter), want, "{name}");
@@ -171,77 +76,28 @@ fn filters_narrow_by_type_scope_tag_tier_and_time() {
 #[test]
 fn search_ranks_by_bm25_and_highlights_matches() {
     let mut f = Fixture::new();
-    f.add(concept(
-        "tomato_growing",
-        &[("tip", "tomatoes need sun; water tomatoes daily")],
-    ));
-    f.add(concept(
-        "basil",
-        &[("tip", "basil likes warmth, pairs with tomatoes")],
-    ));
+    f.add(concept("tomato_growing", &[("tip", "tomatoes need sun; water tomatoes daily")]));
+    f.add(concept("basil", &[("tip", "basil likes warmth, pairs with tomatoes")]));
     f.add(concept("cactus", &[("tip", "little water")]));
-    let hits = f
-        .store
-        .search("Tomatoes?", &Filter::default(), 10, ("[", "]"))
-        .unwrap();
-    let keys: Vec<_> = hits
-        .iter()
-        .map(|h| h.memory.content.key().unwrap().to_string())
-        .collect();
+    let hits = f.store.search("Tomatoes?", &Filter::default(), 10, ("[", "]")).unwrap();
+    let keys: Vec<_> = hits.iter().map(|h| h.memory.content.key().unwrap().to_string()).collect();
     assert_eq!(keys, ["tomato_growing", "basil"]);
     assert!(hits[0].score > hits[1].score && hits[1].score > 0.0);
-    assert!(
-        hits[0].snippet.contains("[tomatoes]"),
-        "{}",
-        hits[0].snippet
-    );
+    assert!(hits[0].snippet.contains("[tomatoes]"), "{}", hits[0].snippet);
     // Punctuation and FTS operators in user text are harmless; stemming matches word forms.
     for q in ["\"water", "AND OR NOT", "water*", "tip: (x", "watering"] {
-        f.store
-            .search(q, &Filter::default(), 10, ("[", "]"))
-            .unwrap();
+        f.store.search(q, &Filter::default(), 10, ("[", "]")).unwrap();
     }
-    assert_eq!(
-        f.store
-            .search("watering", &Filter::default(), 10, ("", ""))
-            .unwrap()
-            .len(),
-        2
-    );
-    assert!(
-        f.store
-            .search("  ...  ", &Filter::default(), 10, ("", ""))
-            .unwrap()
-            .is_empty()
-    );
+    assert_eq!(f.store.search("watering", &Filter::default(), 10, ("", "")).unwrap().len(), 2);
+    assert!(f.store.search("  ...  ", &Filter::default(), 10, ("", "")).unwrap().is_empty());
     // Filters apply to search; tags are searchable.
     let cactus = f_id(&f, "cactus");
-    f.store
-        .transact(|tx| tx.tag(cactus, "succulent", &user()))
-        .unwrap();
-    assert_eq!(
-        f.store
-            .search("succulent", &Filter::default(), 10, ("", ""))
-            .unwrap()
-            .len(),
-        1
-    );
-    let only_tagged = Filter {
-        tags: vec!["succulent".into()],
-        ..Default::default()
-    };
-    assert_eq!(
-        f.store
-            .search("water", &only_tagged, 10, ("", ""))
-            .unwrap()
-            .len(),
-        1
-    );
+    f.store.transact(|tx| tx.tag(cactus, "succulent", &user())).unwrap();
+    assert_eq!(f.store.search("succulent", &Filter::default(), 10, ("", "")).unwrap().len(), 1);
+    let only_tagged = Filter { tags: vec!["succulent".into()], ..Default::default() };
+    assert_eq!(f.store.search("water", &only_tagged, 10, ("", "")).unwrap().len(), 1);
 }
 
 fn f_id(f: &Fixture, key: &str) -> MemoryId {
-    f.store
-        .find_by_key("default", None, Some(MemoryKind::Semantic), key)
-        .unwrap()[0]
-        .id
+    f.store.find_by_key("default", None, Some(MemoryKind::Semantic), key).unwrap()[0].id
 }

@@ -35,32 +35,18 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const WORDS: [&str; 8] = [
-    "tea", "garden", "mountain", "piano", "Caroline", "café", "sunrise", "budget",
-];
+const WORDS: [&str; 8] = ["tea", "garden", "mountain", "piano", "Caroline", "café", "sunrise", "budget"];
 
 fn content(kind: u8, seed: u8) -> Content {
     let w = |i: u8| WORDS[(seed.wrapping_add(i) % 8) as usize];
     match kind {
         0 => Content::Semantic(Concept {
             key: format!("{}_{}", w(0), seed % 5),
-            facts: [(
-                "note".to_string(),
-                FactValue::Text(format!("{} {}", w(1), w(2))),
-            )]
-            .into_iter()
-            .collect(),
+            facts: [("note".to_string(), FactValue::Text(format!("{} {}", w(1), w(2))))].into_iter().collect(),
         }),
         1 => Content::Episodic(Episode {
-            occurred_at: chrono::DateTime::from_timestamp(
-                1_600_000_000 + i64::from(seed) * 3600,
-                0,
-            )
-            .unwrap(),
-            body: EpisodeBody::Utterance {
-                speaker: w(3).into(),
-                text: format!("{} and {}", w(4), w(5)),
-            },
+            occurred_at: chrono::DateTime::from_timestamp(1_600_000_000 + i64::from(seed) * 3600, 0).unwrap(),
+            body: EpisodeBody::Utterance { speaker: w(3).into(), text: format!("{} and {}", w(4), w(5)) },
             concepts: vec![],
             extra: Default::default(),
         }),
@@ -73,9 +59,7 @@ fn content(kind: u8, seed: u8) -> Content {
 }
 
 fn run(ops: &[Op]) -> Store {
-    let clock = Arc::new(ManualClock::new(
-        chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
-    ));
+    let clock = Arc::new(ManualClock::new(chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap()));
     let mut store = Store::in_memory(clock.clone()).unwrap();
     let meta = EventMeta::actor(Actor::User);
     let mut ids: Vec<MemoryId> = Vec::new();
@@ -87,57 +71,32 @@ fn run(ops: &[Op]) -> Store {
         let _ = match op {
             Op::Create(k, s, tags) => {
                 let tags = tags.iter().map(|t| tag(*t)).collect();
-                store
-                    .create(
-                        content(*k, *s),
-                        NewMemory {
-                            tags,
-                            ..Default::default()
-                        },
-                        &meta,
-                    )
-                    .map(|m| ids.push(m.id))
+                store.create(content(*k, *s), NewMemory { tags, ..Default::default() }, &meta).map(|m| ids.push(m.id))
             }
             Op::Update(i, s) => match pick(i) {
                 Some(id) => store.transact(|tx| {
                     let kind = tx.current(id)?.kind();
                     let k = MemoryKind::ALL.iter().position(|x| *x == kind).unwrap() as u8;
-                    tx.update_content(id, content(k, *s), Expected::Any, &meta)
-                        .map(|_| ())
+                    tx.update_content(id, content(k, *s), Expected::Any, &meta).map(|_| ())
                 }),
                 None => Ok(()),
             },
-            Op::Tag(i, t) => pick(i).map_or(Ok(()), |id| {
-                store.transact(|tx| tx.tag(id, &tag(*t), &meta)).map(|_| ())
-            }),
-            Op::Untag(i, t) => pick(i).map_or(Ok(()), |id| {
-                store
-                    .transact(|tx| tx.untag(id, &tag(*t), &meta))
-                    .map(|_| ())
-            }),
+            Op::Tag(i, t) => pick(i).map_or(Ok(()), |id| store.transact(|tx| tx.tag(id, &tag(*t), &meta)).map(|_| ())),
+            Op::Untag(i, t) => {
+                pick(i).map_or(Ok(()), |id| store.transact(|tx| tx.untag(id, &tag(*t), &meta)).map(|_| ()))
+            }
             Op::Importance(i, v) => pick(i).map_or(Ok(()), |id| {
-                store
-                    .transact(|tx| {
-                        tx.set_importance(id, Importance::new(f64::from(*v) / 10.0)?, &meta)
-                    })
-                    .map(|_| ())
+                store.transact(|tx| tx.set_importance(id, Importance::new(f64::from(*v) / 10.0)?, &meta)).map(|_| ())
             }),
             Op::Tier(i, v) => pick(i).map_or(Ok(()), |id| {
-                store
-                    .transact(|tx| tx.set_tier(id, Tier::ALL[*v as usize], "test", &meta))
-                    .map(|_| ())
+                store.transact(|tx| tx.set_tier(id, Tier::ALL[*v as usize], "test", &meta)).map(|_| ())
             }),
             Op::Access(is) => {
                 let picked: Vec<_> = is.iter().filter_map(pick).collect();
-                store
-                    .note_access(picked)
-                    .and_then(|_| store.flush_accesses())
-                    .map(|_| ())
+                store.note_access(picked).and_then(|_| store.flush_accesses()).map(|_| ())
             }
             Op::Link(a, b) => match (pick(a), pick(b)) {
-                (Some(a), Some(b)) => store
-                    .transact(|tx| tx.link(a, b, "mentions", &meta))
-                    .map(|_| ()),
+                (Some(a), Some(b)) => store.transact(|tx| tx.link(a, b, "mentions", &meta)).map(|_| ()),
                 _ => Ok(()),
             },
             Op::Forget(i) => pick(i).map_or(Ok(()), |id| store.forget(id, &meta).map(|_| ())),

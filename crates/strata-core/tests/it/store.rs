@@ -8,19 +8,11 @@ fn create_then_get_returns_every_field() {
     let mut f = Fixture::new();
     let content = concept("napoleon_bonaparte", &[("birth", "1769, Corsica")]);
     let new = NewMemory {
-        scope: Scope {
-            user_id: "ana".into(),
-            agent_id: Some("tutor".into()),
-            session_id: Some("s1".into()),
-        },
+        scope: Scope { user_id: "ana".into(), agent_id: Some("tutor".into()), session_id: Some("s1".into()) },
         tags: vec![" history ".into(), "france".into()],
         importance: Some(Importance::new(0.9).unwrap()),
         tier: None,
-        source: Source {
-            app: "cli".into(),
-            provider: None,
-            model: None,
-        },
+        source: Source { app: "cli".into(), provider: None, model: None },
     };
     let m = f.store.create(content.clone(), new, &user()).unwrap();
     let got = f.store.get(m.id).unwrap();
@@ -37,11 +29,7 @@ fn create_then_get_returns_every_field() {
 fn episodes_start_short_term_and_keep_their_own_time() {
     let mut f = Fixture::new();
     let when = strata_core::time::parse_time("2023-05-08T13:56:00Z").unwrap();
-    let m = f.add(utterance(
-        "Caroline",
-        "I went to a LGBTQ support group yesterday",
-        when,
-    ));
+    let m = f.add(utterance("Caroline", "I went to a LGBTQ support group yesterday", when));
     assert_eq!(m.tier, Tier::Short);
     assert_eq!(m.occurred_at(), when);
     assert_eq!(m.created_at, t0());
@@ -56,19 +44,11 @@ fn each_command_appends_one_event_and_moves_the_version() {
     f.store
         .transact(|tx| {
             assert!(tx.tag(m.id, "drinks", &user())?);
-            assert!(
-                !tx.tag(m.id, "drinks", &user())?,
-                "tagging twice is a no-op"
-            );
+            assert!(!tx.tag(m.id, "drinks", &user())?, "tagging twice is a no-op");
             tx.set_importance(m.id, Importance::new(0.8)?, &user())?;
             tx.set_tier(m.id, Tier::Long, "pinned by user", &user())?;
             tx.link(m.id, a.id, "contrasts_with", &user())?;
-            tx.update_content(
-                m.id,
-                concept("tea", &[("likes", "oolong")]),
-                Expected::Exact(5),
-                &user(),
-            )?;
+            tx.update_content(m.id, concept("tea", &[("likes", "oolong")]), Expected::Exact(5), &user())?;
             assert!(tx.untag(m.id, "drinks", &user())?);
             Ok(())
         })
@@ -80,24 +60,10 @@ fn each_command_appends_one_event_and_moves_the_version() {
     assert!(got.tags.is_empty());
     assert_eq!(got.links.len(), 1);
     assert_eq!(got.updated_at, t0() + chrono::Duration::seconds(1));
-    let types: Vec<String> = f
-        .store
-        .history(m.id)
-        .unwrap()
-        .iter()
-        .map(|e| e.change.event_type().to_string())
-        .collect();
+    let types: Vec<String> = f.store.history(m.id).unwrap().iter().map(|e| e.change.event_type().to_string()).collect();
     assert_eq!(
         types,
-        [
-            "semantic_created",
-            "tagged",
-            "importance_changed",
-            "tier_changed",
-            "linked",
-            "content_updated",
-            "untagged"
-        ]
+        ["semantic_created", "tagged", "importance_changed", "tier_changed", "linked", "content_updated", "untagged"]
     );
 }
 
@@ -108,20 +74,10 @@ fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
     f.store.transact(|tx| tx.tag(m.id, "x", &user())).unwrap();
     let err = f
         .store
-        .transact(|tx| {
-            tx.update_content(
-                m.id,
-                concept("tea", &[("likes", "black")]),
-                Expected::Exact(1),
-                &user(),
-            )
-        })
+        .transact(|tx| tx.update_content(m.id, concept("tea", &[("likes", "black")]), Expected::Exact(1), &user()))
         .unwrap_err();
     assert!(matches!(err, Error::Conflict { actual: 2, .. }), "{err}");
-    assert_eq!(
-        f.store.get(m.id).unwrap().content,
-        concept("tea", &[("likes", "green")])
-    );
+    assert_eq!(f.store.get(m.id).unwrap().content, concept("tea", &[("likes", "green")]));
     assert_eq!(f.store.event_count().unwrap(), 2);
 }
 
@@ -145,89 +101,34 @@ fn a_failed_transaction_leaves_no_half_write() {
 fn keys_are_unique_per_user_and_agent_but_not_across_them() {
     let mut f = Fixture::new();
     let c = concept("tea", &[("likes", "green")]);
-    f.store
-        .create(c.clone(), NewMemory::default(), &user())
-        .unwrap();
-    let other_user = NewMemory {
-        scope: Scope::user("bob"),
-        ..Default::default()
-    };
+    f.store.create(c.clone(), NewMemory::default(), &user()).unwrap();
+    let other_user = NewMemory { scope: Scope::user("bob"), ..Default::default() };
     f.store.create(c.clone(), other_user, &user()).unwrap();
-    let agent = NewMemory {
-        scope: Scope {
-            agent_id: Some("a1".into()),
-            ..Scope::default()
-        },
-        ..Default::default()
-    };
+    let agent = NewMemory { scope: Scope { agent_id: Some("a1".into()), ..Scope::default() }, ..Default::default() };
     f.store.create(c.clone(), agent, &user()).unwrap();
-    let err = f
-        .store
-        .create(c, NewMemory::default(), &user())
-        .unwrap_err();
+    let err = f.store.create(c, NewMemory::default(), &user()).unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
     // a procedure may share a concept's name
-    f.store
-        .create(
-            procedure("tea", &["boil water"]),
-            NewMemory::default(),
-            &user(),
-        )
-        .unwrap();
-    assert_eq!(
-        f.store
-            .find_by_key("default", None, None, "tea")
-            .unwrap()
-            .len(),
-        2
-    );
+    f.store.create(procedure("tea", &["boil water"]), NewMemory::default(), &user()).unwrap();
+    assert_eq!(f.store.find_by_key("default", None, None, "tea").unwrap().len(), 2);
 }
 
 #[test]
 fn bad_input_is_refused_with_a_clear_message() {
     let mut f = Fixture::new();
     let m = f.add(concept("tea", &[("likes", "green")]));
-    let check = |err: Error, want: &str| {
-        assert!(err.to_string().contains(want), "{err} does not say {want}")
-    };
-    check(
-        f.store
-            .create(concept(" ", &[("a", "b")]), NewMemory::default(), &user())
-            .unwrap_err(),
-        "must not be empty",
-    );
-    check(
-        f.store
-            .create(concept("k", &[]), NewMemory::default(), &user())
-            .unwrap_err(),
-        "has no facts",
-    );
-    check(
-        f.store
-            .create(procedure("p", &[]), NewMemory::default(), &user())
-            .unwrap_err(),
-        "non-empty steps",
-    );
-    check(
-        f.store
-            .transact(|tx| tx.tag(m.id, "  ", &user()))
-            .unwrap_err(),
-        "must not be empty",
-    );
+    let check = |err: Error, want: &str| assert!(err.to_string().contains(want), "{err} does not say {want}");
+    check(f.store.create(concept(" ", &[("a", "b")]), NewMemory::default(), &user()).unwrap_err(), "must not be empty");
+    check(f.store.create(concept("k", &[]), NewMemory::default(), &user()).unwrap_err(), "has no facts");
+    check(f.store.create(procedure("p", &[]), NewMemory::default(), &user()).unwrap_err(), "non-empty steps");
+    check(f.store.transact(|tx| tx.tag(m.id, "  ", &user())).unwrap_err(), "must not be empty");
     check(Importance::new(1.5).unwrap_err(), "between 0 and 1");
     check("nope".parse::<MemoryId>().unwrap_err(), "not a memory id");
     let ghost = MemoryId::from_parts(1, 1);
     check(f.store.get(ghost).unwrap_err(), "no memory");
+    check(f.store.transact(|tx| tx.tag(ghost, "x", &user())).unwrap_err(), "no memory");
     check(
-        f.store
-            .transact(|tx| tx.tag(ghost, "x", &user()))
-            .unwrap_err(),
-        "no memory",
-    );
-    check(
-        f.store
-            .transact(|tx| tx.update_content(m.id, procedure("p", &["s"]), Expected::Any, &user()))
-            .unwrap_err(),
+        f.store.transact(|tx| tx.update_content(m.id, procedure("p", &["s"]), Expected::Any, &user())).unwrap_err(),
         "cannot become procedural",
     );
 }
@@ -239,18 +140,11 @@ fn accesses_are_batched_into_one_transaction() {
     let b = f.add(concept("b", &[("x", "1")]));
     f.tick(5);
     f.store.note_access([a.id, b.id, a.id]).unwrap();
-    assert_eq!(
-        f.store.event_count().unwrap(),
-        2,
-        "reads are not written one by one"
-    );
+    assert_eq!(f.store.event_count().unwrap(), 2, "reads are not written one by one");
     assert_eq!(f.store.flush_accesses().unwrap(), 2);
     let a = f.store.get(a.id).unwrap();
     assert_eq!(a.access_count, 2);
-    assert_eq!(
-        a.last_accessed_at,
-        Some(t0() + chrono::Duration::seconds(5))
-    );
+    assert_eq!(a.last_accessed_at, Some(t0() + chrono::Duration::seconds(5)));
     assert_eq!(a.updated_at, t0(), "an access is not an update");
     assert_eq!(f.store.event_count().unwrap(), 4);
 }

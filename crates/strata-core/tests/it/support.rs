@@ -36,9 +36,7 @@ impl Fixture {
     }
 
     pub fn add(&mut self, content: Content) -> Memory {
-        self.store
-            .create(content, NewMemory::default(), &user())
-            .unwrap()
+        self.store.create(content, NewMemory::default(), &user()).unwrap()
     }
 }
 
@@ -49,20 +47,14 @@ pub fn user() -> EventMeta {
 pub fn concept(key: &str, facts: &[(&str, &str)]) -> Content {
     Content::Semantic(Concept {
         key: key.into(),
-        facts: facts
-            .iter()
-            .map(|(k, v)| (k.to_string(), FactValue::Text(v.to_string())))
-            .collect(),
+        facts: facts.iter().map(|(k, v)| (k.to_string(), FactValue::Text(v.to_string()))).collect(),
     })
 }
 
 pub fn utterance(speaker: &str, text: &str, at: DateTime<Utc>) -> Content {
     Content::Episodic(Episode {
         occurred_at: at,
-        body: EpisodeBody::Utterance {
-            speaker: speaker.into(),
-            text: text.into(),
-        },
+        body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
         concepts: vec![],
         extra: Default::default(),
     })

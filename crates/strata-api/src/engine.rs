@@ -1,0 +1,447 @@
+//! The [`Engine`]: every operation a user can perform on their memory, in one place.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::interchange::seed::ImportCounts;
+use strata_core::{
+    AsOf, Clock, Concept, Content, Episode, EpisodeBody, EventMeta, Expected, FactValue, Filter, Importance, MemoryId,
+    MemoryKind, NewMemory, Procedure, Scope, Source, Store, SystemClock, Tier,
+};
+
+use crate::dto::{EventView, HitView, MemoryView, PageView, StatsView};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// Who is using the engine: the scope new memories get and reads default to, and the client
+/// recorded on every write.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// The user whose memories these are.
+    pub user_id: String,
+    /// An agent, for agent-private memories.
+    pub agent_id: Option<String>,
+    /// The client name recorded as the source and on events (`cli`, `desktop`, an MCP client).
+    pub client: String,
+    /// The kind of actor behind this client.
+    pub actor: strata_core::Actor,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            user_id: Scope::DEFAULT_USER.into(),
+            agent_id: None,
+            client: "api".into(),
+            actor: strata_core::Actor::User,
+        }
+    }
+}
+
+/// A memory to create.
+#[derive(Debug, Clone)]
+pub struct AddRequest {
+    /// What it says.
+    pub content: Content,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// 0 to 1 (default 0.5).
+    pub importance: Option<f64>,
+    /// Starting tier (default by type).
+    pub tier: Option<Tier>,
+    /// Session it belongs to.
+    pub session_id: Option<String>,
+}
+
+/// Changes to a memory; `None` fields stay as they are.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateRequest {
+    /// Facts to set (semantic).
+    pub set_facts: Vec<(String, FactValue)>,
+    /// Facts to remove (semantic).
+    pub unset_facts: Vec<String>,
+    /// New text (an utterance's text, or an exchange's response).
+    pub text: Option<String>,
+    /// New query (exchange).
+    pub query: Option<String>,
+    /// New steps (procedural), replacing the old ones.
+    pub steps: Option<Vec<String>>,
+    /// New context (procedural).
+    pub context: Option<String>,
+    /// New importance.
+    pub importance: Option<f64>,
+    /// Fail with a conflict unless the memory is at this version.
+    pub expected_version: Option<u64>,
+}
+
+/// How a memory is named on the command line: its id, or its key in the current scope.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// An id or a concept key / procedure name.
+    pub id_or_key: String,
+    /// Which type to look the key up in, when both have it.
+    pub kind: Option<MemoryKind>,
+}
+
+impl Target {
+    /// A target from what the user typed.
+    pub fn new(id_or_key: impl Into<String>) -> Self {
+        Target { id_or_key: id_or_key.into(), kind: None }
+    }
+}
+
+/// Import/export file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportFormat {
+    /// The seed-002 JSON document.
+    Seed,
+    /// The JSON Lines event backup.
+    Backup,
+}
+
+/// What `replay` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    /// Events read from the log.
+    pub events: u64,
+    /// Memories in the rebuilt projections.
+    pub memories: u64,
+    /// Whether the rebuilt projections equal the ones before (they should).
+    pub matched: bool,
+    /// How long the rebuild took.
+    pub millis: u64,
+}
+
+/// What `forget` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForgetReport {
+    /// The forgotten memory.
+    pub id: String,
+    /// Earlier events whose payloads were erased.
+    pub redacted_events: u64,
+}
+
+/// Strata's engine over one database.
+pub struct Engine {
+    store: Store,
+    opts: EngineOptions,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("store", &self.store).field("opts", &self.opts).finish()
+    }
+}
+
+impl Engine {
+    /// Opens (or creates) the database at `path`.
+    pub fn open(path: &Path, opts: EngineOptions) -> ApiResult<Engine> {
+        Engine::open_with_clock(path, opts, Arc::new(SystemClock))
+    }
+
+    /// Opens with an injected clock (tests, deterministic maintenance).
+    pub fn open_with_clock(path: &Path, opts: EngineOptions, clock: Arc<dyn Clock>) -> ApiResult<Engine> {
+        Ok(Engine { store: Store::open_with_clock(path, clock)?, opts })
+    }
+
+    /// The underlying store, for what the API does not cover yet (benchmarks, tests).
+    pub fn store(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    fn meta(&self) -> EventMeta {
+        EventMeta { actor: self.opts.actor, client: Some(self.opts.client.clone()), ..Default::default() }
+    }
+
+    fn scope(&self, session_id: Option<String>) -> Scope {
+        Scope { user_id: self.opts.user_id.clone(), agent_id: self.opts.agent_id.clone(), session_id }
+    }
+
+    /// The filter that keeps reads inside this engine's user (and agent) scope.
+    pub fn scoped(&self, mut filter: Filter) -> Filter {
+        filter.user_id.get_or_insert_with(|| self.opts.user_id.clone());
+        if filter.agent_id.is_none() {
+            filter.agent_id = self.opts.agent_id.clone();
+        }
+        filter
+    }
+
+    /// Resolves an id or a key (in this scope) to an id.
+    pub fn resolve(&self, target: &Target) -> ApiResult<MemoryId> {
+        let s = target.id_or_key.trim();
+        if s.len() == 26 {
+            if let Ok(id) = s.parse::<MemoryId>() {
+                return Ok(id);
+            }
+        }
+        let found = self.store.find_by_key(&self.opts.user_id, self.opts.agent_id.as_deref(), target.kind, s)?;
+        match found.as_slice() {
+            [] => Err(ApiError::new(ErrorCode::NotFound, format!("no memory with id or key '{s}'"))),
+            [one] => Ok(one.id),
+            _ => Err(ApiError::invalid(format!(
+                "both a semantic and a procedural memory have the key '{s}'; say which type you mean"
+            ))),
+        }
+    }
+
+    /// Creates a memory.
+    pub fn add(&mut self, req: AddRequest) -> ApiResult<MemoryView> {
+        let importance = req.importance.map(Importance::new).transpose()?;
+        let new = NewMemory {
+            scope: self.scope(req.session_id),
+            tags: req.tags,
+            importance,
+            tier: req.tier,
+            source: Source::app(self.opts.client.clone()),
+        };
+        let meta = self.meta();
+        Ok(self.store.create(req.content, new, &meta)?.into())
+    }
+
+    /// Reads a memory (recording the access), optionally as it was at a past point.
+    pub fn get(&mut self, target: &Target, as_of: Option<AsOf>) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let m = match as_of {
+            Some(at) => self.store.get_as_of(id, at)?,
+            None => {
+                let m = self.store.get(id)?;
+                self.store.note_access([id])?;
+                m
+            }
+        };
+        Ok(m.into())
+    }
+
+    /// A page of memories in this scope, newest first.
+    pub fn list(&self, filter: Filter, limit: usize, cursor: Option<&str>) -> ApiResult<PageView> {
+        let page = self.store.list(&self.scoped(filter), limit, cursor)?;
+        Ok(PageView { items: page.items.into_iter().map(Into::into).collect(), next_cursor: page.next_cursor })
+    }
+
+    /// Keyword search in this scope (recording accesses of what it returns).
+    pub fn search(&mut self, text: &str, filter: Filter, limit: usize, marks: (&str, &str)) -> ApiResult<Vec<HitView>> {
+        let hits = self.store.search(text, &self.scoped(filter), limit, marks)?;
+        self.store.note_access(hits.iter().map(|h| h.memory.id))?;
+        Ok(hits.into_iter().map(Into::into).collect())
+    }
+
+    /// Adds tags; returns the memory after.
+    pub fn tag(&mut self, target: &Target, tags: &[String]) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        self.store.transact(|tx| {
+            for t in tags {
+                tx.tag(id, t, &meta)?;
+            }
+            tx.current(id)
+        })?;
+        Ok(self.store.get(id)?.into())
+    }
+
+    /// Removes tags; returns the memory after.
+    pub fn untag(&mut self, target: &Target, tags: &[String]) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        self.store.transact(|tx| {
+            for t in tags {
+                tx.untag(id, t, &meta)?;
+            }
+            Ok(())
+        })?;
+        Ok(self.store.get(id)?.into())
+    }
+
+    /// Applies an update in one transaction.
+    pub fn update(&mut self, target: &Target, req: UpdateRequest) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        let importance = req.importance.map(Importance::new).transpose()?;
+        self.store.transact(|tx| {
+            let current = tx.current(id)?;
+            if let Some(v) = req.expected_version {
+                if current.version != v {
+                    return Err(strata_core::Error::Conflict {
+                        stream: id.to_string(),
+                        expected: v.to_string(),
+                        actual: current.version,
+                    });
+                }
+            }
+            let content = apply_update(current.content, &req)?;
+            tx.update_content(id, content, Expected::Exact(current.version), &meta)?;
+            if let Some(i) = importance {
+                tx.set_importance(id, i, &meta)?;
+            }
+            Ok(())
+        })?;
+        Ok(self.store.get(id)?.into())
+    }
+
+    /// Moves a memory to a tier, with a reason.
+    pub fn set_tier(&mut self, target: &Target, tier: Tier, reason: &str) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        Ok(self.store.transact(|tx| tx.set_tier(id, tier, reason, &meta))?.into())
+    }
+
+    /// Records that one memory relates to another.
+    pub fn link(&mut self, target: &Target, to: &Target, relation: &str) -> ApiResult<MemoryView> {
+        let (id, to) = (self.resolve(target)?, self.resolve(to)?);
+        let meta = self.meta();
+        Ok(self.store.transact(|tx| tx.link(id, to, relation, &meta))?.into())
+    }
+
+    /// Forgets a memory for good.
+    pub fn forget(&mut self, target: &Target) -> ApiResult<ForgetReport> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        let redacted_events = self.store.forget(id, &meta)?;
+        Ok(ForgetReport { id: id.to_string(), redacted_events })
+    }
+
+    /// A memory's events, oldest first.
+    pub fn history(&self, target: &Target) -> ApiResult<Vec<EventView>> {
+        let id = self.resolve(target)?;
+        Ok(self.store.history(id)?.into_iter().map(Into::into).collect())
+    }
+
+    /// Rebuilds the projections from the log and says whether they matched.
+    pub fn replay(&mut self) -> ApiResult<ReplayReport> {
+        let before = self.store.snapshot();
+        let t = Instant::now();
+        let (events, memories) = self.store.replay()?;
+        let millis = t.elapsed().as_millis() as u64;
+        let matched = match before {
+            Ok(b) => self.store.snapshot()? == b,
+            Err(_) => false,
+        };
+        Ok(ReplayReport { events, memories, matched, millis })
+    }
+
+    /// Imports a file (format detected when not given). One transaction.
+    pub fn import(
+        &mut self,
+        name: &str,
+        input: &mut dyn BufRead,
+        format: Option<ImportFormat>,
+    ) -> ApiResult<(ImportFormat, u64)> {
+        let mut text = String::new();
+        input
+            .read_to_string(&mut text)
+            .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {name}: {e}")))?;
+        let format = format.unwrap_or_else(|| detect_format(&text));
+        let n = match format {
+            ImportFormat::Seed => {
+                let template = NewMemory {
+                    scope: self.scope(None),
+                    source: Source::app(self.opts.client.clone()),
+                    ..Default::default()
+                };
+                let meta = self.meta();
+                self.store.import_seed(name, &text, &template, &meta)?.total()
+            }
+            ImportFormat::Backup => self.store.import_backup(name, &mut text.as_bytes())?.1,
+        };
+        Ok((format, n))
+    }
+
+    /// Exports this scope as a seed document, or the whole log as a backup. Returns the count
+    /// of memories (seed) or events (backup) written.
+    pub fn export(&self, format: ImportFormat, out: &mut dyn Write) -> ApiResult<u64> {
+        Ok(match format {
+            ImportFormat::Seed => {
+                self.store.export_seed(&self.opts.user_id, self.opts.agent_id.as_deref(), out)?.total()
+            }
+            ImportFormat::Backup => self.store.export_backup(out)?,
+        })
+    }
+
+    /// Summary counts.
+    pub fn stats(&self) -> ApiResult<StatsView> {
+        Ok(self.store.stats()?)
+    }
+
+    /// Seeds example memories of each type (once; tagged `demo`). Returns how many were added.
+    pub fn demo(&mut self) -> ApiResult<ImportCounts> {
+        let existing = self.list(Filter { tags: vec![crate::demo::TAG.into()], ..Default::default() }, 1, None)?;
+        if !existing.items.is_empty() {
+            return Ok(ImportCounts::default());
+        }
+        let template = NewMemory {
+            scope: self.scope(None),
+            tags: vec![crate::demo::TAG.into()],
+            source: Source::app(self.opts.client.clone()),
+            ..Default::default()
+        };
+        let meta = self.meta();
+        Ok(self.store.import_seed("demo", crate::demo::DOCUMENT, &template, &meta)?)
+    }
+
+    /// Writes pending access records now (they are also written when the engine is dropped).
+    pub fn flush(&mut self) -> ApiResult<()> {
+        self.store.flush_accesses()?;
+        Ok(())
+    }
+}
+
+fn detect_format(text: &str) -> ImportFormat {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.contains(strata_core::interchange::backup::FORMAT) { ImportFormat::Backup } else { ImportFormat::Seed }
+}
+
+/// The content after an update request, checking the request fits the memory's type.
+fn apply_update(content: Content, req: &UpdateRequest) -> strata_core::Result<Content> {
+    let wrong =
+        |what: &str, kind: MemoryKind| strata_core::Error::invalid(format!("{what} does not apply to a {kind} memory"));
+    let kind = content.kind();
+    let has_facts = !req.set_facts.is_empty() || !req.unset_facts.is_empty();
+    let has_episode = req.text.is_some() || req.query.is_some();
+    let has_procedure = req.steps.is_some() || req.context.is_some();
+    Ok(match content {
+        Content::Semantic(mut c) => {
+            if has_episode || has_procedure {
+                return Err(wrong("text, query, steps or context", kind));
+            }
+            for (k, v) in &req.set_facts {
+                c.facts.insert(k.clone(), v.clone());
+            }
+            for k in &req.unset_facts {
+                if c.facts.shift_remove(k).is_none() {
+                    return Err(strata_core::Error::invalid(format!("'{}' has no fact named '{k}'", c.key)));
+                }
+            }
+            Content::Semantic(Concept { key: c.key, facts: c.facts })
+        }
+        Content::Episodic(mut e) => {
+            if has_facts || has_procedure {
+                return Err(wrong("facts, steps or context", kind));
+            }
+            e.body = match e.body {
+                EpisodeBody::Exchange { query, response } => EpisodeBody::Exchange {
+                    query: req.query.clone().unwrap_or(query),
+                    response: req.text.clone().unwrap_or(response),
+                },
+                EpisodeBody::Utterance { speaker, text } => {
+                    if req.query.is_some() {
+                        return Err(strata_core::Error::invalid("an utterance has no query; set its text"));
+                    }
+                    EpisodeBody::Utterance { speaker, text: req.text.clone().unwrap_or(text) }
+                }
+            };
+            Content::Episodic(Episode { ..e })
+        }
+        Content::Procedural(p) => {
+            if has_facts || has_episode {
+                return Err(wrong("facts, text or query", kind));
+            }
+            Content::Procedural(Procedure {
+                name: p.name,
+                steps: req.steps.clone().unwrap_or(p.steps),
+                context: req.context.clone().or(p.context),
+            })
+        }
+    })
+}

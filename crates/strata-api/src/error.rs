@@ -1,0 +1,79 @@
+//! The closed set of error codes callers (and the UI) branch on, each with a readable message.
+
+use serde::Serialize;
+use strata_core::Error;
+
+/// What kind of failure an [`ApiError`] is; stable across releases (mirrored in TypeScript).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The request does not make sense.
+    InvalidInput,
+    /// No memory with that id or key.
+    NotFound,
+    /// The memory was forgotten.
+    Forgotten,
+    /// The key is taken in this scope.
+    DuplicateKey,
+    /// Someone else changed the memory first.
+    Conflict,
+    /// The file is not a Strata database.
+    NotStrataDatabase,
+    /// The database comes from a newer Strata.
+    NewerSchema,
+    /// The database is damaged.
+    Corrupt,
+    /// Another process holds the write lock.
+    Busy,
+    /// An import file is malformed.
+    BadImport,
+    /// Filesystem trouble.
+    Io,
+    /// Anything else.
+    Internal,
+}
+
+/// An error at the API boundary: a code and one clear sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    /// What kind of failure.
+    pub code: ErrorCode,
+    /// What happened and, where it helps, what to do.
+    pub message: String,
+}
+
+/// Result with an [`ApiError`].
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError { code, message: message.into() }
+    }
+
+    /// Shorthand for [`ErrorCode::InvalidInput`].
+    pub fn invalid(message: impl Into<String>) -> Self {
+        ApiError::new(ErrorCode::InvalidInput, message)
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        let code = match &e {
+            Error::Invalid(_) => ErrorCode::InvalidInput,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::Forgotten { .. } => ErrorCode::Forgotten,
+            Error::DuplicateKey { .. } => ErrorCode::DuplicateKey,
+            Error::Conflict { .. } => ErrorCode::Conflict,
+            Error::NotStrataDatabase { .. } => ErrorCode::NotStrataDatabase,
+            Error::NewerSchema { .. } => ErrorCode::NewerSchema,
+            Error::Corrupt(_) => ErrorCode::Corrupt,
+            Error::Busy => ErrorCode::Busy,
+            Error::BadImport { .. } => ErrorCode::BadImport,
+            Error::Io { .. } => ErrorCode::Io,
+            Error::BadEvent { .. } | Error::Sqlite(_) => ErrorCode::Internal,
+        };
+        ApiError { code, message: e.to_string() }
+    }
+}

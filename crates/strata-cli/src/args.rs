@@ -1,0 +1,303 @@
+//! The command line's shape (clap): global options, subcommands and their arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Strata: a local-first, hierarchical long-term memory for LLMs and agents.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The database file (default: strata.db in your user data folder).
+    #[arg(long, global = true, env = "STRATA_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print JSON for scripts instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Whose memories to use.
+    #[arg(long, global = true, env = "STRATA_USER", default_value = "default")]
+    pub user: String,
+    /// Narrow to one agent's private memories.
+    #[arg(long, global = true, env = "STRATA_AGENT")]
+    pub agent: Option<String>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add a memory.
+    #[command(subcommand)]
+    Add(AddCommand),
+    /// Show one memory (by id or key), now or as it was at a past time.
+    Get {
+        /// Memory id, concept key or procedure name.
+        target: String,
+        /// Which type a key refers to when several have it.
+        #[arg(long = "type", value_enum)]
+        kind: Option<KindArg>,
+        /// Show the memory as it was at this time (e.g. 2026-01-31T12:00Z).
+        #[arg(long, conflicts_with = "at_seq")]
+        as_of: Option<String>,
+        /// Show the memory as it was after this event sequence number.
+        #[arg(long)]
+        at_seq: Option<i64>,
+    },
+    /// List memories, newest first.
+    List {
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// How many to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Continue after this cursor (printed under the previous page).
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// Keyword search (best first, with the matching passage).
+    Search {
+        /// Words to look for.
+        query: String,
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// How many results.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
+    /// Change a memory's content or importance.
+    Update(UpdateArgs),
+    /// Add tags to a memory.
+    Tag {
+        /// Memory id or key.
+        target: String,
+        /// Tags to add.
+        #[arg(required = true)]
+        tags: Vec<String>,
+    },
+    /// Remove tags from a memory.
+    Untag {
+        /// Memory id or key.
+        target: String,
+        /// Tags to remove.
+        #[arg(required = true)]
+        tags: Vec<String>,
+    },
+    /// Move a memory to another tier.
+    Tier {
+        /// Memory id or key.
+        target: String,
+        /// short, medium or long.
+        #[arg(value_enum)]
+        tier: TierArg,
+        /// Why (kept in the history).
+        #[arg(long, default_value = "moved by user")]
+        reason: String,
+    },
+    /// Record that one memory relates to another (provenance).
+    Link {
+        /// The memory that relates.
+        target: String,
+        /// The memory it relates to.
+        to: String,
+        /// How they relate.
+        #[arg(long, default_value = "related_to")]
+        relation: String,
+    },
+    /// Forget a memory for good: its content is erased everywhere, including the log.
+    Forget {
+        /// Memory id or key.
+        target: String,
+        /// Do not ask for confirmation.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Show a memory's history from the event log.
+    History {
+        /// Memory id or key.
+        target: String,
+    },
+    /// Rebuild every projection from the event log and check it matched.
+    Replay,
+    /// Import a seed-002 JSON document or a JSON Lines backup ("-" for stdin).
+    Import {
+        /// The file.
+        file: PathBuf,
+        /// The format (detected when omitted).
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
+    },
+    /// Export memories as a seed-002 document, or the whole log as a backup.
+    Export {
+        /// The format.
+        #[arg(long, value_enum, default_value = "seed")]
+        format: FormatArg,
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Counts of memories, tags and events.
+    Stats,
+    /// Add a few example memories of each type.
+    Demo,
+}
+
+/// `strata add …`
+#[derive(Debug, Subcommand)]
+pub enum AddCommand {
+    /// A concept and its facts: `strata add semantic tea --fact likes=oolong`.
+    Semantic {
+        /// The concept key, e.g. napoleon_bonaparte.
+        key: String,
+        /// A fact as name=value (value may be JSON: numbers, lists, true/false). Repeatable.
+        #[arg(long = "fact", value_name = "NAME=VALUE")]
+        facts: Vec<String>,
+        /// All facts as one JSON object.
+        #[arg(long, value_name = "JSON")]
+        facts_json: Option<String>,
+        #[command(flatten)]
+        common: CommonAdd,
+    },
+    /// An interaction: an utterance (--speaker, --text) or an exchange (--query, --response).
+    Episodic {
+        /// Who spoke (with --text).
+        #[arg(long, requires = "text")]
+        speaker: Option<String>,
+        /// What was said.
+        #[arg(long)]
+        text: Option<String>,
+        /// What was asked (with --response).
+        #[arg(long, conflicts_with_all = ["speaker", "text"])]
+        query: Option<String>,
+        /// What was answered.
+        #[arg(long, conflicts_with_all = ["speaker", "text"])]
+        response: Option<String>,
+        /// When it happened (default: now).
+        #[arg(long)]
+        at: Option<String>,
+        /// Concept keys it refers to. Repeatable.
+        #[arg(long = "concept")]
+        concepts: Vec<String>,
+        #[command(flatten)]
+        common: CommonAdd,
+    },
+    /// A procedure: `strata add procedural brew --step "boil" --step "steep"`.
+    Procedural {
+        /// The procedure's name.
+        name: String,
+        /// A step, in order. Repeatable.
+        #[arg(long = "step", required = true)]
+        steps: Vec<String>,
+        /// When to use it.
+        #[arg(long)]
+        context: Option<String>,
+        #[command(flatten)]
+        common: CommonAdd,
+    },
+}
+
+/// Options every `add` takes.
+#[derive(Debug, Args)]
+pub struct CommonAdd {
+    /// A tag. Repeatable.
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// 0 to 1 (default 0.5).
+    #[arg(long)]
+    pub importance: Option<f64>,
+    /// Starting tier (default: episodes short, others medium).
+    #[arg(long, value_enum)]
+    pub tier: Option<TierArg>,
+    /// The session it belongs to.
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+/// `strata update …`
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Memory id or key.
+    pub target: String,
+    /// Which type a key refers to.
+    #[arg(long = "type", value_enum)]
+    pub kind: Option<KindArg>,
+    /// Set a fact (semantic). Repeatable.
+    #[arg(long = "fact", value_name = "NAME=VALUE")]
+    pub facts: Vec<String>,
+    /// Remove a fact (semantic). Repeatable.
+    #[arg(long = "unset-fact", value_name = "NAME")]
+    pub unset_facts: Vec<String>,
+    /// New text (utterance) or response (exchange).
+    #[arg(long)]
+    pub text: Option<String>,
+    /// New query (exchange).
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Replace the steps (procedural). Repeatable.
+    #[arg(long = "step")]
+    pub steps: Vec<String>,
+    /// New context (procedural).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// New importance, 0 to 1.
+    #[arg(long)]
+    pub importance: Option<f64>,
+    /// Refuse if the memory changed since this version.
+    #[arg(long)]
+    pub expect_version: Option<u64>,
+}
+
+/// Filters shared by list and search.
+#[derive(Debug, Args, Default)]
+pub struct FilterArgs {
+    /// Only this type. Repeatable.
+    #[arg(long = "type", value_enum)]
+    pub kinds: Vec<KindArg>,
+    /// Only memories with this tag. Repeatable (all must match).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// Only this tier. Repeatable.
+    #[arg(long = "tier", value_enum)]
+    pub tiers: Vec<TierArg>,
+    /// Only this session.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only memories that happened at or after this time.
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only memories that happened before this time.
+    #[arg(long)]
+    pub until: Option<String>,
+}
+
+/// Memory types on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    /// Facts about a concept.
+    Semantic,
+    /// Interactions.
+    Episodic,
+    /// Procedures.
+    Procedural,
+}
+
+/// Tiers on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TierArg {
+    /// Working memory.
+    Short,
+    /// Recent.
+    Medium,
+    /// Consolidated.
+    Long,
+}
+
+/// File formats on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// The seed-002 JSON document.
+    Seed,
+    /// JSON Lines of every event.
+    Backup,
+}

@@ -1,0 +1,268 @@
+//! One function per subcommand: turn arguments into an engine call, hand the result to render.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use strata_api::{AddRequest, Engine, EngineOptions, ImportFormat, Target, UpdateRequest};
+use strata_core::time::parse_time;
+use strata_core::{
+    AsOf, Clock, Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, ManualClock, MemoryKind, Procedure,
+    SystemClock, Tier,
+};
+
+use crate::args::{AddCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KindArg, TierArg};
+use crate::render::Out;
+
+/// The database used when neither --db nor STRATA_DB is given.
+fn default_db() -> Result<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "strata")
+        .ok_or_else(|| anyhow!("cannot find your user data folder; pass --db PATH"))?;
+    Ok(dirs.data_dir().join("strata.db"))
+}
+
+/// The system clock, or a fixed one when `STRATA_NOW` is set (reproducible scripts and tests).
+fn clock() -> Result<Arc<dyn Clock>> {
+    Ok(match std::env::var("STRATA_NOW") {
+        Ok(now) => Arc::new(ManualClock::new(parse_time(&now).context("STRATA_NOW")?)),
+        Err(_) => Arc::new(SystemClock),
+    })
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    let db = match cli.db.clone() {
+        Some(p) => p,
+        None => default_db()?,
+    };
+    let opts = EngineOptions {
+        user_id: cli.user.clone(),
+        agent_id: cli.agent.clone(),
+        client: "cli".into(),
+        actor: strata_core::Actor::User,
+    };
+    let clock = clock()?;
+    let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
+    let out = Out { json: cli.json };
+    let result = dispatch(&mut engine, cli.command, &out, clock.as_ref());
+    engine.flush()?;
+    result
+}
+
+fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock) -> Result<()> {
+    match command {
+        Command::Add(add) => {
+            let req = add_request(add, clock)?;
+            out.memory(&engine.add(req)?, "Added")
+        }
+        Command::Get { target, kind, as_of, at_seq } => {
+            let at = match (as_of, at_seq) {
+                (Some(t), _) => Some(AsOf::Time(parse_time(&t)?)),
+                (None, Some(s)) => Some(AsOf::Seq(s)),
+                _ => None,
+            };
+            out.memory(&engine.get(&target_of(target, kind), at)?, "")
+        }
+        Command::List { filter, limit, cursor } => {
+            out.page(&engine.list(filter_of(filter)?, limit, cursor.as_deref())?)
+        }
+        Command::Search { query, filter, limit } => {
+            let marks =
+                if out.json || !std::io::stdout().is_terminal() { ("**", "**") } else { ("\x1b[1m", "\x1b[0m") };
+            out.hits(&engine.search(&query, filter_of(filter)?, limit, marks)?, &query)
+        }
+        Command::Update(u) => {
+            let target = target_of(u.target, u.kind);
+            let req = UpdateRequest {
+                set_facts: u.facts.iter().map(|f| parse_fact(f)).collect::<Result<_>>()?,
+                unset_facts: u.unset_facts,
+                text: u.text,
+                query: u.query,
+                steps: (!u.steps.is_empty()).then_some(u.steps),
+                context: u.context,
+                importance: u.importance,
+                expected_version: u.expect_version,
+            };
+            out.memory(&engine.update(&target, req)?, "Updated")
+        }
+        Command::Tag { target, tags } => out.memory(&engine.tag(&Target::new(target), &tags)?, "Tagged"),
+        Command::Untag { target, tags } => out.memory(&engine.untag(&Target::new(target), &tags)?, "Untagged"),
+        Command::Tier { target, tier, reason } => {
+            out.memory(&engine.set_tier(&Target::new(target), tier_of(tier), &reason)?, "Moved")
+        }
+        Command::Link { target, to, relation } => {
+            out.memory(&engine.link(&Target::new(target), &Target::new(to), &relation)?, "Linked")
+        }
+        Command::Forget { target, yes } => {
+            let target = Target::new(target);
+            if !yes {
+                confirm_forget(engine, &target)?;
+            }
+            out.forgotten(&engine.forget(&target)?)
+        }
+        Command::History { target } => out.history(&engine.history(&Target::new(target))?),
+        Command::Replay => out.replay(&engine.replay()?),
+        Command::Import { file, format } => {
+            let name = file.display().to_string();
+            let mut input: Box<dyn BufRead> = if name == "-" {
+                Box::new(std::io::stdin().lock())
+            } else {
+                Box::new(std::io::BufReader::new(
+                    std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?,
+                ))
+            };
+            let (format, n) = engine.import(&name, &mut input, format.map(format_of))?;
+            out.imported(format, n)
+        }
+        Command::Export { format, output } => {
+            let format = format_of(format);
+            match output {
+                Some(path) => {
+                    // Write to a temporary file beside the target, then rename: no half files.
+                    let tmp = path.with_extension("partial");
+                    let mut f = std::io::BufWriter::new(
+                        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
+                    );
+                    let n = engine.export(format, &mut f)?;
+                    f.flush()?;
+                    drop(f);
+                    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+                    out.exported(format, n, &path)
+                }
+                None => {
+                    let mut stdout = std::io::stdout().lock();
+                    engine.export(format, &mut stdout)?;
+                    Ok(())
+                }
+            }
+        }
+        Command::Stats => out.stats(&engine.stats()?),
+        Command::Demo => {
+            let counts = engine.demo()?;
+            out.demo(&counts)
+        }
+    }
+}
+
+fn confirm_forget(engine: &mut Engine, target: &Target) -> Result<()> {
+    if !std::io::stdin().is_terminal() {
+        bail!("forget is permanent; pass --yes to confirm when not running in a terminal");
+    }
+    let id = engine.resolve(target)?;
+    let m = engine.store().get(id)?;
+    eprint!(
+        "Forget {} ({})?\nIts content will be erased everywhere, including its history. This cannot be undone. [y/N] ",
+        id,
+        strata_api::dto::content_title(&m.content)
+    );
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    if !matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
+        bail!("not forgotten");
+    }
+    Ok(())
+}
+
+fn add_request(add: AddCommand, clock: &dyn Clock) -> Result<AddRequest> {
+    let (content, common): (Content, CommonAdd) = match add {
+        AddCommand::Semantic { key, facts, facts_json, common } => {
+            let mut all: Facts = match facts_json {
+                Some(j) => serde_json::from_str(&j).context("--facts-json must be a JSON object of facts")?,
+                None => Facts::new(),
+            };
+            for f in &facts {
+                let (k, v) = parse_fact(f)?;
+                all.insert(k, v);
+            }
+            if all.is_empty() {
+                bail!("give at least one --fact NAME=VALUE (or --facts-json)");
+            }
+            (Content::Semantic(Concept { key, facts: all }), common)
+        }
+        AddCommand::Episodic { speaker, text, query, response, at, concepts, common } => {
+            let occurred_at = match at {
+                Some(t) => parse_time(&t)?,
+                None => clock.now(),
+            };
+            let body = match (speaker, text, query, response) {
+                (Some(speaker), Some(text), None, None) => EpisodeBody::Utterance { speaker, text },
+                (None, Some(text), None, None) => EpisodeBody::Utterance { speaker: "user".into(), text },
+                (None, None, q, r) if q.is_some() || r.is_some() => {
+                    EpisodeBody::Exchange { query: q.unwrap_or_default(), response: r.unwrap_or_default() }
+                }
+                _ => bail!("an episode needs --text (with an optional --speaker) or --query/--response"),
+            };
+            (Content::Episodic(Episode { occurred_at, body, concepts, extra: Default::default() }), common)
+        }
+        AddCommand::Procedural { name, steps, context, common } => {
+            (Content::Procedural(Procedure { name, steps, context }), common)
+        }
+    };
+    Ok(AddRequest {
+        content,
+        tags: common.tags,
+        importance: common.importance,
+        tier: common.tier.map(tier_of),
+        session_id: common.session,
+    })
+}
+
+/// `name=value`; the value is JSON when it parses as a number, list, object or boolean,
+/// otherwise text.
+fn parse_fact(s: &str) -> Result<(String, FactValue)> {
+    let (k, v) = s.split_once('=').ok_or_else(|| anyhow!("'{s}' is not NAME=VALUE"))?;
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() {
+        bail!("'{s}' has no fact name before '='");
+    }
+    let value = match serde_json::from_str::<serde_json::Value>(v) {
+        Ok(
+            j @ (serde_json::Value::Number(_)
+            | serde_json::Value::Array(_)
+            | serde_json::Value::Object(_)
+            | serde_json::Value::Bool(_)),
+        ) => FactValue::try_from(j).map_err(|e| anyhow!("fact '{k}': {e}"))?,
+        _ => FactValue::Text(v.to_string()),
+    };
+    Ok((k.to_string(), value))
+}
+
+fn target_of(id_or_key: String, kind: Option<KindArg>) -> Target {
+    Target { id_or_key, kind: kind.map(kind_of) }
+}
+
+fn kind_of(k: KindArg) -> MemoryKind {
+    match k {
+        KindArg::Semantic => MemoryKind::Semantic,
+        KindArg::Episodic => MemoryKind::Episodic,
+        KindArg::Procedural => MemoryKind::Procedural,
+    }
+}
+
+fn tier_of(t: TierArg) -> Tier {
+    match t {
+        TierArg::Short => Tier::Short,
+        TierArg::Medium => Tier::Medium,
+        TierArg::Long => Tier::Long,
+    }
+}
+
+fn format_of(f: FormatArg) -> ImportFormat {
+    match f {
+        FormatArg::Seed => ImportFormat::Seed,
+        FormatArg::Backup => ImportFormat::Backup,
+    }
+}
+
+fn filter_of(f: FilterArgs) -> Result<Filter> {
+    Ok(Filter {
+        kinds: f.kinds.into_iter().map(kind_of).collect(),
+        tags: f.tags,
+        tiers: f.tiers.into_iter().map(tier_of).collect(),
+        session_id: f.session,
+        since: f.since.as_deref().map(parse_time).transpose()?,
+        until: f.until.as_deref().map(parse_time).transpose()?,
+        ..Default::default()
+    })
+}

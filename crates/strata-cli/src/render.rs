@@ -1,0 +1,265 @@
+//! Printing results: readable tables by default, one JSON value with `--json`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use comfy_table::{Table, presets};
+use serde::Serialize;
+use strata_api::dto::{EventView, HitView, MemoryView, PageView, StatsView, content_title, truncate};
+use strata_api::{ImportFormat, ReplayReport};
+use strata_core::interchange::seed::ImportCounts;
+use strata_core::{Content, EpisodeBody, FactValue};
+
+/// Where results go, and in which form.
+pub struct Out {
+    /// JSON instead of tables.
+    pub json: bool,
+}
+
+fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+/// Prints a table without the padding comfy-table leaves at line ends.
+fn print_table(t: &Table) {
+    for line in t.to_string().lines() {
+        println!("{}", line.trim_end());
+    }
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::NOTHING);
+    if !header.is_empty() {
+        t.set_header(header.iter().map(|h| h.to_uppercase()));
+    }
+    t
+}
+
+fn fact_text(v: &FactValue) -> String {
+    match v {
+        FactValue::Text(s) => s.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+impl Out {
+    pub fn memory(&self, m: &MemoryView, verb: &str) -> Result<()> {
+        if self.json {
+            return print_json(m);
+        }
+        if !verb.is_empty() {
+            println!("{verb} {} memory {}", m.content.kind(), m.id);
+        }
+        let mut t = table(&[]);
+        t.add_row(vec!["id".to_string(), m.id.clone()]);
+        t.add_row(vec!["type".to_string(), m.content.kind().to_string()]);
+        match &m.content {
+            Content::Semantic(c) => {
+                t.add_row(vec!["key".to_string(), c.key.clone()]);
+                for (k, v) in &c.facts {
+                    t.add_row(vec![format!("  {k}"), fact_text(v)]);
+                }
+            }
+            Content::Episodic(e) => {
+                t.add_row(vec!["when".to_string(), strata_core::time::format_time(e.occurred_at)]);
+                match &e.body {
+                    EpisodeBody::Exchange { query, response } => {
+                        t.add_row(vec!["query".to_string(), query.clone()]);
+                        t.add_row(vec!["response".to_string(), response.clone()]);
+                    }
+                    EpisodeBody::Utterance { speaker, text } => {
+                        t.add_row(vec!["speaker".to_string(), speaker.clone()]);
+                        t.add_row(vec!["text".to_string(), text.clone()]);
+                    }
+                }
+                if !e.concepts.is_empty() {
+                    t.add_row(vec!["concepts".to_string(), e.concepts.join(", ")]);
+                }
+            }
+            Content::Procedural(p) => {
+                t.add_row(vec!["name".to_string(), p.name.clone()]);
+                for (i, s) in p.steps.iter().enumerate() {
+                    t.add_row(vec![if i == 0 { "steps".to_string() } else { String::new() }, s.clone()]);
+                }
+                if let Some(c) = &p.context {
+                    t.add_row(vec!["context".to_string(), c.clone()]);
+                }
+            }
+        }
+        let scope = [
+            Some(format!("user {}", m.scope.user_id)),
+            m.scope.agent_id.as_ref().map(|a| format!("agent {a}")),
+            m.scope.session_id.as_ref().map(|s| format!("session {s}")),
+        ];
+        let rows = [
+            ("tier", m.tier.to_string()),
+            ("tags", if m.tags.is_empty() { "-".into() } else { m.tags.join(", ") }),
+            ("importance", m.importance.to_string()),
+            ("scope", scope.into_iter().flatten().collect::<Vec<_>>().join(" · ")),
+            ("source", m.source.app.clone()),
+            ("created", m.created_at.clone()),
+            ("updated", m.updated_at.clone()),
+            ("version", m.version.to_string()),
+            ("retrieved", format!("{}×", m.access_count)),
+        ];
+        for (k, v) in rows {
+            t.add_row(vec![k.to_string(), v]);
+        }
+        for l in &m.links {
+            t.add_row(vec!["link".to_string(), format!("{} → {}", l.relation, l.target)]);
+        }
+        print_table(&t);
+        Ok(())
+    }
+
+    pub fn page(&self, p: &PageView) -> Result<()> {
+        if self.json {
+            return print_json(p);
+        }
+        if p.items.is_empty() {
+            println!(
+                "No memories yet. Add one with `strata add semantic KEY --fact NAME=VALUE`, or try `strata demo`."
+            );
+            return Ok(());
+        }
+        let mut t = table(&["id", "type", "tier", "memory", "tags", "created"]);
+        for m in &p.items {
+            t.add_row(vec![
+                m.id.clone(),
+                m.content.kind().to_string(),
+                m.tier.to_string(),
+                content_title(&m.content),
+                truncate(&m.tags.join(","), 24),
+                m.created_at.clone(),
+            ]);
+        }
+        print_table(&t);
+        if let Some(c) = &p.next_cursor {
+            println!("\nMore: strata list --cursor {c}");
+        }
+        Ok(())
+    }
+
+    pub fn hits(&self, hits: &[HitView], query: &str) -> Result<()> {
+        if self.json {
+            return print_json(hits);
+        }
+        if hits.is_empty() {
+            println!("Nothing matches \"{query}\".");
+            return Ok(());
+        }
+        let mut t = table(&["score", "id", "type", "match"]);
+        for h in hits {
+            t.add_row(vec![
+                format!("{:.2}", h.score),
+                h.memory.id.clone(),
+                h.memory.content.kind().to_string(),
+                h.snippet.replace('\n', " "),
+            ]);
+        }
+        print_table(&t);
+        Ok(())
+    }
+
+    pub fn history(&self, events: &[EventView]) -> Result<()> {
+        if self.json {
+            return print_json(events);
+        }
+        let mut t = table(&["seq", "v", "at", "actor", "event"]);
+        for e in events {
+            let actor = match &e.client {
+                Some(c) => format!("{} ({c})", e.actor),
+                None => e.actor.clone(),
+            };
+            t.add_row(vec![e.seq.to_string(), e.version.to_string(), e.at.clone(), actor, e.summary.clone()]);
+        }
+        print_table(&t);
+        Ok(())
+    }
+
+    pub fn forgotten(&self, r: &strata_api::ForgetReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        println!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
+        Ok(())
+    }
+
+    pub fn replay(&self, r: &ReplayReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        println!(
+            "Replayed {} events into {} memories in {} ms; {}.",
+            r.events,
+            r.memories,
+            r.millis,
+            if r.matched { "the projections matched the log" } else { "the projections were repaired from the log" }
+        );
+        Ok(())
+    }
+
+    pub fn imported(&self, format: ImportFormat, n: u64) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({"format": format, "imported": n}));
+        }
+        match format {
+            ImportFormat::Seed => println!("Imported {n} memories."),
+            ImportFormat::Backup => println!("Restored the backup: {n} memories."),
+        }
+        Ok(())
+    }
+
+    pub fn exported(&self, format: ImportFormat, n: u64, path: &Path) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({"format": format, "exported": n, "file": path}));
+        }
+        let what = if format == ImportFormat::Seed { "memories" } else { "events" };
+        println!("Exported {n} {what} to {}.", path.display());
+        Ok(())
+    }
+
+    pub fn stats(&self, s: &StatsView) -> Result<()> {
+        if self.json {
+            return print_json(s);
+        }
+        let mut t = table(&[]);
+        let mut row = |k: &str, v: String| {
+            t.add_row(vec![k.to_string(), v]);
+        };
+        row("memories", s.memories.to_string());
+        for (k, n) in &s.by_kind {
+            row(&format!("  {k}"), n.to_string());
+        }
+        for (k, n) in &s.by_tier {
+            row(&format!("  {k} term"), n.to_string());
+        }
+        row("tags", s.tags.to_string());
+        row("events", s.events.to_string());
+        row("forgotten", s.forgotten.to_string());
+        let fmt =
+            |t: Option<chrono::DateTime<chrono::Utc>>| t.map(strata_core::time::format_time).unwrap_or("-".into());
+        row("first event", fmt(s.first_event_at));
+        row("last event", fmt(s.last_event_at));
+        row("database", format!("{:.1} KiB", s.db_bytes as f64 / 1024.0));
+        print_table(&t);
+        Ok(())
+    }
+
+    pub fn demo(&self, c: &ImportCounts) -> Result<()> {
+        if self.json {
+            return print_json(c);
+        }
+        if c.total() == 0 {
+            println!("The demo memories are already here (tag 'demo'). Try `strata list` or `strata search napoleon`.");
+        } else {
+            println!(
+                "Added {} semantic, {} episodic and {} procedural demo memories. Try `strata list` or `strata search napoleon`.",
+                c.semantic, c.episodic, c.procedural
+            );
+        }
+        Ok(())
+    }
+}
