@@ -172,10 +172,10 @@ impl Engine {
     /// Resolves an id or a key (in this scope) to an id.
     pub fn resolve(&self, target: &Target) -> ApiResult<MemoryId> {
         let s = target.id_or_key.trim();
-        if s.len() == 26 {
-            if let Ok(id) = s.parse::<MemoryId>() {
-                return Ok(id);
-            }
+        if s.len() == 26
+            && let Ok(id) = s.parse::<MemoryId>()
+        {
+            return Ok(id);
         }
         let found = self.store.find_by_key(&self.opts.user_id, self.opts.agent_id.as_deref(), target.kind, s)?;
         match found.as_slice() {
@@ -261,14 +261,14 @@ impl Engine {
         let importance = req.importance.map(Importance::new).transpose()?;
         self.store.transact(|tx| {
             let current = tx.current(id)?;
-            if let Some(v) = req.expected_version {
-                if current.version != v {
-                    return Err(strata_core::Error::Conflict {
-                        stream: id.to_string(),
-                        expected: v.to_string(),
-                        actual: current.version,
-                    });
-                }
+            if let Some(v) = req.expected_version
+                && current.version != v
+            {
+                return Err(strata_core::Error::Conflict {
+                    stream: id.to_string(),
+                    expected: v.to_string(),
+                    actual: current.version,
+                });
             }
             let content = apply_update(current.content, &req)?;
             tx.update_content(id, content, Expected::Exact(current.version), &meta)?;

@@ -42,8 +42,6 @@ CREATE TABLE memories (
 CREATE UNIQUE INDEX memories_key ON memories (kind, user_id, coalesce(agent_id, ''), key) WHERE key IS NOT NULL;
 CREATE INDEX memories_created ON memories (created_at, id);
 CREATE INDEX memories_occurred ON memories (occurred_at);
-CREATE INDEX memories_tier ON memories (tier);
-CREATE INDEX memories_scope ON memories (user_id, agent_id, session_id);
 
 CREATE TABLE memory_tags (
     memory_id TEXT NOT NULL,
@@ -61,6 +59,7 @@ CREATE TABLE memory_links (
 CREATE INDEX memory_links_target ON memory_links (target_id);
 
 -- rowid = memories.rid. secure-delete removes a forgotten memory's terms from the index itself.
-CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2');
+-- Tags are not indexed here (memory_tags is their index), so tagging never rewrites the index.
+CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
 INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1);
-INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(3.0, 1.0, 1.5)');
+INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(3.0, 1.0)');

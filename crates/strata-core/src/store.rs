@@ -79,7 +79,7 @@ impl Store {
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id })
+        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None })
     }
 
     /// Runs `f` in one write transaction and commits it; on error nothing is written.
@@ -237,6 +237,10 @@ pub struct StoreTx<'a> {
     tx: rusqlite::Transaction<'a>,
     clock: &'a dyn Clock,
     last_id: &'a mut Option<ulid::Ulid>,
+    /// The state of the memory last read or written in this transaction: a command's check and
+    /// its append (or a chain of commands on one memory) read it once. Every projection write
+    /// in the transaction goes through [`StoreTx::append`], which keeps it current.
+    recent: Option<Memory>,
 }
 
 impl StoreTx<'_> {
@@ -280,7 +284,9 @@ impl StoreTx<'_> {
         change: Change,
         meta: &EventMeta,
     ) -> Result<(RecordedEvent, Option<Memory>)> {
-        let current = self.stream_version(stream)?;
+        // A new stream needs no lookup: UNIQUE (stream_id, stream_version) refuses version 1
+        // of a stream that exists, which `insert_event` reports as a conflict.
+        let current = if expected == Expected::NoStream { 0 } else { self.stream_version(stream)? };
         let ok = match expected {
             Expected::Any => true,
             Expected::NoStream => current == 0,
@@ -293,7 +299,7 @@ impl StoreTx<'_> {
                 actual: current,
             });
         }
-        let old = if current == 0 { None } else { projection::load(&self.tx, stream)? };
+        let old = if current == 0 { None } else { self.load(stream)? };
         if current > 0 && old.is_none() {
             return Err(forgotten_error(&self.tx, stream)?);
         }
@@ -314,7 +320,6 @@ impl StoreTx<'_> {
             EvolveError::Inconsistent(m) => Error::invalid(m),
             EvolveError::Redacted => Error::invalid("cannot append a redacted event"),
         })?;
-        projection::write_diff(&self.tx, old.as_ref(), new.as_ref())?;
         self.tx
             .prepare_cached(
                 "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
@@ -334,14 +339,39 @@ impl StoreTx<'_> {
                 meta.correlation_id,
                 meta.causation_id,
                 to_ms(event.recorded_at),
-            ])?;
+            ])
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::ConstraintViolation) if current == 0 => Error::Conflict {
+                    stream: stream.to_string(),
+                    expected: expected.to_string(),
+                    actual: self.stream_version(stream).unwrap_or(0),
+                },
+                _ => e.into(),
+            })?;
         event.seq = self.tx.last_insert_rowid();
+        // Projections after the event row: a conflicting append fails before touching them. If
+        // the projection refuses (a duplicate key), the event goes too, so a caller that goes
+        // on with the transaction never commits an event without its projection.
+        if let Err(e) = projection::write_diff(&self.tx, old.as_ref(), new.as_ref()) {
+            self.tx.prepare_cached("DELETE FROM events WHERE seq = ?1")?.execute([event.seq])?;
+            return Err(e);
+        }
+        self.recent = new.clone();
         Ok((event, new))
     }
 
+    fn load(&mut self, id: MemoryId) -> Result<Option<Memory>> {
+        if let Some(m) = self.recent.as_ref().filter(|m| m.id == id) {
+            return Ok(Some(m.clone()));
+        }
+        let m = projection::load(&self.tx, id)?;
+        self.recent = m.clone();
+        Ok(m)
+    }
+
     /// The current state of an existing memory, or why there is none.
-    pub fn current(&self, id: MemoryId) -> Result<Memory> {
-        match projection::load(&self.tx, id)? {
+    pub fn current(&mut self, id: MemoryId) -> Result<Memory> {
+        match self.load(id)? {
             Some(m) => Ok(m),
             None => Err(forgotten_error(&self.tx, id)?),
         }

@@ -1,6 +1,7 @@
 //! Process-level durability tests. This binary is both the test and, when `STRATA_CHILD` is set,
 //! the child process it spawns: a writer killed with SIGKILL mid-loop, or one of two writers
 //! sharing a database file.
+#![allow(clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -53,7 +53,7 @@ fn content(kind: u8, seed: u8) -> Content {
         _ => Content::Procedural(Procedure {
             name: format!("{}_{}", w(6), seed % 5),
             steps: vec![w(1).into(), w(7).into()],
-            context: (seed % 2 == 0).then(|| w(2).to_string()),
+            context: seed.is_multiple_of(2).then(|| w(2).to_string()),
         }),
     }
 }

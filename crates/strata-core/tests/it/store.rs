@@ -82,6 +82,36 @@ fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
 }
 
 #[test]
+fn creating_a_stream_that_exists_is_a_conflict() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    let created = match f.store.history(m.id).unwrap().remove(0).change {
+        Change::Created(c) => c,
+        other => panic!("{other:?}"),
+    };
+    let err =
+        f.store.transact(|tx| tx.append(m.id, Expected::NoStream, Change::Created(created), &user())).unwrap_err();
+    assert!(matches!(err, Error::Conflict { actual: 1, .. }), "{err}");
+}
+
+#[test]
+fn a_refused_append_inside_a_continuing_transaction_leaves_nothing() {
+    let mut f = Fixture::new();
+    f.store
+        .transact(|tx| {
+            tx.create(concept("a", &[("x", "1")]), NewMemory::default(), &user())?;
+            let dup = tx.create(concept("a", &[("x", "2")]), NewMemory::default(), &user());
+            assert!(matches!(dup, Err(Error::DuplicateKey { .. })));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(f.store.event_count().unwrap(), 1);
+    let mut s = f.store.snapshot().unwrap();
+    f.store.replay().unwrap();
+    assert_eq!(f.store.snapshot().unwrap(), std::mem::replace(&mut s, f.store.snapshot().unwrap()));
+}
+
+#[test]
 fn a_failed_transaction_leaves_no_half_write() {
     let mut f = Fixture::new();
     let err = f
