@@ -21,10 +21,10 @@ fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
     Ok(())
 }
 
-/// Prints a table without the padding comfy-table leaves at line ends.
+/// Prints a table without the padding comfy-table leaves at the start and end of lines.
 fn print_table(t: &Table) {
     for line in t.to_string().lines() {
-        println!("{}", line.trim_end());
+        println!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end());
     }
 }
 

@@ -5,15 +5,21 @@
 //! `STRATA_BENCH_SCALE=0.1` runs everything at a tenth of the size (a quick check).
 #![allow(clippy::print_stdout)]
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use strata_core::*;
 
+/// `cargo bench` passes `--bench`; `cargo test --all-targets` does not, and then every scenario
+/// runs at a tiny size as a smoke test.
+fn is_bench() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("STRATA_BENCH_SCALE").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
+    let default = if is_bench() { 1.0 } else { 0.002 };
+    let s: f64 = std::env::var("STRATA_BENCH_SCALE").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     ((n as f64 * s) as usize).max(10)
 }
 
@@ -65,8 +71,8 @@ fn content(text: &mut Text, i: usize) -> Content {
     }
 }
 
-fn open(dir: &tempfile::TempDir, name: &str) -> Store {
-    Store::open(dir.path().join(name)).unwrap()
+fn open(dir: &std::path::Path, name: &str) -> Store {
+    Store::open(dir.join(name)).unwrap()
 }
 
 fn meta() -> EventMeta {
@@ -79,7 +85,7 @@ struct Row {
     target: String,
 }
 
-fn append_individual(dir: &tempfile::TempDir) -> Row {
+fn append_individual(dir: &std::path::Path) -> Row {
     let n = scale(5_000);
     let mut store = open(dir, "individual.db");
     let mut text = Text::new(1);
@@ -96,7 +102,7 @@ fn append_individual(dir: &tempfile::TempDir) -> Row {
     }
 }
 
-fn append_batched(dir: &tempfile::TempDir) -> (Row, Row) {
+fn append_batched(dir: &std::path::Path) -> (Row, Row) {
     let n = scale(100_000);
     let mut store = open(dir, "batched.db");
     let mut text = Text::new(2);
@@ -142,7 +148,7 @@ fn append_batched(dir: &tempfile::TempDir) -> (Row, Row) {
     )
 }
 
-fn replay(dir: &tempfile::TempDir) -> Row {
+fn replay(dir: &std::path::Path) -> Row {
     // 1,000,000 events: 100,000 memories × (create, 3 tags, 4 accesses, importance, tier).
     let memories = scale(100_000);
     let mut store = open(dir, "replay.db");
@@ -181,7 +187,7 @@ fn replay(dir: &tempfile::TempDir) -> Row {
     }
 }
 
-fn search(dir: &tempfile::TempDir) -> Row {
+fn search(dir: &std::path::Path) -> Row {
     let n = scale(100_000);
     let mut store = open(dir, "search.db");
     let mut text = Text::new(4);
@@ -219,20 +225,28 @@ fn search(dir: &tempfile::TempDir) -> Row {
 }
 
 fn main() {
-    // `cargo bench` passes --bench; `cargo test --benches` does not: then only smoke-test.
-    if !std::env::args().any(|a| a == "--bench") {
-        // SAFETY-free: no unsafe; we just run tiny versions of every scenario.
-        println!("run with `cargo bench -p strata-core` for figures");
-        return;
+    // `STRATA_BENCH_DIR=PATH` keeps the databases there for inspection.
+    let guard = tempfile::tempdir().unwrap();
+    let dir = match std::env::var("STRATA_BENCH_DIR") {
+        Ok(d) => std::path::PathBuf::from(d),
+        Err(_) => guard.path().to_path_buf(),
+    };
+    // `STRATA_BENCH_ONLY=search` (or append, replay) runs one scenario.
+    let only = std::env::var("STRATA_BENCH_ONLY").unwrap_or_default();
+    let run = |name: &str| only.is_empty() || only == name;
+    let mut rows = Vec::new();
+    if run("append") {
+        rows.push(append_individual(&dir));
+        let (a, b) = append_batched(&dir);
+        rows.push(a);
+        rows.push(b);
     }
-    let dir = tempfile::tempdir().unwrap();
-    let _ = Arc::new(SystemClock);
-    let mut rows = vec![append_individual(&dir)];
-    let (a, b) = append_batched(&dir);
-    rows.push(a);
-    rows.push(b);
-    rows.push(replay(&dir));
-    rows.push(search(&dir));
+    if run("replay") {
+        rows.push(replay(&dir));
+    }
+    if run("search") {
+        rows.push(search(&dir));
+    }
     println!("\n{:<66} {:<40} target", "benchmark", "result");
     for r in rows {
         println!("{:<66} {:<40} {}", r.name, r.value, r.target);

@@ -9,12 +9,13 @@ use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryId};
 
-/// The columns [`memory_from_row`] expects, in order, from `memories AS m`.
+/// The columns [`memory_from_row`] expects, in order, from `memories AS m`. Tags and links
+/// need no ORDER BY (which would materialize a temporary table per row): they decode into
+/// sorted sets.
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_id, m.tier, m.importance, \
      m.source, m.content, m.created_at, m.updated_at, m.version, m.access_count, m.last_accessed_at, \
-     (SELECT json_group_array(tag) FROM (SELECT tag FROM memory_tags WHERE memory_id = m.id ORDER BY tag)), \
-     (SELECT json_group_array(json_array(target_id, relation)) FROM \
-        (SELECT target_id, relation FROM memory_links WHERE source_id = m.id ORDER BY target_id, relation))";
+     (SELECT json_group_array(tag) FROM memory_tags WHERE memory_id = m.id), \
+     (SELECT json_group_array(json_array(target_id, relation)) FROM memory_links WHERE source_id = m.id)";
 
 fn json_col<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
     let s: String = row.get(idx)?;

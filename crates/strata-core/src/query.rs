@@ -148,17 +148,23 @@ fn decode_cursor(c: &str) -> Result<(i64, String)> {
     Ok((ms, id.to_string()))
 }
 
-/// Turns what a person types into a safe FTS5 query: each word quoted, any may match
-/// (bm25 ranks memories matching more and rarer words first).
-pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '_')
+/// The words of what a person types, each quoted so that FTS5 operators and punctuation in
+/// user text are harmless; duplicates removed.
+pub fn fts_terms(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '_')
         .map(|w| w.trim_matches('\''))
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && seen.insert(w.to_lowercase()))
         .map(|w| format!("\"{}\"", w.replace('"', "")))
-        .collect();
-    if words.is_empty() { None } else { Some(words.join(" OR ")) }
+        .collect()
 }
+
+/// Search ranks at most this many candidates (the newest that match), bounding its cost: bm25
+/// costs about a microsecond per ranked row. A term matching more memories than this is
+/// dropped from a query that has rarer terms — bm25 gives it little weight, yet it would make
+/// the search rank thousands of weak matches (a stopword rule that needs no word list and works
+/// in any language). Stores smaller than the window are always ranked exactly.
+pub const SEARCH_WINDOW: i64 = 1_000;
 
 impl Store {
     /// The memory with this id.
@@ -215,26 +221,61 @@ impl Store {
         Ok(Page { items, next_cursor })
     }
 
-    /// Keyword search (FTS5, bm25), best first, with highlighted snippets.
+    /// The FTS5 query for `text`: its words OR-ed (bm25 ranks memories matching more and rarer
+    /// words first), without words so common they would only slow the search down.
+    fn plan_query(&self, text: &str) -> Result<Option<String>> {
+        let terms = fts_terms(text);
+        if terms.len() <= 1 {
+            return Ok(terms.into_iter().next());
+        }
+        let cap = SEARCH_WINDOW;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)")?;
+        let mut counted = Vec::with_capacity(terms.len());
+        for t in terms {
+            let df: i64 = stmt.query_row(rusqlite::params![t, cap + 1], |r| r.get(0))?;
+            counted.push((df, t));
+        }
+        let rarest = counted.iter().map(|(df, _)| *df).min().unwrap_or(0);
+        let kept: Vec<String> =
+            counted.into_iter().filter(|(df, _)| *df <= cap || *df == rarest).map(|(_, t)| t).collect();
+        Ok(Some(kept.join(" OR ")))
+    }
+
+    /// Keyword search (FTS5, bm25), best first, with highlighted snippets. Ranks the newest
+    /// [`SEARCH_WINDOW`] matching memories at most.
     pub fn search(&self, text: &str, filter: &Filter, limit: usize, marks: (&str, &str)) -> Result<Vec<SearchHit>> {
-        let Some(q) = fts_query(text) else {
+        let Some(q) = self.plan_query(text)? else {
             return Ok(Vec::new());
         };
-        let mut sql = format!(
-            "SELECT {MEMORY_COLUMNS}, -f.rank, snippet(memory_fts, -1, ?, ?, '…', 16) \
-             FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?"
+        let mut inner =
+            "SELECT f.rowid AS rid, f.rank AS rank FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid \
+             WHERE memory_fts MATCH ?"
+                .to_string();
+        let mut params = vec![Value::Text(q.clone())];
+        filter.push_sql(&mut inner, &mut params);
+        inner.push_str(" ORDER BY f.rowid DESC LIMIT ?");
+        params.push(Value::Integer(SEARCH_WINDOW));
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS}, -w.rank, w.rid FROM ({inner}) AS w JOIN memories AS m ON m.rid = w.rid \
+             ORDER BY w.rank LIMIT ?"
         );
-        let mut params = vec![Value::Text(marks.0.into()), Value::Text(marks.1.into()), Value::Text(q)];
-        filter.push_sql(&mut sql, &mut params);
-        sql.push_str(" ORDER BY f.rank LIMIT ?");
         params.push(Value::Integer(limit.clamp(1, 1000) as i64));
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let hits = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| {
-                Ok(SearchHit { memory: memory_from_row(r)?, score: r.get(15)?, snippet: r.get(16)? })
-            })?
+        let ranked: Vec<(Memory, f64, i64)> = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| Ok((memory_from_row(r)?, r.get(15)?, r.get(16)?)))?
             .collect::<rusqlite::Result<_>>()?;
-        Ok(hits)
+        let mut snip = self.conn.prepare_cached(
+            "SELECT snippet(memory_fts, -1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
+        )?;
+        ranked
+            .into_iter()
+            .map(|(memory, score, rid)| {
+                let snippet = snip.query_row(rusqlite::params![marks.0, marks.1, q, rid], |r| r.get(0))?;
+                Ok(SearchHit { memory, score, snippet })
+            })
+            .collect()
     }
 
     /// Every event of a memory's stream, oldest first (redacted payloads show as such).

@@ -80,7 +80,10 @@ fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Forgotten content is overwritten with zeros, not left in free pages.
     conn.pragma_update(None, "secure_delete", "ON")?;
-    conn.pragma_update(None, "cache_size", -32_000)?;
+    conn.pragma_update(None, "cache_size", -65_536)?;
+    conn.pragma_update(None, "mmap_size", 268_435_456)?;
+    // Checkpoint every ~16 MB of WAL rather than 4 MB: hot index pages are copied back less often.
+    conn.pragma_update(None, "wal_autocheckpoint", 4_000)?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     Ok(())
 }

@@ -293,3 +293,31 @@ fn a_database_that_is_not_ours_is_refused_and_untouched() {
     assert!(msg.contains("is not a Strata database") && msg.contains("left untouched"), "{msg}");
     assert_eq!(std::fs::read(&foreign).unwrap(), before);
 }
+
+/// On a terminal, forget asks; only "y" or "yes" forgets. Run under `script`, which gives the
+/// command a pseudo-terminal, as a person at a shell would have.
+#[test]
+fn forget_on_a_terminal_asks_before_erasing() {
+    let e = Env::new();
+    let id = e.json(&["add", "semantic", "diary", "--fact", "entry=hello"])["id"].as_str().unwrap().to_string();
+    let on_tty = |answer: &str| {
+        let cmd = format!("'{}' forget {id}", env!("CARGO_BIN_EXE_strata"));
+        let mut child = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("STRATA_DB", e.db())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script(1) from util-linux");
+        child.stdin.take().unwrap().write_all(answer.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let said = on_tty("n\n");
+    assert!(said.contains("This cannot be undone. [y/N]") && said.contains("not forgotten"), "{said}");
+    assert_eq!(e.json(&["get", &id])["facts"]["entry"], "hello");
+    let said = on_tty("y\n");
+    assert!(said.contains("its content was erased"), "{said}");
+    assert!(e.err(&["get", &id]).contains("was forgotten"));
+}

@@ -100,3 +100,31 @@ fn search_ranks_by_bm25_and_highlights_matches() {
 fn f_id(f: &Fixture, key: &str) -> MemoryId {
     f.store.find_by_key("default", None, Some(MemoryKind::Semantic), key).unwrap()[0].id
 }
+
+/// Regression: a query with a very common word scored most of the store and took ~10 ms at
+/// 100k memories. Common words are now dropped when rarer ones are present, and at most
+/// SEARCH_WINDOW candidates are ranked.
+#[test]
+fn common_words_do_not_drown_rare_ones() {
+    let mut f = Fixture::new();
+    let n = strata_core::query::SEARCH_WINDOW as usize + 50;
+    f.store
+        .transact(|tx| {
+            tx.create(concept("old_note", &[("text", "the platypus sat on the mat")]), NewMemory::default(), &user())?;
+            for i in 0..n {
+                tx.create(
+                    concept(&format!("filler_{i}"), &[("text", "the cat sat on the mat")]),
+                    NewMemory::default(),
+                    &user(),
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let hits = f.store.search("the platypus", &Filter::default(), 5, ("", "")).unwrap();
+    assert_eq!(hits.len(), 1, "'the' is in every memory: only 'platypus' selects");
+    assert_eq!(hits[0].memory.content.key(), Some("old_note"));
+    // A query of only common words still answers, from the newest candidates.
+    let hits = f.store.search("the mat", &Filter::default(), 5, ("", "")).unwrap();
+    assert_eq!(hits.len(), 5);
+}
