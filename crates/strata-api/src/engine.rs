@@ -230,28 +230,28 @@ impl Engine {
 
     /// Adds tags; returns the memory after.
     pub fn tag(&mut self, target: &Target, tags: &[String]) -> ApiResult<MemoryView> {
-        let id = self.resolve(target)?;
-        let meta = self.meta();
-        self.store.transact(|tx| {
-            for t in tags {
-                tx.tag(id, t, &meta)?;
-            }
-            tx.current(id)
-        })?;
-        Ok(self.store.get(id)?.into())
+        self.retag(target, tags, true)
     }
 
     /// Removes tags; returns the memory after.
     pub fn untag(&mut self, target: &Target, tags: &[String]) -> ApiResult<MemoryView> {
+        self.retag(target, tags, false)
+    }
+
+    fn retag(&mut self, target: &Target, tags: &[String], add: bool) -> ApiResult<MemoryView> {
         let id = self.resolve(target)?;
         let meta = self.meta();
-        self.store.transact(|tx| {
+        let m = self.store.transact(|tx| {
             for t in tags {
-                tx.untag(id, t, &meta)?;
+                if add {
+                    tx.tag(id, t, &meta)?;
+                } else {
+                    tx.untag(id, t, &meta)?;
+                }
             }
-            Ok(())
+            tx.current(id)
         })?;
-        Ok(self.store.get(id)?.into())
+        Ok(m.into())
     }
 
     /// Applies an update in one transaction.

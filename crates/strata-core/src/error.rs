@@ -63,7 +63,7 @@ pub enum Error {
         supported: i64,
     },
     /// The database file is damaged.
-    #[error("the database is corrupted: {0}")]
+    #[error("the database file is corrupted ({0}); restore it from a backup")]
     Corrupt(String),
     /// The database is locked by another writer for longer than the busy timeout.
     #[error("the database is busy (another Strata process holds the write lock); try again")]

@@ -6,60 +6,30 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Content, Importance, MemoryId, MemoryKind, Scope, Source, Tier};
+use crate::names::named_enum;
 
 /// The payload schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 1;
 
-/// Who caused an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Actor {
-    /// A person, through the app or CLI.
-    #[default]
-    User,
-    /// An AI agent (e.g. through MCP).
-    Agent,
-    /// The Strata application acting on its own (e.g. recording a chat turn).
-    App,
-    /// Background maintenance (tiering, access batching).
-    System,
-}
-
-impl Actor {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Actor::User => "user",
-            Actor::Agent => "agent",
-            Actor::App => "app",
-            Actor::System => "system",
-        }
-    }
-}
-
-impl fmt::Display for Actor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Actor {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "user" => Ok(Actor::User),
-            "agent" => Ok(Actor::Agent),
-            "app" => Ok(Actor::App),
-            "system" => Ok(Actor::System),
-            _ => Err(Error::invalid(format!("unknown actor '{s}'"))),
-        }
+named_enum! {
+    /// Who caused an event.
+    #[derive(Default)]
+    pub enum Actor ("actor") {
+        /// A person, through the app or CLI.
+        #[default]
+        User = "user",
+        /// An AI agent (e.g. through MCP).
+        Agent = "agent",
+        /// The Strata application acting on its own (e.g. recording a chat turn).
+        App = "app",
+        /// Background maintenance (tiering, access batching).
+        System = "system",
     }
 }
 

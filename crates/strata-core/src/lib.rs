@@ -8,6 +8,7 @@ pub mod event;
 pub mod evolve;
 pub mod interchange;
 pub mod model;
+mod names;
 mod projection;
 pub mod query;
 pub mod schema;

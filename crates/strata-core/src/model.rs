@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use ulid::Ulid;
 
 use crate::error::{Error, Result};
+use crate::names::named_enum;
 
 /// A memory's stable identifier (a ULID: sortable by creation time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -43,98 +44,36 @@ impl FromStr for MemoryId {
     }
 }
 
-/// The three memory types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MemoryKind {
-    /// Facts about a concept.
-    Semantic,
-    /// A timestamped interaction.
-    Episodic,
-    /// A named procedure.
-    Procedural,
-}
-
-impl MemoryKind {
-    /// All kinds, in display order.
-    pub const ALL: [MemoryKind; 3] = [MemoryKind::Semantic, MemoryKind::Episodic, MemoryKind::Procedural];
-
-    /// The lowercase name used in storage, the CLI and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemoryKind::Semantic => "semantic",
-            MemoryKind::Episodic => "episodic",
-            MemoryKind::Procedural => "procedural",
-        }
+named_enum! {
+    /// The three memory types.
+    pub enum MemoryKind ("memory type") {
+        /// Facts about a concept.
+        Semantic = "semantic",
+        /// A timestamped interaction.
+        Episodic = "episodic",
+        /// A named procedure.
+        Procedural = "procedural",
     }
 }
 
-impl fmt::Display for MemoryKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named_enum! {
+    /// The memory hierarchy's tiers.
+    pub enum Tier ("tier") {
+        /// Working memory: the current session's recent items.
+        Short = "short",
+        /// Recent, not yet consolidated.
+        Medium = "medium",
+        /// Persistent, consolidated.
+        Long = "long",
     }
-}
-
-impl FromStr for MemoryKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "semantic" => Ok(MemoryKind::Semantic),
-            "episodic" => Ok(MemoryKind::Episodic),
-            "procedural" => Ok(MemoryKind::Procedural),
-            _ => Err(Error::invalid(format!("unknown memory type '{s}' (expected semantic, episodic or procedural)"))),
-        }
-    }
-}
-
-/// The memory hierarchy's tiers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    /// Working memory: the current session's recent items.
-    Short,
-    /// Recent, not yet consolidated.
-    Medium,
-    /// Persistent, consolidated.
-    Long,
 }
 
 impl Tier {
-    /// All tiers, shortest first.
-    pub const ALL: [Tier; 3] = [Tier::Short, Tier::Medium, Tier::Long];
-
-    /// The lowercase name used in storage, the CLI and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Short => "short",
-            Tier::Medium => "medium",
-            Tier::Long => "long",
-        }
-    }
-
     /// The tier a new memory of this kind starts in unless told otherwise.
     pub fn default_for(kind: MemoryKind) -> Tier {
         match kind {
             MemoryKind::Episodic => Tier::Short,
             MemoryKind::Semantic | MemoryKind::Procedural => Tier::Medium,
-        }
-    }
-}
-
-impl fmt::Display for Tier {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Tier {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "short" => Ok(Tier::Short),
-            "medium" => Ok(Tier::Medium),
-            "long" => Ok(Tier::Long),
-            _ => Err(Error::invalid(format!("unknown tier '{s}' (expected short, medium or long)"))),
         }
     }
 }

@@ -37,22 +37,8 @@ pub struct Filter {
 impl Filter {
     /// SQL conditions on `memories AS m`, appended to `sql`, with their parameters.
     fn push_sql(&self, sql: &mut String, params: &mut Vec<Value>) {
-        if !self.kinds.is_empty() {
-            sql.push_str(" AND m.kind IN (");
-            for (i, k) in self.kinds.iter().enumerate() {
-                sql.push_str(if i == 0 { "?" } else { ", ?" });
-                params.push(Value::Text(k.as_str().into()));
-            }
-            sql.push(')');
-        }
-        if !self.tiers.is_empty() {
-            sql.push_str(" AND m.tier IN (");
-            for (i, t) in self.tiers.iter().enumerate() {
-                sql.push_str(if i == 0 { "?" } else { ", ?" });
-                params.push(Value::Text(t.as_str().into()));
-            }
-            sql.push(')');
-        }
+        push_in(sql, params, "m.kind", self.kinds.iter().map(|k| k.as_str()));
+        push_in(sql, params, "m.tier", self.tiers.iter().map(|t| t.as_str()));
         for (col, v) in [("user_id", &self.user_id), ("agent_id", &self.agent_id), ("session_id", &self.session_id)] {
             if let Some(v) = v {
                 sql.push_str(&format!(" AND m.{col} = ?"));
@@ -72,6 +58,16 @@ impl Filter {
             params.push(Value::Integer(to_ms(u)));
         }
     }
+}
+
+/// Appends ` AND col IN (?, …)` for a non-empty set of names.
+fn push_in<'a>(sql: &mut String, params: &mut Vec<Value>, col: &str, names: impl Iterator<Item = &'a str>) {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() {
+        return;
+    }
+    sql.push_str(&format!(" AND {col} IN ({})", vec!["?"; names.len()].join(", ")));
+    params.extend(names.into_iter().map(|n| Value::Text(n.to_string())));
 }
 
 /// A page of a list, newest first, with the cursor for the next page.

@@ -66,7 +66,8 @@ fn a_corrupted_database_gives_a_clear_error() {
     std::fs::write(&p, &bytes).unwrap();
     let outcome = Store::open(&p).and_then(|s| s.list(&Filter::default(), 100, None).map(|_| ()));
     let err = outcome.unwrap_err().to_string();
-    assert!(err.contains("corrupt") || err.contains("not a Strata database"), "{err}");
+    assert!(err.contains("is corrupted") && err.contains("restore it from a backup"), "{err}");
+    assert_eq!(std::fs::read(&p).unwrap(), bytes, "a corrupted file is left as it was");
 }
 
 #[test]
