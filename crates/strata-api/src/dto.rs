@@ -117,6 +117,9 @@ pub struct EventView {
     /// The client that wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// Groups the events written by one operation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
     /// A one-line description of the change.
     pub summary: String,
     /// Whether its payload was erased by forget.
@@ -132,6 +135,7 @@ impl From<RecordedEvent> for EventView {
             at: format_time(e.recorded_at),
             actor: e.meta.actor.to_string(),
             client: e.meta.client,
+            correlation_id: e.meta.correlation_id,
             summary: summarize(&e.change),
             redacted: e.redacted_at.is_some(),
         }

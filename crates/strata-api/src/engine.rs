@@ -152,8 +152,15 @@ impl Engine {
         &mut self.store
     }
 
-    fn meta(&self) -> EventMeta {
-        EventMeta { actor: self.opts.actor, client: Some(self.opts.client.clone()), ..Default::default() }
+    /// Metadata for the events of one operation: the caller, and a fresh correlation id that
+    /// groups everything this operation writes (an import, an update of content and importance).
+    fn meta(&mut self) -> EventMeta {
+        EventMeta {
+            actor: self.opts.actor,
+            client: Some(self.opts.client.clone()),
+            correlation_id: Some(strata_core::event::new_event_id(self.store.clock().as_ref())),
+            ..Default::default()
+        }
     }
 
     fn scope(&self, session_id: Option<String>) -> Scope {

@@ -130,8 +130,9 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                     out.exported(format, n, &path)
                 }
                 None => {
-                    let mut stdout = std::io::stdout().lock();
+                    let mut stdout = std::io::BufWriter::new(crate::render::Stdout);
                     engine.export(format, &mut stdout)?;
+                    stdout.flush()?;
                     Ok(())
                 }
             }

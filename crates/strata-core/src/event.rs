@@ -33,6 +33,11 @@ named_enum! {
     }
 }
 
+/// A new event or correlation id: a ULID from the clock's time and random bits.
+pub fn new_event_id(clock: &dyn crate::clock::Clock) -> String {
+    ulid::Ulid::from_parts(crate::clock::to_ms(clock.now()) as u64, rand::random()).to_string()
+}
+
 /// Who and what caused an event; stored beside the payload.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct EventMeta {

@@ -308,7 +308,7 @@ impl StoreTx<'_> {
         }
         let mut event = RecordedEvent {
             seq: 0,
-            event_id: ulid::Ulid::from_parts(to_ms(self.clock.now()) as u64, rand::random()).to_string(),
+            event_id: crate::event::new_event_id(self.clock),
             stream_id: stream,
             stream_version: current + 1,
             change,

@@ -148,6 +148,9 @@ fn add_get_update_history_and_as_of() {
     let hist = e.json(&["history", "tea"]);
     let types: Vec<&str> = hist.as_array().unwrap().iter().map(|h| h["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["semantic_created", "accessed", "content_updated", "importance_changed", "tagged"]);
+    let h = hist.as_array().unwrap();
+    assert_eq!(h[2]["correlation_id"], h[3]["correlation_id"], "one update, one correlation id");
+    assert_ne!(h[0]["correlation_id"], h[2]["correlation_id"]);
     let old = e.json(&["get", "tea", "--at-seq", "1"]);
     assert_eq!(old["facts"]["likes"], "green");
     let now = e.json(&["get", &id]);
@@ -320,4 +323,23 @@ fn forget_on_a_terminal_asks_before_erasing() {
     let said = on_tty("y\n");
     assert!(said.contains("its content was erased"), "{said}");
     assert!(e.err(&["get", &id]).contains("was forgotten"));
+}
+
+/// Regression: `strata list | head -1` must not panic when the reader closes the pipe.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    let e = Env::new();
+    // Far more output than a pipe buffers (64 KiB), so the writer meets the closed pipe.
+    let concepts: serde_json::Map<String, Value> =
+        (0..300).map(|i| (format!("k{i}"), serde_json::json!({"text": "word ".repeat(200)}))).collect();
+    let doc = serde_json::json!({"semantic": concepts}).to_string();
+    let r = e.run_with(&["import", "-"], &e.db(), Some(&doc));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bin = env!("CARGO_BIN_EXE_strata");
+    for cmd in [format!("'{bin}' list --limit 1000 --json | head -c 10"), format!("'{bin}' export | head -c 10")] {
+        let out = Command::new("bash").args(["-o", "pipefail", "-c", &cmd]).env("STRATA_DB", e.db()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{cmd}: {stderr}");
+        assert!(out.status.success(), "{cmd}: {stderr}");
+    }
 }
