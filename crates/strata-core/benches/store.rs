@@ -102,9 +102,10 @@ fn append_individual(dir: &std::path::Path) -> Row {
     }
 }
 
-fn append_batched(dir: &std::path::Path) -> (Row, Row) {
+/// One batched run on a fresh database: (creates/s, tag-and-access events/s).
+fn append_batched_once(dir: &std::path::Path, run: usize) -> (f64, f64) {
     let n = scale(100_000);
-    let mut store = open(dir, "batched.db");
+    let mut store = open(dir, &format!("batched{run}.db"));
     let mut text = Text::new(2);
     let contents: Vec<_> = (0..n).map(|i| content(&mut text, i)).collect();
     let t = Instant::now();
@@ -133,16 +134,27 @@ fn append_batched(dir: &std::path::Path) -> (Row, Row) {
             })
             .unwrap();
     }
-    let mixed_rate = (2 * n) as f64 / t.elapsed().as_secs_f64();
+    (create_rate, (2 * n) as f64 / t.elapsed().as_secs_f64())
+}
+
+fn append_batched(dir: &std::path::Path) -> (Row, Row) {
+    let n = scale(100_000);
+    let runs: Vec<(f64, f64)> = (0..3).map(|run| append_batched_once(dir, run)).collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    let creates = median(runs.iter().map(|r| r.0).collect());
+    let mixed = median(runs.iter().map(|r| r.1).collect());
     (
         Row {
-            name: format!("append, batches of 1,000 ({n} creates, with FTS)"),
-            value: format!("{create_rate:.0} events/s"),
+            name: format!("append, batches of 1,000 ({n} creates, with FTS; median of 3)"),
+            value: format!("{creates:.0} events/s"),
             target: "≥ 50,000 events/s".into(),
         },
         Row {
-            name: format!("append, batches of 1,000 ({} tag/access events)", 2 * n),
-            value: format!("{mixed_rate:.0} events/s"),
+            name: format!("append, batches of 1,000 ({} tag/access events; median of 3)", 2 * n),
+            value: format!("{mixed:.0} events/s"),
             target: "≥ 50,000 events/s".into(),
         },
     )
@@ -247,10 +259,10 @@ fn main() {
     if run("search") {
         rows.push(search(&dir));
     }
-    println!("\n{:<66} {:<40} target", "benchmark", "result");
+    println!("\n{:<72} {:<40} target", "benchmark", "result");
     let n = rows.len();
     for r in rows {
-        println!("{:<66} {:<40} {}", r.name, r.value, r.target);
+        println!("{:<72} {:<40} {}", r.name, r.value, r.target);
     }
     if !is_bench() {
         println!("smoke: {n} passed, 0 failed");

@@ -3,7 +3,7 @@
 
 CREATE TABLE events (
     seq            INTEGER PRIMARY KEY,
-    event_id       TEXT    NOT NULL UNIQUE,
+    event_id       TEXT    NOT NULL,
     stream_id      TEXT    NOT NULL,
     stream_version INTEGER NOT NULL CHECK (stream_version >= 1),
     event_type     TEXT    NOT NULL,

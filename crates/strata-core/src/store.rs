@@ -356,7 +356,9 @@ impl StoreTx<'_> {
             self.tx.prepare_cached("DELETE FROM events WHERE seq = ?1")?.execute([event.seq])?;
             return Err(e);
         }
-        self.recent = new.clone();
+        // A creation is rarely followed by more writes to the same memory in one transaction
+        // (bulk imports); caching it would cost a clone per memory for nothing.
+        self.recent = if current == 0 { None } else { new.clone() };
         Ok((event, new))
     }
 

@@ -103,6 +103,7 @@ impl Store {
             ));
         }
         let mut versions: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        let mut event_ids = std::collections::HashSet::new();
         let mut last_seq = 0;
         let mut count = 0u64;
         {
@@ -120,6 +121,9 @@ impl Store {
                 let l: Line = parse_json(file, i, &text)?;
                 if l.seq <= last_seq {
                     return Err(bad(n, format!("field `seq`: {} does not follow {last_seq}", l.seq)));
+                }
+                if !event_ids.insert(l.event_id.clone()) {
+                    return Err(bad(n, format!("field `event_id`: '{}' appears twice", l.event_id)));
                 }
                 l.stream_id.parse::<crate::model::MemoryId>().map_err(|e| bad(n, format!("field `stream_id`: {e}")))?;
                 let v = versions.entry(l.stream_id.clone()).or_insert(0);

@@ -122,6 +122,12 @@ fn a_backup_restores_into_an_empty_database_with_an_identical_state() {
     assert!(err.contains("only be restored into an empty database"), "{err}");
 }
 
+/// `line` with its event id replaced by the one in `other`.
+fn event_id_of(line: &str, other: &str) -> String {
+    let id = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap()["event_id"].as_str().unwrap().to_string();
+    line.replace(&id(line), &id(other))
+}
+
 #[test]
 fn a_damaged_backup_names_the_line_and_imports_nothing() {
     let mut f = Fixture::new();
@@ -151,6 +157,7 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
             with_line(4, &lines[4].replace("\"actor\":\"user\"", "\"actor\":\"alien\"")),
             "backup.jsonl:5: field `meta.actor`",
         ),
+        (with_line(3, &event_id_of(lines[3], lines[2])), "backup.jsonl:4: field `event_id`: "),
     ];
     for (text, want) in cases {
         let mut g = Fixture::new();
