@@ -120,6 +120,7 @@ fn append_batched_once(dir: &std::path::Path, run: usize) -> (f64, f64) {
             })
             .unwrap();
     }
+    store.checkpoint().unwrap(); // deferred checkpoint work counts too
     let create_rate = n as f64 / t.elapsed().as_secs_f64();
     // A mixed stream of cheaper events on existing memories: tags and accesses.
     let t = Instant::now();
@@ -134,6 +135,7 @@ fn append_batched_once(dir: &std::path::Path, run: usize) -> (f64, f64) {
             })
             .unwrap();
     }
+    store.checkpoint().unwrap();
     (create_rate, (2 * n) as f64 / t.elapsed().as_secs_f64())
 }
 
