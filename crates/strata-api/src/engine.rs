@@ -122,6 +122,9 @@ pub struct ForgetReport {
     pub id: String,
     /// Earlier events whose payloads were erased.
     pub redacted_events: u64,
+    /// Whether the bytes have also left the files on disk (false while another process keeps
+    /// reading; the next checkpoint finishes it).
+    pub scrubbed: bool,
 }
 
 /// Strata's engine over one database.
@@ -305,8 +308,8 @@ impl Engine {
     pub fn forget(&mut self, target: &Target) -> ApiResult<ForgetReport> {
         let id = self.resolve(target)?;
         let meta = self.meta();
-        let redacted_events = self.store.forget(id, &meta)?;
-        Ok(ForgetReport { id: id.to_string(), redacted_events })
+        let outcome = self.store.forget(id, &meta)?;
+        Ok(ForgetReport { id: id.to_string(), redacted_events: outcome.redacted_events, scrubbed: outcome.scrubbed })
     }
 
     /// A memory's events, oldest first.

@@ -211,6 +211,12 @@ impl Out {
             return print_json(r);
         }
         say!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
+        if !r.scrubbed {
+            say!(
+                "Another Strata process is reading the database, so the old bytes are still in its \
+                 write-ahead log; they are wiped at the next checkpoint (when that process finishes)."
+            );
+        }
         Ok(())
     }
 

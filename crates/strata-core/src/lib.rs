@@ -24,4 +24,4 @@ pub use model::{
 };
 pub use projection::search_text;
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
-pub use store::{NewMemory, Store, StoreTx};
+pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};

@@ -260,15 +260,22 @@ fn value_text(v: &FactValue, out: &mut String) {
     }
 }
 
-/// Empties every projection (for a rebuild by replay). The index is cleared without
-/// secure-delete: everything in it is live content about to be re-inserted (forgotten content
-/// was erased securely when it was forgotten), and a secure clear costs ~5× as much.
+/// Empties every projection (for a rebuild by replay). The full-text index is dropped and
+/// created again from its own stored definition and settings rather than emptied row by row:
+/// a non-secure delete would leave old index segments whose terms a later `forget` could not
+/// reach, and a secure one costs ~5× as much. Dropped pages are zeroed (`secure_delete`).
 pub(crate) fn clear_all(conn: &Connection) -> Result<()> {
-    conn.execute_batch(
-        "INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 0); \
-         DELETE FROM memory_fts; \
-         INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1); \
-         DELETE FROM memory_tags; DELETE FROM memory_links; DELETE FROM memories;",
-    )?;
+    let ddl: String =
+        conn.query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'memory_fts'", [], |r| r.get(0))?;
+    let settings: Vec<(String, rusqlite::types::Value)> = {
+        let mut stmt = conn.prepare("SELECT k, v FROM memory_fts_config WHERE k <> 'version'")?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+    };
+    conn.execute_batch("DROP TABLE memory_fts")?;
+    conn.execute_batch(&ddl)?;
+    for (k, v) in settings {
+        conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES (?1, ?2)", params![k, v])?;
+    }
+    conn.execute_batch("DELETE FROM memory_tags; DELETE FROM memory_links; DELETE FROM memories;")?;
     Ok(())
 }

@@ -29,6 +29,17 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// What `forget` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForgetOutcome {
+    /// Earlier events whose payloads were erased.
+    pub redacted_events: u64,
+    /// Whether the erased bytes have also left the files on disk. False only when another
+    /// process kept reading for the whole wait; the next checkpoint (any later write burst,
+    /// [`Store::checkpoint`], or closing the last connection) finishes the job.
+    pub scrubbed: bool,
+}
+
 /// What a new memory starts with besides its content.
 #[derive(Debug, Clone, Default)]
 pub struct NewMemory {
@@ -79,7 +90,7 @@ impl Store {
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None })
+        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None, poisoned: None })
     }
 
     /// Runs `f` in one write transaction and commits it; on error nothing is written.
@@ -96,22 +107,28 @@ impl Store {
     }
 
     /// Forgets a memory: erases its content from the log, the projections and the index, then
-    /// checkpoints the WAL so the erased bytes leave every file. Returns how many events were
-    /// redacted.
-    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<u64> {
-        let n = self.transact(|tx| tx.forget(id, meta))?;
-        self.checkpoint()?;
-        Ok(n)
+    /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
+    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
+        let redacted_events = self.transact(|tx| tx.forget(id, meta))?;
+        // A reader in another process can hold old WAL frames for a moment; wait up to ~2 s.
+        let mut scrubbed = self.checkpoint()?;
+        for _ in 0..20 {
+            if scrubbed {
+                break;
+            }
+            scrubbed = self.checkpoint()?;
+        }
+        Ok(ForgetOutcome { redacted_events, scrubbed })
     }
 
-    /// Copies the WAL into the main file and truncates it.
-    pub fn checkpoint(&self) -> Result<()> {
-        let (busy, _, _): (i64, i64, i64) =
-            self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        if busy != 0 {
-            tracing::warn!("checkpoint could not complete: another process is reading; it completes later");
-        }
-        Ok(())
+    /// Copies the WAL into the main file and truncates it. Returns false when another
+    /// process's open read kept it from completing (it completes at a later checkpoint).
+    /// Waits at most ~100 ms for readers.
+    pub fn checkpoint(&self) -> Result<bool> {
+        self.conn.busy_timeout(std::time::Duration::from_millis(100))?;
+        let result: rusqlite::Result<i64> = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0));
+        self.conn.busy_timeout(schema::BUSY_TIMEOUT)?;
+        Ok(result? == 0)
     }
 
     /// Notes that memories were retrieved; written in batches (see [`Store::flush_accesses`]).
@@ -241,11 +258,17 @@ pub struct StoreTx<'a> {
     /// its append (or a chain of commands on one memory) read it once. Every projection write
     /// in the transaction goes through [`StoreTx::append`], which keeps it current.
     recent: Option<Memory>,
+    /// Set when a write failed after changing something: the transaction cannot commit.
+    poisoned: Option<String>,
 }
 
 impl StoreTx<'_> {
-    /// Commits every append made in this transaction at once.
+    /// Commits every append made in this transaction at once. Refused (and rolled back) when
+    /// a write failed midway.
     pub fn commit(self) -> Result<()> {
+        if let Some(why) = self.poisoned {
+            return Err(Error::invalid(format!("nothing was saved: a write failed midway ({why})")));
+        }
         Ok(self.tx.commit()?)
     }
 
@@ -276,7 +299,8 @@ impl StoreTx<'_> {
     }
 
     /// Appends one event to a stream, checking the expected version, and updates the
-    /// projections. Returns the recorded event and the memory's new state.
+    /// projections. Returns the recorded event and the memory's new state. `forgotten` and
+    /// redacted events are refused: only [`StoreTx::forget`] writes them, with the redaction.
     pub fn append(
         &mut self,
         stream: MemoryId,
@@ -284,6 +308,22 @@ impl StoreTx<'_> {
         change: Change,
         meta: &EventMeta,
     ) -> Result<(RecordedEvent, Option<Memory>)> {
+        if matches!(change, Change::Forgotten { .. } | Change::Redacted { .. }) {
+            return Err(Error::invalid("forgetting goes through forget(), which also erases the content"));
+        }
+        self.write_event(stream, expected, change, meta)
+    }
+
+    fn write_event(
+        &mut self,
+        stream: MemoryId,
+        expected: Expected,
+        change: Change,
+        meta: &EventMeta,
+    ) -> Result<(RecordedEvent, Option<Memory>)> {
+        if let Some(why) = &self.poisoned {
+            return Err(Error::invalid(format!("this transaction was abandoned after a failed write: {why}")));
+        }
         // A new stream needs no lookup: UNIQUE (stream_id, stream_version) refuses version 1
         // of a stream that exists, which `insert_event` reports as a conflict.
         let current = if expected == Expected::NoStream { 0 } else { self.stream_version(stream)? };
@@ -352,7 +392,13 @@ impl StoreTx<'_> {
         // Projections after the event row: a conflicting append fails before touching them. If
         // the projection refuses (a duplicate key), the event goes too, so a caller that goes
         // on with the transaction never commits an event without its projection.
+        // A duplicate key is refused by the first statement of the projection write, before
+        // anything changed; any other failure may come midway, and then the transaction can
+        // only be rolled back.
         if let Err(e) = projection::write_diff(&self.tx, old.as_ref(), new.as_ref()) {
+            if !matches!(e, Error::DuplicateKey { .. }) {
+                self.poisoned = Some(e.to_string());
+            }
             self.tx.prepare_cached("DELETE FROM events WHERE seq = ?1")?.execute([event.seq])?;
             return Err(e);
         }
@@ -486,7 +532,7 @@ impl StoreTx<'_> {
                 "UPDATE events SET payload = ?2, redacted_at = ?3 WHERE stream_id = ?1 AND redacted_at IS NULL",
             )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
-        self.append(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
+        self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
         Ok(n)
     }
 

@@ -41,8 +41,8 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
     f.store.checkpoint().unwrap();
     assert!(!file_contains(&f.path(), secret).is_empty(), "the test must see the secret before forgetting");
 
-    let redacted = f.store.forget(m.id, &user()).unwrap();
-    assert_eq!(redacted, 4);
+    let outcome = f.store.forget(m.id, &user()).unwrap();
+    assert_eq!(outcome, ForgetOutcome { redacted_events: 4, scrubbed: true });
     for needle in [secret, "wombatfeather", "marmalade", "privatetagxyzzy", "password hint"] {
         assert_eq!(file_contains(&f.path(), needle), Vec::<String>::new(), "'{needle}' survived forget");
     }
@@ -66,4 +66,51 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
     f.store.replay().unwrap();
     assert_eq!(f.store.snapshot().unwrap(), before);
     f.add(concept("diary", &[("entry", "a fresh start")]));
+}
+
+/// The index terms of `text` (porter stems) that the full-text index still holds.
+fn index_terms_like(f: &Fixture, stem: &str) -> Vec<String> {
+    let c = rusqlite::Connection::open(f.path()).unwrap();
+    c.execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, memory_fts, instance)").unwrap();
+    let mut stmt = c.prepare("SELECT DISTINCT term FROM temp.vocab WHERE term LIKE ?1").unwrap();
+    stmt.query_map([format!("%{stem}%")], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// Regression: replay rebuilt the index without secure-delete, so older index segments kept
+/// a memory's terms after it was later forgotten.
+#[test]
+fn forget_after_replay_leaves_no_index_terms_or_bytes() {
+    let mut f = Fixture::new();
+    for i in 0..50 {
+        f.add(concept(&format!("filler_{i}"), &[("text", "ordinary words about gardens")]));
+    }
+    // Words the porter stemmer leaves as they are, so the index holds them verbatim.
+    let m = f.add(concept("diary", &[("entry", "qzxvortexa blimfrotzy")]));
+    f.store.replay().unwrap();
+    f.add(concept("after", &[("text", "more ordinary words")]));
+    f.store.replay().unwrap();
+    assert!(!index_terms_like(&f, "qzxvortexa").is_empty(), "the test must see the term first");
+    f.store.forget(m.id, &user()).unwrap();
+    assert_eq!(index_terms_like(&f, "qzxvortexa"), Vec::<String>::new());
+    assert_eq!(index_terms_like(&f, "blimfrotzy"), Vec::<String>::new());
+    for needle in ["qzxvortexa", "blimfrotzy"] {
+        assert_eq!(file_contains(&f.path(), needle), Vec::<String>::new(), "'{needle}' survived forget");
+    }
+}
+
+/// While another process holds a read open, the WAL cannot be truncated: forget says the file
+/// is not scrubbed yet, and the next checkpoint after the reader finishes scrubs it.
+#[test]
+fn forget_says_when_a_reader_delays_scrubbing_the_file() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("diary", &[("entry", "qzxplumbata")]));
+    let reader = rusqlite::Connection::open(f.path()).unwrap();
+    reader.execute_batch("BEGIN; SELECT count(*) FROM events;").unwrap();
+    let outcome = f.store.forget(m.id, &user()).unwrap();
+    assert!(!outcome.scrubbed, "a reader holding old frames blocks the truncation");
+    assert!(matches!(f.store.get(m.id), Err(Error::Forgotten { .. })), "the content is gone from every query");
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    assert!(f.store.checkpoint().unwrap());
+    assert_eq!(file_contains(&f.path(), "qzxplumbata"), Vec::<String>::new());
 }

@@ -178,3 +178,52 @@ fn accesses_are_batched_into_one_transaction() {
     assert_eq!(a.updated_at, t0(), "an access is not an update");
     assert_eq!(f.store.event_count().unwrap(), 4);
 }
+
+#[test]
+fn only_forget_writes_forgotten_events() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    for change in [Change::Forgotten { redacted_events: 0 }, Change::Redacted { event_type: "tagged".into() }] {
+        let err = f.store.transact(|tx| tx.append(m.id, Expected::Any, change.clone(), &user())).unwrap_err();
+        assert!(err.to_string().contains("goes through forget()"), "{err}");
+    }
+    assert_eq!(f.store.get(m.id).unwrap().content, concept("tea", &[("likes", "green")]));
+}
+
+/// A failure in the middle of a projection write (injected: a trigger aborts the tag insert
+/// after the memory row was written) must not be committable, even by a caller that goes on.
+#[test]
+fn a_write_that_fails_midway_cannot_be_committed() {
+    let mut f = Fixture::new();
+    f.add(concept("before", &[("x", "1")]));
+    rusqlite::Connection::open(f.path())
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER fault BEFORE INSERT ON memory_tags WHEN NEW.tag = 'boom' \
+             BEGIN SELECT RAISE(ABORT, 'injected fault'); END;",
+        )
+        .unwrap();
+    let err = f
+        .store
+        .transact(|tx| {
+            let tagged = NewMemory { tags: vec!["boom".into()], ..Default::default() };
+            let failed = tx.create(concept("during", &[("x", "2")]), tagged, &user());
+            assert!(failed.is_err());
+            // A careless caller carries on; the transaction refuses to commit.
+            tx.create(concept("later", &[("x", "3")]), NewMemory::default(), &user())
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("abandoned after a failed write"), "{err}");
+    // One that swallows the error and asks to commit is refused too.
+    let err = f
+        .store
+        .transact(|tx| {
+            let tagged = NewMemory { tags: vec!["boom".into()], ..Default::default() };
+            let _ = tx.create(concept("during", &[("x", "2")]), tagged, &user());
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("nothing was saved"), "{err}");
+    assert_eq!(f.store.stats().unwrap().memories, 1);
+    assert_eq!(f.store.event_count().unwrap(), 1);
+}
