@@ -276,20 +276,18 @@ impl Store {
 
     /// Every event of a memory's stream, oldest first (redacted payloads show as such).
     pub fn history(&self, id: MemoryId) -> Result<Vec<RecordedEvent>> {
-        let evs = self.stream_events(id, i64::MAX, i64::MAX)?;
+        let evs = self.stream_events(id, i64::MAX)?;
         if evs.is_empty() {
             return Err(Error::NotFound(id.to_string()));
         }
         Ok(evs)
     }
 
-    fn stream_events(&self, id: MemoryId, max_seq: i64, max_ms: i64) -> Result<Vec<RecordedEvent>> {
-        let sql = format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = ?1 AND seq <= ?2 AND recorded_at <= ?3 \
-             ORDER BY stream_version"
-        );
+    fn stream_events(&self, id: MemoryId, max_seq: i64) -> Result<Vec<RecordedEvent>> {
+        let sql =
+            format!("SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = ?1 AND seq <= ?2 ORDER BY stream_version");
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(rusqlite::params![id.to_string(), max_seq, max_ms])?;
+        let mut rows = stmt.query(rusqlite::params![id.to_string(), max_seq])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
             out.push(event_from_row(row)?);
@@ -297,20 +295,23 @@ impl Store {
         Ok(out)
     }
 
-    /// The memory as it was at a past time or sequence number, folded from the log.
+    /// The memory as it was at a past time or sequence number, folded from the log. A time cut
+    /// ends the stream at its first event recorded after that time, so a clock that stepped
+    /// back never makes a later event count as earlier.
     pub fn get_as_of(&self, id: MemoryId, at: AsOf) -> Result<Memory> {
         let (max_seq, max_ms, what) = match at {
             AsOf::Time(t) => (i64::MAX, to_ms(t), crate::time::format_time(t)),
             AsOf::Seq(s) => (s, i64::MAX, format!("sequence {s}")),
         };
         let mut state = None;
-        for ev in self.stream_events(id, max_seq, max_ms)? {
+        for ev in self.stream_events(id, max_seq)? {
+            if to_ms(ev.recorded_at) > max_ms {
+                break;
+            }
             state = match evolve(state, &ev) {
                 Ok(s) => s,
                 Err(EvolveError::Redacted) => return Err(forgotten_error(&self.conn, id)?),
-                Err(EvolveError::Inconsistent(message)) => {
-                    return Err(Error::BadEvent { seq: ev.seq, message });
-                }
+                Err(EvolveError::Inconsistent(message)) => return Err(Error::BadEvent { seq: ev.seq, message }),
             };
         }
         match state {

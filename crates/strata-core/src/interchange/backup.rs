@@ -119,8 +119,11 @@ impl Store {
                     continue;
                 }
                 let l: Line = parse_json(file, i, &text)?;
-                if l.seq <= last_seq {
-                    return Err(bad(n, format!("field `seq`: {} does not follow {last_seq}", l.seq)));
+                if l.seq != last_seq + 1 {
+                    return Err(bad(
+                        n,
+                        format!("field `seq`: expected {} after {last_seq}, found {}", last_seq + 1, l.seq),
+                    ));
                 }
                 if !event_ids.insert(l.event_id.clone()) {
                     return Err(bad(n, format!("field `event_id`: '{}' appears twice", l.event_id)));

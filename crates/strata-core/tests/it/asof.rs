@@ -28,3 +28,22 @@ fn as_of_reads_fold_the_log_to_a_past_time_or_sequence() {
     assert_eq!(hist.iter().map(|e| e.stream_version).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(f.store.get_as_of(m.id, AsOf::Seq(hist[1].seq)).unwrap().version, 2);
 }
+
+/// Regression: a clock that steps back (a corrected system clock, or STRATA_NOW) made an
+/// as-of read apply a later event before an earlier one's successor.
+#[test]
+fn as_of_a_time_stops_at_the_first_later_event_even_if_the_clock_stepped_back() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    f.tick(100);
+    f.store
+        .transact(|tx| tx.update_content(m.id, concept("tea", &[("likes", "black")]), Expected::Any, &user()))
+        .unwrap();
+    f.tick(-50); // the clock is corrected backwards
+    f.store
+        .transact(|tx| tx.update_content(m.id, concept("tea", &[("likes", "white")]), Expected::Any, &user()))
+        .unwrap();
+    let at = |secs: i64| f.store.get_as_of(m.id, AsOf::Time(t0() + Duration::seconds(secs))).unwrap();
+    assert_eq!(at(60).content, concept("tea", &[("likes", "green")]), "the v3 event at +50 s comes after v2 at +100 s");
+    assert_eq!(at(100).content, concept("tea", &[("likes", "white")]), "by +100 s all three had happened");
+}

@@ -71,7 +71,8 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
 /// The index terms of `text` (porter stems) that the full-text index still holds.
 fn index_terms_like(f: &Fixture, stem: &str) -> Vec<String> {
     let c = rusqlite::Connection::open(f.path()).unwrap();
-    c.execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, memory_fts, instance)").unwrap();
+    c.execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, memory_fts, instance)")
+        .unwrap();
     let mut stmt = c.prepare("SELECT DISTINCT term FROM temp.vocab WHERE term LIKE ?1").unwrap();
     stmt.query_map([format!("%{stem}%")], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }

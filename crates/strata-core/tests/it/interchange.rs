@@ -158,6 +158,10 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
             "backup.jsonl:5: field `meta.actor`",
         ),
         (with_line(3, &event_id_of(lines[3], lines[2])), "backup.jsonl:4: field `event_id`: "),
+        (
+            with_line(3, &lines[3].replace("\"seq\":3", "\"seq\":9")),
+            "backup.jsonl:4: field `seq`: expected 3 after 2, found 9",
+        ),
     ];
     for (text, want) in cases {
         let mut g = Fixture::new();
