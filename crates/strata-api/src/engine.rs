@@ -170,29 +170,51 @@ impl Engine {
         Scope { user_id: self.opts.user_id.clone(), agent_id: self.opts.agent_id.clone(), session_id }
     }
 
-    /// The filter that keeps reads inside this engine's user (and agent) scope.
+    /// The filter that keeps reads inside what this caller may see: its user's memories; for
+    /// an agent, only the ones shared by all agents and its own.
     pub fn scoped(&self, mut filter: Filter) -> Filter {
-        filter.user_id.get_or_insert_with(|| self.opts.user_id.clone());
-        if filter.agent_id.is_none() {
-            filter.agent_id = self.opts.agent_id.clone();
-        }
+        filter.user_id = Some(self.opts.user_id.clone());
+        filter.visible_to_agent = self.opts.agent_id.clone();
         filter
     }
 
-    /// Resolves an id or a key (in this scope) to an id.
+    /// Whether this caller may see a memory with this scope.
+    fn can_see(&self, scope: &Scope) -> bool {
+        scope.user_id == self.opts.user_id
+            && match (&self.opts.agent_id, &scope.agent_id) {
+                (Some(me), Some(owner)) => me == owner,
+                _ => true,
+            }
+    }
+
+    /// Resolves an id or a key to the id of a memory this caller may see. A key is looked up
+    /// among the agent's own memories first, then the shared ones. Memories outside the
+    /// caller's scope are reported as not found, like ids that never existed.
     pub fn resolve(&self, target: &Target) -> ApiResult<MemoryId> {
         let s = target.id_or_key.trim();
         if s.len() == 26
             && let Ok(id) = s.parse::<MemoryId>()
         {
-            return Ok(id);
+            return match self.store.get(id) {
+                Ok(m) if !self.can_see(&m.scope) => Err(not_found(s)),
+                Ok(_) => Ok(id),
+                Err(strata_core::Error::NotFound(_)) => Err(not_found(s)),
+                Err(e) => Err(e.into()),
+            };
         }
-        let found = self.store.find_by_key(&self.opts.user_id, self.opts.agent_id.as_deref(), target.kind, s)?;
+        let mut found = Vec::new();
+        if let Some(agent) = self.opts.agent_id.as_deref() {
+            found = self.store.find_by_key(&self.opts.user_id, Some(agent), target.kind, s)?;
+        }
+        if found.is_empty() {
+            found = self.store.find_by_key(&self.opts.user_id, None, target.kind, s)?;
+        }
         match found.as_slice() {
-            [] => Err(ApiError::new(ErrorCode::NotFound, format!("no memory with id or key '{s}'"))),
+            [] => Err(not_found(s)),
             [one] => Ok(one.id),
-            _ => Err(ApiError::invalid(format!(
-                "both a semantic and a procedural memory have the key '{s}'; say which type you mean"
+            several => Err(ApiError::invalid(format!(
+                "several memories have the key '{s}' ({}); pass --type or use an id",
+                several.iter().map(|m| format!("{} {}", m.kind(), m.id)).collect::<Vec<_>>().join(", ")
             ))),
         }
     }
@@ -207,7 +229,7 @@ impl Engine {
             tier: req.tier,
             source: Source::app(self.opts.client.clone()),
         };
-        let meta = self.meta();
+        let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
         Ok(self.store.create(req.content, new, &meta)?.into())
     }
 
@@ -395,6 +417,10 @@ impl Engine {
         self.store.flush_accesses()?;
         Ok(())
     }
+}
+
+fn not_found(what: &str) -> ApiError {
+    ApiError::new(ErrorCode::NotFound, format!("no memory with id or key '{what}'"))
 }
 
 fn detect_format(text: &str) -> ImportFormat {

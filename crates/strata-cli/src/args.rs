@@ -33,11 +33,8 @@ pub enum Command {
     Add(AddCommand),
     /// Show one memory (by id or key), now or as it was at a past time.
     Get {
-        /// Memory id, concept key or procedure name.
-        target: String,
-        /// Which type a key refers to when several have it.
-        #[arg(long = "type", value_enum)]
-        kind: Option<KindArg>,
+        #[command(flatten)]
+        target: KeyArg,
         /// Show the memory as it was at this time (e.g. 2026-01-31T12:00Z).
         #[arg(long, conflicts_with = "at_seq")]
         as_of: Option<String>,
@@ -70,24 +67,24 @@ pub enum Command {
     Update(UpdateArgs),
     /// Add tags to a memory.
     Tag {
-        /// Memory id or key.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
         /// Tags to add.
         #[arg(required = true)]
         tags: Vec<String>,
     },
     /// Remove tags from a memory.
     Untag {
-        /// Memory id or key.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
         /// Tags to remove.
         #[arg(required = true)]
         tags: Vec<String>,
     },
     /// Move a memory to another tier.
     Tier {
-        /// Memory id or key.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
         /// short, medium or long.
         #[arg(value_enum)]
         tier: TierArg,
@@ -97,8 +94,8 @@ pub enum Command {
     },
     /// Record that one memory relates to another (provenance).
     Link {
-        /// The memory that relates.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
         /// The memory it relates to.
         to: String,
         /// How they relate.
@@ -107,16 +104,16 @@ pub enum Command {
     },
     /// Forget a memory for good: its content is erased everywhere, including the log.
     Forget {
-        /// Memory id or key.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
         /// Do not ask for confirmation.
         #[arg(long, short = 'y')]
         yes: bool,
     },
     /// Show a memory's history from the event log.
     History {
-        /// Memory id or key.
-        target: String,
+        #[command(flatten)]
+        target: KeyArg,
     },
     /// Rebuild every projection from the event log and check it matched.
     Replay,
@@ -197,6 +194,16 @@ pub enum AddCommand {
     },
 }
 
+/// A memory named by id or by key.
+#[derive(Debug, Args)]
+pub struct KeyArg {
+    /// Memory id, concept key or procedure name.
+    pub target: String,
+    /// Which type a key refers to when several have it.
+    #[arg(long = "type", value_enum)]
+    pub kind: Option<KindArg>,
+}
+
 /// Options every `add` takes.
 #[derive(Debug, Args)]
 pub struct CommonAdd {
@@ -217,11 +224,8 @@ pub struct CommonAdd {
 /// `strata update …`
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
-    /// Memory id or key.
-    pub target: String,
-    /// Which type a key refers to.
-    #[arg(long = "type", value_enum)]
-    pub kind: Option<KindArg>,
+    #[command(flatten)]
+    pub target: KeyArg,
     /// Set a fact (semantic). Repeatable.
     #[arg(long = "fact", value_name = "NAME=VALUE")]
     pub facts: Vec<String>,

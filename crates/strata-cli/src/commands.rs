@@ -12,7 +12,7 @@ use strata_core::{
     SystemClock, Tier,
 };
 
-use crate::args::{AddCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KindArg, TierArg};
+use crate::args::{AddCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg};
 use crate::render::Out;
 
 /// The database used when neither --db nor STRATA_DB is given.
@@ -45,7 +45,10 @@ pub fn run(cli: Cli) -> Result<()> {
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
     let out = Out { json: cli.json };
     let result = dispatch(&mut engine, cli.command, &out, clock.as_ref());
-    engine.flush()?;
+    // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
+    if let Err(e) = engine.flush() {
+        tracing::warn!("could not record memory accesses: {e}");
+    }
     result
 }
 
@@ -55,13 +58,13 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let req = add_request(add, clock)?;
             out.memory(&engine.add(req)?, "Added")
         }
-        Command::Get { target, kind, as_of, at_seq } => {
+        Command::Get { target, as_of, at_seq } => {
             let at = match (as_of, at_seq) {
                 (Some(t), _) => Some(AsOf::Time(parse_time(&t)?)),
                 (None, Some(s)) => Some(AsOf::Seq(s)),
                 _ => None,
             };
-            out.memory(&engine.get(&target_of(target, kind), at)?, "")
+            out.memory(&engine.get(&target_of(target), at)?, "")
         }
         Command::List { filter, limit, cursor } => {
             out.page(&engine.list(filter_of(filter)?, limit, cursor.as_deref())?)
@@ -72,7 +75,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             out.hits(&engine.search(&query, filter_of(filter)?, limit, marks)?, &query)
         }
         Command::Update(u) => {
-            let target = target_of(u.target, u.kind);
+            let target = target_of(u.target);
             let req = UpdateRequest {
                 set_facts: u.facts.iter().map(|f| parse_fact(f)).collect::<Result<_>>()?,
                 unset_facts: u.unset_facts,
@@ -85,22 +88,22 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             };
             out.memory(&engine.update(&target, req)?, "Updated")
         }
-        Command::Tag { target, tags } => out.memory(&engine.tag(&Target::new(target), &tags)?, "Tagged"),
-        Command::Untag { target, tags } => out.memory(&engine.untag(&Target::new(target), &tags)?, "Untagged"),
+        Command::Tag { target, tags } => out.memory(&engine.tag(&target_of(target), &tags)?, "Tagged"),
+        Command::Untag { target, tags } => out.memory(&engine.untag(&target_of(target), &tags)?, "Untagged"),
         Command::Tier { target, tier, reason } => {
-            out.memory(&engine.set_tier(&Target::new(target), tier_of(tier), &reason)?, "Moved")
+            out.memory(&engine.set_tier(&target_of(target), tier_of(tier), &reason)?, "Moved")
         }
         Command::Link { target, to, relation } => {
-            out.memory(&engine.link(&Target::new(target), &Target::new(to), &relation)?, "Linked")
+            out.memory(&engine.link(&target_of(target), &Target::new(to), &relation)?, "Linked")
         }
         Command::Forget { target, yes } => {
-            let target = Target::new(target);
+            let target = target_of(target);
             if !yes {
                 confirm_forget(engine, &target)?;
             }
             out.forgotten(&engine.forget(&target)?)
         }
-        Command::History { target } => out.history(&engine.history(&Target::new(target))?),
+        Command::History { target } => out.history(&engine.history(&target_of(target))?),
         Command::Replay => out.replay(&engine.replay()?),
         Command::Import { file, format } => {
             let name = file.display().to_string();
@@ -118,15 +121,15 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let format = format_of(format);
             match output {
                 Some(path) => {
-                    // Write to a temporary file beside the target, then rename: no half files.
-                    let tmp = path.with_extension("partial");
-                    let mut f = std::io::BufWriter::new(
-                        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
-                    );
-                    let n = engine.export(format, &mut f)?;
-                    f.flush()?;
-                    drop(f);
-                    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+                    // A temporary file beside the target, renamed at the end: an interrupted or
+                    // failed export leaves no half file (the temporary one is removed).
+                    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+                    let tmp = tempfile::NamedTempFile::new_in(dir)
+                        .with_context(|| format!("cannot write in {}", dir.display()))?;
+                    let mut w = std::io::BufWriter::new(tmp);
+                    let n = engine.export(format, &mut w)?;
+                    let tmp = w.into_inner().map_err(|e| e.into_error())?;
+                    tmp.persist(&path).with_context(|| format!("cannot write {}", path.display()))?;
                     out.exported(format, n, &path)
                 }
                 None => {
@@ -229,8 +232,8 @@ fn parse_fact(s: &str) -> Result<(String, FactValue)> {
     Ok((k.to_string(), value))
 }
 
-fn target_of(id_or_key: String, kind: Option<KindArg>) -> Target {
-    Target { id_or_key, kind: kind.map(kind_of) }
+fn target_of(k: KeyArg) -> Target {
+    Target { id_or_key: k.target, kind: k.kind.map(kind_of) }
 }
 
 fn kind_of(k: KindArg) -> MemoryKind {

@@ -22,6 +22,8 @@ pub struct Filter {
     pub user_id: Option<String>,
     /// Only this agent's.
     pub agent_id: Option<String>,
+    /// Only what this agent may see: memories shared by all agents, and its own.
+    pub visible_to_agent: Option<String>,
     /// Only this session's.
     pub session_id: Option<String>,
     /// Only memories with every one of these tags.
@@ -44,6 +46,10 @@ impl Filter {
                 sql.push_str(&format!(" AND m.{col} = ?"));
                 params.push(Value::Text(v.clone()));
             }
+        }
+        if let Some(a) = &self.visible_to_agent {
+            sql.push_str(" AND (m.agent_id IS NULL OR m.agent_id = ?)");
+            params.push(Value::Text(a.clone()));
         }
         for t in &self.tags {
             sql.push_str(" AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)");

@@ -264,7 +264,7 @@ fn bad_input_is_one_clear_line_and_changes_nothing() {
     .unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["import", bad.to_str().unwrap()], "bad.json:2: field `episodic[0].timestamp`"),
-        (vec!["get", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], "no memory 01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+        (vec!["get", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], "no memory with id or key '01ARZ3NDEKTSV4RRFFQ69G5FAV'"),
         (vec!["get", "no_such_key"], "no memory with id or key 'no_such_key'"),
         (vec!["add", "semantic", "napoleon_bonaparte", "--fact", "a=b"], "already exists"),
         (vec!["add", "semantic", "x", "--fact", "a=b", "--importance", "2"], "importance must be between 0 and 1"),
@@ -342,4 +342,37 @@ fn a_closed_pipe_is_not_a_panic() {
         assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{cmd}: {stderr}");
         assert!(out.status.success(), "{cmd}: {stderr}");
     }
+}
+
+#[test]
+fn usage_errors_are_one_line_and_help_still_works() {
+    let e = Env::new();
+    let r = e.run(&["add", "semantic"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.stderr.trim_end().lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with("error: ") && r.stderr.contains("strata --help"), "{}", r.stderr);
+    let r = e.run(&["--help"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("Usage: strata"), "{}", r.stdout);
+}
+
+#[test]
+fn db_flag_time_travel_and_types_for_shared_keys() {
+    let e = Env::new();
+    let db = e.dir.path().join("other.db");
+    let db = db.to_str().unwrap();
+    e.ok(&["--db", db, "add", "semantic", "brew", "--fact", "note=strong"]);
+    e.ok(&["--db", db, "add", "procedural", "brew", "--step", "boil", "--step", "steep"]);
+    assert!(e.json(&["list"])["items"].as_array().unwrap().is_empty(), "--db wins over STRATA_DB");
+    let msg = e.err(&["--db", db, "tag", "brew", "x"]);
+    assert!(msg.contains("several memories have the key 'brew'") && msg.contains("--type"), "{msg}");
+    e.ok(&["--db", db, "tag", "brew", "--type", "procedural", "x"]);
+    let p = e.json(&["--db", db, "get", "brew", "--type", "procedural"]);
+    assert_eq!(p["tags"], serde_json::json!(["x"]));
+    // --as-of at a time: STRATA_NOW is 12:00; the tag came later in the log but at the same
+    // clock time, so ask by time before it and by sequence.
+    let before = e.json(&["--db", db, "get", "brew", "--type", "procedural", "--as-of", "2026-01-31T12:00Z"]);
+    assert_eq!(before["name"], "brew");
+    let err = e.err(&["--db", db, "get", "brew", "--type", "semantic", "--as-of", "2026-01-31T11:59Z"]);
+    assert!(err.contains("did not exist yet"), "{err}");
 }

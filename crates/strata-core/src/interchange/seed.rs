@@ -153,10 +153,11 @@ impl Store {
         })
     }
 
-    /// Writes a user's memories (optionally one agent's) as a seed-002 document.
+    /// Writes a user's shared memories (`agent_id` None), or one agent's private ones, as a
+    /// seed-002 document. One scope at a time: keys are unique within a scope, not across.
     pub fn export_seed(&self, user_id: &str, agent_id: Option<&str>, out: &mut dyn Write) -> Result<ImportCounts> {
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND (?2 IS NULL OR m.agent_id = ?2) \
+            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND m.agent_id IS ?2 \
              ORDER BY m.occurred_at, m.rid"
         );
         let mut stmt = self.conn.prepare(&sql)?;

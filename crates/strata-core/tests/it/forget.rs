@@ -43,8 +43,12 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
 
     let outcome = f.store.forget(m.id, &user()).unwrap();
     assert_eq!(outcome, ForgetOutcome { redacted_events: 4, scrubbed: true });
-    for needle in [secret, "wombatfeather", "marmalade", "privatetagxyzzy", "password hint"] {
+    // The raw words, and the stems the index keeps ("wombatfeath", "marmalad").
+    for needle in [secret, "wombatfeath", "marmalad", "privatetagxyzzy", "password hint"] {
         assert_eq!(file_contains(&f.path(), needle), Vec::<String>::new(), "'{needle}' survived forget");
+    }
+    for stem in ["zanzibarquokka", "wombatfeath", "marmalad"] {
+        assert_eq!(index_terms_like(&f, stem), Vec::<String>::new(), "index term '{stem}' survived forget");
     }
     // Gone from reads, search and history payloads; the neighbour is intact.
     assert!(matches!(f.store.get(m.id), Err(Error::Forgotten { .. })));

@@ -18,6 +18,8 @@ enum Op {
     Link(usize, usize),
     Forget(usize),
     Tick(u16),
+    /// Rebuild the projections midway; later operations must work on the rebuilt ones.
+    Replay,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -32,6 +34,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::Link(a, b)),
         1 => any::<usize>().prop_map(Op::Forget),
         1 => (1u16..5000).prop_map(Op::Tick),
+        1 => Just(Op::Replay),
     ]
 }
 
@@ -100,6 +103,7 @@ fn run(ops: &[Op]) -> Store {
                 _ => Ok(()),
             },
             Op::Forget(i) => pick(i).map_or(Ok(()), |id| store.forget(id, &meta).map(|_| ())),
+            Op::Replay => store.replay().map(|_| ()),
             Op::Tick(s) => {
                 clock.advance(Duration::milliseconds(i64::from(*s)));
                 Ok(())
