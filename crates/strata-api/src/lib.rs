@@ -6,6 +6,7 @@ mod demo;
 pub mod dto;
 mod engine;
 mod error;
+pub mod locomo;
 
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};

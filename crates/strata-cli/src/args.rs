@@ -138,6 +138,20 @@ pub enum Command {
     Stats,
     /// Add a few example memories of each type.
     Demo,
+    /// Measure Strata (on its own temporary database; yours is not touched).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+/// `strata bench …`
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// LoCoMo evidence retrieval: recall@1/5/10/20 per category and query latency.
+    Locomo {
+        /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
+        #[arg(long)]
+        data: PathBuf,
+    },
 }
 
 /// `strata add …`

@@ -12,7 +12,9 @@ use strata_core::{
     SystemClock, Tier,
 };
 
-use crate::args::{AddCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg};
+use strata_api::locomo;
+
+use crate::args::{AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg};
 use crate::render::Out;
 
 /// The database used when neither --db nor STRATA_DB is given.
@@ -31,6 +33,10 @@ fn clock() -> Result<Arc<dyn Clock>> {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
+    let out = Out { json: cli.json };
+    if let Command::Bench(bench) = cli.command {
+        return run_bench(bench, &out);
+    }
     let db = match cli.db.clone() {
         Some(p) => p,
         None => default_db()?,
@@ -43,7 +49,6 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
-    let out = Out { json: cli.json };
     let result = dispatch(&mut engine, cli.command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
     if let Err(e) = engine.flush() {
@@ -144,6 +149,18 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Demo => {
             let counts = engine.demo()?;
             out.demo(&counts)
+        }
+        Command::Bench(_) => unreachable!("benchmarks run before the database is opened"),
+    }
+}
+
+fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
+    match bench {
+        BenchCommand::Locomo { data } => {
+            let work = tempfile::tempdir()?;
+            let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![("bm25", Box::new(locomo::bm25))];
+            let report = locomo::run(&data, work.path(), &mut configs, "bm25")?;
+            out.locomo(&report)
         }
     }
 }

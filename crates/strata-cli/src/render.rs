@@ -281,6 +281,36 @@ impl Out {
         Ok(())
     }
 
+    pub fn locomo(&self, r: &strata_api::locomo::LocomoReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "LoCoMo evidence retrieval: {} questions ({} skipped without evidence; {} evidence ids repaired, {} dropped), {} turns.",
+            r.questions,
+            r.skipped,
+            r.evidence_repaired,
+            r.evidence_dropped,
+            r.turns
+        );
+        let mut t = table(&["config", "scope", "R@1", "R@5", "R@10", "R@20", "p50 ms", "p95 ms"]);
+        for (name, c) in &r.configs {
+            let label = if *name == r.default { format!("{name} (default)") } else { name.clone() };
+            let mut rows = vec![("all", &c.recall_at), ("cat 1-4", &c.recall_at_excl_adversarial)];
+            let cats: Vec<(String, &std::collections::BTreeMap<String, f64>)> =
+                c.by_category.iter().map(|(k, v)| (format!("cat {k}"), v)).collect();
+            rows.extend(cats.iter().map(|(k, v)| (k.as_str(), *v)));
+            for (i, (scope, at)) in rows.into_iter().enumerate() {
+                let mut row = vec![if i == 0 { label.clone() } else { String::new() }, scope.to_string()];
+                row.extend(["1", "5", "10", "20"].iter().map(|k| format!("{:.3}", at.get(*k).copied().unwrap_or(0.0))));
+                row.push(if i == 0 { format!("{:.2}", c.p50_ms) } else { String::new() });
+                row.push(if i == 0 { format!("{:.2}", c.p95_ms) } else { String::new() });
+                t.add_row(row);
+            }
+        }
+        print_table(&t)
+    }
+
     pub fn demo(&self, c: &ImportCounts) -> Result<()> {
         if self.json {
             return print_json(c);

@@ -150,15 +150,37 @@ fn decode_cursor(c: &str) -> Result<(i64, String)> {
     Ok((ms, id.to_string()))
 }
 
-/// The words of what a person types, each quoted so that FTS5 operators and punctuation in
-/// user text are harmless; duplicates removed.
+/// The words of what a person types, split where the index's tokenizer splits (anything not
+/// a letter or digit, so "Ana's" is "Ana" and "s"), without one-letter fragments, each quoted
+/// so FTS5 operators in user text are harmless; duplicates removed.
 pub fn fts_terms(text: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '_')
-        .map(|w| w.trim_matches('\''))
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 1 || w.chars().all(|c| c.is_ascii_digit()))
         .filter(|w| !w.is_empty() && seen.insert(w.to_lowercase()))
-        .map(|w| format!("\"{}\"", w.replace('"', "")))
-        .collect()
+        .collect();
+    // English function words say nothing about which memory is meant; in a small store bm25
+    // still weighs them. Dropped unless nothing else is left.
+    let content: Vec<&str> = words.iter().copied().filter(|w| !is_stopword(w)).collect();
+    let chosen = if content.is_empty() { words } else { content };
+    chosen.into_iter().map(|w| format!("\"{w}\"")).collect()
+}
+
+/// English function words, sorted (binary search).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
+    "before", "being", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "during", "each", "for",
+    "from", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into",
+    "is", "it", "its", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or",
+    "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
+    "would", "you", "your",
+];
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word.to_lowercase().as_str()).is_ok()
 }
 
 /// Search ranks at most this many candidates (the newest that match), bounding its cost: bm25
@@ -390,5 +412,33 @@ impl Store {
             return Err(Error::Corrupt(format!("{orphans} full-text rows belong to no memory")));
         }
         Ok(Snapshot { memories, fts })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_words_split_like_the_index_and_lose_function_words() {
+        let cases: &[(&str, &[&str])] = &[
+            ("What is the name of Ana's kitten?", &["\"name\"", "\"Ana\"", "\"kitten\""]),
+            ("napoleon_bonaparte", &["\"napoleon\"", "\"bonaparte\""]),
+            ("who is he", &["\"who\"", "\"is\"", "\"he\""]),
+            ("tea TEA tea", &["\"tea\""]),
+            ("born in 1769 (or 9)", &["\"born\"", "\"1769\"", "\"9\""]),
+            ("\"quoted\" AND NOT", &["\"quoted\""]),
+            ("AND OR NOT", &["\"AND\"", "\"OR\"", "\"NOT\""]),
+            ("  ...  ", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(fts_terms(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_stopword_list_is_sorted_for_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stopword("The") && is_stopword("your") && !is_stopword("kitten"));
     }
 }

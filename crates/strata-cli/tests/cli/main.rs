@@ -376,3 +376,27 @@ fn db_flag_time_travel_and_types_for_shared_keys() {
     let err = e.err(&["--db", db, "get", "brew", "--type", "semantic", "--as-of", "2026-01-31T11:59Z"]);
     assert!(err.contains("did not exist yet"), "{err}");
 }
+
+/// `strata bench locomo` runs on any file in the LoCoMo layout and reports the promised shape.
+#[test]
+fn locomo_bench_on_a_small_file_in_the_layout() {
+    let e = Env::new();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-tiny.json");
+    let r = e.json(&["bench", "locomo", "--data", data]);
+    assert_eq!(r["questions"], 3);
+    assert_eq!(r["skipped"], 1, "the adversarial question names no turn");
+    assert_eq!(r["evidence_repaired"], 2, "D1:02 and the ';'-joined pair");
+    assert_eq!(r["default"], "bm25");
+    let bm25 = &r["configs"]["bm25"];
+    for k in ["1", "5", "10", "20"] {
+        assert!(bm25["recall_at"][k].is_number() && bm25["recall_at_excl_adversarial"][k].is_number());
+    }
+    // Every answer is findable in five turns by its words.
+    assert_eq!(bm25["recall_at"]["5"], 1.0);
+    assert_eq!(bm25["by_category"]["4"]["5"], 1.0);
+    assert_eq!(bm25["by_category"]["1"]["20"], 1.0, "both turns of the multi-hop question");
+    assert!(bm25["p95_ms"].as_f64().unwrap() >= bm25["p50_ms"].as_f64().unwrap());
+    assert!(!e.db().exists(), "benchmarks never touch the user's database");
+    let msg = e.err(&["bench", "locomo", "--data", "/nonexistent.json"]);
+    assert!(msg.contains("cannot read /nonexistent.json"), "{msg}");
+}

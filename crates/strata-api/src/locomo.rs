@@ -1,0 +1,293 @@
+//! LoCoMo evidence retrieval (shared/bench/locomo/README.md): ingest each conversation's turns
+//! as episodic memories through the [`Engine`], ask every question, and measure how many of
+//! its evidence turns come back in the top k, per category, with query latency.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::{Deserialize, Serialize};
+use strata_core::{Content, Episode, EpisodeBody, Filter, MemoryKind};
+
+use crate::engine::{AddRequest, Engine, EngineOptions};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// The k of recall@k.
+pub const KS: [usize; 4] = [1, 5, 10, 20];
+
+#[derive(Debug, Deserialize)]
+struct Sample {
+    sample_id: String,
+    conversation: serde_json::Map<String, serde_json::Value>,
+    qa: Vec<Qa>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Turn {
+    speaker: String,
+    dia_id: String,
+    text: String,
+    #[serde(default)]
+    blip_caption: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Qa {
+    question: String,
+    #[serde(default)]
+    evidence: Vec<String>,
+    category: u8,
+}
+
+/// One retrieval configuration's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigReport {
+    /// Mean evidence recall at each k, over all questions.
+    pub recall_at: BTreeMap<String, f64>,
+    /// The same without category 5 (adversarial).
+    pub recall_at_excl_adversarial: BTreeMap<String, f64>,
+    /// Per category ("1" … "5"), recall at each k.
+    pub by_category: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Median query latency.
+    pub p50_ms: f64,
+    /// 95th percentile query latency.
+    pub p95_ms: f64,
+}
+
+/// The whole run, in the shape tools track over time.
+#[derive(Debug, Clone, Serialize)]
+pub struct LocomoReport {
+    /// Results per configuration name.
+    pub configs: BTreeMap<String, ConfigReport>,
+    /// The configuration the product uses.
+    pub default: String,
+    /// Questions evaluated.
+    pub questions: usize,
+    /// Questions skipped because no evidence id named a turn.
+    pub skipped: usize,
+    /// Evidence entries repaired (e.g. "D30:05" → "D30:5", "D8:6; D9:17" split in two).
+    pub evidence_repaired: usize,
+    /// Evidence ids dropped because they name no turn.
+    pub evidence_dropped: usize,
+    /// Turns ingested.
+    pub turns: usize,
+}
+
+/// Parses "1:56 pm on 8 May, 2023" (the session times of the LoCoMo layout) as UTC.
+fn session_time(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim().replace(" am ", " AM ").replace(" pm ", " PM ");
+    NaiveDateTime::parse_from_str(&s, "%I:%M %p on %d %B, %Y").ok().map(|t| t.and_utc())
+}
+
+/// "D30:05" → "D30:5"; "D:11:26" → "D11:26"; anything else that is not `D<n>:<n>` → None.
+fn normalize_dia_id(raw: &str) -> Option<String> {
+    let digits: Vec<u32> = raw
+        .trim()
+        .strip_prefix('D')?
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match digits.as_slice() {
+        [session, turn] => Some(format!("D{session}:{turn}")),
+        _ => None,
+    }
+}
+
+struct Question {
+    sample: String,
+    text: String,
+    category: u8,
+    evidence: HashSet<String>,
+}
+
+/// Something that answers a question with memory ids, best first.
+pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + 'a;
+
+/// Loads a LoCoMo-layout file, ingests every conversation into a fresh database in `workdir`
+/// (one user per conversation), and evaluates each named retriever.
+pub fn run(
+    data: &Path,
+    workdir: &Path,
+    configs: &mut [(&str, Box<Retriever<'_>>)],
+    default: &str,
+) -> ApiResult<LocomoReport> {
+    let text = std::fs::read_to_string(data)
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", data.display())))?;
+    let samples: Vec<Sample> = serde_json::from_str(&text).map_err(|e| {
+        ApiError::new(ErrorCode::BadImport, format!("{}: not in the LoCoMo layout: {e}", data.display()))
+    })?;
+    let db = workdir.join("locomo.db");
+    let _ = std::fs::remove_file(&db);
+    let mut questions = Vec::new();
+    let (mut skipped, mut repaired, mut dropped, mut turns) = (0, 0, 0, 0);
+    // memory id → dia_id, to score retrieved memories
+    let mut dia_of: HashMap<String, String> = HashMap::new();
+    for sample in &samples {
+        let opts = EngineOptions { user_id: sample.sample_id.clone(), client: "locomo".into(), ..Default::default() };
+        let mut engine = Engine::open(&db, opts)?;
+        let mut known = HashSet::new();
+        for n in 1.. {
+            let Some(session) = sample.conversation.get(&format!("session_{n}")) else { break };
+            let when = sample
+                .conversation
+                .get(&format!("session_{n}_date_time"))
+                .and_then(|v| v.as_str())
+                .and_then(session_time)
+                .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
+            let session_turns: Vec<Turn> = serde_json::from_value(session.clone())
+                .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", sample.sample_id)))?;
+            for (i, t) in session_turns.into_iter().enumerate() {
+                let mut text = t.text;
+                if let Some(c) = t.blip_caption {
+                    text.push_str(&format!(" [shares a photo: {c}]"));
+                }
+                let episode = Episode {
+                    // Turns keep their order within a session: one second apart.
+                    occurred_at: when + chrono::Duration::seconds(i as i64),
+                    body: EpisodeBody::Utterance { speaker: t.speaker, text },
+                    concepts: vec![],
+                    extra: [("dia_id".to_string(), serde_json::Value::String(t.dia_id.clone()))].into_iter().collect(),
+                };
+                let m = engine.add(AddRequest {
+                    content: Content::Episodic(episode),
+                    tags: vec![],
+                    importance: None,
+                    tier: None,
+                    session_id: Some(format!("session_{n}")),
+                })?;
+                dia_of.insert(m.id, t.dia_id.clone());
+                known.insert(t.dia_id);
+                turns += 1;
+            }
+        }
+        for qa in &sample.qa {
+            let mut evidence = HashSet::new();
+            for original in &qa.evidence {
+                let mut changed = original.contains(';');
+                for raw in original.split(';') {
+                    match normalize_dia_id(raw) {
+                        Some(id) if known.contains(&id) => {
+                            changed |= id != raw.trim();
+                            evidence.insert(id);
+                        }
+                        _ => dropped += 1,
+                    }
+                }
+                if changed {
+                    repaired += 1;
+                }
+            }
+            if evidence.is_empty() {
+                skipped += 1;
+                continue;
+            }
+            questions.push(Question {
+                sample: sample.sample_id.clone(),
+                text: qa.question.clone(),
+                category: qa.category,
+                evidence,
+            });
+        }
+    }
+
+    let mut report = LocomoReport {
+        configs: BTreeMap::new(),
+        default: default.to_string(),
+        questions: questions.len(),
+        skipped,
+        evidence_repaired: repaired,
+        evidence_dropped: dropped,
+        turns,
+    };
+    let kmax = *KS.iter().max().unwrap_or(&20);
+    for (name, retrieve) in configs.iter_mut() {
+        let mut engines: HashMap<String, Engine> = HashMap::new();
+        let mut latencies = Vec::with_capacity(questions.len());
+        // (category, k) → sum of recall
+        let mut sums: BTreeMap<(u8, usize), f64> = BTreeMap::new();
+        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+        for q in &questions {
+            if !engines.contains_key(&q.sample) {
+                let opts = EngineOptions { user_id: q.sample.clone(), client: "locomo".into(), ..Default::default() };
+                engines.insert(q.sample.clone(), Engine::open(&db, opts)?);
+            }
+            let engine = engines.get_mut(&q.sample).expect("inserted above");
+            let t = Instant::now();
+            let ids = retrieve(engine, &q.text, kmax)?;
+            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+            *counts.entry(q.category).or_default() += 1;
+            for k in KS {
+                let found =
+                    ids.iter().take(k).filter(|id| dia_of.get(*id).is_some_and(|d| q.evidence.contains(d))).count();
+                *sums.entry((q.category, k)).or_default() += found as f64 / q.evidence.len() as f64;
+            }
+        }
+        latencies.sort_by(f64::total_cmp);
+        let pct = |p: f64| {
+            latencies
+                .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let mean = |cats: &dyn Fn(u8) -> bool, k: usize| {
+            let n: usize = counts.iter().filter(|(c, _)| cats(**c)).map(|(_, n)| n).sum();
+            let s: f64 = sums.iter().filter(|((c, kk), _)| cats(*c) && *kk == k).map(|(_, v)| v).sum();
+            if n == 0 { 0.0 } else { round3(s / n as f64) }
+        };
+        let at = |cats: &dyn Fn(u8) -> bool| KS.iter().map(|k| (k.to_string(), mean(cats, *k))).collect();
+        report.configs.insert(
+            name.to_string(),
+            ConfigReport {
+                recall_at: at(&|_| true),
+                recall_at_excl_adversarial: at(&|c| c != 5),
+                by_category: counts.keys().map(|c| (c.to_string(), at(&|x| x == *c))).collect(),
+                p50_ms: round3(pct(0.5)),
+                p95_ms: round3(pct(0.95)),
+            },
+        );
+    }
+    Ok(report)
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The `bm25` configuration: full-text search over the conversation's episodes.
+pub fn bm25(engine: &mut Engine, question: &str, k: usize) -> ApiResult<Vec<String>> {
+    let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
+    Ok(engine.store().search(question, &filter, k, ("", ""))?.into_iter().map(|h| h.memory.id.to_string()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_ids_are_repaired_when_the_meaning_is_clear() {
+        let cases = [
+            ("D1:3", Some("D1:3")),
+            ("D30:05", Some("D30:5")),
+            ("D:11:26", Some("D11:26")),
+            (" D9:17", Some("D9:17")),
+            ("D", None),
+            ("X1:2", None),
+            ("D1:2:3", None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(normalize_dia_id(raw).as_deref(), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn session_times_parse() {
+        let t = session_time("1:56 pm on 8 May, 2023").unwrap();
+        assert_eq!(strata_core::time::format_time(t), "2023-05-08T13:56:00Z");
+        assert_eq!(
+            strata_core::time::format_time(session_time("10:04 am on 19 January, 2023").unwrap()),
+            "2023-01-19T10:04:00Z"
+        );
+    }
+}
