@@ -258,7 +258,7 @@ fn round3(x: f64) -> f64 {
 /// The `bm25` configuration: full-text search over the conversation's episodes.
 pub fn bm25(engine: &mut Engine, question: &str, k: usize) -> ApiResult<Vec<String>> {
     let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-    Ok(engine.store().search(question, &filter, k, ("", ""))?.into_iter().map(|h| h.memory.id.to_string()).collect())
+    Ok(engine.store().search_ranked(question, &filter, k)?.into_iter().map(|h| h.memory.id.to_string()).collect())
 }
 
 #[cfg(test)]

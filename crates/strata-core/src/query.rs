@@ -270,8 +270,35 @@ impl Store {
     /// Keyword search (FTS5, bm25), best first, with highlighted snippets. Ranks the newest
     /// [`SEARCH_WINDOW`] matching memories at most.
     pub fn search(&self, text: &str, filter: &Filter, limit: usize, marks: (&str, &str)) -> Result<Vec<SearchHit>> {
-        let Some(q) = self.plan_query(text)? else {
+        let Some((q, ranked)) = self.rank(text, filter, limit)? else {
             return Ok(Vec::new());
+        };
+        let mut snip = self.conn.prepare_cached(
+            "SELECT snippet(memory_fts, -1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
+        )?;
+        ranked
+            .into_iter()
+            .map(|(memory, score, rid)| {
+                let snippet = snip.query_row(rusqlite::params![marks.0, marks.1, q, rid], |r| r.get(0))?;
+                Ok(SearchHit { memory, score, snippet })
+            })
+            .collect()
+    }
+
+    /// [`Store::search`] without snippets (empty), for retrieval that shows no passage: each
+    /// snippet costs a look-up in the index.
+    pub fn search_ranked(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
+        let Some((_, ranked)) = self.rank(text, filter, limit)? else {
+            return Ok(Vec::new());
+        };
+        Ok(ranked.into_iter().map(|(memory, score, _)| SearchHit { memory, score, snippet: String::new() }).collect())
+    }
+
+    /// The FTS5 query and the best `limit` (memory, score, index rowid), or None for no words.
+    #[allow(clippy::type_complexity)]
+    fn rank(&self, text: &str, filter: &Filter, limit: usize) -> Result<Option<(String, Vec<(Memory, f64, i64)>)>> {
+        let Some(q) = self.plan_query(text)? else {
+            return Ok(None);
         };
         let mut inner =
             "SELECT f.rowid AS rid, f.rank AS rank FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid \
@@ -290,16 +317,7 @@ impl Store {
         let ranked: Vec<(Memory, f64, i64)> = stmt
             .query_map(rusqlite::params_from_iter(params), |r| Ok((memory_from_row(r)?, r.get(15)?, r.get(16)?)))?
             .collect::<rusqlite::Result<_>>()?;
-        let mut snip = self.conn.prepare_cached(
-            "SELECT snippet(memory_fts, -1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
-        )?;
-        ranked
-            .into_iter()
-            .map(|(memory, score, rid)| {
-                let snippet = snip.query_row(rusqlite::params![marks.0, marks.1, q, rid], |r| r.get(0))?;
-                Ok(SearchHit { memory, score, snippet })
-            })
-            .collect()
+        Ok(Some((q, ranked)))
     }
 
     /// Every event of a memory's stream, oldest first (redacted payloads show as such).
