@@ -38,6 +38,11 @@ pub struct MemoryView {
     /// When last retrieved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_accessed_at: Option<String>,
+    /// Pinned: maintenance never moves it down.
+    pub pinned: bool,
+    /// When maintenance expired it (hidden from recall until revived).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_at: Option<String>,
 }
 
 /// A provenance link.
@@ -69,6 +74,8 @@ impl From<Memory> for MemoryView {
             version: m.version,
             access_count: m.access_count,
             last_accessed_at: m.last_accessed_at.map(format_time),
+            pinned: m.pinned,
+            expired_at: m.expired_at.map(format_time),
         }
     }
 }
@@ -153,6 +160,9 @@ pub fn summarize(c: &Change) -> String {
         Change::Accessed { count } => format!("retrieved {count}×"),
         Change::TierChanged { from, to, reason } => format!("moved {from} → {to}: {reason}"),
         Change::Linked { target, relation } => format!("linked {relation} → {target}"),
+        Change::Pinned => "pinned".to_string(),
+        Change::Unpinned => "unpinned".to_string(),
+        Change::Expired { reason } => format!("expired: {reason}"),
         Change::Forgotten { redacted_events } => format!("forgotten ({redacted_events} earlier events erased)"),
         Change::Redacted { .. } => "(erased)".to_string(),
     }

@@ -36,7 +36,9 @@ CREATE TABLE memories (
     occurred_at      INTEGER NOT NULL,
     version          INTEGER NOT NULL,
     access_count     INTEGER NOT NULL,
-    last_accessed_at INTEGER
+    last_accessed_at INTEGER,
+    pinned           INTEGER NOT NULL DEFAULT 0,
+    expired_at       INTEGER
 ) STRICT;
 
 CREATE UNIQUE INDEX memories_key ON memories (kind, user_id, coalesce(agent_id, ''), key) WHERE key IS NOT NULL;

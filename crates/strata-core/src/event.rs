@@ -128,6 +128,15 @@ pub enum Change {
         /// How they relate.
         relation: String,
     },
+    /// Pinned by a person: never moved down by maintenance (and revived if it had expired).
+    Pinned,
+    /// No longer pinned.
+    Unpinned,
+    /// Maintenance expired it: hidden from recall, kept in the store.
+    Expired {
+        /// Why (the rule and the value that decided it).
+        reason: String,
+    },
     /// The memory was forgotten; every earlier payload of its stream was redacted.
     Forgotten {
         /// How many earlier events were redacted.
@@ -168,6 +177,10 @@ struct LinkPayload {
     relation: String,
 }
 #[derive(Serialize, Deserialize)]
+struct ReasonPayload {
+    reason: String,
+}
+#[derive(Serialize, Deserialize)]
 struct ForgetPayload {
     redacted_events: u64,
 }
@@ -191,6 +204,9 @@ impl Change {
             Change::Accessed { .. } => "accessed",
             Change::TierChanged { .. } => "tier_changed",
             Change::Linked { .. } => "linked",
+            Change::Pinned => "pinned",
+            Change::Unpinned => "unpinned",
+            Change::Expired { .. } => "expired",
             Change::Forgotten { .. } => "forgotten",
             Change::Redacted { event_type } => event_type,
         }
@@ -217,6 +233,8 @@ impl Change {
             Change::Forgotten { redacted_events } => {
                 serde_json::to_string(&ForgetPayload { redacted_events: *redacted_events })
             }
+            Change::Pinned | Change::Unpinned => return "{}".to_string(),
+            Change::Expired { reason } => serde_json::to_string(&ReasonPayload { reason: reason.clone() }),
             Change::Redacted { .. } => return REDACTED_PAYLOAD.to_string(),
         };
         // Serializing these plain structs cannot fail (no maps with non-string keys).
@@ -263,6 +281,9 @@ impl Change {
                 let p: LinkPayload = de(payload)?;
                 Change::Linked { target: p.target, relation: p.relation }
             }
+            "pinned" => Change::Pinned,
+            "unpinned" => Change::Unpinned,
+            "expired" => Change::Expired { reason: de::<ReasonPayload>(payload)?.reason },
             "forgotten" => Change::Forgotten { redacted_events: de::<ForgetPayload>(payload)?.redacted_events },
             other => return Err(format!("unknown event type '{other}'")),
         })

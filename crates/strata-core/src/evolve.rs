@@ -34,6 +34,8 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
                 version: event.stream_version,
                 access_count: 0,
                 last_accessed_at: None,
+                pinned: false,
+                expired_at: None,
             }));
         }
         (Change::Created(_), Some(_)) => {
@@ -81,7 +83,20 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
         }
         Change::TierChanged { to, .. } => {
             m.tier = *to;
+            m.expired_at = None;
             m.updated_at = at;
+        }
+        Change::Pinned => {
+            m.pinned = true;
+            m.expired_at = None;
+            m.updated_at = at;
+        }
+        Change::Unpinned => {
+            m.pinned = false;
+            m.updated_at = at;
+        }
+        Change::Expired { .. } => {
+            m.expired_at = Some(at);
         }
         Change::Linked { target, relation } => {
             m.links.insert(Link { target: *target, relation: relation.clone() });

@@ -13,6 +13,7 @@ mod projection;
 pub mod query;
 pub mod schema;
 pub mod store;
+pub mod tiers;
 pub mod time;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -25,3 +26,4 @@ pub use model::{
 pub use projection::search_text;
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
+pub use tiers::{Move, TierPolicy};

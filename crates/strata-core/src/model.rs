@@ -399,6 +399,10 @@ pub struct Memory {
     pub access_count: u64,
     /// When it was last retrieved.
     pub last_accessed_at: Option<DateTime<Utc>>,
+    /// Pinned by a person: tier maintenance never moves it down.
+    pub pinned: bool,
+    /// When maintenance expired it (hidden from recall, not deleted); cleared when revived.
+    pub expired_at: Option<DateTime<Utc>>,
 }
 
 impl Memory {

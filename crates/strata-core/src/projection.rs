@@ -14,6 +14,7 @@ use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryI
 /// sorted sets.
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_id, m.tier, m.importance, \
      m.source, m.content, m.created_at, m.updated_at, m.version, m.access_count, m.last_accessed_at, \
+     m.pinned, m.expired_at, \
      (SELECT json_group_array(tag) FROM memory_tags WHERE memory_id = m.id), \
      (SELECT json_group_array(json_array(target_id, relation)) FROM memory_links WHERE source_id = m.id)";
 
@@ -33,13 +34,13 @@ where
 
 /// Builds a [`Memory`] from a row selected with [`MEMORY_COLUMNS`].
 pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
-    let links: Vec<(String, String)> = json_col(row, 14)?;
+    let links: Vec<(String, String)> = json_col(row, 16)?;
     let links = links
         .into_iter()
         .map(|(t, relation)| {
             t.parse::<MemoryId>()
                 .map(|target| Link { target, relation })
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(14, rusqlite::types::Type::Text, Box::new(e)))
+                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(16, rusqlite::types::Type::Text, Box::new(e)))
         })
         .collect::<rusqlite::Result<BTreeSet<_>>>()?;
     let importance: f64 = row.get(5)?;
@@ -56,7 +57,9 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         version: row.get::<_, i64>(10)? as u64,
         access_count: row.get::<_, i64>(11)? as u64,
         last_accessed_at: row.get::<_, Option<i64>>(12)?.map(from_ms),
-        tags: json_col(row, 13)?,
+        pinned: row.get(13)?,
+        expired_at: row.get::<_, Option<i64>>(14)?.map(from_ms),
+        tags: json_col(row, 15)?,
         links,
     })
 }
@@ -84,8 +87,8 @@ fn insert(conn: &Connection, m: &Memory) -> Result<()> {
     let res = conn
         .prepare_cached(
             "INSERT INTO memories (id, kind, key, user_id, agent_id, session_id, tier, importance, source, content, \
-             created_at, updated_at, occurred_at, version, access_count, last_accessed_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             created_at, updated_at, occurred_at, version, access_count, last_accessed_at, pinned, expired_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         )?
         .execute(params![
             id,
@@ -104,6 +107,8 @@ fn insert(conn: &Connection, m: &Memory) -> Result<()> {
             m.version as i64,
             m.access_count as i64,
             m.last_accessed_at.map(to_ms),
+            m.pinned,
+            m.expired_at.map(to_ms),
         ]);
     if let Err(e) = res {
         return Err(duplicate_key(conn, m).unwrap_or_else(|| e.into()));
@@ -164,7 +169,8 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
     };
     conn.prepare_cached(
         "UPDATE memories SET key = ?2, tier = ?3, importance = ?4, content = coalesce(?5, content), \
-         updated_at = ?6, occurred_at = ?7, version = ?8, access_count = ?9, last_accessed_at = ?10 WHERE id = ?1",
+         updated_at = ?6, occurred_at = ?7, version = ?8, access_count = ?9, last_accessed_at = ?10, \
+         pinned = ?11, expired_at = ?12 WHERE id = ?1",
     )?
     .execute(params![
         id,
@@ -177,6 +183,8 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
         n.version as i64,
         n.access_count as i64,
         n.last_accessed_at.map(to_ms),
+        n.pinned,
+        n.expired_at.map(to_ms),
     ])
     .map_err(|e| duplicate_key(conn, n).unwrap_or_else(|| e.into()))?;
     for t in o.tags.difference(&n.tags) {

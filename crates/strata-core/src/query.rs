@@ -24,6 +24,8 @@ pub struct Filter {
     pub agent_id: Option<String>,
     /// Only what this agent may see: memories shared by all agents, and its own.
     pub visible_to_agent: Option<String>,
+    /// Also memories that maintenance expired (hidden by default).
+    pub include_expired: bool,
     /// Only this session's.
     pub session_id: Option<String>,
     /// Only memories with every one of these tags.
@@ -46,6 +48,9 @@ impl Filter {
                 sql.push_str(&format!(" AND m.{col} = ?"));
                 params.push(Value::Text(v.clone()));
             }
+        }
+        if !self.include_expired {
+            sql.push_str(" AND m.expired_at IS NULL");
         }
         if let Some(a) = &self.visible_to_agent {
             sql.push_str(" AND (m.agent_id IS NULL OR m.agent_id = ?)");
@@ -315,7 +320,7 @@ impl Store {
         params.push(Value::Integer(limit.clamp(1, 1000) as i64));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let ranked: Vec<(Memory, f64, i64)> = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| Ok((memory_from_row(r)?, r.get(15)?, r.get(16)?)))?
+            .query_map(rusqlite::params_from_iter(params), |r| Ok((memory_from_row(r)?, r.get(17)?, r.get(18)?)))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(Some((q, ranked)))
     }

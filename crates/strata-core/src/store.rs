@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::event::{Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION};
 use crate::evolve::{EvolveError, evolve};
 use crate::model::{Content, Importance, Link, Memory, MemoryId, Scope, Source, Tier, normalize_tag};
+use crate::tiers::{self, Move, TierPolicy};
 use crate::{projection, schema};
 
 /// A Strata database: the event log and its projections.
@@ -161,6 +162,37 @@ impl Store {
                 }
             }
             Ok(n)
+        })
+    }
+
+    /// Applies the tier rule at the store clock's current time, in one transaction, and
+    /// returns the moves (each recorded as a `tier_changed` or `expired` event with its
+    /// reason). With `apply` false nothing is written: a preview.
+    pub fn maintain(&mut self, policy: &TierPolicy, apply: bool) -> Result<Vec<Move>> {
+        let now = self.clock.now();
+        let meta = EventMeta { client: Some("maintenance".into()), ..EventMeta::actor(crate::event::Actor::System) };
+        self.transact(|tx| {
+            let memories = {
+                let sql =
+                    format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", projection::MEMORY_COLUMNS);
+                let mut stmt = tx.conn().prepare(&sql)?;
+                let rows = stmt.query_map([], projection::memory_from_row)?;
+                rows.collect::<rusqlite::Result<Vec<_>>>()?
+            };
+            let moves = tiers::plan(&memories, now, policy);
+            if apply {
+                for mv in &moves {
+                    match mv {
+                        Move::Tier { id, to, reason, .. } => {
+                            tx.set_tier(*id, *to, reason, &meta)?;
+                        }
+                        Move::Expire { id, reason } => {
+                            tx.append(*id, Expected::Any, Change::Expired { reason: reason.clone() }, &meta)?;
+                        }
+                    }
+                }
+            }
+            Ok(moves)
         })
     }
 
@@ -520,6 +552,22 @@ impl StoreTx<'_> {
             return Ok(m);
         }
         self.apply(id, Expected::Any, Change::Linked { target, relation: relation.to_string() }, meta)
+    }
+
+    /// Pins a memory (maintenance never moves it down); returns whether anything changed.
+    pub fn pin(&mut self, id: MemoryId, meta: &EventMeta) -> Result<bool> {
+        if self.current(id)?.pinned {
+            return Ok(false);
+        }
+        self.apply(id, Expected::Any, Change::Pinned, meta).map(|_| true)
+    }
+
+    /// Unpins a memory; returns whether anything changed.
+    pub fn unpin(&mut self, id: MemoryId, meta: &EventMeta) -> Result<bool> {
+        if !self.current(id)?.pinned {
+            return Ok(false);
+        }
+        self.apply(id, Expected::Any, Change::Unpinned, meta).map(|_| true)
     }
 
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes

@@ -24,6 +24,9 @@ const V1: &[(&str, &str)] = &[
     ("tier_changed", r#"{"from":"short","to":"medium","reason":"accessed often"}"#),
     ("linked", r#"{"target":"01KAR0000000000000000000AB","relation":"derived_from"}"#),
     ("forgotten", r#"{"redacted_events":4}"#),
+    ("pinned", "{}"),
+    ("unpinned", "{}"),
+    ("expired", r#"{"reason":"left working memory with value 0.12"}"#),
 ];
 
 #[test]

@@ -10,3 +10,4 @@ mod open;
 mod query;
 mod replay;
 mod store;
+mod tiers;

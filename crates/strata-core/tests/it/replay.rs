@@ -20,6 +20,9 @@ enum Op {
     Tick(u16),
     /// Rebuild the projections midway; later operations must work on the rebuilt ones.
     Replay,
+    Pin(usize, bool),
+    /// A tier maintenance run (moves and expiries).
+    Maintain,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -35,6 +38,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::Forget),
         1 => (1u16..5000).prop_map(Op::Tick),
         1 => Just(Op::Replay),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(i, on)| Op::Pin(i, on)),
+        1 => Just(Op::Maintain),
     ]
 }
 
@@ -104,6 +109,19 @@ fn run(ops: &[Op]) -> Store {
             },
             Op::Forget(i) => pick(i).map_or(Ok(()), |id| store.forget(id, &meta).map(|_| ())),
             Op::Replay => store.replay().map(|_| ()),
+            Op::Pin(i, on) => pick(i).map_or(Ok(()), |id| {
+                store.transact(|tx| if *on { tx.pin(id, &meta) } else { tx.unpin(id, &meta) }).map(|_| ())
+            }),
+            Op::Maintain => {
+                // Small windows so random histories exercise every rule.
+                let policy = TierPolicy {
+                    working_memory_items: 2,
+                    short_ttl_hours: 0.001,
+                    promote_min_accesses: 1,
+                    ..Default::default()
+                };
+                store.maintain(&policy, true).map(|_| ())
+            }
             Op::Tick(s) => {
                 clock.advance(Duration::milliseconds(i64::from(*s)));
                 Ok(())
