@@ -3,10 +3,11 @@
 //! pure function of the memories, the time and the policy, so a maintenance run at a given
 //! time is reproducible; `Store::maintain` records each move as an event with its reason.
 //!
-//! **Value** (0–1) = `importance_weight × importance`
-//! + `frequency_weight × min(1, ln(1 + accesses) / ln(1 + frequent_accesses))`
-//! + `recency_weight × 0.5^(days since last touch / half_life_days)`,
-//! where the last touch is the latest of creation, change and retrieval.
+//! **Value** (0–1) is the sum of three weighted parts, where the last touch is the latest of
+//! creation, change and retrieval:
+//! `importance_weight × importance`,
+//! `frequency_weight × min(1, ln(1 + accesses) / ln(1 + frequent_accesses))` and
+//! `recency_weight × 0.5^(days since last touch / half_life_days)`.
 //!
 //! **Moves**, checked in this order (expired memories are left alone):
 //! 1. A pinned memory goes to long-term, and never moves down.
@@ -160,7 +161,7 @@ fn outside_working_memory(memories: &[&Memory], now: DateTime<Utc>, policy: &Tie
     let mut out = BTreeMap::new();
     for (_, mut ms) in by_session {
         // Newest first: by when it happened, then by id (creation order) for ties.
-        ms.sort_by(|a, b| (b.occurred_at(), b.id).cmp(&(a.occurred_at(), a.id)));
+        ms.sort_by_key(|m| std::cmp::Reverse((m.occurred_at(), m.id)));
         let mut tokens = 0usize;
         for (rank, m) in ms.into_iter().enumerate() {
             let (title, body) = crate::projection::search_text(&m.content);
