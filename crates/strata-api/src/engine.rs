@@ -319,6 +319,27 @@ impl Engine {
         Ok(self.store.transact(|tx| tx.set_tier(id, tier, reason, &meta))?.into())
     }
 
+    /// Pins or unpins a memory (pinned memories never move down a tier).
+    pub fn pin(&mut self, target: &Target, pinned: bool) -> ApiResult<MemoryView> {
+        let id = self.resolve(target)?;
+        let meta = self.meta();
+        let m = self.store.transact(|tx| {
+            if pinned {
+                tx.pin(id, &meta)?;
+            } else {
+                tx.unpin(id, &meta)?;
+            }
+            tx.current(id)
+        })?;
+        Ok(m.into())
+    }
+
+    /// Runs tier maintenance now (or previews it). It covers the whole store, every user: it
+    /// is the store's housekeeping, not a user's action.
+    pub fn maintain(&mut self, policy: &strata_core::TierPolicy, apply: bool) -> ApiResult<Vec<strata_core::Move>> {
+        Ok(self.store.maintain(policy, apply)?)
+    }
+
     /// Records that one memory relates to another.
     pub fn link(&mut self, target: &Target, to: &Target, relation: &str) -> ApiResult<MemoryView> {
         let (id, to) = (self.resolve(target)?, self.resolve(to)?);

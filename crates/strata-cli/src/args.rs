@@ -92,6 +92,22 @@ pub enum Command {
         #[arg(long, default_value = "moved by user")]
         reason: String,
     },
+    /// Pin a memory: tier maintenance never moves it down (and lifts it to long-term).
+    Pin {
+        #[command(flatten)]
+        target: KeyArg,
+    },
+    /// Unpin a memory.
+    Unpin {
+        #[command(flatten)]
+        target: KeyArg,
+    },
+    /// Move memories between tiers by the tier rule (see ARCHITECTURE.md), now.
+    Maintain {
+        /// Show what would move, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Record that one memory relates to another (provenance).
     Link {
         #[command(flatten)]
@@ -287,6 +303,9 @@ pub struct FilterArgs {
     /// Only memories that happened before this time.
     #[arg(long)]
     pub until: Option<String>,
+    /// Include memories that maintenance expired (hidden by default).
+    #[arg(long)]
+    pub expired: bool,
 }
 
 /// Memory types on the command line.

@@ -108,6 +108,12 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             }
             out.forgotten(&engine.forget(&target)?)
         }
+        Command::Pin { target } => out.memory(&engine.pin(&target_of(target), true)?, "Pinned"),
+        Command::Unpin { target } => out.memory(&engine.pin(&target_of(target), false)?, "Unpinned"),
+        Command::Maintain { dry_run } => {
+            let moves = engine.maintain(&strata_core::TierPolicy::default(), !dry_run)?;
+            out.maintained(&moves, dry_run)
+        }
         Command::History { target } => out.history(&engine.history(&target_of(target))?),
         Command::Replay => out.replay(&engine.replay()?),
         Command::Import { file, format } => {
@@ -284,6 +290,7 @@ fn filter_of(f: FilterArgs) -> Result<Filter> {
         session_id: f.session,
         since: f.since.as_deref().map(parse_time).transpose()?,
         until: f.until.as_deref().map(parse_time).transpose()?,
+        include_expired: f.expired,
         ..Default::default()
     })
 }

@@ -132,6 +132,8 @@ impl Out {
             ("updated", m.updated_at.clone()),
             ("version", m.version.to_string()),
             ("retrieved", format!("{}×", m.access_count)),
+            ("pinned", if m.pinned { "yes".into() } else { "no".into() }),
+            ("expired", m.expired_at.clone().unwrap_or_else(|| "-".into())),
         ];
         for (k, v) in rows {
             t.add_row(vec![k.to_string(), v]);
@@ -309,6 +311,32 @@ impl Out {
             }
         }
         print_table(&t)
+    }
+
+    pub fn maintained(&self, moves: &[strata_core::Move], dry_run: bool) -> Result<()> {
+        if self.json {
+            return print_json(moves);
+        }
+        if moves.is_empty() {
+            say!("Every memory is in its tier; nothing to move.");
+            return Ok(());
+        }
+        let mut t = table(&["id", "change", "why"]);
+        for m in moves {
+            match m {
+                strata_core::Move::Tier { id, from, to, reason } => {
+                    t.add_row(vec![id.to_string(), format!("{from} → {to}"), reason.clone()]);
+                }
+                strata_core::Move::Expire { id, reason } => {
+                    t.add_row(vec![id.to_string(), "expire".to_string(), reason.clone()]);
+                }
+            }
+        }
+        print_table(&t)?;
+        if dry_run {
+            say!("\nA preview: nothing was changed. Run `strata maintain` to apply.");
+        }
+        Ok(())
     }
 
     pub fn demo(&self, c: &ImportCounts) -> Result<()> {

@@ -28,10 +28,14 @@ impl Env {
     }
 
     fn run_with(&self, args: &[&str], db: &Path, stdin: Option<&str>) -> Run {
+        self.run_at(args, db, stdin, "2026-01-31T12:00:00Z")
+    }
+
+    fn run_at(&self, args: &[&str], db: &Path, stdin: Option<&str>, now: &str) -> Run {
         let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
             .args(args)
             .env("STRATA_DB", db)
-            .env("STRATA_NOW", "2026-01-31T12:00:00Z")
+            .env("STRATA_NOW", now)
             .env_remove("STRATA_USER")
             .env_remove("RUST_BACKTRACE")
             .stdin(Stdio::piped())
@@ -179,20 +183,22 @@ fn readable_output_snapshots() {
     ]);
     e.ok(&["tag", "napoleon_bonaparte", "history"]);
     expect![[r#"
-         id              <ID>
-         type            semantic
-         key             napoleon_bonaparte
-           birth         1769, Corsica
-           achievements  ["Napoleonic Code"]
-         tier            medium
-         tags            history
-         importance      0.5
-         scope           user default
-         source          cli
-         created         2026-01-31T12:00:00Z
-         updated         2026-01-31T12:00:00Z
-         version         2
-         retrieved       0×
+        id              <ID>
+        type            semantic
+        key             napoleon_bonaparte
+          birth         1769, Corsica
+          achievements  ["Napoleonic Code"]
+        tier            medium
+        tags            history
+        importance      0.5
+        scope           user default
+        source          cli
+        created         2026-01-31T12:00:00Z
+        updated         2026-01-31T12:00:00Z
+        version         2
+        retrieved       0×
+        pinned          no
+        expired         -
     "#]]
     .assert_eq(&redact_ids(&e.ok(&["get", "napoleon_bonaparte"])));
     expect![[r#"
@@ -399,4 +405,48 @@ fn locomo_bench_on_a_small_file_in_the_layout() {
     assert!(!e.db().exists(), "benchmarks never touch the user's database");
     let msg = e.err(&["bench", "locomo", "--data", "/nonexistent.json"]);
     assert!(msg.contains("cannot read /nonexistent.json"), "{msg}");
+}
+
+#[test]
+fn pins_and_maintenance_move_tiers_and_expired_memories_hide() {
+    let e = Env::new();
+    for (i, importance) in ["0.9", "0.1"].iter().enumerate() {
+        e.ok(&[
+            "add",
+            "episodic",
+            "--speaker",
+            "Mel",
+            "--text",
+            &format!("note {i}"),
+            "--session",
+            "s",
+            "--importance",
+            importance,
+        ]);
+    }
+    let kept = e.json(&["add", "semantic", "sister", "--fact", "birthday=June"]);
+    e.ok(&["pin", "sister"]);
+    let later = |args: &[&str]| {
+        let r = e.run_at(args, &e.db(), None, "2026-02-02T12:00:00Z");
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let preview = later(&["maintain", "--dry-run"]);
+    assert!(
+        preview.contains("medium → long") && preview.contains("pinned") && preview.contains("nothing was changed"),
+        "{preview}"
+    );
+    assert!(preview.contains("short → medium") && preview.contains("expire"), "{preview}");
+    let moves: Value = serde_json::from_str(&later(&["maintain", "--json"])).unwrap();
+    assert_eq!(moves.as_array().unwrap().len(), 3, "{moves}");
+    assert!(later(&["maintain"]).contains("nothing to move"));
+    assert_eq!(e.json(&["get", kept["id"].as_str().unwrap()])["tier"], "long");
+    let visible = e.json(&["list", "--type", "episodic"]);
+    assert_eq!(visible["items"].as_array().unwrap().len(), 1, "the unimportant note expired");
+    let all = e.json(&["list", "--type", "episodic", "--expired"]);
+    assert_eq!(all["items"].as_array().unwrap().len(), 2);
+    assert!(
+        e.ok(&["history", "--type", "episodic", all["items"][0]["id"].as_str().unwrap()])
+            .contains("expired: left working memory")
+    );
 }
