@@ -10,6 +10,7 @@ pub mod interchange;
 pub mod model;
 mod names;
 mod projection;
+pub mod protocol;
 pub mod query;
 pub mod schema;
 pub mod store;
@@ -24,6 +25,7 @@ pub use model::{
     Procedure, Scope, Source, Tier,
 };
 pub use projection::search_text;
+pub use protocol::{ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory};
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};

@@ -7,6 +7,7 @@ mod forget;
 mod format;
 mod interchange;
 mod open;
+mod protocol;
 mod query;
 mod replay;
 mod store;
