@@ -65,3 +65,18 @@ CREATE INDEX memory_links_target ON memory_links (target_id);
 CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
 INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1);
 INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(3.0, 1.0)');
+
+-- Embeddings are derived from content by a model: not events. One row per memory and model;
+-- the sqlite-vec index (memory_vec, created for the active model's dimension) is rebuilt from
+-- these after a replay. Content changes and forget delete them.
+CREATE TABLE memory_vectors (
+    memory_id TEXT    NOT NULL,
+    model     TEXT    NOT NULL,
+    vector    BLOB    NOT NULL,
+    PRIMARY KEY (memory_id, model)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT;

@@ -16,6 +16,7 @@ pub mod schema;
 pub mod store;
 pub mod tiers;
 pub mod time;
+pub mod vectors;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
@@ -29,3 +30,4 @@ pub use protocol::{ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryR
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
+pub use vectors::{Embedder, VectorHit};

@@ -153,6 +153,7 @@ fn delete(conn: &Connection, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     let rid = rid_of(conn, m.id)?;
     conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
+    crate::vectors::delete_for(conn, m.id, rid)?;
     conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?.execute([rid])?;
@@ -202,6 +203,8 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
     }
     if content_changed {
         let rid = rid_of(conn, n.id)?;
+        // Its vectors describe the old content: dropped, re-embedded by the next embedding pass.
+        crate::vectors::delete_for(conn, n.id, rid)?;
         conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
         fts_insert(conn, rid, n)?;
     }

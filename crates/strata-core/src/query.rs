@@ -40,7 +40,7 @@ pub struct Filter {
 
 impl Filter {
     /// SQL conditions on `memories AS m`, appended to `sql`, with their parameters.
-    fn push_sql(&self, sql: &mut String, params: &mut Vec<Value>) {
+    pub(crate) fn push_sql(&self, sql: &mut String, params: &mut Vec<Value>) {
         push_in(sql, params, "m.kind", self.kinds.iter().map(|k| k.as_str()));
         push_in(sql, params, "m.tier", self.tiers.iter().map(|t| t.as_str()));
         for (col, v) in [("user_id", &self.user_id), ("agent_id", &self.agent_id), ("session_id", &self.session_id)] {

@@ -229,6 +229,9 @@ pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
         projection::write_diff(conn, None, Some(m))?;
         memories += 1;
     }
+    // Vectors are keyed by memory id and survive; the index is keyed by the renumbered rows.
+    conn.execute_batch("DELETE FROM memory_vectors WHERE memory_id NOT IN (SELECT id FROM memories)")?;
+    crate::vectors::reindex(conn)?;
     Ok((events, memories))
 }
 

@@ -445,8 +445,7 @@ fn pins_and_maintenance_move_tiers_and_expired_memories_hide() {
     assert_eq!(visible["items"].as_array().unwrap().len(), 1, "the unimportant note expired");
     let all = e.json(&["list", "--type", "episodic", "--expired"]);
     assert_eq!(all["items"].as_array().unwrap().len(), 2);
-    assert!(
-        e.ok(&["history", "--type", "episodic", all["items"][0]["id"].as_str().unwrap()])
-            .contains("expired: left working memory")
-    );
+    let expired = all["items"].as_array().unwrap().iter().find(|m| m["expired_at"].is_string()).expect("one expired");
+    assert_eq!(expired["body"]["text"], "note 1", "the unimportant one");
+    assert!(e.ok(&["history", expired["id"].as_str().unwrap()]).contains("expired: left working memory"));
 }

@@ -119,3 +119,28 @@ fn forget_says_when_a_reader_delays_scrubbing_the_file() {
     assert!(f.store.checkpoint().unwrap());
     assert_eq!(file_contains(&f.path(), "qzxplumbata"), Vec::<String>::new());
 }
+
+/// Embeddings can be inverted back to text: a forgotten memory's vectors must leave the file.
+#[test]
+fn forget_erases_the_memorys_vectors_from_the_file() {
+    struct Marker;
+    impl Embedder for Marker {
+        fn model_id(&self) -> &str {
+            "marker"
+        }
+        fn dim(&self) -> usize {
+            8
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            // Every component's bytes spell "Zq7!", so the vector is findable in the file.
+            Ok(texts.iter().map(|_| vec![f32::from_le_bytes(*b"Zq7!"); 8]).collect())
+        }
+    }
+    let mut f = Fixture::new();
+    let m = f.add(concept("diary", &[("entry", "private")]));
+    f.store.embed_pending(&Marker, 10).unwrap();
+    f.store.checkpoint().unwrap();
+    assert!(!file_contains(&f.path(), "Zq7!Zq7!Zq7!").is_empty(), "the test must see the vector first");
+    f.store.forget(m.id, &user()).unwrap();
+    assert_eq!(file_contains(&f.path(), "Zq7!Zq7!Zq7!"), Vec::<String>::new());
+}

@@ -12,3 +12,4 @@ mod query;
 mod replay;
 mod store;
 mod tiers;
+mod vectors;

@@ -1,0 +1,217 @@
+//! Embeddings: the [`Embedder`] trait, vectors stored per memory and model, a sqlite-vec
+//! (`vec0`) index for the active model (partitioned by user), embedding what is missing in
+//! batches, and nearest-neighbour search.
+
+use std::sync::Once;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::error::{Error, Result};
+use crate::model::{Memory, MemoryId};
+use crate::projection::{MEMORY_COLUMNS, memory_from_row, search_text};
+use crate::query::Filter;
+use crate::store::Store;
+
+/// Turns texts into L2-normalized vectors.
+pub trait Embedder: Send + Sync {
+    /// A stable id of the model (vectors record it; another id means re-embedding).
+    fn model_id(&self) -> &str;
+    /// The vectors' dimension.
+    fn dim(&self) -> usize;
+    /// One normalized vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Makes sqlite-vec available to every connection this process opens.
+#[allow(unsafe_code)]
+pub(crate) fn register_sqlite_vec() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_vec_init has the signature SQLite expects of an extension entry point
+        // (db, error message, API routines) and is registered once, before any connection.
+        unsafe {
+            type Init = unsafe extern "C" fn(
+                *mut rusqlite::ffi::sqlite3,
+                *mut *mut std::os::raw::c_char,
+                *const rusqlite::ffi::sqlite3_api_routines,
+            ) -> std::os::raw::c_int;
+            let init: Init = std::mem::transmute(sqlite_vec::sqlite3_vec_init as *const ());
+            rusqlite::ffi::sqlite3_auto_extension(Some(init));
+        }
+    });
+}
+
+/// The text a memory is embedded from.
+pub fn embedding_text(m: &Memory) -> String {
+    let (title, body) = search_text(&m.content);
+    format!("{title}: {body}")
+}
+
+fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The model the vector index is built for, if any.
+fn indexed_model(conn: &Connection) -> Result<Option<String>> {
+    Ok(conn.query_row("SELECT value FROM settings WHERE key = 'vector_model'", [], |r| r.get(0)).optional()?)
+}
+
+/// Whether the vector index exists (it is created for the first embedder used).
+pub(crate) fn has_index(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM sqlite_schema WHERE name = 'memory_vec'")?
+        .query_row([], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Removes a memory's vectors (all models) and its index entry.
+pub(crate) fn delete_for(conn: &Connection, id: MemoryId, rid: i64) -> Result<()> {
+    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_id = ?1")?.execute([id.to_string()])?;
+    if has_index(conn)? {
+        conn.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
+    }
+    Ok(())
+}
+
+/// Fills the index from the stored vectors of the indexed model (after a replay renumbered
+/// the memories, or after switching models).
+pub(crate) fn reindex(conn: &Connection) -> Result<u64> {
+    let Some(model) = indexed_model(conn)? else { return Ok(0) };
+    conn.execute_batch("DELETE FROM memory_vec")?;
+    let n = conn.execute(
+        "INSERT INTO memory_vec (rowid, user_id, embedding) \
+         SELECT m.rid, m.user_id, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id \
+         WHERE v.model = ?1",
+        [model],
+    )?;
+    Ok(n as u64)
+}
+
+/// Creates (or re-creates, for another model) the index for `embedder`.
+fn ensure_index(conn: &Connection, embedder: &dyn Embedder) -> Result<()> {
+    if indexed_model(conn)?.as_deref() == Some(embedder.model_id()) && has_index(conn)? {
+        return Ok(());
+    }
+    conn.execute_batch("DROP TABLE IF EXISTS memory_vec")?;
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE memory_vec USING vec0(user_id text partition key, embedding float[{}] distance_metric=cosine)",
+        embedder.dim()
+    ))?;
+    conn.execute(
+        "INSERT INTO settings (key, value) VALUES ('vector_model', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [embedder.model_id()],
+    )?;
+    reindex(conn)?;
+    Ok(())
+}
+
+/// A vector search hit.
+#[derive(Debug, Clone)]
+pub struct VectorHit {
+    /// The memory.
+    pub memory: Memory,
+    /// Cosine similarity to the query (1 = same direction).
+    pub similarity: f64,
+}
+
+impl Store {
+    /// Memories that have no vector from `embedder`'s model yet.
+    pub fn pending_embeddings(&self, embedder: &dyn Embedder) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM memories m WHERE NOT EXISTS \
+             (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1)",
+            [embedder.model_id()],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Embeds up to `batch` memories that have no vector from this model yet, in one
+    /// transaction, and makes this model the indexed one. Returns how many it embedded; call
+    /// until it returns 0 (each call is a resumable step of the job).
+    pub fn embed_pending(&mut self, embedder: &dyn Embedder, batch: usize) -> Result<usize> {
+        let todo: Vec<Memory> = {
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE NOT EXISTS \
+                 (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1) ORDER BY m.rid LIMIT ?2"
+            );
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(params![embedder.model_id(), batch.max(1) as i64], memory_from_row)?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        // Embedding is the slow part: done before taking the write lock.
+        let texts: Vec<String> = todo.iter().map(embedding_text).collect();
+        let vectors = if todo.is_empty() {
+            Vec::new()
+        } else {
+            embedder.embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())?
+        };
+        if vectors.len() != todo.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
+            return Err(Error::invalid(format!(
+                "the embedder {} returned vectors of the wrong number or size",
+                embedder.model_id()
+            )));
+        }
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        ensure_index(&tx, embedder)?;
+        let mut done = 0;
+        for (m, v) in todo.iter().zip(&vectors) {
+            // The memory may have changed or been forgotten meanwhile: only store a vector for
+            // content that is still there and still the same.
+            let current: Option<(i64, String)> = tx
+                .prepare_cached("SELECT rid, content FROM memories WHERE id = ?1")?
+                .query_row([m.id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let Some((rid, content)) = current else { continue };
+            if content != serde_json::to_string(&m.content).unwrap_or_default() {
+                continue;
+            }
+            let blob = to_blob(v);
+            tx.prepare_cached("INSERT OR REPLACE INTO memory_vectors (memory_id, model, vector) VALUES (?1, ?2, ?3)")?
+                .execute(params![m.id.to_string(), embedder.model_id(), blob])?;
+            tx.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
+            tx.prepare_cached("INSERT INTO memory_vec (rowid, user_id, embedding) VALUES (?1, ?2, ?3)")?
+                .execute(params![rid, m.scope.user_id, blob])?;
+            done += 1;
+        }
+        tx.commit()?;
+        Ok(done)
+    }
+
+    /// The memories nearest to `query` in meaning (needs `filter.user_id`: the index is
+    /// partitioned by user). Other filters apply to an oversampled candidate set.
+    pub fn vector_search(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<VectorHit>> {
+        let Some(user) = filter.user_id.as_deref() else {
+            return Err(Error::invalid("vector search needs a user scope"));
+        };
+        if !has_index(&self.conn)? || indexed_model(&self.conn)?.as_deref() != Some(embedder.model_id()) {
+            return Ok(Vec::new());
+        }
+        let q = embedder.embed(&[query])?.pop().ok_or_else(|| Error::invalid("the embedder returned nothing"))?;
+        let limit = limit.clamp(1, 1000);
+        let k = (limit * 8).max(64) as i64;
+        let mut sql = format!(
+            "SELECT {MEMORY_COLUMNS}, 1.0 - knn.distance FROM \
+             (SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ?1 AND k = ?2 AND user_id = ?3) AS knn \
+             JOIN memories AS m ON m.rid = knn.rowid WHERE 1 = 1"
+        );
+        let mut params: Vec<rusqlite::types::Value> =
+            vec![to_blob(&q).into(), k.into(), rusqlite::types::Value::Text(user.to_string())];
+        filter.push_sql(&mut sql, &mut params);
+        sql.push_str(" ORDER BY knn.distance LIMIT ?");
+        params.push((limit as i64).into());
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let hits = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                Ok(VectorHit { memory: memory_from_row(r)?, similarity: r.get(17)? })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(hits)
+    }
+}
