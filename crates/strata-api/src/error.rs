@@ -27,6 +27,8 @@ pub enum ErrorCode {
     Busy,
     /// An import file is malformed.
     BadImport,
+    /// An on-device model is missing or failed.
+    Model,
     /// Filesystem trouble.
     Io,
     /// Anything else.
@@ -72,6 +74,7 @@ impl From<Error> for ApiError {
             Error::Busy => ErrorCode::Busy,
             Error::BadImport { .. } => ErrorCode::BadImport,
             Error::Io { .. } => ErrorCode::Io,
+            Error::Model(_) => ErrorCode::Model,
             Error::BadEvent { .. } | Error::Sqlite(_) => ErrorCode::Internal,
         };
         ApiError { code, message: e.to_string() }

@@ -86,6 +86,9 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An on-device model is missing, damaged or failed.
+    #[error("{0}")]
+    Model(String),
     /// Filesystem trouble.
     #[error("{context}: {source}")]
     Io {

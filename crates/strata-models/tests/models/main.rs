@@ -1,0 +1,55 @@
+//! The on-device embedder against the real model files (fetched by `scripts/setup`).
+
+use strata_core::Embedder;
+use strata_models::MiniLm;
+
+fn model() -> MiniLm {
+    MiniLm::load_default().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+}
+
+#[test]
+fn vectors_are_normalized_384_dimensional_and_batching_changes_nothing() {
+    let m = model();
+    assert_eq!(m.dim(), 384);
+    let texts =
+        ["A man is eating food.", "The quick brown fox jumps over the lazy dog, again and again and again.", "hi"];
+    let batch = m.embed(&texts).unwrap();
+    for (t, v) in texts.iter().zip(&batch) {
+        assert_eq!(v.len(), 384);
+        assert!((cosine(v, v) - 1.0).abs() < 1e-4, "not normalized: {t}");
+        let single = m.embed(&[t]).unwrap().remove(0);
+        assert!(v.iter().zip(&single).all(|(a, b)| (a - b).abs() < 1e-4), "padding changed '{t}'");
+    }
+    assert!(m.embed(&[]).unwrap().is_empty());
+}
+
+/// Cosine similarities from the reference implementation (sentence-transformers on CPU torch,
+/// the same model files), written by `scripts/reference_embeddings.py`; its version is in the
+/// generated file's first line.
+const REFERENCE: &[(&str, &str, f64)] = &REFERENCE_PAIRS;
+
+include!("reference.rs");
+
+#[test]
+fn similarities_match_the_reference_implementation() {
+    let m = model();
+    for (a, b, want) in REFERENCE {
+        let v = m.embed(&[a, b]).unwrap();
+        let got = cosine(&v[0], &v[1]);
+        assert!((got - want).abs() < 1e-3, "cos('{a}', '{b}') = {got:.5}, reference {want:.5}");
+    }
+}
+
+#[test]
+fn a_missing_model_says_how_to_fetch_it() {
+    let dir = std::env::temp_dir().join("strata-no-model-here");
+    let err = MiniLm::load(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("scripts/setup") && err.contains("STRATA_MODELS") && err.contains("Keyword search works"),
+        "{err}"
+    );
+}
