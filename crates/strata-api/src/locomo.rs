@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
-use strata_core::{Content, Episode, EpisodeBody, Filter, MemoryKind};
+use strata_core::{Content, Embedder, Episode, EpisodeBody, Filter, HybridOptions, MemoryKind};
 
 use crate::engine::{AddRequest, Engine, EngineOptions};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -110,6 +110,7 @@ pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<St
 pub fn run(
     data: &Path,
     workdir: &Path,
+    embedder: Option<&dyn Embedder>,
     configs: &mut [(&str, Box<Retriever<'_>>)],
     default: &str,
 ) -> ApiResult<LocomoReport> {
@@ -192,6 +193,12 @@ pub fn run(
         }
     }
 
+    if let Some(e) = embedder {
+        let mut engine = Engine::open(&db, EngineOptions { client: "locomo".into(), ..Default::default() })?;
+        let started = Instant::now();
+        while engine.store().embed_pending(e, 64)? > 0 {}
+        tracing::info!(turns, seconds = started.elapsed().as_secs_f64(), "embedded the conversations");
+    }
     let mut report = LocomoReport {
         configs: BTreeMap::new(),
         default: default.to_string(),
@@ -253,6 +260,28 @@ pub fn run(
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The `vector` configuration: nearest neighbours by meaning.
+pub fn vector(embedder: &dyn Embedder) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
+    move |engine, question, k| {
+        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
+        Ok(engine
+            .store()
+            .vector_search(embedder, question, &filter, k)?
+            .into_iter()
+            .map(|h| h.memory.id.to_string())
+            .collect())
+    }
+}
+
+/// The `hybrid` configuration: bm25 and vector lists fused by reciprocal rank fusion.
+pub fn hybrid(embedder: &dyn Embedder) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
+    move |engine, question, k| {
+        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
+        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, k, HybridOptions::default())?;
+        Ok(hits.into_iter().map(|h| h.memory.id.to_string()).collect())
+    }
 }
 
 /// The `bm25` configuration: full-text search over the conversation's episodes.

@@ -164,8 +164,13 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
     match bench {
         BenchCommand::Locomo { data } => {
             let work = tempfile::tempdir()?;
-            let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![("bm25", Box::new(locomo::bm25))];
-            let report = locomo::run(&data, work.path(), &mut configs, "bm25")?;
+            let embedder = strata_models::MiniLm::load_default()?;
+            let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![
+                ("bm25", Box::new(locomo::bm25)),
+                ("vector", Box::new(locomo::vector(&embedder))),
+                ("hybrid", Box::new(locomo::hybrid(&embedder))),
+            ];
+            let report = locomo::run(&data, work.path(), Some(&embedder), &mut configs, "bm25")?;
             out.locomo(&report)
         }
     }

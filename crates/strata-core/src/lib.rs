@@ -12,6 +12,7 @@ mod names;
 mod projection;
 pub mod protocol;
 pub mod query;
+pub mod retrieval;
 pub mod schema;
 pub mod store;
 pub mod tiers;
@@ -28,6 +29,7 @@ pub use model::{
 pub use projection::search_text;
 pub use protocol::{ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory};
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
+pub use retrieval::{Breakdown, HybridOptions, Recalled};
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
 pub use vectors::{Embedder, VectorHit};

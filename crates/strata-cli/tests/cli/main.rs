@@ -393,6 +393,9 @@ fn locomo_bench_on_a_small_file_in_the_layout() {
     assert_eq!(r["skipped"], 1, "the adversarial question names no turn");
     assert_eq!(r["evidence_repaired"], 2, "D1:02 and the ';'-joined pair");
     assert_eq!(r["default"], "bm25");
+    for config in ["bm25", "vector", "hybrid"] {
+        assert!(r["configs"][config]["recall_at"]["10"].is_number(), "{config} missing");
+    }
     let bm25 = &r["configs"]["bm25"];
     for k in ["1", "5", "10", "20"] {
         assert!(bm25["recall_at"][k].is_number() && bm25["recall_at_excl_adversarial"][k].is_number());

@@ -103,3 +103,24 @@ fn replay_keeps_vectors_and_a_new_model_re_embeds_everything() {
         "the index is the new model's"
     );
 }
+
+#[test]
+fn hybrid_search_fuses_both_lists_and_says_why() {
+    let mut f = Fixture::new();
+    f.add(concept("exact", &[("note", "zebra crossing near the school")]));
+    f.add(concept("similar", &[("note", "pedestrians crossing near school gates")]));
+    f.add(concept("unrelated", &[("note", "quarterly revenue report")]));
+    embed_all(&mut f);
+    let got =
+        f.store.hybrid_search(Some(&E), "zebra crossing school", &user_filter(), 3, HybridOptions::default()).unwrap();
+    assert_eq!(got[0].memory.content.key(), Some("exact"), "first in both lists");
+    let b = got[0].breakdown;
+    assert_eq!((b.keyword_rank, b.vector_rank), (Some(1), Some(1)));
+    assert!((b.fused - 2.0 / 61.0).abs() < 1e-9);
+    assert!(b.keyword_score.unwrap() > 0.0 && b.similarity.unwrap() > 0.5);
+    assert!(got.windows(2).all(|w| w[0].breakdown.fused >= w[1].breakdown.fused));
+    // Without an embedder it is the keyword search, with breakdowns.
+    let kw = f.store.hybrid_search(None, "zebra", &user_filter(), 3, HybridOptions::default()).unwrap();
+    assert_eq!(kw.len(), 1);
+    assert_eq!(kw[0].breakdown.vector_rank, None);
+}
