@@ -67,22 +67,25 @@ impl Store {
             Some(e) => self.vector_search(e, text, filter, n)?,
             None => Vec::new(),
         };
+        // Each list as (memory, score) with a setter for its part of the breakdown.
+        type Mark = fn(&mut Breakdown, usize, f64);
+        let lists: [(Vec<(Memory, f64)>, Mark); 2] = [
+            (keyword.into_iter().map(|h| (h.memory, h.score)).collect(), |b, rank, score| {
+                b.keyword_rank = Some(rank);
+                b.keyword_score = Some(score);
+            }),
+            (vector.into_iter().map(|h| (h.memory, h.similarity)).collect(), |b, rank, sim| {
+                b.vector_rank = Some(rank);
+                b.similarity = Some(sim);
+            }),
+        ];
         let mut fused: HashMap<MemoryId, Recalled> = HashMap::new();
-        for (i, hit) in keyword.into_iter().enumerate() {
-            let r = fused
-                .entry(hit.memory.id)
-                .or_insert_with(|| Recalled { memory: hit.memory, breakdown: Breakdown::default() });
-            r.breakdown.keyword_rank = Some(i + 1);
-            r.breakdown.keyword_score = Some(hit.score);
-            r.breakdown.fused += 1.0 / (options.rrf_k + (i + 1) as f64);
-        }
-        for (i, hit) in vector.into_iter().enumerate() {
-            let r = fused
-                .entry(hit.memory.id)
-                .or_insert_with(|| Recalled { memory: hit.memory, breakdown: Breakdown::default() });
-            r.breakdown.vector_rank = Some(i + 1);
-            r.breakdown.similarity = Some(hit.similarity);
-            r.breakdown.fused += 1.0 / (options.rrf_k + (i + 1) as f64);
+        for (list, mark) in lists {
+            for (i, (memory, score)) in list.into_iter().enumerate() {
+                let r = fused.entry(memory.id).or_insert_with(|| Recalled { memory, breakdown: Breakdown::default() });
+                mark(&mut r.breakdown, i + 1, score);
+                r.breakdown.fused += 1.0 / (options.rrf_k + (i + 1) as f64);
+            }
         }
         let mut out: Vec<Recalled> = fused.into_values().collect();
         out.sort_by(|a, b| b.breakdown.fused.total_cmp(&a.breakdown.fused).then(b.memory.id.cmp(&a.memory.id)));
