@@ -124,6 +124,9 @@ pub struct EventView {
     /// The client that wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// The session the event happened in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// Groups the events written by one operation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
@@ -142,6 +145,7 @@ impl From<RecordedEvent> for EventView {
             at: format_time(e.recorded_at),
             actor: e.meta.actor.to_string(),
             client: e.meta.client,
+            session_id: e.meta.session_id,
             correlation_id: e.meta.correlation_id,
             summary: summarize(&e.change),
             redacted: e.redacted_at.is_some(),

@@ -79,6 +79,31 @@ fn meta() -> EventMeta {
     EventMeta::actor(Actor::User)
 }
 
+/// Creates `contents` in transactions of 1,000, running `then` on each new memory inside the
+/// same transaction; returns the ids in order.
+fn fill(
+    store: &mut Store,
+    contents: Vec<Content>,
+    mut then: impl FnMut(&mut StoreTx<'_>, MemoryId) -> Result<()>,
+) -> Vec<MemoryId> {
+    let mut ids = Vec::with_capacity(contents.len());
+    let mut contents = contents.into_iter().peekable();
+    while contents.peek().is_some() {
+        let chunk: Vec<Content> = contents.by_ref().take(1000).collect();
+        store
+            .transact(|tx| {
+                for c in chunk {
+                    let id = tx.create(c, NewMemory::default(), &meta())?.id;
+                    then(tx, id)?;
+                    ids.push(id);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    ids
+}
+
 struct Row {
     name: String,
     value: String,
@@ -109,17 +134,7 @@ fn append_batched_once(dir: &std::path::Path, run: usize) -> (f64, f64) {
     let mut text = Text::new(2);
     let contents: Vec<_> = (0..n).map(|i| content(&mut text, i)).collect();
     let t = Instant::now();
-    let mut ids = Vec::with_capacity(n);
-    for chunk in contents.chunks(1000) {
-        store
-            .transact(|tx| {
-                for c in chunk {
-                    ids.push(tx.create(c.clone(), NewMemory::default(), &meta())?.id);
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
+    let ids = fill(&mut store, contents, |_, _| Ok(()));
     store.checkpoint().unwrap(); // deferred checkpoint work counts too
     let create_rate = n as f64 / t.elapsed().as_secs_f64();
     // A mixed stream of cheaper events on existing memories: tags and accesses.
@@ -167,25 +182,17 @@ fn replay(dir: &std::path::Path) -> Row {
     let memories = scale(100_000);
     let mut store = open(dir, "replay.db");
     let mut text = Text::new(3);
-    for start in (0..memories).step_by(1000) {
-        let batch: Vec<_> = (start..(start + 1000).min(memories)).map(|i| content(&mut text, i)).collect();
-        store
-            .transact(|tx| {
-                for c in batch {
-                    let id = tx.create(c, NewMemory::default(), &meta())?.id;
-                    for t in ["alpha", "beta", "gamma"] {
-                        tx.tag(id, t, &meta())?;
-                    }
-                    for _ in 0..4 {
-                        tx.append(id, Expected::Any, Change::Accessed { count: 1 }, &meta())?;
-                    }
-                    tx.set_importance(id, Importance::new(0.7)?, &meta())?;
-                    tx.set_tier(id, Tier::Long, "bench", &meta())?;
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
+    let contents = (0..memories).map(|i| content(&mut text, i)).collect();
+    fill(&mut store, contents, |tx, id| {
+        for t in ["alpha", "beta", "gamma"] {
+            tx.tag(id, t, &meta())?;
+        }
+        for _ in 0..4 {
+            tx.append(id, Expected::Any, Change::Accessed { count: 1 }, &meta())?;
+        }
+        tx.set_importance(id, Importance::new(0.7)?, &meta())?;
+        tx.set_tier(id, Tier::Long, "bench", &meta()).map(|_| ())
+    });
     let events = store.event_count().unwrap();
     let mut times = Vec::new();
     for _ in 0..3 {
@@ -205,17 +212,7 @@ fn search(dir: &std::path::Path) -> Row {
     let n = scale(100_000);
     let mut store = open(dir, "search.db");
     let mut text = Text::new(4);
-    for start in (0..n).step_by(2000) {
-        let batch: Vec<_> = (start..(start + 2000).min(n)).map(|i| content(&mut text, i)).collect();
-        store
-            .transact(|tx| {
-                for c in batch {
-                    tx.create(c, NewMemory::default(), &meta())?;
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
+    fill(&mut store, (0..n).map(|i| content(&mut text, i)).collect(), |_, _| Ok(()));
     let mut q = Text::new(5);
     let queries: Vec<String> = (0..1000).map(|i| q.sentence(1 + i % 3)).collect();
     for query in queries.iter().take(50) {

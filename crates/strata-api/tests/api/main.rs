@@ -115,4 +115,7 @@ fn every_operation_records_its_client_and_groups_its_events() {
     assert_eq!(h[1].correlation_id, h[2].correlation_id);
     assert_ne!(h[0].correlation_id, h[1].correlation_id);
     assert_eq!(e.get(&Target::new("tea"), None).unwrap().source.app, "test");
+    let in_session = AddRequest { session_id: Some("s9".into()), ..fact("note", "x") };
+    e.add(in_session).unwrap();
+    assert_eq!(e.history(&Target::new("note")).unwrap()[0].session_id.as_deref(), Some("s9"));
 }

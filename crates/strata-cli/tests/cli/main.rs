@@ -452,3 +452,18 @@ fn pins_and_maintenance_move_tiers_and_expired_memories_hide() {
     assert_eq!(expired["body"]["text"], "note 1", "the unimportant one");
     assert!(e.ok(&["history", expired["id"].as_str().unwrap()]).contains("expired: left working memory"));
 }
+
+/// A failed `export -o` leaves neither a half file nor its temporary file behind.
+#[test]
+fn a_failed_export_leaves_no_files() {
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let target = e.dir.path().join("out");
+    std::fs::create_dir(&target).unwrap(); // a directory cannot be replaced by the export
+    let before: Vec<_> = std::fs::read_dir(e.dir.path()).unwrap().map(|d| d.unwrap().file_name()).collect();
+    let msg = e.err(&["export", "-o", target.to_str().unwrap()]);
+    assert!(msg.contains("cannot write"), "{msg}");
+    let after: Vec<_> = std::fs::read_dir(e.dir.path()).unwrap().map(|d| d.unwrap().file_name()).collect();
+    assert_eq!(before.len(), after.len(), "{after:?}");
+    assert!(std::fs::read_dir(&target).unwrap().next().is_none());
+}
