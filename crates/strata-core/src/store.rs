@@ -230,7 +230,9 @@ pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
         memories += 1;
     }
     // Vectors are keyed by memory id and survive; the index is keyed by the renumbered rows.
-    conn.execute_batch("DELETE FROM memory_vectors WHERE memory_id NOT IN (SELECT id FROM memories)")?;
+    conn.execute_batch(
+        "DELETE FROM memory_vectors WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_vectors.memory_id)",
+    )?;
     crate::vectors::reindex(conn)?;
     Ok((events, memories))
 }
