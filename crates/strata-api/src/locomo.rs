@@ -105,8 +105,9 @@ struct Question {
 /// Something that answers a question with memory ids, best first.
 pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + 'a;
 
-/// Loads a LoCoMo-layout file, ingests every conversation into a fresh database in `workdir`
-/// (one user per conversation), and evaluates each named retriever.
+/// Loads a LoCoMo-layout file, ingests every conversation into a fresh database of its own in
+/// `workdir` (one person's store, as the desktop app keeps it), and evaluates each named
+/// retriever.
 pub fn run(
     data: &Path,
     workdir: &Path,
@@ -119,14 +120,18 @@ pub fn run(
     let samples: Vec<Sample> = serde_json::from_str(&text).map_err(|e| {
         ApiError::new(ErrorCode::BadImport, format!("{}: not in the LoCoMo layout: {e}", data.display()))
     })?;
-    let db = workdir.join("locomo.db");
-    let _ = std::fs::remove_file(&db);
+    let db_of = |sample: &str| workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")));
     let mut questions = Vec::new();
     let (mut skipped, mut repaired, mut dropped, mut turns) = (0, 0, 0, 0);
     // memory id → dia_id, to score retrieved memories
     let mut dia_of: HashMap<String, String> = HashMap::new();
+    // Questions are asked a day after each conversation's last session ("last year" and
+    // recency are read from then).
+    let mut asked_at: HashMap<String, DateTime<Utc>> = HashMap::new();
     for sample in &samples {
         let opts = EngineOptions { user_id: sample.sample_id.clone(), client: "locomo".into(), ..Default::default() };
+        let db = db_of(&sample.sample_id);
+        let _ = std::fs::remove_file(&db);
         let mut engine = Engine::open(&db, opts)?;
         let mut known = HashSet::new();
         for n in 1.. {
@@ -137,6 +142,8 @@ pub fn run(
                 .and_then(|v| v.as_str())
                 .and_then(session_time)
                 .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
+            let after = when + chrono::Duration::days(1);
+            asked_at.entry(sample.sample_id.clone()).and_modify(|t| *t = (*t).max(after)).or_insert(after);
             let session_turns: Vec<Turn> = serde_json::from_value(session.clone())
                 .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", sample.sample_id)))?;
             for (i, t) in session_turns.into_iter().enumerate() {
@@ -194,9 +201,12 @@ pub fn run(
     }
 
     if let Some(e) = embedder {
-        let mut engine = Engine::open(&db, EngineOptions { client: "locomo".into(), ..Default::default() })?;
         let started = Instant::now();
-        while engine.store().embed_pending(e, 64)? > 0 {}
+        for sample in &samples {
+            let opts = EngineOptions { client: "locomo".into(), ..Default::default() };
+            let mut engine = Engine::open(&db_of(&sample.sample_id), opts)?;
+            while engine.store().embed_pending(e, 64)? > 0 {}
+        }
         tracing::info!(turns, seconds = started.elapsed().as_secs_f64(), "embedded the conversations");
     }
     let mut report = LocomoReport {
@@ -218,7 +228,9 @@ pub fn run(
         for q in &questions {
             if !engines.contains_key(&q.sample) {
                 let opts = EngineOptions { user_id: q.sample.clone(), client: "locomo".into(), ..Default::default() };
-                engines.insert(q.sample.clone(), Engine::open(&db, opts)?);
+                let now = asked_at.get(&q.sample).copied().unwrap_or_else(Utc::now);
+                let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
+                engines.insert(q.sample.clone(), Engine::open_with_clock(&db_of(&q.sample), opts, clock)?);
             }
             let engine = engines.get_mut(&q.sample).expect("inserted above");
             let t = Instant::now();
@@ -275,11 +287,15 @@ pub fn vector(embedder: &dyn Embedder) -> impl FnMut(&mut Engine, &str, usize) -
     }
 }
 
-/// The `hybrid` configuration: bm25 and vector lists fused by reciprocal rank fusion.
-pub fn hybrid(embedder: &dyn Embedder) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
+/// A hybrid configuration (`hybrid`, `hybrid_rrf`, `hybrid_rerank`, …): both lists fused as
+/// `options` say.
+pub fn hybrid(
+    embedder: &dyn Embedder,
+    options: HybridOptions,
+) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
     move |engine, question, k| {
         let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, k, HybridOptions::default())?;
+        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, k, options)?;
         Ok(hits.into_iter().map(|h| h.memory.id.to_string()).collect())
     }
 }

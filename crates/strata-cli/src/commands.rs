@@ -8,8 +8,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use strata_api::{AddRequest, Engine, EngineOptions, ImportFormat, Target, UpdateRequest};
 use strata_core::time::parse_time;
 use strata_core::{
-    AsOf, Clock, Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, ManualClock, MemoryKind, Procedure,
-    SystemClock, Tier,
+    AsOf, Clock, Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, HybridOptions, ManualClock,
+    MemoryKind, Procedure, SystemClock, Tier, TimeUse,
 };
 
 use strata_api::locomo;
@@ -168,9 +168,25 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![
                 ("bm25", Box::new(locomo::bm25)),
                 ("vector", Box::new(locomo::vector(&embedder))),
-                ("hybrid", Box::new(locomo::hybrid(&embedder))),
+                ("hybrid_rrf", Box::new(locomo::hybrid(&embedder, HybridOptions::rrf()))),
+                ("hybrid", Box::new(locomo::hybrid(&embedder, HybridOptions::hybrid()))),
+                (
+                    "hybrid_time_filter",
+                    Box::new(locomo::hybrid(
+                        &embedder,
+                        HybridOptions { time: TimeUse::Filter, ..HybridOptions::hybrid() },
+                    )),
+                ),
+                (
+                    "hybrid_no_time",
+                    Box::new(locomo::hybrid(
+                        &embedder,
+                        HybridOptions { time: TimeUse::Ignore, ..HybridOptions::hybrid() },
+                    )),
+                ),
+                ("hybrid_rerank", Box::new(locomo::hybrid(&embedder, HybridOptions::hybrid_rerank()))),
             ];
-            let report = locomo::run(&data, work.path(), Some(&embedder), &mut configs, "bm25")?;
+            let report = locomo::run(&data, work.path(), Some(&embedder), &mut configs, "hybrid_rerank")?;
             out.locomo(&report)
         }
     }

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
+use crate::fts;
 use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryId};
 
 /// The columns [`memory_from_row`] expects, in order, from `memories AS m`. Tags and links
@@ -123,7 +124,11 @@ fn insert(conn: &Connection, m: &Memory) -> Result<()> {
     for l in &m.links {
         insert_link(conn, m.id, l)?;
     }
-    fts_insert(conn, rid, m)
+    fts::write_row(conn, rid, m)?;
+    match fts::Place::of(m) {
+        Some(place) => fts::refresh_successor(conn, &place),
+        None => Ok(()),
+    }
 }
 
 /// Turns a unique-index violation into a [`Error::DuplicateKey`] naming the other memory.
@@ -152,12 +157,16 @@ fn rid_of(conn: &Connection, id: MemoryId) -> Result<i64> {
 fn delete(conn: &Connection, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     let rid = rid_of(conn, m.id)?;
-    conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
+    fts::delete_row(conn, rid)?;
     crate::vectors::delete_for(conn, m.id, rid)?;
     conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?.execute([rid])?;
-    Ok(())
+    // Its successor in the session held its words as context.
+    match fts::Place::of(m) {
+        Some(place) => fts::refresh_successor(conn, &place),
+        None => Ok(()),
+    }
 }
 
 fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
@@ -205,16 +214,17 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
         let rid = rid_of(conn, n.id)?;
         // Its vectors describe the old content: dropped, re-embedded by the next embedding pass.
         crate::vectors::delete_for(conn, n.id, rid)?;
-        conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rid])?;
-        fts_insert(conn, rid, n)?;
+        fts::write_row(conn, rid, n)?;
+        // The episodes after its old and its new place in the session take it (or what now
+        // precedes them) as context.
+        let (old_place, new_place) = (fts::Place::of(o), fts::Place::of(n));
+        if let Some(p) = &old_place {
+            fts::refresh_successor(conn, p)?;
+        }
+        if let Some(p) = new_place.filter(|p| old_place.as_ref() != Some(p)) {
+            fts::refresh_successor(conn, &p)?;
+        }
     }
-    Ok(())
-}
-
-fn fts_insert(conn: &Connection, rid: i64, m: &Memory) -> Result<()> {
-    let (title, body) = search_text(&m.content);
-    conn.prepare_cached("INSERT INTO memory_fts (rowid, title, body) VALUES (?1, ?2, ?3)")?
-        .execute(params![rid, title, body])?;
     Ok(())
 }
 

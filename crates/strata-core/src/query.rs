@@ -139,8 +139,8 @@ pub struct Stats {
 pub struct Snapshot {
     /// Every memory, by id.
     pub memories: Vec<Memory>,
-    /// The full-text index: (memory id, title, body), by id.
-    pub fts: Vec<(String, String, String)>,
+    /// The full-text index: (memory id, title, body, context), by id.
+    pub fts: Vec<(String, String, String, String)>,
 }
 
 fn encode_cursor(m: &Memory) -> String {
@@ -279,7 +279,7 @@ impl Store {
             return Ok(Vec::new());
         };
         let mut snip = self.conn.prepare_cached(
-            "SELECT snippet(memory_fts, -1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
+            "SELECT snippet(memory_fts, 1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
         )?;
         ranked
             .into_iter()
@@ -423,9 +423,11 @@ impl Store {
         let mut stmt = self.conn.prepare(&sql)?;
         let memories = stmt.query_map([], memory_from_row)?.collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
-            "SELECT m.id, f.title, f.body FROM memory_fts f JOIN memories m ON m.rid = f.rowid ORDER BY m.id",
+            "SELECT m.id, f.title, f.body, f.context FROM memory_fts f JOIN memories m ON m.rid = f.rowid ORDER BY m.id",
         )?;
-        let fts = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+        let fts = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         let orphans: i64 = self.conn.query_row(
             "SELECT count(*) FROM memory_fts WHERE rowid NOT IN (SELECT rid FROM memories)",
             [],

@@ -12,7 +12,10 @@ use crate::error::{Error, Result};
 pub const APPLICATION_ID: i64 = 0x5354_5241;
 
 /// The shipped migrations, in order. Append only: a test pins their checksums.
-pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql")),
+    ("0002_episode_context", include_str!("../migrations/0002_episode_context.sql")),
+];
 
 /// The schema version this build writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -111,6 +114,12 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
         tracing::info!(migration = name, "applying migration");
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    if version < 2 {
+        // 0002 re-created the full-text index with a context column: fill it in the same
+        // transaction (a crash leaves the file at the old version, index intact).
+        let rows = crate::fts::refill(&tx)?;
+        tracing::info!(rows, "re-indexed the full text");
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.commit()?;

@@ -187,13 +187,26 @@ impl Store {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<VectorHit>> {
+        if filter.user_id.is_none() {
+            return Err(Error::invalid("vector search needs a user scope"));
+        }
+        if !self.is_indexed_for(embedder.model_id())? {
+            return Ok(Vec::new());
+        }
+        let q = embed_one(embedder, query)?;
+        self.nearest(&q, filter, limit)
+    }
+
+    /// Whether the vector index holds this model's vectors.
+    pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
+        Ok(has_index(&self.conn)? && indexed_model(&self.conn)?.as_deref() == Some(model))
+    }
+
+    /// The indexed memories nearest to the vector `q`, within `filter` (which names a user).
+    pub(crate) fn nearest(&self, q: &[f32], filter: &Filter, limit: usize) -> Result<Vec<VectorHit>> {
         let Some(user) = filter.user_id.as_deref() else {
             return Err(Error::invalid("vector search needs a user scope"));
         };
-        if !has_index(&self.conn)? || indexed_model(&self.conn)?.as_deref() != Some(embedder.model_id()) {
-            return Ok(Vec::new());
-        }
-        let q = embedder.embed(&[query])?.pop().ok_or_else(|| Error::invalid("the embedder returned nothing"))?;
         let limit = limit.clamp(1, 1000);
         let k = (limit * 8).max(64) as i64;
         let mut sql = format!(
@@ -202,7 +215,7 @@ impl Store {
              JOIN memories AS m ON m.rid = knn.rowid WHERE 1 = 1"
         );
         let mut params: Vec<rusqlite::types::Value> =
-            vec![to_blob(&q).into(), k.into(), rusqlite::types::Value::Text(user.to_string())];
+            vec![to_blob(q).into(), k.into(), rusqlite::types::Value::Text(user.to_string())];
         filter.push_sql(&mut sql, &mut params);
         sql.push_str(" ORDER BY knn.distance LIMIT ?");
         params.push((limit as i64).into());
@@ -214,4 +227,24 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?;
         Ok(hits)
     }
+
+    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
+    pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
+            .query_row(params![id.to_string(), model], |r| r.get(0))
+            .optional()?;
+        Ok(blob.filter(|b| b.len() == q.len() * 4).map(|b| {
+            b.chunks_exact(4)
+                .zip(q)
+                .map(|(c, y)| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])) * f64::from(*y))
+                .sum()
+        }))
+    }
+}
+
+/// One text's vector.
+pub(crate) fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
+    embedder.embed(&[text])?.pop().ok_or_else(|| Error::invalid("the embedder returned nothing"))
 }

@@ -3,6 +3,7 @@
 mod support;
 
 mod asof;
+mod context;
 mod forget;
 mod format;
 mod interchange;

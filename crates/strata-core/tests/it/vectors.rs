@@ -112,15 +112,82 @@ fn hybrid_search_fuses_both_lists_and_says_why() {
     f.add(concept("unrelated", &[("note", "quarterly revenue report")]));
     embed_all(&mut f);
     let got =
-        f.store.hybrid_search(Some(&E), "zebra crossing school", &user_filter(), 3, HybridOptions::default()).unwrap();
+        f.store.hybrid_search(Some(&E), "zebra crossing school", &user_filter(), 3, HybridOptions::hybrid()).unwrap();
     assert_eq!(got[0].memory.content.key(), Some("exact"), "first in both lists");
-    let b = got[0].breakdown;
+    let b = &got[0].breakdown;
     assert_eq!((b.keyword_rank, b.vector_rank), (Some(1), Some(1)));
-    assert!((b.fused - 2.0 / 61.0).abs() < 1e-9);
+    // Best in both lists: the full match score, and nothing else added.
+    assert!((b.matched - 1.0).abs() < 1e-9, "{b:?}");
+    assert_eq!(b.score, b.matched);
     assert!(b.keyword_score.unwrap() > 0.0 && b.similarity.unwrap() > 0.5);
-    assert!(got.windows(2).all(|w| w[0].breakdown.fused >= w[1].breakdown.fused));
+    assert!(got.windows(2).all(|w| w[0].breakdown.score >= w[1].breakdown.score));
+    // A keyword-only candidate still gets its similarity, read from its stored vector.
+    assert!(got.iter().all(|r| r.breakdown.similarity.is_some()));
+
+    // Reciprocal rank fusion, for comparison: 1/61 from each list.
+    let rrf =
+        f.store.hybrid_search(Some(&E), "zebra crossing school", &user_filter(), 3, HybridOptions::rrf()).unwrap();
+    assert!((rrf[0].breakdown.matched - 2.0 / 61.0).abs() < 1e-9);
+
     // Without an embedder it is the keyword search, with breakdowns.
     let kw = f.store.hybrid_search(None, "zebra", &user_filter(), 3, HybridOptions::default()).unwrap();
     assert_eq!(kw.len(), 1);
-    assert_eq!(kw[0].breakdown.vector_rank, None);
+    assert_eq!((kw[0].breakdown.vector_rank, kw[0].breakdown.similarity), (None, None));
+    assert!((kw[0].breakdown.matched - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn time_words_boost_or_filter_by_when_it_happened() {
+    let mut f = Fixture::new();
+    let may = f.add(utterance("Ana", "we went camping with the kids", t0() - chrono::Duration::days(270)));
+    let june = f.add(utterance("Ana", "we went camping with the kids", t0() - chrono::Duration::days(240)));
+    embed_all(&mut f);
+    // T0 is 2026-01-31: "in May" is May 2025.
+    let q = "where did we go camping in May?";
+    let boosted = f.store.hybrid_search(Some(&E), q, &user_filter(), 5, HybridOptions::hybrid()).unwrap();
+    assert_eq!(boosted[0].memory.id, may.id, "{:#?}", boosted.iter().map(|r| &r.breakdown).collect::<Vec<_>>());
+    assert_eq!(boosted[0].breakdown.time_phrase.as_deref(), Some("in May"));
+    assert!(boosted[0].breakdown.time > 0.0 && boosted[1].breakdown.time == 0.0);
+    let filtered = HybridOptions { time: TimeUse::Filter, ..HybridOptions::hybrid() };
+    let only = f.store.hybrid_search(Some(&E), q, &user_filter(), 5, filtered).unwrap();
+    assert_eq!(only.iter().map(|r| r.memory.id).collect::<Vec<_>>(), vec![may.id]);
+    let ignored = HybridOptions { time: TimeUse::Ignore, ..HybridOptions::hybrid() };
+    let plain = f.store.hybrid_search(Some(&E), q, &user_filter(), 5, ignored).unwrap();
+    assert!(plain.iter().all(|r| r.breakdown.time == 0.0 && r.breakdown.time_phrase.is_none()));
+    assert!(plain.iter().any(|r| r.memory.id == june.id));
+}
+
+#[test]
+fn relevance_adds_recency_frequency_importance_and_tier() {
+    let mut f = Fixture::new();
+    let old = f.add(concept("old", &[("note", "the spare key is under the blue pot")]));
+    f.tick(86_400 * 60);
+    let new = f.add(concept("new", &[("note", "the spare key is under the blue pot")]));
+    embed_all(&mut f);
+    let opts = HybridOptions::hybrid_rerank();
+    let got = f.store.hybrid_search(Some(&E), "spare key", &user_filter(), 2, opts).unwrap();
+    // Same text, same match: the newer one is ahead by recency alone.
+    assert_eq!(got[0].memory.id, new.id);
+    let (a, b) = (&got[0].breakdown, &got[1].breakdown);
+    assert_eq!(a.matched, b.matched);
+    let r = opts.relevance.unwrap();
+    assert!((a.recency - r.recency).abs() < 1e-9, "just created: full recency");
+    assert!((b.recency - r.recency / 4.0).abs() < 1e-9, "two half-lives old: a quarter");
+    assert!((a.importance - r.importance * 0.5).abs() < 1e-9);
+    assert!((a.tier - r.tier * 0.5).abs() < 1e-9, "concepts start medium-term");
+    let sum = a.matched + a.time + a.recency + a.frequency + a.importance + a.tier;
+    assert!((a.score - sum).abs() < 1e-12);
+
+    // Raised importance, a pin to long-term and use bring the old one back to the top.
+    f.store
+        .transact(|tx| {
+            tx.set_importance(old.id, Importance::new(1.0)?, &user())?;
+            tx.set_tier(old.id, Tier::Long, "test", &user())
+        })
+        .unwrap();
+    f.store.note_access(std::iter::repeat_n(old.id, 20)).unwrap();
+    f.store.flush_accesses().unwrap();
+    let got = f.store.hybrid_search(Some(&E), "spare key", &user_filter(), 2, opts).unwrap();
+    assert_eq!(got[0].memory.id, old.id);
+    assert!(got[0].breakdown.frequency > 0.0 && got[1].breakdown.frequency == 0.0);
 }
