@@ -107,6 +107,21 @@ impl From<SearchHit> for HitView {
     }
 }
 
+/// A recalled memory and why it was recalled.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallView {
+    /// The score and its parts.
+    pub why: strata_core::Breakdown,
+    /// The memory.
+    pub memory: MemoryView,
+}
+
+impl From<strata_core::Recalled> for RecallView {
+    fn from(r: strata_core::Recalled) -> Self {
+        RecallView { why: r.breakdown, memory: r.memory.into() }
+    }
+}
+
 /// One event of a memory's history.
 #[derive(Debug, Clone, Serialize)]
 pub struct EventView {

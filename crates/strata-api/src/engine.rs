@@ -8,11 +8,12 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{
-    AsOf, Clock, Concept, Content, Episode, EpisodeBody, EventMeta, Expected, FactValue, Filter, Importance, MemoryId,
-    MemoryKind, NewMemory, Procedure, Scope, Source, Store, SystemClock, Tier,
+    AsOf, Clock, Concept, Content, Embedder, Episode, EpisodeBody, EventMeta, Expected, FactValue, Filter,
+    HybridOptions, Importance, MemoryId, MemoryKind, NewMemory, Procedure, Scope, Source, Store, SystemClock, Tier,
 };
 
-use crate::dto::{EventView, HitView, MemoryView, PageView, StatsView};
+use crate::dto::{EventView, HitView, MemoryView, PageView, RecallView, StatsView};
+use crate::embedding::{EmbedProgress, EmbedWorker};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Who is using the engine: the scope new memories get and reads default to, and the client
@@ -27,6 +28,8 @@ pub struct EngineOptions {
     pub client: String,
     /// The kind of actor behind this client.
     pub actor: strata_core::Actor,
+    /// How [`Engine::recall`] ranks.
+    pub recall: HybridOptions,
 }
 
 impl Default for EngineOptions {
@@ -36,6 +39,7 @@ impl Default for EngineOptions {
             agent_id: None,
             client: "api".into(),
             actor: strata_core::Actor::User,
+            recall: HybridOptions::default(),
         }
     }
 }
@@ -131,11 +135,17 @@ pub struct ForgetReport {
 pub struct Engine {
     store: Store,
     opts: EngineOptions,
+    embedder: Option<Arc<dyn Embedder>>,
+    worker: Option<EmbedWorker>,
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("store", &self.store).field("opts", &self.opts).finish()
+        f.debug_struct("Engine")
+            .field("store", &self.store)
+            .field("opts", &self.opts)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.model_id().to_string()))
+            .finish()
     }
 }
 
@@ -147,7 +157,61 @@ impl Engine {
 
     /// Opens with an injected clock (tests, deterministic maintenance).
     pub fn open_with_clock(path: &Path, opts: EngineOptions, clock: Arc<dyn Clock>) -> ApiResult<Engine> {
-        Ok(Engine { store: Store::open_with_clock(path, clock)?, opts })
+        Ok(Engine { store: Store::open_with_clock(path, clock)?, opts, embedder: None, worker: None })
+    }
+
+    /// Uses `embedder` for recall, and with `background` embeds new and changed memories on a
+    /// worker thread (a memory is keyword-searchable at once, vector-searchable once embedded).
+    pub fn use_embedder(&mut self, embedder: Arc<dyn Embedder>, background: bool) -> ApiResult<()> {
+        self.worker = None; // a previous worker stops (and finishes its batch) first
+        if background && let Some(path) = self.store.path() {
+            self.worker = Some(EmbedWorker::start(path.to_path_buf(), embedder.clone())?);
+        }
+        self.embedder = Some(embedder);
+        Ok(())
+    }
+
+    /// The embedder recall uses, if any.
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// Tells the background worker (if any) that memories may need embedding.
+    fn wrote(&self) {
+        if let Some(w) = &self.worker {
+            w.wake();
+        }
+    }
+
+    /// Waits until the background worker has embedded everything written so far (true), or
+    /// `timeout` passed (false). Without a worker there is nothing to wait for.
+    pub fn wait_embedded(&self, timeout: std::time::Duration) -> ApiResult<bool> {
+        match &self.worker {
+            Some(w) => w.wait_idle(timeout),
+            None => Ok(true),
+        }
+    }
+
+    /// Embeds, in the foreground, every memory without a vector from the engine's embedder
+    /// (after a model change, or to catch up an import): resumable, with progress after each
+    /// batch, stopped by `cancel`.
+    pub fn embed_all(
+        &mut self,
+        cancel: &std::sync::atomic::AtomicBool,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> ApiResult<EmbedProgress> {
+        let embedder = self.embedder.clone().ok_or_else(|| {
+            ApiError::new(ErrorCode::Model, "no embedding model is loaded; keyword search works without one")
+        })?;
+        crate::embedding::embed_all(&mut self.store, embedder.as_ref(), cancel, progress)
+    }
+
+    /// Memories without a vector from the engine's embedder.
+    pub fn pending_embeddings(&self) -> ApiResult<u64> {
+        match &self.embedder {
+            Some(e) => Ok(self.store.pending_embeddings(e.as_ref())?),
+            None => Ok(0),
+        }
     }
 
     /// The underlying store, for what the API does not cover yet (benchmarks, tests).
@@ -230,7 +294,9 @@ impl Engine {
             source: Source::app(self.opts.client.clone()),
         };
         let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
-        Ok(self.store.create(req.content, new, &meta)?.into())
+        let m = self.store.create(req.content, new, &meta)?;
+        self.wrote();
+        Ok(m.into())
     }
 
     /// Reads a memory (recording the access), optionally as it was at a past point.
@@ -256,6 +322,22 @@ impl Engine {
     /// Keyword search in this scope (recording accesses of what it returns).
     pub fn search(&mut self, text: &str, filter: Filter, limit: usize, marks: (&str, &str)) -> ApiResult<Vec<HitView>> {
         let hits = self.store.search(text, &self.scoped(filter), limit, marks)?;
+        self.store.note_access(hits.iter().map(|h| h.memory.id))?;
+        Ok(hits.into_iter().map(Into::into).collect())
+    }
+
+    /// Recall in this scope: keyword and vector search fused, time words in the query applied,
+    /// relevance added (as [`EngineOptions::recall`] says), each result with its score
+    /// breakdown. Records accesses of what it returns. Without an embedder it ranks by keywords.
+    pub fn recall(&mut self, text: &str, filter: Filter, limit: usize) -> ApiResult<Vec<RecallView>> {
+        let filter = self.scoped(filter);
+        let hits = self.store.hybrid_search(
+            self.embedder.as_deref(),
+            text,
+            &filter,
+            limit.clamp(1, 1000),
+            self.opts.recall,
+        )?;
         self.store.note_access(hits.iter().map(|h| h.memory.id))?;
         Ok(hits.into_iter().map(Into::into).collect())
     }
@@ -309,6 +391,7 @@ impl Engine {
             }
             Ok(())
         })?;
+        self.wrote();
         Ok(self.store.get(id)?.into())
     }
 
@@ -398,6 +481,7 @@ impl Engine {
             }
             ImportFormat::Backup => self.store.import_backup(name, &mut text.as_bytes())?.1,
         };
+        self.wrote();
         Ok((format, n))
     }
 
@@ -430,7 +514,9 @@ impl Engine {
             ..Default::default()
         };
         let meta = self.meta();
-        Ok(self.store.import_seed("demo", crate::demo::DOCUMENT, &template, &meta)?)
+        let counts = self.store.import_seed("demo", crate::demo::DOCUMENT, &template, &meta)?;
+        self.wrote();
+        Ok(counts)
     }
 
     /// Writes pending access records now (they are also written when the engine is dropped).

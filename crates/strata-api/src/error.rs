@@ -31,6 +31,8 @@ pub enum ErrorCode {
     Model,
     /// Filesystem trouble.
     Io,
+    /// A long job was cancelled; what it finished is kept and running it again resumes.
+    Cancelled,
     /// Anything else.
     Internal,
 }

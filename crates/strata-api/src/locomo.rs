@@ -72,6 +72,20 @@ pub struct LocomoReport {
     pub evidence_dropped: usize,
     /// Turns ingested.
     pub turns: usize,
+    /// Ingest through the engine with its background embedding worker: from the first write
+    /// until every turn is stored and embedded (None without an embedder).
+    pub ingest: Option<IngestReport>,
+}
+
+/// How fast memories went in, embeddings included.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestReport {
+    /// Memories written.
+    pub memories: usize,
+    /// Seconds from the first write until the last was embedded.
+    pub seconds: f64,
+    /// Memories per second.
+    pub per_second: f64,
 }
 
 /// Parses "1:56 pm on 8 May, 2023" (the session times of the LoCoMo layout) as UTC.
@@ -111,7 +125,7 @@ pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<St
 pub fn run(
     data: &Path,
     workdir: &Path,
-    embedder: Option<&dyn Embedder>,
+    embedder: Option<std::sync::Arc<dyn Embedder>>,
     configs: &mut [(&str, Box<Retriever<'_>>)],
     default: &str,
 ) -> ApiResult<LocomoReport> {
@@ -128,11 +142,15 @@ pub fn run(
     // Questions are asked a day after each conversation's last session ("last year" and
     // recency are read from then).
     let mut asked_at: HashMap<String, DateTime<Utc>> = HashMap::new();
+    let started = Instant::now();
     for sample in &samples {
         let opts = EngineOptions { user_id: sample.sample_id.clone(), client: "locomo".into(), ..Default::default() };
         let db = db_of(&sample.sample_id);
         let _ = std::fs::remove_file(&db);
         let mut engine = Engine::open(&db, opts)?;
+        if let Some(e) = &embedder {
+            engine.use_embedder(e.clone(), true)?;
+        }
         let mut known = HashSet::new();
         for n in 1.. {
             let Some(session) = sample.conversation.get(&format!("session_{n}")) else { break };
@@ -170,6 +188,8 @@ pub fn run(
                 turns += 1;
             }
         }
+        // Everything written is embedded before the next conversation starts.
+        engine.wait_embedded(std::time::Duration::from_secs(3600))?;
         for qa in &sample.qa {
             let mut evidence = HashSet::new();
             for original in &qa.evidence {
@@ -200,15 +220,12 @@ pub fn run(
         }
     }
 
-    if let Some(e) = embedder {
-        let started = Instant::now();
-        for sample in &samples {
-            let opts = EngineOptions { client: "locomo".into(), ..Default::default() };
-            let mut engine = Engine::open(&db_of(&sample.sample_id), opts)?;
-            while engine.store().embed_pending(e, 64)? > 0 {}
-        }
-        tracing::info!(turns, seconds = started.elapsed().as_secs_f64(), "embedded the conversations");
-    }
+    let seconds = started.elapsed().as_secs_f64();
+    let ingest = embedder.as_ref().map(|_| IngestReport {
+        memories: turns,
+        seconds: round3(seconds),
+        per_second: round3(turns as f64 / seconds.max(1e-9)),
+    });
     let mut report = LocomoReport {
         configs: BTreeMap::new(),
         default: default.to_string(),
@@ -217,6 +234,7 @@ pub fn run(
         evidence_repaired: repaired,
         evidence_dropped: dropped,
         turns,
+        ingest,
     };
     let kmax = *KS.iter().max().unwrap_or(&20);
     for (name, retrieve) in configs.iter_mut() {

@@ -63,6 +63,23 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         limit: usize,
     },
+    /// Recall: keyword and meaning search fused, time words ("last week", "in May 2023")
+    /// applied, relevance added; embeds what is not embedded yet first.
+    Recall {
+        /// What to recall.
+        query: String,
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// How many results.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Show each result's score breakdown.
+        #[arg(long)]
+        why: bool,
+    },
+    /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
+    /// it, running it again goes on).
+    Embed,
     /// Change a memory's content or importance.
     Update(UpdateArgs),
     /// Add tags to a memory.

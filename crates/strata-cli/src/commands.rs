@@ -46,6 +46,7 @@ pub fn run(cli: Cli) -> Result<()> {
         agent_id: cli.agent.clone(),
         client: "cli".into(),
         actor: strata_core::Actor::User,
+        recall: HybridOptions::default(),
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
@@ -78,6 +79,21 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let marks =
                 if out.json || !std::io::stdout().is_terminal() { ("**", "**") } else { ("\x1b[1m", "\x1b[0m") };
             out.hits(&engine.search(&query, filter_of(filter)?, limit, marks)?, &query)
+        }
+        Command::Recall { query, filter, limit, why } => {
+            match strata_models::MiniLm::load_default() {
+                Ok(model) => {
+                    engine.use_embedder(Arc::new(model), false)?;
+                    embed_with_progress(engine, out)?;
+                }
+                Err(e) => eprintln!("{e}\nRanking by keywords only."),
+            }
+            out.recalled(&engine.recall(&query, filter_of(filter)?, limit)?, &query, why)
+        }
+        Command::Embed => {
+            engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
+            let p = embed_with_progress(engine, out)?;
+            out.embedded(&p)
         }
         Command::Update(u) => {
             let target = target_of(u.target);
@@ -164,32 +180,49 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
     match bench {
         BenchCommand::Locomo { data } => {
             let work = tempfile::tempdir()?;
-            let embedder = strata_models::MiniLm::load_default()?;
+            let model = Arc::new(strata_models::MiniLm::load_default()?);
+            let embedder: &strata_models::MiniLm = &model;
             let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![
                 ("bm25", Box::new(locomo::bm25)),
-                ("vector", Box::new(locomo::vector(&embedder))),
-                ("hybrid_rrf", Box::new(locomo::hybrid(&embedder, HybridOptions::rrf()))),
-                ("hybrid", Box::new(locomo::hybrid(&embedder, HybridOptions::hybrid()))),
+                ("vector", Box::new(locomo::vector(embedder))),
+                ("hybrid_rrf", Box::new(locomo::hybrid(embedder, HybridOptions::rrf()))),
+                ("hybrid", Box::new(locomo::hybrid(embedder, HybridOptions::hybrid()))),
                 (
                     "hybrid_time_filter",
                     Box::new(locomo::hybrid(
-                        &embedder,
+                        embedder,
                         HybridOptions { time: TimeUse::Filter, ..HybridOptions::hybrid() },
                     )),
                 ),
                 (
                     "hybrid_no_time",
                     Box::new(locomo::hybrid(
-                        &embedder,
+                        embedder,
                         HybridOptions { time: TimeUse::Ignore, ..HybridOptions::hybrid() },
                     )),
                 ),
-                ("hybrid_rerank", Box::new(locomo::hybrid(&embedder, HybridOptions::hybrid_rerank()))),
+                ("hybrid_rerank", Box::new(locomo::hybrid(embedder, HybridOptions::hybrid_rerank()))),
             ];
-            let report = locomo::run(&data, work.path(), Some(&embedder), &mut configs, "hybrid_rerank")?;
+            let report = locomo::run(&data, work.path(), Some(model.clone()), &mut configs, "hybrid_rerank")?;
             out.locomo(&report)
         }
     }
+}
+
+/// Runs the embedding job, reporting progress on stderr when there is much to do.
+fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::embedding::EmbedProgress> {
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let show = !out.json && std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let p = engine.embed_all(&cancel, &mut |p| {
+        if show && p.total > strata_api::embedding::BATCH as u64 {
+            eprint!("\rEmbedding: {} of {} ({:.0} s)", p.done, p.total, started.elapsed().as_secs_f64());
+        }
+    })?;
+    if show && p.total > strata_api::embedding::BATCH as u64 {
+        eprintln!();
+    }
+    Ok(p)
 }
 
 fn confirm_forget(engine: &mut Engine, target: &Target) -> Result<()> {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use comfy_table::{Table, presets};
 use serde::Serialize;
-use strata_api::dto::{EventView, HitView, MemoryView, PageView, StatsView, content_title, truncate};
+use strata_api::dto::{EventView, HitView, MemoryView, PageView, RecallView, StatsView, content_title, truncate};
 use strata_api::{ImportFormat, ReplayReport};
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{Content, EpisodeBody, FactValue};
@@ -192,6 +192,63 @@ impl Out {
         Ok(())
     }
 
+    pub fn recalled(&self, hits: &[RecallView], query: &str, why: bool) -> Result<()> {
+        if self.json {
+            return print_json(hits);
+        }
+        if hits.is_empty() {
+            say!("Nothing recalled for \"{query}\".");
+            return Ok(());
+        }
+        let mut head = vec!["score", "id", "type", "memory"];
+        if why {
+            head.extend(["keyword", "similarity", "time", "recency", "freq", "importance", "tier"]);
+        }
+        let mut t = table(&head);
+        for h in hits {
+            let w = &h.why;
+            let mut row = vec![
+                format!("{:.3}", w.score),
+                h.memory.id.clone(),
+                h.memory.content.kind().to_string(),
+                truncate(&content_title(&h.memory.content), 60),
+            ];
+            if why {
+                let opt = |v: Option<f64>, rank: Option<usize>| match (v, rank) {
+                    (Some(v), Some(r)) => format!("{v:.2} (#{r})"),
+                    (Some(v), None) => format!("{v:.2}"),
+                    _ => "-".to_string(),
+                };
+                row.extend([
+                    opt(w.keyword_score, w.keyword_rank),
+                    opt(w.similarity, w.vector_rank),
+                    match &w.time_phrase {
+                        Some(p) => format!("+{:.2} ({p})", w.time),
+                        None => "-".into(),
+                    },
+                    format!("+{:.3}", w.recency),
+                    format!("+{:.3}", w.frequency),
+                    format!("+{:.3}", w.importance),
+                    format!("+{:.3}", w.tier),
+                ]);
+            }
+            t.add_row(row);
+        }
+        print_table(&t)
+    }
+
+    pub fn embedded(&self, p: &strata_api::embedding::EmbedProgress) -> Result<()> {
+        if self.json {
+            return print_json(p);
+        }
+        if p.done == 0 {
+            say!("Every memory is embedded.");
+        } else {
+            say!("Embedded {} memories.", p.done);
+        }
+        Ok(())
+    }
+
     pub fn history(&self, events: &[EventView]) -> Result<()> {
         if self.json {
             return print_json(events);
@@ -295,6 +352,14 @@ impl Out {
             r.evidence_dropped,
             r.turns
         );
+        if let Some(i) = &r.ingest {
+            say!(
+                "Ingest with embeddings: {} memories in {:.1} s ({:.0} a second).",
+                i.memories,
+                i.seconds,
+                i.per_second
+            );
+        }
         let mut t = table(&["config", "scope", "R@1", "R@5", "R@10", "R@20", "p50 ms", "p95 ms"]);
         for (name, c) in &r.configs {
             let label = if *name == r.default { format!("{name} (default)") } else { name.clone() };

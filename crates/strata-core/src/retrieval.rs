@@ -25,7 +25,8 @@ use crate::vectors::{Embedder, embed_one};
 pub enum Fusion {
     /// `keyword_share × k + (1 − keyword_share) × similarity / best similarity`, where k is the
     /// bm25 score scaled to the candidates' range (best 1, weakest keyword match 0, no keyword
-    /// match 0). A memory without a vector yet (still being embedded) scores by k alone.
+    /// match 0; under one bm25 unit of range, divided by the best instead). A memory without a
+    /// vector yet (still being embedded) scores by k alone.
     Weighted {
         /// The keyword score's share, 0–1.
         keyword_share: f64,
@@ -155,6 +156,9 @@ pub struct Recalled {
     pub breakdown: Breakdown,
 }
 
+/// The smallest bm25 range that is stretched to 0–1 (see [`Fusion::Weighted`]).
+const KEYWORD_RANGE_FLOOR: f64 = 1.0;
+
 fn tier_value(t: Tier) -> f64 {
     match t {
         Tier::Long => 1.0,
@@ -236,8 +240,15 @@ impl Store {
             scores(|b| b.keyword_score).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)));
         // The keyword score spans the candidates' range: a term that every candidate shares
         // (a name in a store shared by several people) shifts them all alike and says nothing.
-        let keyword_part =
-            |s: f64| if best_keyword > low_keyword { (s - low_keyword) / (best_keyword - low_keyword) } else { 1.0 };
+        // A range under one bm25 unit is noise (a word most memories share scores ~0 for all of
+        // them): it is not stretched to 0–1; such scores are divided by the best instead.
+        let keyword_part = |s: f64| {
+            if best_keyword - low_keyword >= KEYWORD_RANGE_FLOOR {
+                (s - low_keyword) / (best_keyword - low_keyword)
+            } else {
+                s / best_keyword.max(f64::MIN_POSITIVE)
+            }
+        };
         let best_similarity = scores(|b| b.similarity).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
         for r in found.values_mut() {
             let b = &mut r.breakdown;

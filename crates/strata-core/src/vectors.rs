@@ -22,6 +22,45 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
+/// A deterministic stand-in for a sentence model, for tests and for programs that want vector
+/// search plumbing without a model: words (longer than two letters, lower-cased) hashed into
+/// signed buckets, L2-normalized. Texts that share words point the same way; nothing more.
+#[derive(Debug, Clone, Copy)]
+pub struct HashEmbedder {
+    /// The model id its vectors record.
+    pub id: &'static str,
+    /// The dimension.
+    pub dim: usize,
+}
+
+impl Embedder for HashEmbedder {
+    fn model_id(&self) -> &str {
+        self.id
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; self.dim];
+                for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 2) {
+                    let h = w
+                        .to_lowercase()
+                        .bytes()
+                        .fold(1_469_598_103_934_665_603u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+                    v[(h % self.dim as u64) as usize] += if h & (1 << 40) == 0 { 1.0 } else { -1.0 };
+                }
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+}
+
 /// Makes sqlite-vec available to every connection this process opens.
 #[allow(unsafe_code)]
 pub(crate) fn register_sqlite_vec() {

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use strata_api::{AddRequest, Engine, EngineOptions, ErrorCode, Target, UpdateRequest};
 use strata_core::{Actor, Concept, Content, FactValue, Filter, ManualClock};
 
+mod embedding;
+
 struct Db {
     dir: tempfile::TempDir,
     clock: Arc<ManualClock>,
@@ -23,6 +25,7 @@ impl Db {
             agent_id: agent.map(Into::into),
             client: "test".into(),
             actor: Actor::Agent,
+            ..Default::default()
         };
         Engine::open_with_clock(&self.dir.path().join("s.db"), opts, self.clock.clone()).unwrap()
     }

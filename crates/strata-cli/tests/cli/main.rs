@@ -469,3 +469,47 @@ fn a_failed_export_leaves_no_files() {
     assert_eq!(before.len(), after.len(), "{after:?}");
     assert!(std::fs::read_dir(&target).unwrap().next().is_none());
 }
+
+/// `strata recall` embeds what is missing, fuses keywords and meaning, reads time words, and
+/// shows why; `strata embed` is the resumable job on its own.
+#[test]
+fn recall_with_the_on_device_model_says_why() {
+    let e = Env::new();
+    e.json(&[
+        "add",
+        "episodic",
+        "--speaker",
+        "Mel",
+        "--text",
+        "I ran a charity race for mental health",
+        "--at",
+        "2025-05-20T10:00Z",
+    ]);
+    e.json(&[
+        "add",
+        "episodic",
+        "--speaker",
+        "Mel",
+        "--text",
+        "We adopted a puppy called Oscar",
+        "--at",
+        "2025-06-02T10:00Z",
+    ]);
+    e.json(&["add", "semantic", "diet", "--fact", "avoids=shellfish"]);
+    let job = e.json(&["embed"]);
+    assert_eq!((job["done"].as_u64(), job["total"].as_u64()), (Some(3), Some(3)));
+    assert_eq!(e.json(&["embed"])["total"], 0, "nothing left the second time");
+
+    // Meaning alone: no word of the query is in the memory.
+    let got = e.json(&["recall", "which dog did we get", "--limit", "3"]);
+    assert!(got[0]["memory"]["body"]["text"].as_str().unwrap().contains("puppy"), "{got}");
+    assert!(got[0]["why"]["similarity"].as_f64().unwrap() > 0.3);
+    assert_eq!(got[0]["why"]["keyword_rank"], Value::Null);
+    // A time phrase boosts what happened then.
+    let got = e.json(&["recall", "what did Mel do in May 2025", "--limit", "3"]);
+    assert_eq!(got[0]["why"]["time_phrase"], "in May 2025", "{got}");
+    assert!(got[0]["memory"]["body"]["text"].as_str().unwrap().contains("charity"));
+    // The table shows the breakdown.
+    let table = e.ok(&["recall", "shellfish", "--why"]);
+    assert!(table.contains("SIMILARITY") && table.contains("RECENCY") && table.contains("diet"), "{table}");
+}

@@ -68,37 +68,4 @@ pub fn procedure(name: &str, steps: &[&str]) -> Content {
     })
 }
 
-/// A deterministic stand-in for a sentence model: words hashed into signed buckets, L2
-/// normalized. Texts sharing words point the same way.
-pub struct HashEmbedder {
-    pub id: &'static str,
-    pub dim: usize,
-}
-
-impl Embedder for HashEmbedder {
-    fn model_id(&self) -> &str {
-        self.id
-    }
-
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut v = vec![0f32; self.dim];
-                for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 2) {
-                    let h = w
-                        .to_lowercase()
-                        .bytes()
-                        .fold(1469598103934665603u64, |h, b| (h ^ u64::from(b)).wrapping_mul(1099511628211));
-                    v[(h % self.dim as u64) as usize] += if h & (1 << 40) == 0 { 1.0 } else { -1.0 };
-                }
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-                v.iter().map(|x| x / norm).collect()
-            })
-            .collect())
-    }
-}
+pub use strata_core::vectors::HashEmbedder;
