@@ -4,6 +4,7 @@
 
 mod demo;
 pub mod dto;
+pub mod embedbench;
 pub mod embedding;
 mod engine;
 mod error;

@@ -116,6 +116,31 @@ struct Question {
     evidence: HashSet<String>,
 }
 
+/// The turn texts (as they are embedded: "speaker: text") and the questions of a LoCoMo-layout
+/// file, for benchmarks that need realistic conversational sentences.
+pub fn texts(data: &Path) -> ApiResult<(Vec<String>, Vec<String>)> {
+    let samples = load(data)?;
+    let mut turns = Vec::new();
+    let mut questions = Vec::new();
+    for sample in &samples {
+        for n in 1.. {
+            let Some(session) = sample.conversation.get(&format!("session_{n}")) else { break };
+            let session_turns: Vec<Turn> = serde_json::from_value(session.clone())
+                .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", sample.sample_id)))?;
+            turns.extend(session_turns.into_iter().map(|t| format!("{}: {}", t.speaker, t.text)));
+        }
+        questions.extend(sample.qa.iter().map(|q| q.question.clone()));
+    }
+    Ok((turns, questions))
+}
+
+fn load(data: &Path) -> ApiResult<Vec<Sample>> {
+    let text = std::fs::read_to_string(data)
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", data.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| ApiError::new(ErrorCode::BadImport, format!("{}: not in the LoCoMo layout: {e}", data.display())))
+}
+
 /// Something that answers a question with memory ids, best first.
 pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + 'a;
 
@@ -129,11 +154,7 @@ pub fn run(
     configs: &mut [(&str, Box<Retriever<'_>>)],
     default: &str,
 ) -> ApiResult<LocomoReport> {
-    let text = std::fs::read_to_string(data)
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", data.display())))?;
-    let samples: Vec<Sample> = serde_json::from_str(&text).map_err(|e| {
-        ApiError::new(ErrorCode::BadImport, format!("{}: not in the LoCoMo layout: {e}", data.display()))
-    })?;
+    let samples = load(data)?;
     let db_of = |sample: &str| workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")));
     let mut questions = Vec::new();
     let (mut skipped, mut repaired, mut dropped, mut turns) = (0, 0, 0, 0);

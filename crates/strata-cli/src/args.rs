@@ -185,6 +185,20 @@ pub enum BenchCommand {
         #[arg(long)]
         data: PathBuf,
     },
+    /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
+    /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the
+    /// same texts in the same run.
+    Embed {
+        /// A file in the LoCoMo layout.
+        #[arg(long)]
+        data: PathBuf,
+        /// How many turns to embed per batch size.
+        #[arg(long, default_value_t = 1000)]
+        sentences: usize,
+        /// A Python with sentence-transformers installed, to run scripts/embed_reference.py.
+        #[arg(long)]
+        reference: Option<PathBuf>,
+    },
 }
 
 /// `strata add …`

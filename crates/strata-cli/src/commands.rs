@@ -206,6 +206,28 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let report = locomo::run(&data, work.path(), Some(model.clone()), &mut configs, "hybrid_rerank")?;
             out.locomo(&report)
         }
+        BenchCommand::Embed { data, sentences, reference } => {
+            let (turns, questions) = locomo::texts(&data)?;
+            let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();
+            let queries: Vec<&str> = questions.iter().take(200).map(String::as_str).collect();
+            let words = texts.iter().map(|t| t.split_whitespace().count()).sum::<usize>();
+            let started = std::time::Instant::now();
+            let model = strata_models::MiniLm::load_default()?;
+            let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+            let ours = format!("Strata MiniLm (candle), loaded in {load_ms:.0} ms");
+            let mut runs = vec![strata_api::embedbench::measure(&model, &ours, &texts, &queries)?];
+            if let Some(python) = reference {
+                let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/embed_reference.py");
+                let dir = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
+                runs.push(strata_api::embedbench::reference(&python, &script, &dir, &texts, &queries)?);
+            }
+            out.embed_bench(&strata_api::embedbench::EmbedReport {
+                sentences: texts.len(),
+                mean_words: (words as f64 / texts.len().max(1) as f64 * 10.0).round() / 10.0,
+                queries: queries.len(),
+                runs,
+            })
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    strata_models::tune_process();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {

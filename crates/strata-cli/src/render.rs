@@ -378,6 +378,27 @@ impl Out {
         print_table(&t)
     }
 
+    pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!("{} sentences ({} words on average), {} single queries.", r.sentences, r.mean_words, r.queries);
+        let mut t =
+            table(&["implementation", "batch 1 /s", "batch 16 /s", "batch 64 /s", "query p50 ms", "query p95 ms"]);
+        for f in &r.runs {
+            let at = |b: &str| f.per_second.get(b).map_or("-".into(), |v| format!("{v:.0}"));
+            t.add_row(vec![
+                f.implementation.clone(),
+                at("1"),
+                at("16"),
+                at("64"),
+                format!("{:.1}", f.query_p50_ms),
+                format!("{:.1}", f.query_p95_ms),
+            ]);
+        }
+        print_table(&t)
+    }
+
     pub fn maintained(&self, moves: &[strata_core::Move], dry_run: bool) -> Result<()> {
         if self.json {
             return print_json(moves);

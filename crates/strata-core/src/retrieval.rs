@@ -203,10 +203,15 @@ impl Store {
             }
         }
         let n = options.candidates.max(limit);
-        let keyword = self.search_ranked(keywords, &filter, n)?;
-        let query_vector = match embedder {
-            Some(e) if self.is_indexed_for(e.model_id())? => Some((e.model_id(), embed_one(e, text)?)),
-            _ => None,
+        // The query is embedded on another thread while the keyword search runs.
+        let (keyword, query_vector) = match embedder {
+            Some(e) if self.is_indexed_for(e.model_id())? => std::thread::scope(|s| {
+                let embedding = s.spawn(|| embed_one(e, text));
+                let keyword = self.search_ranked(keywords, &filter, n);
+                let q = embedding.join().unwrap_or_else(|_| Err(crate::Error::invalid("the embedder panicked")));
+                Ok::<_, crate::Error>((keyword?, Some((e.model_id(), q?))))
+            })?,
+            _ => (self.search_ranked(keywords, &filter, n)?, None),
         };
         let vector = match &query_vector {
             Some((_, q)) => self.nearest(q, &filter, n)?,

@@ -248,16 +248,20 @@ impl Store {
         };
         let limit = limit.clamp(1, 1000);
         let k = (limit * 8).max(64) as i64;
-        let mut sql = format!(
-            "SELECT {MEMORY_COLUMNS}, 1.0 - knn.distance FROM \
+        // Filter and cut on (rid, distance) first; only the survivors are read in full.
+        let mut inner = "SELECT m.rid AS rid, knn.distance AS distance FROM \
              (SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ?1 AND k = ?2 AND user_id = ?3) AS knn \
              JOIN memories AS m ON m.rid = knn.rowid WHERE 1 = 1"
-        );
+            .to_string();
         let mut params: Vec<rusqlite::types::Value> =
             vec![to_blob(q).into(), k.into(), rusqlite::types::Value::Text(user.to_string())];
-        filter.push_sql(&mut sql, &mut params);
-        sql.push_str(" ORDER BY knn.distance LIMIT ?");
+        filter.push_sql(&mut inner, &mut params);
+        inner.push_str(" ORDER BY knn.distance LIMIT ?");
         params.push((limit as i64).into());
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS}, 1.0 - w.distance FROM ({inner}) AS w JOIN memories AS m ON m.rid = w.rid \
+             ORDER BY w.distance"
+        );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let hits = stmt
             .query_map(rusqlite::params_from_iter(params), |r| {

@@ -4,6 +4,8 @@
 
 mod minilm;
 mod paths;
+mod process;
 
 pub use minilm::MiniLm;
 pub use paths::{EMBEDDER_DIR, models_dir};
+pub use process::tune_process;

@@ -1,16 +1,29 @@
 //! all-MiniLM-L6-v2 (BERT, 384 dimensions) with candle: tokenize, run the encoder, mean-pool
 //! over the attention mask, L2-normalize — what sentence-transformers does for this model.
+//!
+//! Speed on a small CPU comes from the batching, not the kernels: texts are sorted by length
+//! and run in sub-batches of similar length (little padding), and the sub-batches are spread
+//! over one worker per core, each running candle's kernels single-threaded. Candle's own
+//! threading splits each small matrix product across cores and leaves them idle in between
+//! (measured in docs/benchmarks.md).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use strata_core::{Embedder, Error, Result};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 /// Longest input in tokens; longer texts are cut (the model was trained on ≤ 256).
 const MAX_TOKENS: usize = 256;
+
+/// A finished sub-batch: its index and its vectors.
+type Done = (usize, Vec<Vec<f32>>);
+
+/// Texts per forward pass: sorted by length, so each pass pads little.
+const SUB_BATCH: usize = 16;
 
 /// The on-device sentence embedder.
 pub struct MiniLm {
@@ -18,6 +31,8 @@ pub struct MiniLm {
     tokenizer: Tokenizer,
     device: Device,
     dim: usize,
+    /// One single-threaded pool per worker: candle's kernels run inside them serially.
+    pools: Vec<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for MiniLm {
@@ -53,8 +68,9 @@ impl MiniLm {
         .map_err(|e| Error::Model(format!("{}: config.json is not a BERT config: {e}", dir.display())))?;
         let mut tokenizer = Tokenizer::from_file(file("tokenizer.json")?)
             .map_err(|e| Error::Model(format!("{}: tokenizer.json cannot be read: {e}", dir.display())))?;
-        // The shipped tokenizer pads and truncates to 128: pad to the longest in each batch.
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
+        // The shipped tokenizer pads and truncates to 128: no padding (each sub-batch is padded
+        // to its longest text here), truncation at the model's limit.
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
             .map_err(|e| Error::Model(format!("tokenizer truncation: {e}")))?;
@@ -63,7 +79,21 @@ impl MiniLm {
             .map_err(|e| Error::Model(format!("{}: model.safetensors cannot be read: {e}", dir.display())))?;
         let vb = VarBuilder::from_tensors(weights, DType::F32, &device);
         let model = BertModel::load(vb, &config).map_err(model_err("the model's weights do not fit BERT"))?;
-        Ok(MiniLm { model, tokenizer, device, dim: config.hidden_size })
+        let workers = std::env::var("STRATA_EMBED_THREADS")
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let pools = (0..workers)
+            .map(|i| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .thread_name(move |_| format!("strata-embed-{i}"))
+                    .build()
+                    .map_err(|e| Error::Model(format!("cannot start the embedding threads: {e}")))
+            })
+            .collect::<Result<_>>()?;
+        Ok(MiniLm { model, tokenizer, device, dim: config.hidden_size, pools })
     }
 
     /// Loads from the models directory ([`crate::models_dir`]).
@@ -71,15 +101,18 @@ impl MiniLm {
         MiniLm::load(&crate::models_dir().join(crate::EMBEDDER_DIR))
     }
 
-    fn forward(&self, texts: &[&str]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| candle_core::Error::Msg(format!("tokenizer: {e}")))?;
+    /// One forward pass over texts of similar length, padded to the longest.
+    fn forward(&self, encodings: &[&Encoding]) -> candle_core::Result<Vec<Vec<f32>>> {
         let rows = encodings.len();
-        let cols = encodings.first().map_or(0, |e| e.get_ids().len());
-        let ids: Vec<u32> = encodings.iter().flat_map(|e| e.get_ids().to_vec()).collect();
-        let mask: Vec<u32> = encodings.iter().flat_map(|e| e.get_attention_mask().to_vec()).collect();
+        let cols = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0u32; rows * cols];
+        let mut mask = vec![0u32; rows * cols];
+        for (r, e) in encodings.iter().enumerate() {
+            for (c, (id, m)) in e.get_ids().iter().zip(e.get_attention_mask()).enumerate() {
+                ids[r * cols + c] = *id;
+                mask[r * cols + c] = *m;
+            }
+        }
         let ids = Tensor::from_vec(ids, (rows, cols), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, cols), &self.device)?;
         let type_ids = ids.zeros_like()?;
@@ -91,6 +124,51 @@ impl MiniLm {
         let mean = summed.broadcast_div(&counts)?;
         let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
         mean.broadcast_div(&norms)?.to_vec2::<f32>()
+    }
+
+    /// Tokenizes, sorts by length, runs the sub-batches on the workers, restores the order.
+    fn embed_sorted(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let encodings =
+            self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        // Sub-batches of at most SUB_BATCH, at least one per worker when there is enough.
+        let size = order.len().div_ceil(self.pools.len()).clamp(1, SUB_BATCH);
+        let chunks: Vec<&[usize]> = order.chunks(size).collect();
+        let next = AtomicUsize::new(0);
+        let run = |pool: &rayon::ThreadPool| -> Result<Vec<Done>> {
+            let mut done = Vec::new();
+            loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                let Some(chunk) = chunks.get(c) else { return Ok(done) };
+                let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+                let vectors = pool
+                    .install(|| self.forward(&batch))
+                    .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+                done.push((c, vectors));
+            }
+        };
+        let workers = self.pools.len().min(chunks.len()).max(1);
+        let results: Vec<Result<Vec<Done>>> = if workers == 1 {
+            vec![run(&self.pools[0])]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self.pools[..workers].iter().map(|p| s.spawn(|| run(p))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Model("an embedding thread panicked".into()))))
+                    .collect()
+            })
+        };
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for r in results {
+            for (c, vectors) in r? {
+                for (&i, v) in chunks[c].iter().zip(vectors) {
+                    out[i] = v;
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -107,6 +185,6 @@ impl Embedder for MiniLm {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        self.forward(texts).map_err(|e| Error::Model(format!("embedding failed: {e}")))
+        self.embed_sorted(texts)
     }
 }

@@ -27,6 +27,21 @@ fn vectors_are_normalized_384_dimensional_and_batching_changes_nothing() {
     assert!(m.embed(&[]).unwrap().is_empty());
 }
 
+/// A batch is sorted by length and split over the workers: every vector still comes back in
+/// the caller's order, equal to the text embedded alone.
+#[test]
+fn large_batches_keep_their_order() {
+    let m = model();
+    let texts: Vec<String> = (0..40).map(|i| format!("note {i}: {}", "more words ".repeat((i * 7) % 23))).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let batch = m.embed(&refs).unwrap();
+    assert_eq!(batch.len(), texts.len());
+    for i in [0, 1, 13, 22, 39] {
+        let single = m.embed(&[refs[i]]).unwrap().remove(0);
+        assert!(batch[i].iter().zip(&single).all(|(a, b)| (a - b).abs() < 1e-4), "text {i} moved or changed");
+    }
+}
+
 /// Cosine similarities from the reference implementation (sentence-transformers on CPU torch,
 /// the same model files), written by `scripts/reference_embeddings.py`; its version is in the
 /// generated file's first line.

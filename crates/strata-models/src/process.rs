@@ -1,0 +1,25 @@
+//! Process settings for on-device inference, applied once at the start of `main`.
+//!
+//! - glibc's allocator hands large blocks back to the OS as soon as they are freed, so every
+//!   forward pass page-faults its activations in again; keeping them (no mmap for big blocks, a
+//!   high trim threshold) made inference ~20% faster here.
+//! - candle splits every matrix product across all cores (it reads `RAYON_NUM_THREADS` at each
+//!   product). For the embedder's small products that costs more than it gains; the embedder
+//!   runs one sub-batch per core instead, so candle's own splitting is turned off
+//!   (docs/benchmarks.md has both figures). A `RAYON_NUM_THREADS` the user set is kept.
+
+/// Tunes the process for inference. Call first thing in `main`, before any thread starts.
+#[allow(unsafe_code)]
+pub fn tune_process() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator parameters; it is safe to call at any time.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // SAFETY: called at the start of main, before any other thread exists that could read
+        // the environment concurrently.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    }
+}
