@@ -9,6 +9,7 @@ pub mod embedding;
 mod engine;
 mod error;
 pub mod locomo;
+pub mod scalebench;
 
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};

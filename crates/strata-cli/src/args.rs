@@ -185,6 +185,16 @@ pub enum BenchCommand {
         #[arg(long)]
         data: PathBuf,
     },
+    /// Recall latency by store size: one person's store filled with a LoCoMo-layout file's
+    /// turns (repeated in new sessions), every memory embedded, its questions asked warm.
+    Recall {
+        /// A file in the LoCoMo layout.
+        #[arg(long)]
+        data: PathBuf,
+        /// Store sizes to measure.
+        #[arg(long, value_delimiter = ',', default_value = "2760,100000")]
+        sizes: Vec<usize>,
+    },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the
     /// same texts in the same run.

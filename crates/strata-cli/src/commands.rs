@@ -206,6 +206,11 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let report = locomo::run(&data, work.path(), Some(model.clone()), &mut configs, "hybrid_rerank")?;
             out.locomo(&report)
         }
+        BenchCommand::Recall { data, sizes } => {
+            let work = tempfile::tempdir()?;
+            let model = Arc::new(strata_models::MiniLm::load_default()?);
+            out.scale_bench(&strata_api::scalebench::run(&data, work.path(), model, &sizes)?)
+        }
         BenchCommand::Embed { data, sentences, reference } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();

@@ -378,6 +378,25 @@ impl Out {
         print_table(&t)
     }
 
+    pub fn scale_bench(&self, r: &strata_api::scalebench::ScaleReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!("Recall latency, {} questions each, warm (top 20).", r.questions);
+        let mut t = table(&["memories", "written in s", "config", "p50 ms", "p95 ms"]);
+        for s in &r.sizes {
+            for (i, (name, l)) in s.latency.iter().enumerate() {
+                let (n, w) = if i == 0 {
+                    (s.memories.to_string(), format!("{:.1}", s.write_seconds))
+                } else {
+                    Default::default()
+                };
+                t.add_row(vec![n, w, name.clone(), format!("{:.2}", l.p50_ms), format!("{:.2}", l.p95_ms)]);
+            }
+        }
+        print_table(&t)
+    }
+
     pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
         if self.json {
             return print_json(r);

@@ -90,9 +90,17 @@ fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// The model the vector index is built for, if any.
+/// How the index is laid out, recorded after the model id in the `vector_model` setting: an
+/// index of another layout is rebuilt from the stored vectors. `l2`: Euclidean distance, which
+/// for unit vectors ranks exactly as cosine (similarity = 1 − d² / 2) and which sqlite-vec
+/// computes with SIMD; its cosine distance is a scalar loop.
+const LAYOUT: &str = "#l2";
+
+/// The model the vector index is built for, if any (in the current layout).
 fn indexed_model(conn: &Connection) -> Result<Option<String>> {
-    Ok(conn.query_row("SELECT value FROM settings WHERE key = 'vector_model'", [], |r| r.get(0)).optional()?)
+    let value: Option<String> =
+        conn.query_row("SELECT value FROM settings WHERE key = 'vector_model'", [], |r| r.get(0)).optional()?;
+    Ok(value.and_then(|v| v.strip_suffix(LAYOUT).map(str::to_string)))
 }
 
 /// Whether the vector index exists (it is created for the first embedder used).
@@ -134,12 +142,12 @@ fn ensure_index(conn: &Connection, embedder: &dyn Embedder) -> Result<()> {
     }
     conn.execute_batch("DROP TABLE IF EXISTS memory_vec")?;
     conn.execute_batch(&format!(
-        "CREATE VIRTUAL TABLE memory_vec USING vec0(user_id text partition key, embedding float[{}] distance_metric=cosine)",
+        "CREATE VIRTUAL TABLE memory_vec USING vec0(user_id text partition key, embedding float[{}] distance_metric=l2)",
         embedder.dim()
     ))?;
     conn.execute(
         "INSERT INTO settings (key, value) VALUES ('vector_model', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [embedder.model_id()],
+        [format!("{}{LAYOUT}", embedder.model_id())],
     )?;
     reindex(conn)?;
     Ok(())
@@ -247,20 +255,41 @@ impl Store {
             return Err(Error::invalid("vector search needs a user scope"));
         };
         let limit = limit.clamp(1, 1000);
-        let k = (limit * 8).max(64) as i64;
+        // sqlite-vec's cost grows with k: ask for a few more than needed, and only when the
+        // filter (tier, type, agent…) leaves too few, ask again for many more.
+        let mut k = (limit * 2).max(32);
+        loop {
+            let hits = self.nearest_k(q, user, filter, limit, k)?;
+            if hits.len() >= limit || k >= 4096 {
+                return Ok(hits);
+            }
+            // Rare: the filter removed many. Were there more neighbours to look at?
+            let owned: i64 = self
+                .conn
+                .prepare_cached("SELECT count(*) FROM memories WHERE user_id = ?1")?
+                .query_row([user], |r| r.get(0))?;
+            if k as i64 >= owned {
+                return Ok(hits);
+            }
+            k *= 8;
+        }
+    }
+
+    /// One pass of [`Store::nearest`] with `k` index neighbours.
+    fn nearest_k(&self, q: &[f32], user: &str, filter: &Filter, limit: usize, k: usize) -> Result<Vec<VectorHit>> {
         // Filter and cut on (rid, distance) first; only the survivors are read in full.
         let mut inner = "SELECT m.rid AS rid, knn.distance AS distance FROM \
              (SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ?1 AND k = ?2 AND user_id = ?3) AS knn \
              JOIN memories AS m ON m.rid = knn.rowid WHERE 1 = 1"
             .to_string();
         let mut params: Vec<rusqlite::types::Value> =
-            vec![to_blob(q).into(), k.into(), rusqlite::types::Value::Text(user.to_string())];
+            vec![to_blob(q).into(), (k as i64).into(), rusqlite::types::Value::Text(user.to_string())];
         filter.push_sql(&mut inner, &mut params);
         inner.push_str(" ORDER BY knn.distance LIMIT ?");
         params.push((limit as i64).into());
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS}, 1.0 - w.distance FROM ({inner}) AS w JOIN memories AS m ON m.rid = w.rid \
-             ORDER BY w.distance"
+            "SELECT {MEMORY_COLUMNS}, 1.0 - w.distance * w.distance / 2.0 FROM ({inner}) AS w \
+             JOIN memories AS m ON m.rid = w.rid ORDER BY w.distance"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let hits = stmt

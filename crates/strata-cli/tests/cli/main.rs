@@ -513,3 +513,28 @@ fn recall_with_the_on_device_model_says_why() {
     let table = e.ok(&["recall", "shellfish", "--why"]);
     assert!(table.contains("SIMILARITY") && table.contains("RECENCY") && table.contains("diet"), "{table}");
 }
+
+/// `strata bench recall` and `strata bench embed` run on any LoCoMo-layout file.
+#[test]
+fn recall_and_embedding_benchmarks_report_their_shape() {
+    let e = Env::new();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-tiny.json");
+    let r = e.json(&["bench", "recall", "--data", data, "--sizes", "5,40"]);
+    assert_eq!(r["questions"], 4);
+    let sizes = r["sizes"].as_array().unwrap();
+    assert_eq!(sizes.iter().map(|s| s["memories"].as_u64().unwrap()).collect::<Vec<_>>(), vec![5, 40]);
+    for s in sizes {
+        for config in ["bm25", "vector", "hybrid_rerank"] {
+            let l = &s["latency"][config];
+            assert!(l["p95_ms"].as_f64().unwrap() >= l["p50_ms"].as_f64().unwrap(), "{config}: {l}");
+        }
+    }
+    let r = e.json(&["bench", "embed", "--data", data, "--sentences", "5"]);
+    assert_eq!((r["sentences"].as_u64(), r["queries"].as_u64()), (Some(5), Some(4)));
+    let ours = &r["runs"][0];
+    assert!(ours["implementation"].as_str().unwrap().contains("candle"));
+    for b in ["1", "16", "64"] {
+        assert!(ours["per_second"][b].as_f64().unwrap() > 0.0);
+    }
+    assert!(!e.db().exists(), "benchmarks never touch the user's database");
+}

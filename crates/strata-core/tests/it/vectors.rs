@@ -191,3 +191,21 @@ fn relevance_adds_recency_frequency_importance_and_tier() {
     assert_eq!(got[0].memory.id, old.id);
     assert!(got[0].breakdown.frequency > 0.0 && got[1].breakdown.frequency == 0.0);
 }
+
+/// The index is asked for a few neighbours more than wanted; when a filter leaves too few, it
+/// is asked again for many more, so a selective filter still finds what it should.
+#[test]
+fn a_selective_filter_still_finds_its_nearest() {
+    let mut f = Fixture::new();
+    for i in 0..60 {
+        f.add(concept(&format!("tomato_{i}"), &[("note", "tomatoes in the garden")]));
+    }
+    let p = f.add(procedure("water_plants", &["fill the can", "water the garden beds"]));
+    embed_all(&mut f);
+    let only_procedures = Filter { kinds: vec![MemoryKind::Procedural], ..user_filter() };
+    let hits = f.store.vector_search(&E, "tomatoes in the garden", &only_procedures, 1).unwrap();
+    assert_eq!(hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(), vec![p.id]);
+    // And with no filter, the nearest are the concepts.
+    let hits = f.store.vector_search(&E, "tomatoes in the garden", &user_filter(), 5).unwrap();
+    assert!(hits.iter().all(|h| h.memory.kind() == MemoryKind::Semantic));
+}

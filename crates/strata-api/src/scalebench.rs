@@ -1,0 +1,154 @@
+//! Recall latency by store size (`strata bench recall`): one person's store filled with
+//! conversation turns (a LoCoMo-layout file's, repeated in new sessions until the size is
+//! reached), every memory embedded by the real model, then that file's questions asked through
+//! [`Engine::recall`] — keywords, vectors, time words and relevance, warm.
+//!
+//! Repeated turns have the same text, so each distinct text is embedded once and its vector
+//! reused (a cache in front of the model); the index still holds one vector per memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::{Content, Embedder, Episode, EpisodeBody, EventMeta, Filter, HybridOptions, NewMemory, Scope, Store};
+
+use crate::engine::{Engine, EngineOptions};
+use crate::error::ApiResult;
+
+/// Latency of one way of recalling at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    /// Median.
+    pub p50_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+}
+
+/// One store size.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeReport {
+    /// Memories in the store.
+    pub memories: usize,
+    /// Seconds to write them (one transaction per 1,000).
+    pub write_seconds: f64,
+    /// Latency per configuration (`bm25`, `vector`, `hybrid_rerank`).
+    pub latency: BTreeMap<String, Latency>,
+}
+
+/// The run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScaleReport {
+    /// Questions asked at each size.
+    pub questions: usize,
+    /// One entry per size.
+    pub sizes: Vec<SizeReport>,
+}
+
+/// The model with a cache of the texts it has embedded.
+struct Cached {
+    inner: Arc<dyn Embedder>,
+    seen: Mutex<HashMap<String, Vec<f32>>>,
+}
+
+impl Embedder for Cached {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> strata_core::Result<Vec<Vec<f32>>> {
+        let missing: Vec<&str> = {
+            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+            let mut m: Vec<&str> = texts.iter().copied().filter(|t| !seen.contains_key(*t)).collect();
+            m.sort_unstable();
+            m.dedup();
+            m
+        };
+        let fresh = if missing.is_empty() { Vec::new() } else { self.inner.embed(&missing)? };
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        for (t, v) in missing.iter().zip(fresh) {
+            seen.insert(t.to_string(), v);
+        }
+        Ok(texts.iter().map(|t| seen.get(*t).cloned().unwrap_or_default()).collect())
+    }
+}
+
+fn latency(mut ms: Vec<f64>) -> Latency {
+    ms.sort_by(f64::total_cmp);
+    let at = |p: f64| ms.get(((ms.len() as f64 * p) as usize).min(ms.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let r = |x: f64| (x * 100.0).round() / 100.0;
+    Latency { p50_ms: r(at(0.5)), p95_ms: r(at(0.95)) }
+}
+
+/// Fills a store per size in `workdir` and times the questions at each.
+pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[usize]) -> ApiResult<ScaleReport> {
+    let (turns, questions) = crate::locomo::texts(data)?;
+    let questions: Vec<String> = questions.into_iter().take(200).collect();
+    let cached: Arc<dyn Embedder> = Arc::new(Cached { inner: embedder.clone(), seen: Mutex::new(HashMap::new()) });
+    let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
+    let mut report = ScaleReport { questions: questions.len(), sizes: Vec::new() };
+    for &size in sizes {
+        let path = workdir.join(format!("scale-{size}.db"));
+        let _ = std::fs::remove_file(&path);
+        let mut store = Store::open(&path)?;
+        let started = Instant::now();
+        let meta = EventMeta::actor(strata_core::Actor::System);
+        for block in (0..size).collect::<Vec<_>>().chunks(1000) {
+            store.transact(|tx| {
+                for &i in block {
+                    let (speaker, text) = turns[i % turns.len()].split_once(": ").unwrap_or(("someone", ""));
+                    let scope = Scope {
+                        user_id: "bench".into(),
+                        agent_id: None,
+                        session_id: Some(format!("session-{}", i / 20)),
+                    };
+                    let episode = Episode {
+                        occurred_at: start + chrono::Duration::minutes(i as i64 * 7),
+                        body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
+                        concepts: vec![],
+                        extra: Default::default(),
+                    };
+                    tx.create(Content::Episodic(episode), NewMemory { scope, ..Default::default() }, &meta)?;
+                }
+                Ok(())
+            })?;
+        }
+        let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
+        while store.embed_pending(cached.as_ref(), 1000)? > 0 {}
+        drop(store);
+
+        let opts = EngineOptions { user_id: "bench".into(), client: "bench".into(), ..Default::default() };
+        let mut engine = Engine::open(&path, opts)?;
+        engine.use_embedder(embedder.clone(), false)?;
+        let mut latencies = BTreeMap::new();
+        for name in ["bm25", "vector", "hybrid_rerank"] {
+            let filter = engine.scoped(Filter::default());
+            let mut ms = Vec::with_capacity(questions.len());
+            // A first pass warms the caches; the second is timed.
+            for timed in [false, true] {
+                for q in &questions {
+                    let t = Instant::now();
+                    match name {
+                        "bm25" => engine.store().search_ranked(q, &filter, 20)?.len(),
+                        "vector" => engine.store().vector_search(embedder.as_ref(), q, &filter, 20)?.len(),
+                        _ => engine
+                            .store()
+                            .hybrid_search(Some(embedder.as_ref()), q, &filter, 20, HybridOptions::default())?
+                            .len(),
+                    };
+                    if timed {
+                        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                }
+            }
+            latencies.insert(name.to_string(), latency(ms));
+        }
+        report.sizes.push(SizeReport { memories: size, write_seconds, latency: latencies });
+    }
+    Ok(report)
+}
