@@ -2,6 +2,7 @@
 //! from a local model directory (fetched by `scripts/setup`; nothing loads from a hub).
 #![deny(missing_docs)]
 
+mod bert;
 mod minilm;
 mod paths;
 mod process;

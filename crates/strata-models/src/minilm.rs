@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
+
+use crate::bert::Bert;
 use strata_core::{Embedder, Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
@@ -27,12 +29,15 @@ const SUB_BATCH: usize = 16;
 
 /// The on-device sentence embedder.
 pub struct MiniLm {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     device: Device,
     dim: usize,
     /// One single-threaded pool per worker: candle's kernels run inside them serially.
     pools: Vec<rayon::ThreadPool>,
+    /// A pool of all workers for a call too small to split into sub-batches (a query): the
+    /// encoder splits each matrix product across it instead.
+    wide: rayon::ThreadPool,
 }
 
 impl std::fmt::Debug for MiniLm {
@@ -78,7 +83,7 @@ impl MiniLm {
         let weights = candle_core::safetensors::load(file("model.safetensors")?, &device)
             .map_err(|e| Error::Model(format!("{}: model.safetensors cannot be read: {e}", dir.display())))?;
         let vb = VarBuilder::from_tensors(weights, DType::F32, &device);
-        let model = BertModel::load(vb, &config).map_err(model_err("the model's weights do not fit BERT"))?;
+        let model = Bert::load(vb, &config).map_err(model_err("the model's weights do not fit BERT"))?;
         let workers = std::env::var("STRATA_EMBED_THREADS")
             .ok()
             .and_then(|s| s.parse::<usize>().ok())
@@ -93,7 +98,12 @@ impl MiniLm {
                     .map_err(|e| Error::Model(format!("cannot start the embedding threads: {e}")))
             })
             .collect::<Result<_>>()?;
-        Ok(MiniLm { model, tokenizer, device, dim: config.hidden_size, pools })
+        let wide = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("strata-embed-wide-{i}"))
+            .build()
+            .map_err(|e| Error::Model(format!("cannot start the embedding threads: {e}")))?;
+        Ok(MiniLm { model, tokenizer, device, dim: config.hidden_size, pools, wide })
     }
 
     /// Loads from the models directory ([`crate::models_dir`]).
@@ -115,8 +125,7 @@ impl MiniLm {
         }
         let ids = Tensor::from_vec(ids, (rows, cols), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, cols), &self.device)?;
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (rows, cols, dim)
+        let hidden = self.model.forward(&ids, &mask)?; // (rows, cols, dim)
         // Mean over real tokens only.
         let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (rows, cols, 1)
         let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?; // (rows, dim)
@@ -149,7 +158,9 @@ impl MiniLm {
             }
         };
         let workers = self.pools.len().min(chunks.len()).max(1);
-        let results: Vec<Result<Vec<Done>>> = if workers == 1 {
+        let results: Vec<Result<Vec<Done>>> = if chunks.len() == 1 {
+            vec![run(&self.wide)]
+        } else if workers == 1 {
             vec![run(&self.pools[0])]
         } else {
             std::thread::scope(|s| {

@@ -1,0 +1,151 @@
+//! A BERT encoder (the architecture of all-MiniLM-L6-v2) written on candle tensors, so that
+//! Strata decides how the work is laid out: query, key and value are one matrix product, weights
+//! are stored transposed once at load, and for short inputs (a search query) each product is
+//! split in two halves run on two threads — a single query has too few rows to keep two cores
+//! busy otherwise. Numerically it is the model sentence-transformers runs (tests check 1e-3).
+
+use candle_core::{DType, Module, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::Config;
+
+/// Inputs with at most this many rows (tokens × texts) split each product across threads.
+const SPLIT_ROWS: usize = 64;
+
+/// A linear layer `x · W + b`, with W transposed at load to (in, out), kept whole and in two
+/// column halves.
+struct Linear {
+    weight: Tensor,
+    bias: Tensor,
+    halves: [(Tensor, Tensor); 2],
+}
+
+impl Linear {
+    /// From PyTorch-layout (out, in) weights, possibly several stacked along `out`.
+    fn new(weights: &[Tensor], biases: &[Tensor]) -> candle_core::Result<Linear> {
+        let w = Tensor::cat(weights, 0)?; // (out, in)
+        let b = Tensor::cat(biases, 0)?;
+        let out = w.dim(0)?;
+        let half = out / 2;
+        let part = |start: usize, len: usize| -> candle_core::Result<(Tensor, Tensor)> {
+            Ok((w.narrow(0, start, len)?.t()?.contiguous()?, b.narrow(0, start, len)?.contiguous()?))
+        };
+        Ok(Linear {
+            weight: w.t()?.contiguous()?,
+            bias: b.contiguous()?,
+            halves: [part(0, half)?, part(half, out - half)?],
+        })
+    }
+
+    fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
+        let mut ws = Vec::new();
+        let mut bs = Vec::new();
+        for (name, out) in names.iter().zip(out_dims) {
+            ws.push(vb.get((*out, in_dim), &format!("{name}.weight"))?);
+            bs.push(vb.get(*out, &format!("{name}.bias"))?);
+        }
+        Linear::new(&ws, &bs)
+    }
+
+    /// `x` is (rows, in).
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        if x.dim(0)? > SPLIT_ROWS || rayon::current_num_threads() < 2 {
+            return x.matmul(&self.weight)?.broadcast_add(&self.bias);
+        }
+        let run = |(w, b): &(Tensor, Tensor)| x.matmul(w)?.broadcast_add(b);
+        let (a, b) = rayon::join(|| run(&self.halves[0]), || run(&self.halves[1]));
+        Tensor::cat(&[a?, b?], 1)
+    }
+}
+
+struct LayerNorm {
+    weight: Tensor,
+    bias: Tensor,
+    eps: f32,
+}
+
+impl LayerNorm {
+    fn load(vb: &VarBuilder, name: &str, dim: usize, eps: f64) -> candle_core::Result<LayerNorm> {
+        Ok(LayerNorm {
+            weight: vb.get(dim, &format!("{name}.weight"))?,
+            bias: vb.get(dim, &format!("{name}.bias"))?,
+            eps: eps as f32,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+    }
+}
+
+struct Layer {
+    qkv: Linear,
+    attention_out: Linear,
+    attention_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    output_norm: LayerNorm,
+}
+
+/// The encoder: token ids in, one hidden vector per token out.
+pub(crate) struct Bert {
+    word: candle_nn::Embedding,
+    position: Tensor,
+    token_type: Tensor,
+    norm: LayerNorm,
+    layers: Vec<Layer>,
+    heads: usize,
+    hidden: usize,
+}
+
+impl Bert {
+    pub(crate) fn load(vb: VarBuilder, c: &Config) -> candle_core::Result<Bert> {
+        // Some exports put everything under "bert.".
+        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") { vb } else { vb.pp("bert") };
+        let h = c.hidden_size;
+        let e = vb.pp("embeddings");
+        let word = candle_nn::Embedding::new(e.get((c.vocab_size, h), "word_embeddings.weight")?, h);
+        let position = e.get((c.max_position_embeddings, h), "position_embeddings.weight")?;
+        let token_type = e.get((c.type_vocab_size, h), "token_type_embeddings.weight")?.narrow(0, 0, 1)?;
+        let norm = LayerNorm::load(&e, "LayerNorm", h, c.layer_norm_eps)?;
+        let mut layers = Vec::with_capacity(c.num_hidden_layers);
+        for i in 0..c.num_hidden_layers {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            let a = l.pp("attention");
+            let s = a.pp("self");
+            layers.push(Layer {
+                qkv: Linear::load(&s, &["query", "key", "value"], h, &[h, h, h])?,
+                attention_out: Linear::load(&a.pp("output"), &["dense"], h, &[h])?,
+                attention_norm: LayerNorm::load(&a.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
+                intermediate: Linear::load(&l.pp("intermediate"), &["dense"], h, &[c.intermediate_size])?,
+                output: Linear::load(&l.pp("output"), &["dense"], c.intermediate_size, &[h])?,
+                output_norm: LayerNorm::load(&l.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
+            });
+        }
+        Ok(Bert { word, position, token_type, norm, layers, heads: c.num_attention_heads, hidden: h })
+    }
+
+    /// `ids` and `mask` are (texts, tokens); returns (texts, tokens, hidden).
+    pub(crate) fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, s) = ids.dims2()?;
+        let (h, heads) = (self.hidden, self.heads);
+        let hd = h / heads;
+        let x =
+            self.word.forward(ids)?.broadcast_add(&self.position.narrow(0, 0, s)?)?.broadcast_add(&self.token_type)?;
+        let mut x = self.norm.forward(&x)?.reshape((b * s, h))?;
+        // Padding gets a large negative score before the softmax: (texts, 1, 1, tokens).
+        let bias = ((mask.to_dtype(DType::F32)? - 1.0)? * 1e9)?.reshape((b, 1, 1, s))?;
+        let scale = 1.0 / (hd as f64).sqrt();
+        for l in &self.layers {
+            let qkv = l.qkv.forward(&x)?.reshape((b, s, 3, heads, hd))?;
+            let part = |i: usize| qkv.narrow(2, i, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous(); // (b, heads, s, hd)
+            let (q, k, v) = (part(0)?, part(1)?, part(2)?);
+            let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(&bias)?;
+            let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+            let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b * s, h))?;
+            let a = l.attention_norm.forward(&(l.attention_out.forward(&ctx)? + &x)?)?;
+            let i = l.intermediate.forward(&a)?.gelu_erf()?;
+            x = l.output_norm.forward(&(l.output.forward(&i)? + &a)?)?;
+        }
+        x.reshape((b, s, h))
+    }
+}
