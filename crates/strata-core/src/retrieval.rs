@@ -167,6 +167,11 @@ fn tier_value(t: Tier) -> f64 {
     }
 }
 
+/// The breakdown of `memory` among the candidates, added if new.
+fn entry(found: &mut HashMap<MemoryId, Recalled>, memory: Memory) -> &mut Breakdown {
+    &mut found.entry(memory.id).or_insert_with(|| Recalled { memory, breakdown: Breakdown::default() }).breakdown
+}
+
 /// The relevance terms of `m` at `now`, added into `b`.
 fn add_relevance(b: &mut Breakdown, m: &Memory, r: &Relevance, now: DateTime<Utc>) {
     let last = m.last_accessed_at.map_or(m.occurred_at(), |a| a.max(m.occurred_at()));
@@ -220,18 +225,12 @@ impl Store {
 
         let mut found: HashMap<MemoryId, Recalled> = HashMap::new();
         for (i, h) in keyword.into_iter().enumerate() {
-            let r = found
-                .entry(h.memory.id)
-                .or_insert_with(|| Recalled { memory: h.memory, breakdown: Breakdown::default() });
-            r.breakdown.keyword_rank = Some(i + 1);
-            r.breakdown.keyword_score = Some(h.score);
+            let b = entry(&mut found, h.memory);
+            (b.keyword_rank, b.keyword_score) = (Some(i + 1), Some(h.score));
         }
         for (i, h) in vector.into_iter().enumerate() {
-            let r = found
-                .entry(h.memory.id)
-                .or_insert_with(|| Recalled { memory: h.memory, breakdown: Breakdown::default() });
-            r.breakdown.vector_rank = Some(i + 1);
-            r.breakdown.similarity = Some(h.similarity);
+            let b = entry(&mut found, h.memory);
+            (b.vector_rank, b.similarity) = (Some(i + 1), Some(h.similarity));
         }
         // Keyword-only candidates: their similarity from the stored vector, if any.
         if let Some((model, q)) = &query_vector {

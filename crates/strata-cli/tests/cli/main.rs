@@ -475,26 +475,12 @@ fn a_failed_export_leaves_no_files() {
 #[test]
 fn recall_with_the_on_device_model_says_why() {
     let e = Env::new();
-    e.json(&[
-        "add",
-        "episodic",
-        "--speaker",
-        "Mel",
-        "--text",
-        "I ran a charity race for mental health",
-        "--at",
-        "2025-05-20T10:00Z",
-    ]);
-    e.json(&[
-        "add",
-        "episodic",
-        "--speaker",
-        "Mel",
-        "--text",
-        "We adopted a puppy called Oscar",
-        "--at",
-        "2025-06-02T10:00Z",
-    ]);
+    for (text, at) in [
+        ("I ran a charity race for mental health", "2025-05-20T10:00Z"),
+        ("We adopted a puppy called Oscar", "2025-06-02T10:00Z"),
+    ] {
+        e.json(&["add", "episodic", "--speaker", "Mel", "--text", text, "--at", at]);
+    }
     e.json(&["add", "semantic", "diet", "--fact", "avoids=shellfish"]);
     let job = e.json(&["embed"]);
     assert_eq!((job["done"].as_u64(), job["total"].as_u64()), (Some(3), Some(3)));
