@@ -524,3 +524,31 @@ fn recall_and_embedding_benchmarks_report_their_shape() {
     }
     assert!(!e.db().exists(), "benchmarks never touch the user's database");
 }
+
+/// Without a usable model, recall says so once and ranks by keywords; `strata embed` fails
+/// with the way to fetch the model.
+#[test]
+fn recall_without_a_model_falls_back_to_keywords() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "diet", "--fact", "avoids=shellfish"]);
+    let empty = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--db", e.db().to_str().unwrap(), "--json", "recall", "shellfish"])
+        .env("STRATA_MODELS", empty.path())
+        .env("STRATA_NOW", "2026-01-31T12:00:00Z")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("scripts/setup") && stderr.contains("Ranking by keywords only"), "{stderr}");
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got[0]["memory"]["key"], "diet");
+    assert_eq!(got[0]["why"]["similarity"], Value::Null);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--db", e.db().to_str().unwrap(), "embed"])
+        .env("STRATA_MODELS", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("scripts/setup"));
+}
