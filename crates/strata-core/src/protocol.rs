@@ -2,13 +2,17 @@
 //! entries, `add`, `clear` and `close`. Implemented by the SQLite store ([`StoreMemory`]) and by
 //! an in-process [`ListMemory`] for tests and embedding in other programs.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use crate::error::{Error, Result};
 use crate::event::{Actor, EventMeta};
 use crate::model::{Content, Episode, EpisodeBody, MemoryKind, Scope, Source};
 use crate::query::Filter;
+use crate::retrieval::HybridOptions;
 use crate::store::{NewMemory, Store};
+use crate::vectors::Embedder;
 
 /// Something to remember: text and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,17 +70,25 @@ pub trait MemoryProtocol {
 }
 
 /// The protocol over a Strata store, in one scope: entries are episodes (the source as the
-/// speaker), queries are the store's search, and `clear` really forgets.
+/// speaker), queries are the store's hybrid recall (keywords alone without an embedder), and
+/// `clear` really forgets.
 pub struct StoreMemory {
     name: String,
     store: Store,
     scope: Scope,
+    embedder: Option<Arc<dyn Embedder>>,
 }
 
 impl StoreMemory {
     /// A memory named `name` over `store`, reading and writing `scope` only.
     pub fn new(name: impl Into<String>, store: Store, scope: Scope) -> Self {
-        StoreMemory { name: name.into(), store, scope }
+        StoreMemory { name: name.into(), store, scope, embedder: None }
+    }
+
+    /// Recalls by meaning as well: entries are embedded as they are added.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
     }
 
     fn filter(&self) -> Filter {
@@ -109,11 +121,17 @@ impl MemoryProtocol for StoreMemory {
     }
 
     fn query(&mut self, query: &str, options: QueryOptions) -> Result<Vec<QueryResult>> {
-        let hits = self.store.search_ranked(query, &self.filter(), options.limit)?;
+        let hits = self.store.hybrid_search(
+            self.embedder.as_deref(),
+            query,
+            &self.filter(),
+            options.limit,
+            HybridOptions::default(),
+        )?;
         self.store.note_access(hits.iter().map(|h| h.memory.id))?;
         Ok(hits
             .into_iter()
-            .filter_map(|h| entry_of(&h.memory.content).map(|entry| QueryResult { entry, score: h.score }))
+            .filter_map(|h| entry_of(&h.memory.content).map(|entry| QueryResult { entry, score: h.breakdown.score }))
             .collect())
     }
 
@@ -129,7 +147,11 @@ impl MemoryProtocol for StoreMemory {
             extra: Default::default(),
         });
         let new = NewMemory { scope: self.scope.clone(), source: Source::app("memory-protocol"), ..Default::default() };
-        self.store.create(content, new, &Self::meta()).map(|_| ())
+        self.store.create(content, new, &Self::meta())?;
+        if let Some(e) = &self.embedder {
+            self.store.embed_pending(e.as_ref(), 64)?;
+        }
+        Ok(())
     }
 
     fn clear(&mut self) -> Result<()> {

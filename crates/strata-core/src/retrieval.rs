@@ -86,6 +86,10 @@ pub struct HybridOptions {
     pub time: TimeUse,
     /// The relevance rerank, if any.
     pub relevance: Option<Relevance>,
+    /// A memory found by meaning alone (no keyword matched) is dropped below this cosine
+    /// similarity: every memory has *some* similarity to any query, and an unrelated question
+    /// should recall nothing rather than the least unrelated memories.
+    pub min_similarity: f64,
 }
 
 impl HybridOptions {
@@ -96,6 +100,7 @@ impl HybridOptions {
             candidates: 50,
             time: TimeUse::Boost { weight: 0.2 },
             relevance: None,
+            min_similarity: 0.2,
         }
     }
 
@@ -106,7 +111,13 @@ impl HybridOptions {
 
     /// Reciprocal rank fusion (k = 60) of the two lists alone (`hybrid_rrf`).
     pub fn rrf() -> Self {
-        HybridOptions { fusion: Fusion::Rrf { k: 60.0 }, candidates: 50, time: TimeUse::Ignore, relevance: None }
+        HybridOptions {
+            fusion: Fusion::Rrf { k: 60.0 },
+            candidates: 50,
+            time: TimeUse::Ignore,
+            relevance: None,
+            min_similarity: 0.0,
+        }
     }
 }
 
@@ -282,7 +293,12 @@ impl Store {
             }
             b.score = b.matched + b.time + b.recency + b.frequency + b.importance + b.tier;
         }
-        let mut out: Vec<Recalled> = found.into_values().collect();
+        let mut out: Vec<Recalled> = found
+            .into_values()
+            .filter(|r| {
+                r.breakdown.keyword_rank.is_some() || r.breakdown.similarity.unwrap_or(0.0) >= options.min_similarity
+            })
+            .collect();
         out.sort_by(|a, b| b.breakdown.score.total_cmp(&a.breakdown.score).then(b.memory.id.cmp(&a.memory.id)));
         out.truncate(limit);
         Ok(out)

@@ -50,3 +50,18 @@ fn the_store_memory_conforms_and_clear_really_forgets() {
     let bytes = std::fs::read(&path).unwrap();
     assert!(!String::from_utf8_lossy(&bytes).contains("Shinjuku"));
 }
+
+#[test]
+fn the_store_memory_with_an_embedder_embeds_as_it_adds_and_recalls_nothing_unrelated() {
+    let f = Fixture::new();
+    let path = f.path();
+    let e = HashEmbedder { id: "hash-256", dim: 256 };
+    let mut memory = StoreMemory::new("travel", f.store, Scope::default()).with_embedder(std::sync::Arc::new(e));
+    memory.add(MemoryEntry::new("Shinjuku Station is the busiest railway station", "travel_facts")).unwrap();
+    memory.add(MemoryEntry::new("Paris is known for its cuisine", "travel_guide")).unwrap();
+    assert_eq!(Store::open(&path).unwrap().pending_embeddings(&e).unwrap(), 0, "embedded on add");
+    let got = memory.query("busiest railway", QueryOptions::default()).unwrap();
+    assert_eq!(got[0].entry.source, "travel_facts");
+    // Some similarity exists between any two texts; below the floor, nothing is recalled.
+    assert!(memory.query("volcanoes Iceland", QueryOptions::default()).unwrap().is_empty());
+}
