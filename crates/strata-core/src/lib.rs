@@ -19,6 +19,7 @@ pub mod store;
 pub mod temporal;
 pub mod tiers;
 pub mod time;
+mod vector_scan;
 pub mod vectors;
 
 pub use clock::{Clock, ManualClock, SystemClock};

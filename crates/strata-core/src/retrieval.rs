@@ -230,7 +230,7 @@ impl Store {
             _ => (self.search_ranked(keywords, &filter, n)?, None),
         };
         let vector = match &query_vector {
-            Some((_, q)) => self.nearest(q, &filter, n)?,
+            Some((model, q)) => self.nearest(model, q, &filter, n)?,
             None => Vec::new(),
         };
 

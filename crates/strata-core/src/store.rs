@@ -22,6 +22,9 @@ pub struct Store {
     path: Option<PathBuf>,
     pending_access: HashMap<MemoryId, u32>,
     last_id: Option<ulid::Ulid>,
+    /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
+    pub(crate) vector_searches: std::cell::Cell<u32>,
+    pub(crate) vector_cache: std::cell::RefCell<Option<crate::vector_scan::UserVectors>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -69,12 +72,28 @@ impl Store {
     pub fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store> {
         let path = path.as_ref();
         let conn = schema::open(path)?;
-        Ok(Store { conn, clock, path: Some(path.to_path_buf()), pending_access: HashMap::new(), last_id: None })
+        Ok(Store {
+            conn,
+            clock,
+            path: Some(path.to_path_buf()),
+            pending_access: HashMap::new(),
+            last_id: None,
+            vector_searches: Default::default(),
+            vector_cache: Default::default(),
+        })
     }
 
     /// An in-memory database (tests, benchmarks).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
-        Ok(Store { conn: schema::open_in_memory()?, clock, path: None, pending_access: HashMap::new(), last_id: None })
+        Ok(Store {
+            conn: schema::open_in_memory()?,
+            clock,
+            path: None,
+            pending_access: HashMap::new(),
+            last_id: None,
+            vector_searches: Default::default(),
+            vector_cache: Default::default(),
+        })
     }
 
     /// The database file, if not in memory.
@@ -111,6 +130,8 @@ impl Store {
     /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
         let redacted_events = self.transact(|tx| tx.forget(id, meta))?;
+        // The in-memory vector copy may hold its vector: dropped now, not at the next search.
+        *self.vector_cache.borrow_mut() = None;
         // A reader in another process can hold old WAL frames for a moment; wait up to ~2 s.
         let mut scrubbed = self.checkpoint()?;
         for _ in 0..20 {

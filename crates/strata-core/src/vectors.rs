@@ -114,7 +114,10 @@ pub(crate) fn has_index(conn: &Connection) -> Result<bool> {
 
 /// Removes a memory's vectors (all models) and its index entry.
 pub(crate) fn delete_for(conn: &Connection, id: MemoryId, rid: i64) -> Result<()> {
-    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_id = ?1")?.execute([id.to_string()])?;
+    let n = conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_id = ?1")?.execute([id.to_string()])?;
+    if n > 0 {
+        crate::vector_scan::bump_version(conn)?;
+    }
     if has_index(conn)? {
         conn.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
     }
@@ -125,6 +128,7 @@ pub(crate) fn delete_for(conn: &Connection, id: MemoryId, rid: i64) -> Result<()
 /// the memories, or after switching models).
 pub(crate) fn reindex(conn: &Connection) -> Result<u64> {
     let Some(model) = indexed_model(conn)? else { return Ok(0) };
+    crate::vector_scan::bump_version(conn)?;
     conn.execute_batch("DELETE FROM memory_vec")?;
     let n = conn.execute(
         "INSERT INTO memory_vec (rowid, user_id, embedding) \
@@ -221,6 +225,9 @@ impl Store {
                 .execute(params![rid, m.scope.user_id, blob])?;
             done += 1;
         }
+        if done > 0 {
+            crate::vector_scan::bump_version(&tx)?;
+        }
         tx.commit()?;
         Ok(done)
     }
@@ -241,7 +248,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let q = embed_one(embedder, query)?;
-        self.nearest(&q, filter, limit)
+        self.nearest(embedder.model_id(), &q, filter, limit)
     }
 
     /// Whether the vector index holds this model's vectors.
@@ -250,11 +257,16 @@ impl Store {
     }
 
     /// The indexed memories nearest to the vector `q`, within `filter` (which names a user).
-    pub(crate) fn nearest(&self, q: &[f32], filter: &Filter, limit: usize) -> Result<Vec<VectorHit>> {
+    pub(crate) fn nearest(&self, model: &str, q: &[f32], filter: &Filter, limit: usize) -> Result<Vec<VectorHit>> {
         let Some(user) = filter.user_id.as_deref() else {
             return Err(Error::invalid("vector search needs a user scope"));
         };
         let limit = limit.clamp(1, 1000);
+        let searches = self.vector_searches.get().saturating_add(1);
+        self.vector_searches.set(searches);
+        if searches >= 2 {
+            return self.scan_nearest(model, q, user, filter, limit);
+        }
         // sqlite-vec's cost grows with k: ask for a few more than needed, and only when the
         // filter (tier, type, agent…) leaves too few, ask again for many more.
         let mut k = (limit * 2).max(32);
@@ -269,6 +281,53 @@ impl Store {
                 .prepare_cached("SELECT count(*) FROM memories WHERE user_id = ?1")?
                 .query_row([user], |r| r.get(0))?;
             if k as i64 >= owned {
+                return Ok(hits);
+            }
+            k *= 8;
+        }
+    }
+
+    /// [`Store::nearest`] over the in-memory copy of the user's vectors (made or refreshed
+    /// here): candidates by the int8 scan, within the filter, ranked by exact similarity.
+    fn scan_nearest(
+        &self,
+        model: &str,
+        q: &[f32],
+        user: &str,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<VectorHit>> {
+        let current = crate::vector_scan::version(&self.conn)?;
+        let fresh = matches!(&*self.vector_cache.borrow(),
+            Some(c) if c.version == current && c.model == model && c.user == user);
+        if !fresh {
+            *self.vector_cache.borrow_mut() = None; // the old copy goes before the new one is read
+            let loaded = crate::vector_scan::UserVectors::load(&self.conn, model, user, q.len())?;
+            *self.vector_cache.borrow_mut() = Some(loaded);
+        }
+        let cache = self.vector_cache.borrow();
+        let Some(cache) = cache.as_ref() else { return Ok(Vec::new()) };
+        let mut k = (limit * 4).max(100);
+        loop {
+            let rids = cache.nearest(q, k);
+            let mut sql =
+                format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.rid IN (SELECT value FROM json_each(?))");
+            let mut params: Vec<rusqlite::types::Value> = vec![serde_json::to_string(&rids).unwrap_or_default().into()];
+            filter.push_sql(&mut sql, &mut params);
+            let memories: Vec<Memory> = self
+                .conn
+                .prepare_cached(&sql)?
+                .query_map(rusqlite::params_from_iter(params), memory_from_row)?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut hits = Vec::with_capacity(memories.len());
+            for memory in memories {
+                if let Some(similarity) = self.similarity_to(model, memory.id, q)? {
+                    hits.push(VectorHit { memory, similarity });
+                }
+            }
+            if hits.len() >= limit || rids.len() < k || k >= cache.len() {
+                hits.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.memory.id.cmp(&b.memory.id)));
+                hits.truncate(limit);
                 return Ok(hits);
             }
             k *= 8;

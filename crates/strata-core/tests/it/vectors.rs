@@ -203,9 +203,66 @@ fn a_selective_filter_still_finds_its_nearest() {
     let p = f.add(procedure("water_plants", &["fill the can", "water the garden beds"]));
     embed_all(&mut f);
     let only_procedures = Filter { kinds: vec![MemoryKind::Procedural], ..user_filter() };
-    let hits = f.store.vector_search(&E, "tomatoes in the garden", &only_procedures, 1).unwrap();
-    assert_eq!(hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(), vec![p.id]);
+    // Twice: through sqlite-vec, then through the in-memory scan.
+    for _ in 0..2 {
+        let hits = f.store.vector_search(&E, "tomatoes in the garden", &only_procedures, 1).unwrap();
+        assert_eq!(hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(), vec![p.id]);
+    }
     // And with no filter, the nearest are the concepts.
     let hits = f.store.vector_search(&E, "tomatoes in the garden", &user_filter(), 5).unwrap();
     assert!(hits.iter().all(|h| h.memory.kind() == MemoryKind::Semantic));
+}
+
+/// From a store's second vector search on, an in-memory int8 copy of the user's vectors is
+/// scanned: it returns what sqlite-vec returns, follows filters, and follows other
+/// connections' embeddings and forgets.
+#[test]
+fn the_in_memory_scan_agrees_with_the_index_and_stays_current() {
+    let mut f = Fixture::new();
+    let words = ["garden", "tomato", "river", "violin", "market", "winter", "ladder", "candle", "harbor", "pepper"];
+    for i in 0..300 {
+        let text = format!("{} {} {}", words[i % 10], words[(i / 10) % 10], words[(i * 7) % 10]);
+        f.add(concept(&format!("note_{i}"), &[("text", text.as_str())]));
+    }
+    embed_all(&mut f);
+    let queries = ["garden tomato", "violin winter candle", "harbor pepper river", "market ladder"];
+    let path = f.path();
+    // The first search of a fresh store uses sqlite-vec; the same queries again use the scan.
+    let by_index: Vec<Vec<(MemoryId, f64)>> = queries
+        .iter()
+        .map(|q| {
+            let fresh = Store::open(&path).unwrap();
+            let hits = fresh.vector_search(&E, q, &user_filter(), 5).unwrap();
+            hits.into_iter().map(|h| (h.memory.id, h.similarity)).collect()
+        })
+        .collect();
+    f.store.vector_search(&E, "warm up", &user_filter(), 1).unwrap();
+    for (q, want) in queries.iter().zip(&by_index) {
+        let got: Vec<(MemoryId, f64)> = f
+            .store
+            .vector_search(&E, q, &user_filter(), 5)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.memory.id, h.similarity))
+            .collect();
+        assert_eq!(got.len(), want.len(), "{q}");
+        // Same similarities in the same order (equal texts tie, so ids may swap within a tie).
+        for ((_, gs), (_, ws)) in got.iter().zip(want) {
+            assert!((gs - ws).abs() < 1e-5, "{q}: similarities {gs} vs {ws}");
+        }
+    }
+
+    // Another connection embeds a new memory: the copy is refreshed.
+    let mut other = Store::open(&path).unwrap();
+    let new = other.create(concept("zebra", &[("text", "zebra crossing")]), NewMemory::default(), &user()).unwrap();
+    while other.embed_pending(&E, 64).unwrap() > 0 {}
+    let hits = f.store.vector_search(&E, "zebra crossing", &user_filter(), 1).unwrap();
+    assert_eq!(hits[0].memory.id, new.id);
+    // A filter applies to the scan's candidates.
+    let procedures = Filter { kinds: vec![MemoryKind::Procedural], ..user_filter() };
+    assert!(f.store.vector_search(&E, "zebra crossing", &procedures, 3).unwrap().is_empty());
+    // Forgotten here or elsewhere: gone from the results at once.
+    other.forget(new.id, &user()).unwrap();
+    let hits = f.store.vector_search(&E, "zebra crossing", &user_filter(), 1).unwrap();
+    assert_ne!(hits[0].memory.id, new.id);
 }
