@@ -183,6 +183,55 @@ fn entry(found: &mut HashMap<MemoryId, Recalled>, memory: Memory) -> &mut Breakd
     &mut found.entry(memory.id).or_insert_with(|| Recalled { memory, breakdown: Breakdown::default() }).breakdown
 }
 
+/// Fills in every candidate's match score (fusion), time boost, relevance terms and total.
+fn score_all(
+    found: &mut HashMap<MemoryId, Recalled>,
+    options: &HybridOptions,
+    has_vector: bool,
+    phrase: Option<&TimePhrase>,
+    now: DateTime<Utc>,
+) {
+    let scores = |f: fn(&Breakdown) -> Option<f64>| found.values().filter_map(move |r| f(&r.breakdown));
+    let (low_keyword, best_keyword) =
+        scores(|b| b.keyword_score).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)));
+    // The keyword score spans the candidates' range: a term that every candidate shares
+    // (a name in a store shared by several people) shifts them all alike and says nothing.
+    // A range under one bm25 unit is noise (a word most memories share scores ~0 for all of
+    // them): it is not stretched to 0–1; such scores are divided by the best instead.
+    let keyword_part = |s: f64| {
+        if best_keyword - low_keyword >= KEYWORD_RANGE_FLOOR {
+            (s - low_keyword) / (best_keyword - low_keyword)
+        } else {
+            s / best_keyword.max(f64::MIN_POSITIVE)
+        }
+    };
+    let best_similarity = scores(|b| b.similarity).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    for r in found.values_mut() {
+        let b = &mut r.breakdown;
+        b.matched = match options.fusion {
+            Fusion::Weighted { keyword_share } => {
+                let k = b.keyword_score.map_or(0.0, keyword_part);
+                match b.similarity {
+                    Some(s) if has_vector => keyword_share * k + (1.0 - keyword_share) * (s / best_similarity).max(0.0),
+                    _ => k,
+                }
+            }
+            Fusion::Rrf { k } => [b.keyword_rank, b.vector_rank].iter().flatten().map(|r| 1.0 / (k + *r as f64)).sum(),
+        };
+        if let (Some(p), TimeUse::Boost { weight }) = (phrase, options.time) {
+            let at = r.memory.occurred_at();
+            if p.since <= at && at < p.until {
+                b.time = weight;
+                b.time_phrase = Some(p.phrase.clone());
+            }
+        }
+        if let Some(rel) = &options.relevance {
+            add_relevance(b, &r.memory, rel, now);
+        }
+        b.score = b.matched + b.time + b.recency + b.frequency + b.importance + b.tier;
+    }
+}
+
 /// The relevance terms of `m` at `now`, added into `b`.
 fn add_relevance(b: &mut Breakdown, m: &Memory, r: &Relevance, now: DateTime<Utc>) {
     let last = m.last_accessed_at.map_or(m.occurred_at(), |a| a.max(m.occurred_at()));
@@ -210,7 +259,7 @@ impl Store {
         let mut filter = filter.clone();
         let mut keywords = text;
         if let Some(p) = &phrase {
-            if !p.rest.split_whitespace().all(|w| !w.chars().any(char::is_alphanumeric)) {
+            if p.rest.chars().any(char::is_alphanumeric) {
                 keywords = &p.rest;
             }
             if options.time == TimeUse::Filter {
@@ -250,49 +299,7 @@ impl Store {
             }
         }
 
-        let scores = |f: fn(&Breakdown) -> Option<f64>| found.values().filter_map(move |r| f(&r.breakdown));
-        let (low_keyword, best_keyword) =
-            scores(|b| b.keyword_score).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)));
-        // The keyword score spans the candidates' range: a term that every candidate shares
-        // (a name in a store shared by several people) shifts them all alike and says nothing.
-        // A range under one bm25 unit is noise (a word most memories share scores ~0 for all of
-        // them): it is not stretched to 0–1; such scores are divided by the best instead.
-        let keyword_part = |s: f64| {
-            if best_keyword - low_keyword >= KEYWORD_RANGE_FLOOR {
-                (s - low_keyword) / (best_keyword - low_keyword)
-            } else {
-                s / best_keyword.max(f64::MIN_POSITIVE)
-            }
-        };
-        let best_similarity = scores(|b| b.similarity).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
-        for r in found.values_mut() {
-            let b = &mut r.breakdown;
-            b.matched = match options.fusion {
-                Fusion::Weighted { keyword_share } => {
-                    let k = b.keyword_score.map_or(0.0, keyword_part);
-                    match b.similarity {
-                        Some(s) if query_vector.is_some() => {
-                            keyword_share * k + (1.0 - keyword_share) * (s / best_similarity).max(0.0)
-                        }
-                        _ => k,
-                    }
-                }
-                Fusion::Rrf { k } => {
-                    [b.keyword_rank, b.vector_rank].iter().flatten().map(|r| 1.0 / (k + *r as f64)).sum()
-                }
-            };
-            if let (Some(p), TimeUse::Boost { weight }) = (&phrase, options.time) {
-                let at = r.memory.occurred_at();
-                if p.since <= at && at < p.until {
-                    b.time = weight;
-                    b.time_phrase = Some(p.phrase.clone());
-                }
-            }
-            if let Some(rel) = &options.relevance {
-                add_relevance(b, &r.memory, rel, now);
-            }
-            b.score = b.matched + b.time + b.recency + b.frequency + b.importance + b.tier;
-        }
+        score_all(&mut found, &options, query_vector.is_some(), phrase.as_ref(), now);
         let mut out: Vec<Recalled> = found
             .into_values()
             .filter(|r| {
