@@ -310,25 +310,35 @@ impl Store {
         let mut k = (limit * 4).max(100);
         loop {
             let rids = cache.nearest(q, k);
-            let mut sql =
-                format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.rid IN (SELECT value FROM json_each(?))");
-            let mut params: Vec<rusqlite::types::Value> = vec![serde_json::to_string(&rids).unwrap_or_default().into()];
+            // Exact similarity of the candidates inside the filter, from their stored vectors;
+            // only the best `limit` memories are then read in full.
+            let mut sql = "SELECT m.rid, v.vector FROM memories AS m \
+                 JOIN memory_vectors AS v ON v.memory_id = m.id AND v.model = ? \
+                 WHERE m.rid IN (SELECT value FROM json_each(?))"
+                .to_string();
+            let mut params: Vec<rusqlite::types::Value> =
+                vec![model.to_string().into(), serde_json::to_string(&rids).unwrap_or_default().into()];
             filter.push_sql(&mut sql, &mut params);
-            let memories: Vec<Memory> = self
+            let mut scored: Vec<(f64, i64)> = self
                 .conn
                 .prepare_cached(&sql)?
-                .query_map(rusqlite::params_from_iter(params), memory_from_row)?
+                .query_map(rusqlite::params_from_iter(params), |r| {
+                    let blob: Vec<u8> = r.get(1)?;
+                    Ok((cosine_with(&blob, q).unwrap_or(f64::NEG_INFINITY), r.get(0)?))
+                })?
                 .collect::<rusqlite::Result<_>>()?;
-            let mut hits = Vec::with_capacity(memories.len());
-            for memory in memories {
-                if let Some(similarity) = self.similarity_to(model, memory.id, q)? {
-                    hits.push(VectorHit { memory, similarity });
-                }
-            }
-            if hits.len() >= limit || rids.len() < k || k >= cache.len() {
-                hits.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.memory.id.cmp(&b.memory.id)));
-                hits.truncate(limit);
-                return Ok(hits);
+            if scored.len() >= limit || rids.len() < k || k >= cache.len() {
+                scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                scored.truncate(limit);
+                let mut load = self
+                    .conn
+                    .prepare_cached(&format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.rid = ?1"))?;
+                return scored
+                    .into_iter()
+                    .map(|(similarity, rid)| {
+                        Ok(VectorHit { memory: load.query_row([rid], memory_from_row)?, similarity })
+                    })
+                    .collect();
             }
             k *= 8;
         }
@@ -366,13 +376,19 @@ impl Store {
             .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
             .query_row(params![id.to_string(), model], |r| r.get(0))
             .optional()?;
-        Ok(blob.filter(|b| b.len() == q.len() * 4).map(|b| {
-            b.chunks_exact(4)
-                .zip(q)
-                .map(|(c, y)| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])) * f64::from(*y))
-                .sum()
-        }))
+        Ok(blob.and_then(|b| cosine_with(&b, q)))
     }
+}
+
+/// The dot product (cosine, both being unit vectors) of a stored vector blob with `q`, if
+/// the sizes agree.
+fn cosine_with(blob: &[u8], q: &[f32]) -> Option<f64> {
+    (blob.len() == q.len() * 4).then(|| {
+        blob.chunks_exact(4)
+            .zip(q)
+            .map(|(c, y)| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])) * f64::from(*y))
+            .sum()
+    })
 }
 
 /// One text's vector.
