@@ -63,7 +63,7 @@ pub fn measure(embedder: &dyn Embedder, name: &str, texts: &[&str], queries: &[&
     let mut lat: Vec<f64> = Vec::with_capacity(queries.len());
     for q in queries {
         let t = Instant::now();
-        embedder.embed(&[q])?;
+        embedder.embed_query(q)?;
         lat.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     lat.sort_by(f64::total_cmp);

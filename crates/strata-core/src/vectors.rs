@@ -11,6 +11,7 @@ use crate::model::{Memory, MemoryId};
 use crate::projection::{MEMORY_COLUMNS, memory_from_row, search_text};
 use crate::query::Filter;
 use crate::store::Store;
+pub use crate::vector_scan::{dot as dot_i8, dot_fn as dot_i8_fn, quantize as quantize_i8};
 
 /// Turns texts into L2-normalized vectors.
 pub trait Embedder: Send + Sync {
@@ -20,6 +21,13 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// One normalized vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+
+    /// The vector of a search query. A model may answer faster and slightly less exactly
+    /// than [`Embedder::embed`] here (queries are short and wait for an answer); stored
+    /// memories are always embedded with `embed`.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        self.embed(&[text])?.pop().ok_or_else(|| Error::invalid("the embedder returned nothing"))
+    }
 }
 
 /// A deterministic stand-in for a sentence model, for tests and for programs that want vector
@@ -391,7 +399,14 @@ fn cosine_with(blob: &[u8], q: &[f32]) -> Option<f64> {
     })
 }
 
-/// One text's vector.
+/// A query's vector.
 pub(crate) fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
-    embedder.embed(&[text])?.pop().ok_or_else(|| Error::invalid("the embedder returned nothing"))
+    let v = embedder.embed_query(text)?;
+    if v.len() != embedder.dim() {
+        return Err(Error::invalid(format!(
+            "the embedder {} returned a vector of the wrong size",
+            embedder.model_id()
+        )));
+    }
+    Ok(v)
 }

@@ -198,4 +198,14 @@ impl Embedder for MiniLm {
         }
         self.embed_sorted(texts)
     }
+
+    /// The int8 path ([`crate::bert`]), split over the cores.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        let encoding = self.tokenizer.encode(text, true).map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
+        let mut v = self
+            .wide
+            .install(|| crate::bert::quantized(|| self.forward(&[&encoding])))
+            .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+        v.pop().ok_or_else(|| Error::Model("embedding returned nothing".into()))
+    }
 }
