@@ -1,0 +1,84 @@
+//! Counting, truncating and splitting with real tokenizers: OpenAI's encodings and the
+//! on-device embedder's tokenizer.json.
+
+use proptest::prelude::*;
+use strata_tokens::{Encoding, HfTokens, OpenAiTokens, TokenManager};
+
+/// The on-device embedder's tokenizer (fetched by scripts/setup).
+fn minilm() -> HfTokens {
+    let file = strata_models::models_dir().join(strata_models::EMBEDDER_DIR).join("tokenizer.json");
+    HfTokens::load("all-minilm-l6-v2", &file).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn managers() -> Vec<Box<dyn TokenManager>> {
+    vec![
+        Box::new(OpenAiTokens::new(Encoding::O200kBase)),
+        Box::new(OpenAiTokens::new(Encoding::Cl100kBase)),
+        Box::new(minilm()),
+    ]
+}
+
+#[test]
+fn a_tokenizer_json_counts_without_special_tokens_and_reports_spans() {
+    let t = minilm();
+    let tokens = t.tokenize("Hello world").unwrap();
+    assert_eq!(tokens.len(), 2, "{tokens:?}");
+    assert_eq!((tokens[1].start, tokens[1].end), (6, 11));
+    assert_eq!(t.detokenize(&[tokens[0].id, tokens[1].id]).unwrap(), "hello world");
+    let missing = HfTokens::load("x", std::path::Path::new("/nonexistent/tokenizer.json")).unwrap_err();
+    assert!(missing.to_string().contains("/nonexistent/tokenizer.json"), "{missing}");
+}
+
+#[test]
+fn openai_tokens_cover_the_text_and_decode_back() {
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let t = OpenAiTokens::new(enc);
+        for text in ["Hello, Strata!", "Ana adopted Pixel 🐈 in Zürich — «naïve» café", "", "    indented\n\tcode"]
+        {
+            let tokens = t.tokenize(text).unwrap();
+            assert_eq!(tokens.last().map_or(0, |t| t.end), text.len(), "{text}");
+            assert!(tokens.windows(2).all(|w| w[0].end == w[1].start));
+            let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+            assert_eq!(t.detokenize(&ids).unwrap(), text);
+            assert_eq!(t.count(text).unwrap(), tokens.len());
+        }
+    }
+}
+
+#[test]
+fn special_token_text_is_ordinary_text() {
+    let t = OpenAiTokens::new(Encoding::O200kBase);
+    assert!(t.count("<|endoftext|>").unwrap() > 1, "memory text can never end a prompt");
+}
+
+#[test]
+fn a_limit_too_small_for_a_character_still_splits() {
+    let t = OpenAiTokens::new(Encoding::Cl100kBase);
+    let pieces = t.split("🐈🐈", 1).unwrap();
+    assert_eq!(pieces.concat(), "🐈🐈");
+    assert!(t.split("x", 0).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Whatever the text and the limit, a truncation fits and is a prefix at a character
+    /// boundary, and a split's pieces each fit and join back to the text.
+    #[test]
+    fn cuts_never_exceed_their_limit(text in "(\\PC|[ \n\t]){0,160}", limit in 1usize..40) {
+        for t in managers() {
+            let head = t.truncate(&text, limit).unwrap();
+            prop_assert!(text.starts_with(head));
+            prop_assert!(t.count(head).unwrap() <= limit, "{}: {:?}", t.name(), head);
+            if t.count(&text).unwrap() <= limit {
+                prop_assert_eq!(head, text.as_str());
+            }
+            let pieces = t.split(&text, limit).unwrap();
+            prop_assert_eq!(pieces.concat(), text.clone());
+            for p in &pieces {
+                let one_char = p.chars().count() == 1;
+                prop_assert!(one_char || t.count(p).unwrap() <= limit, "{}: piece {:?}", t.name(), p);
+            }
+        }
+    }
+}
