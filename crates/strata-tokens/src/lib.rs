@@ -5,9 +5,11 @@
 //! boundary, and a cut text never costs more than its limit.
 #![deny(missing_docs)]
 
+mod catalogue;
 mod hf;
 mod openai;
 
+pub use catalogue::{Catalogue, Lookup, ModelInfo};
 pub use hf::HfTokens;
 pub use openai::{Encoding, OpenAiTokens};
 use strata_core::{Error, Result};

@@ -2,7 +2,7 @@
 //! on-device embedder's tokenizer.json.
 
 use proptest::prelude::*;
-use strata_tokens::{Encoding, HfTokens, OpenAiTokens, TokenManager};
+use strata_tokens::{Catalogue, Encoding, HfTokens, OpenAiTokens, TokenManager};
 
 /// The on-device embedder's tokenizer (fetched by scripts/setup).
 fn minilm() -> HfTokens {
@@ -81,4 +81,52 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn the_catalogue_knows_models_by_name_or_prefix_and_says_when_it_guesses() {
+    let c = Catalogue::builtin();
+    let mini = c.lookup("gpt-4o-mini-2024-07-18");
+    assert_eq!((mini.info.tokenizer.as_str(), mini.info.context_window, mini.unknown), ("o200k_base", 128_000, None));
+    assert_eq!(c.lookup("GPT-4").info.tokenizer, "cl100k_base", "case does not matter");
+    assert_eq!(c.lookup("gpt-4-turbo-preview").info.max_output, 4096, "the more specific entry comes first");
+    assert_eq!(c.lookup("claude-sonnet-4-5").info.provider, "anthropic");
+    let unknown = c.lookup("my-local-model");
+    assert_eq!(unknown.info.context_window, 8192);
+    assert!(unknown.unknown.unwrap().contains("not in the model catalogue"));
+    // Every shipped entry fits its window.
+    assert!(c.entries().iter().all(|m| m.max_output <= m.context_window));
+}
+
+#[test]
+fn a_user_catalogue_extends_and_overrides_and_bad_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("models.toml");
+    std::fs::write(
+        &file,
+        "[[model]]\npattern = \"gpt-4o\"\nprovider = \"openai\"\ntokenizer = \"o200k_base\"\ncontext_window = 64000\nmax_output = 4000\n\n\
+         [[model]]\npattern = \"llama3*\"\nprovider = \"ollama\"\ntokenizer = \"hf:llama3\"\ncontext_window = 8192\nmax_output = 2048\n",
+    )
+    .unwrap();
+    let c = Catalogue::with_user_file(&file).unwrap();
+    assert_eq!(c.lookup("gpt-4o").info.context_window, 64_000, "the user's entry wins");
+    assert_eq!(c.lookup("gpt-4o-2024-08-06").info.context_window, 128_000, "the shipped ones remain");
+    assert_eq!(c.lookup("llama3.1:8b").info.provider, "ollama");
+    for (bad, says) in [
+        ("[[model]]\npattern = \"x\"\n", "missing field"),
+        (
+            "[[model]]\npattern = \"a*b\"\nprovider = \"p\"\ntokenizer = \"t\"\ncontext_window = 10\nmax_output = 1\n",
+            "prefix ending in '*'",
+        ),
+        (
+            "[[model]]\npattern = \"x\"\nprovider = \"p\"\ntokenizer = \"t\"\ncontext_window = 10\nmax_output = 11\n",
+            "at least as large as its maximum output",
+        ),
+        ("not toml at all [", "models.toml"),
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let err = Catalogue::with_user_file(&file).unwrap_err().to_string();
+        assert!(err.contains(says), "{bad:?}: {err}");
+    }
+    assert!(Catalogue::with_user_file(&dir.path().join("none.toml")).unwrap_err().to_string().contains("none.toml"));
 }
