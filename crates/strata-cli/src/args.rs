@@ -174,6 +174,33 @@ pub enum Command {
     /// Measure Strata (on its own temporary database; yours is not touched).
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Count a text's tokens for a model, or split it into pieces that fit.
+    #[command(subcommand)]
+    Tokens(TokensCommand),
+}
+
+/// `strata tokens …`
+#[derive(Debug, Subcommand)]
+pub enum TokensCommand {
+    /// How many tokens a text costs (the file, or standard input).
+    Count {
+        /// The model, e.g. gpt-4o (see models.toml).
+        #[arg(long)]
+        model: String,
+        /// The text's file; standard input when absent.
+        file: Option<PathBuf>,
+    },
+    /// The text in consecutive pieces of at most --max tokens.
+    Split {
+        /// The model, e.g. gpt-4o.
+        #[arg(long)]
+        model: String,
+        /// Tokens per piece.
+        #[arg(long)]
+        max: usize,
+        /// The text's file; standard input when absent.
+        file: Option<PathBuf>,
+    },
 }
 
 /// `strata bench …`

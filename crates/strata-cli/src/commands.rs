@@ -14,7 +14,9 @@ use strata_core::{
 
 use strata_api::locomo;
 
-use crate::args::{AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg};
+use crate::args::{
+    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg, TokensCommand,
+};
 use crate::render::Out;
 
 /// The database used when neither --db nor STRATA_DB is given.
@@ -34,9 +36,11 @@ fn clock() -> Result<Arc<dyn Clock>> {
 
 pub fn run(cli: Cli) -> Result<()> {
     let out = Out { json: cli.json };
-    if let Command::Bench(bench) = cli.command {
-        return run_bench(bench, &out);
-    }
+    let command = match cli.command {
+        Command::Bench(bench) => return run_bench(bench, &out),
+        Command::Tokens(tokens) => return run_tokens(tokens, &out),
+        other => other,
+    };
     let db = match cli.db.clone() {
         Some(p) => p,
         None => default_db()?,
@@ -50,7 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
-    let result = dispatch(&mut engine, cli.command, &out, clock.as_ref());
+    let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
     if let Err(e) = engine.flush() {
         tracing::warn!("could not record memory accesses: {e}");
@@ -172,7 +176,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let counts = engine.demo()?;
             out.demo(&counts)
         }
-        Command::Bench(_) => unreachable!("benchmarks run before the database is opened"),
+        Command::Bench(_) | Command::Tokens(_) => unreachable!("these run before the database is opened"),
     }
 }
 
@@ -250,6 +254,29 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
         eprintln!();
     }
     Ok(p)
+}
+
+fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
+    let (model, file, max) = match command {
+        TokensCommand::Count { model, file } => (model, file, None),
+        TokensCommand::Split { model, max, file } => (model, file, Some(max)),
+    };
+    let text = match &file {
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        None => std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?,
+    };
+    let found = strata_tokens::Catalogue::builtin().lookup(&model);
+    if let Some(note) = &found.unknown {
+        eprintln!("{note}");
+    }
+    let tokens = strata_tokens::for_model(&found.info, &strata_models::models_dir())?;
+    match max {
+        None => {
+            let exact = tokens.is_exact() && found.unknown.is_none();
+            out.token_count(&model, tokens.name(), exact, tokens.count(&text)?)
+        }
+        Some(max) => out.token_pieces(&tokens.split(&text, max)?),
+    }
 }
 
 fn confirm_forget(engine: &mut Engine, target: &Target) -> Result<()> {

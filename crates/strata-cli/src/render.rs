@@ -397,6 +397,29 @@ impl Out {
         print_table(&t)
     }
 
+    /// `exact` is false for an estimate, or for a model the catalogue does not know.
+    pub fn token_count(&self, model: &str, tokenizer: &str, exact: bool, count: usize) -> Result<()> {
+        if self.json {
+            let v = serde_json::json!({"model": model, "tokenizer": tokenizer, "exact": exact, "tokens": count});
+            return print_json(&v);
+        }
+        say!("{count} tokens ({tokenizer}{})", if exact { "" } else { ", approximate" });
+        Ok(())
+    }
+
+    pub fn token_pieces(&self, pieces: &[&str]) -> Result<()> {
+        if self.json {
+            return print_json(&pieces);
+        }
+        for (i, p) in pieces.iter().enumerate() {
+            if i > 0 {
+                say!("---");
+            }
+            say!("{p}");
+        }
+        Ok(())
+    }
+
     pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
         if self.json {
             return print_json(r);

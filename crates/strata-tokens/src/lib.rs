@@ -14,6 +14,19 @@ pub use hf::HfTokens;
 pub use openai::{Encoding, OpenAiTokens};
 use strata_core::{Error, Result};
 
+/// The tokenizer a catalogue entry names: OpenAI's encodings are built in; `hf:<folder>` is
+/// read from `models_dir/<folder>/tokenizer.json`.
+pub fn for_model(info: &ModelInfo, models_dir: &std::path::Path) -> Result<Box<dyn TokenManager>> {
+    match info.tokenizer.as_str() {
+        "o200k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::O200kBase))),
+        "cl100k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::Cl100kBase))),
+        t => match t.strip_prefix("hf:") {
+            Some(folder) => Ok(Box::new(HfTokens::load(folder, &models_dir.join(folder).join("tokenizer.json"))?)),
+            None => Err(Error::Model(format!("the tokenizer '{t}' of '{}' cannot count locally yet", info.pattern))),
+        },
+    }
+}
+
 /// One token of a text: its id and the bytes of the text it covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {

@@ -552,3 +552,46 @@ fn recall_without_a_model_falls_back_to_keywords() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("scripts/setup"));
 }
+
+/// `strata tokens count|split` for a model in the catalogue, an unknown one, and one whose
+/// tokenizer cannot count locally yet.
+#[test]
+fn tokens_are_counted_and_split_for_a_model() {
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, out, _) =
+        run(&["--json", "tokens", "count", "--model", "gpt-4o"], "Hello, Strata! How many tokens is this?");
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["tokenizer"].as_str(), v["exact"].as_bool(), v["tokens"].as_u64()),
+        (Some("o200k_base"), Some(true), Some(11))
+    );
+    let (_, out, err) = run(&["--json", "tokens", "count", "--model", "my-own-model"], "Hello");
+    assert!(err.contains("not in the model catalogue"), "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["exact"], false);
+    let (code, out, _) =
+        run(&["--json", "tokens", "split", "--model", "gpt-4", "--max", "2"], "one two three four five six");
+    assert_eq!(code, Some(0));
+    let pieces: Vec<String> = serde_json::from_str(&out).unwrap();
+    assert_eq!(pieces.concat(), "one two three four five six");
+    assert!(pieces.len() >= 3);
+    let (code, _, err) = run(&["tokens", "count", "--model", "claude-sonnet-4"], "x");
+    assert_eq!(code, Some(1));
+    assert!(err.contains("cannot count locally yet"), "{err}");
+}
