@@ -198,6 +198,11 @@ impl Store {
             let rows = stmt.query_map(params![embedder.model_id(), batch.max(1) as i64], memory_from_row)?;
             rows.collect::<rusqlite::Result<_>>()?
         };
+        // Nothing to embed and the index already this model's: no write (an idle background
+        // worker calls this every few seconds and must not take the write lock for nothing).
+        if todo.is_empty() && self.is_indexed_for(embedder.model_id())? {
+            return Ok(0);
+        }
         // Embedding is the slow part: done before taking the write lock.
         let texts: Vec<String> = todo.iter().map(embedding_text).collect();
         let vectors = if todo.is_empty() {

@@ -266,3 +266,30 @@ fn the_in_memory_scan_agrees_with_the_index_and_stays_current() {
     let hits = f.store.vector_search(&E, "zebra crossing", &user_filter(), 1).unwrap();
     assert_ne!(hits[0].memory.id, new.id);
 }
+
+/// An index in an older layout (or of another model) is not searched; the next embedding
+/// pass rebuilds it from the stored vectors without embedding anything again. A pass with
+/// nothing to do writes nothing.
+#[test]
+fn an_index_of_an_older_layout_is_rebuilt_from_stored_vectors() {
+    let mut f = Fixture::new();
+    f.add(concept("garden", &[("note", "tomatoes in the garden")]));
+    embed_all(&mut f);
+    {
+        // Another process holds the write lock: a pass with nothing to do does not need it.
+        let other = rusqlite::Connection::open(f.path()).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        assert_eq!(f.store.embed_pending(&E, 64).unwrap(), 0);
+        other.execute_batch("ROLLBACK").unwrap();
+    }
+    {
+        // What a database indexed before the layout was recorded looks like.
+        let c = rusqlite::Connection::open(f.path()).unwrap();
+        c.execute("UPDATE settings SET value = ?1 WHERE key = 'vector_model'", [E.id]).unwrap();
+    }
+    let fresh = Store::open(f.path()).unwrap();
+    assert!(fresh.vector_search(&E, "garden", &user_filter(), 1).unwrap().is_empty(), "not searched as it is");
+    let mut fresh = fresh;
+    assert_eq!(fresh.embed_pending(&E, 64).unwrap(), 0, "nothing is embedded again");
+    assert_eq!(fresh.vector_search(&E, "garden", &user_filter(), 1).unwrap().len(), 1);
+}
