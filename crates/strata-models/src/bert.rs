@@ -27,12 +27,11 @@ pub(crate) fn quantized<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// A linear layer `x · W + b`, with W transposed at load to (in, out), kept whole and in two
-/// column halves; and an int8 copy for the query path.
+/// A linear layer `x · W + b`, with W transposed at load to (in, out); and an int8 copy for
+/// the query path.
 struct Linear {
     weight: Tensor,
     bias: Tensor,
-    halves: [(Tensor, Tensor); 2],
     /// Made on the first query (loading stays fast for programs that only store).
     int8: std::sync::OnceLock<Int8>,
 }
@@ -88,17 +87,7 @@ impl Linear {
     fn new(weights: &[Tensor], biases: &[Tensor]) -> candle_core::Result<Linear> {
         let w = Tensor::cat(weights, 0)?; // (out, in)
         let b = Tensor::cat(biases, 0)?;
-        let out = w.dim(0)?;
-        let half = out / 2;
-        let part = |start: usize, len: usize| -> candle_core::Result<(Tensor, Tensor)> {
-            Ok((w.narrow(0, start, len)?.t()?.contiguous()?, b.narrow(0, start, len)?.contiguous()?))
-        };
-        Ok(Linear {
-            weight: w.t()?.contiguous()?,
-            bias: b.contiguous()?,
-            halves: [part(0, half)?, part(half, out - half)?],
-            int8: std::sync::OnceLock::new(),
-        })
+        Ok(Linear { weight: w.t()?.contiguous()?, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
     }
 
     fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
@@ -124,8 +113,13 @@ impl Linear {
         if x.dim(0)? > SPLIT_ROWS || rayon::current_num_threads() < 2 {
             return x.matmul(&self.weight)?.broadcast_add(&self.bias);
         }
-        let run = |(w, b): &(Tensor, Tensor)| x.matmul(w)?.broadcast_add(b);
-        let (a, b) = rayon::join(|| run(&self.halves[0]), || run(&self.halves[1]));
+        // Each thread multiplies by one half of W's columns (a strided view, no copy).
+        let out = self.weight.dim(1)?;
+        let half = out / 2;
+        let run = |start: usize, len: usize| {
+            x.matmul(&self.weight.narrow(1, start, len)?)?.broadcast_add(&self.bias.narrow(0, start, len)?)
+        };
+        let (a, b) = rayon::join(|| run(0, half), || run(half, out - half));
         Tensor::cat(&[a?, b?], 1)
     }
 }
