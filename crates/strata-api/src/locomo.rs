@@ -23,6 +23,20 @@ struct Sample {
     qa: Vec<Qa>,
 }
 
+impl Sample {
+    /// Its sessions in order (`session_1`, `session_2`, … until one is missing), numbered.
+    fn sessions(&self) -> ApiResult<Vec<(usize, Vec<Turn>)>> {
+        let mut out = Vec::new();
+        for n in 1.. {
+            let Some(session) = self.conversation.get(&format!("session_{n}")) else { break };
+            let turns = serde_json::from_value(session.clone())
+                .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", self.sample_id)))?;
+            out.push((n, turns));
+        }
+        Ok(out)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct Turn {
     speaker: String,
@@ -123,10 +137,7 @@ pub fn texts(data: &Path) -> ApiResult<(Vec<String>, Vec<String>)> {
     let mut turns = Vec::new();
     let mut questions = Vec::new();
     for sample in &samples {
-        for n in 1.. {
-            let Some(session) = sample.conversation.get(&format!("session_{n}")) else { break };
-            let session_turns: Vec<Turn> = serde_json::from_value(session.clone())
-                .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", sample.sample_id)))?;
+        for (_, session_turns) in sample.sessions()? {
             turns.extend(session_turns.into_iter().map(|t| format!("{}: {}", t.speaker, t.text)));
         }
         questions.extend(sample.qa.iter().map(|q| q.question.clone()));
@@ -173,8 +184,7 @@ pub fn run(
             engine.use_embedder(e.clone(), true)?;
         }
         let mut known = HashSet::new();
-        for n in 1.. {
-            let Some(session) = sample.conversation.get(&format!("session_{n}")) else { break };
+        for (n, session_turns) in sample.sessions()? {
             let when = sample
                 .conversation
                 .get(&format!("session_{n}_date_time"))
@@ -183,8 +193,6 @@ pub fn run(
                 .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
             let after = when + chrono::Duration::days(1);
             asked_at.entry(sample.sample_id.clone()).and_modify(|t| *t = (*t).max(after)).or_insert(after);
-            let session_turns: Vec<Turn> = serde_json::from_value(session.clone())
-                .map_err(|e| ApiError::invalid(format!("{}: session_{n}: {e}", sample.sample_id)))?;
             for (i, t) in session_turns.into_iter().enumerate() {
                 let mut text = t.text;
                 if let Some(c) = t.blip_caption {
