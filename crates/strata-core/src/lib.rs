@@ -2,6 +2,7 @@
 //! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI.
 #![deny(missing_docs)]
 
+pub mod chat;
 pub mod clock;
 pub mod error;
 pub mod event;
@@ -22,6 +23,7 @@ pub mod time;
 mod vector_scan;
 pub mod vectors;
 
+pub use chat::{Message, Role, ToolCall};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
@@ -30,7 +32,9 @@ pub use model::{
     Procedure, Scope, Source, Tier,
 };
 pub use projection::search_text;
-pub use protocol::{ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory};
+pub use protocol::{
+    ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory, UpdateContextResult,
+};
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
 pub use retrieval::{Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse};
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use crate::chat::{DEFAULT_PREAMBLE, MEMORIES_CLOSE, MEMORIES_OPEN, Message, Role, fence};
 use crate::error::{Error, Result};
 use crate::event::{Actor, EventMeta};
 use crate::model::{Content, Episode, EpisodeBody, MemoryKind, Scope, Source};
 use crate::query::Filter;
-use crate::retrieval::HybridOptions;
+use crate::retrieval::{HybridOptions, Recalled};
 use crate::store::{NewMemory, Store};
 use crate::vectors::Embedder;
 
@@ -27,6 +28,17 @@ impl MemoryEntry {
     /// An entry from text and a source.
     pub fn new(content: impl Into<String>, source: impl Into<String>) -> Self {
         MemoryEntry { content: content.into(), source: source.into() }
+    }
+
+    /// The entry an utterance is (its text, its speaker as the source); other content is not
+    /// an entry of this protocol.
+    pub fn of(content: &Content) -> Option<MemoryEntry> {
+        match content {
+            Content::Episodic(Episode { body: EpisodeBody::Utterance { speaker, text }, .. }) => {
+                Some(MemoryEntry::new(text.clone(), speaker.clone()))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -53,6 +65,13 @@ pub struct QueryResult {
     pub score: f64,
 }
 
+/// What [`MemoryProtocol::update_context`] put into a model context.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateContextResult {
+    /// The entries added, best first.
+    pub memories: Vec<QueryResult>,
+}
+
 /// The memory protocol.
 pub trait MemoryProtocol {
     /// This memory's name.
@@ -67,6 +86,27 @@ pub trait MemoryProtocol {
     fn close(self) -> Result<()>
     where
         Self: Sized;
+
+    /// Transforms a model context with this memory. By default, the entries most relevant to
+    /// the last user message go in one system message just before it, fenced and introduced as
+    /// data; a context without a user message is left as it is. Strata's token-budgeted
+    /// assembler (`strata-context`) overrides this with a budget and a report.
+    fn update_context(&mut self, context: &mut Vec<Message>) -> Result<UpdateContextResult> {
+        let Some(at) = context.iter().rposition(|m| m.role == Role::User) else {
+            return Ok(UpdateContextResult::default());
+        };
+        let memories = self.query(&context[at].content.clone(), QueryOptions::default())?;
+        if memories.is_empty() {
+            return Ok(UpdateContextResult::default());
+        }
+        let mut block = format!("{DEFAULT_PREAMBLE}\n{MEMORIES_OPEN}\n");
+        for (i, m) in memories.iter().enumerate() {
+            block.push_str(&format!("[{}] {}: {}\n", i + 1, fence(&m.entry.source), fence(&m.entry.content)));
+        }
+        block.push_str(MEMORIES_CLOSE);
+        context.insert(at, Message::system(block));
+        Ok(UpdateContextResult { memories })
+    }
 }
 
 /// The protocol over a Strata store, in one scope: entries are episodes (the source as the
@@ -101,17 +141,22 @@ impl StoreMemory {
         }
     }
 
+    /// The memories of this scope most relevant to `query`, with why (hybrid recall), noted as
+    /// accessed.
+    pub fn recall(&mut self, query: &str, limit: usize) -> Result<Vec<Recalled>> {
+        let hits = self.store.hybrid_search(
+            self.embedder.as_deref(),
+            query,
+            &self.filter(),
+            limit,
+            HybridOptions::default(),
+        )?;
+        self.store.note_access(hits.iter().map(|h| h.memory.id))?;
+        Ok(hits)
+    }
+
     fn meta() -> EventMeta {
         EventMeta { client: Some("memory-protocol".into()), ..EventMeta::actor(Actor::Agent) }
-    }
-}
-
-fn entry_of(content: &Content) -> Option<MemoryEntry> {
-    match content {
-        Content::Episodic(Episode { body: EpisodeBody::Utterance { speaker, text }, .. }) => {
-            Some(MemoryEntry::new(text.clone(), speaker.clone()))
-        }
-        _ => None,
     }
 }
 
@@ -121,17 +166,12 @@ impl MemoryProtocol for StoreMemory {
     }
 
     fn query(&mut self, query: &str, options: QueryOptions) -> Result<Vec<QueryResult>> {
-        let hits = self.store.hybrid_search(
-            self.embedder.as_deref(),
-            query,
-            &self.filter(),
-            options.limit,
-            HybridOptions::default(),
-        )?;
-        self.store.note_access(hits.iter().map(|h| h.memory.id))?;
+        let hits = self.recall(query, options.limit)?;
         Ok(hits
             .into_iter()
-            .filter_map(|h| entry_of(&h.memory.content).map(|entry| QueryResult { entry, score: h.breakdown.score }))
+            .filter_map(|h| {
+                MemoryEntry::of(&h.memory.content).map(|entry| QueryResult { entry, score: h.breakdown.score })
+            })
             .collect())
     }
 

@@ -5,21 +5,27 @@
 //! boundary, and a cut text never costs more than its limit.
 #![deny(missing_docs)]
 
+mod approx;
 mod catalogue;
 mod hf;
+mod messages;
 mod openai;
 
+pub use approx::{ANTHROPIC_FACTOR, ApproxTokens};
 pub use catalogue::{Catalogue, Lookup, ModelInfo};
 pub use hf::HfTokens;
+pub use messages::{PER_MESSAGE, PER_TOOL_CALL, REPLY_PRIMING, count_message, count_messages};
 pub use openai::{Encoding, OpenAiTokens};
 use strata_core::{Error, Result};
 
 /// The tokenizer a catalogue entry names: OpenAI's encodings are built in; `hf:<folder>` is
-/// read from `models_dir/<folder>/tokenizer.json`.
+/// read from `models_dir/<folder>/tokenizer.json`; `anthropic` is the calibrated local estimate
+/// ([`ApproxTokens`], not exact).
 pub fn for_model(info: &ModelInfo, models_dir: &std::path::Path) -> Result<Box<dyn TokenManager>> {
     match info.tokenizer.as_str() {
         "o200k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::O200kBase))),
         "cl100k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::Cl100kBase))),
+        "anthropic" => Ok(Box::new(ApproxTokens::anthropic())),
         t => match t.strip_prefix("hf:") {
             Some(folder) => Ok(Box::new(HfTokens::load(folder, &models_dir.join(folder).join("tokenizer.json"))?)),
             None => Err(Error::Model(format!("the tokenizer '{t}' of '{}' cannot count locally yet", info.pattern))),

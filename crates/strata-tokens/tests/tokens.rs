@@ -2,7 +2,7 @@
 //! on-device embedder's tokenizer.json.
 
 use proptest::prelude::*;
-use strata_tokens::{Catalogue, Encoding, HfTokens, OpenAiTokens, TokenManager};
+use strata_tokens::{ApproxTokens, Catalogue, Encoding, HfTokens, OpenAiTokens, TokenManager};
 
 /// The on-device embedder's tokenizer (fetched by scripts/setup).
 fn minilm() -> HfTokens {
@@ -15,6 +15,7 @@ fn managers() -> Vec<Box<dyn TokenManager>> {
         Box::new(OpenAiTokens::new(Encoding::O200kBase)),
         Box::new(OpenAiTokens::new(Encoding::Cl100kBase)),
         Box::new(minilm()),
+        Box::new(ApproxTokens::anthropic()),
     ]
 }
 

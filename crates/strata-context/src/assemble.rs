@@ -1,0 +1,460 @@
+//! The assembler. The system prompt and the new message are fixed; what is left of the budget
+//! is shared out in two passes. First each section fills its share: the conversation newest
+//! turn first (stopping at the first turn that does not fit, so what is kept is a contiguous
+//! tail), the memories in order of value. Then whatever any section left unused goes to the
+//! remaining turns and memories in the same orders. A memory that says what the prompt already
+//! says is left out as a near-duplicate. Costs are counted exactly with the model's tokenizer
+//! for everything that might fit; a candidate whose word count alone (a lower bound of its
+//! tokens for every word-splitting tokenizer) exceeds what is left is dropped uncounted, which
+//! is what keeps 10,000 candidates fast. Finally the whole prompt is counted as sent; if token
+//! merges across pieces ever made it exceed the budget, the least valuable memory goes and it
+//! is counted again, so the budget is never exceeded.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use strata_core::chat::{MEMORIES_CLOSE, MEMORIES_OPEN};
+use strata_core::{Error, Message, Result, Role, ToolCall};
+use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
+
+use crate::render::{body, item};
+use crate::report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
+use crate::similar::Signature;
+use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
+
+/// The tool call that [`Placement::ToolResult`] answers.
+pub const TOOL_NAME: &str = "recall_memories";
+const TOOL_CALL_ID: &str = "strata_memories";
+/// Items are costed with a two-digit label; the final count settles the difference.
+const LABEL_FOR_COST: usize = 99;
+/// The memory sections, in the order they appear in the block.
+const MEMORY_SECTIONS: [Section; 3] = [Section::Facts, Section::Procedures, Section::Episodes];
+
+struct Item {
+    section: Section,
+    body: String,
+    text: String,
+    lower: usize,
+    cost: Option<usize>,
+    key: f64,
+    signature: Option<Signature>,
+    fate: Option<Reason>,
+}
+
+/// The conversation in units that stay together (an assistant's tool calls with the tool
+/// answers that follow), oldest first, with their cost.
+fn history_units(tokens: &dyn TokenManager, history: &[Message]) -> Result<Vec<(std::ops::Range<usize>, usize)>> {
+    let mut units: Vec<(std::ops::Range<usize>, usize)> = Vec::new();
+    for (i, m) in history.iter().enumerate() {
+        let cost = count_message(tokens, m)?;
+        match units.last_mut() {
+            Some((r, c)) if m.role == Role::Tool => {
+                r.end = i + 1;
+                *c += cost;
+            }
+            _ => units.push((i..i + 1, cost)),
+        }
+    }
+    Ok(units)
+}
+
+/// The memory block's text with `parts` (heading and items per section).
+fn block(preamble: &str, parts: &[(Section, Vec<String>)]) -> String {
+    let mut s = String::new();
+    if !preamble.trim().is_empty() {
+        s.push_str(preamble.trim());
+        s.push('\n');
+    }
+    s.push_str(MEMORIES_OPEN);
+    s.push('\n');
+    for (section, items) in parts.iter().filter(|(_, items)| !items.is_empty()) {
+        s.push_str(section.heading());
+        for i in items {
+            s.push_str(i);
+        }
+    }
+    s.push_str(MEMORIES_CLOSE);
+    s
+}
+
+/// The messages that carry the memory block where `placement` puts it.
+fn carriers(placement: Placement, block: String, query: &str) -> Vec<Message> {
+    match placement {
+        Placement::ToolResult => vec![
+            Message {
+                role: Role::Assistant,
+                content: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: TOOL_CALL_ID.into(),
+                    name: TOOL_NAME.into(),
+                    arguments: serde_json::json!({ "query": query }).to_string(),
+                }],
+                tool_call_id: None,
+            },
+            Message { role: Role::Tool, content: block, tool_calls: vec![], tool_call_id: Some(TOOL_CALL_ID.into()) },
+        ],
+        _ => vec![Message::system(block)],
+    }
+}
+
+struct Plan<'a> {
+    tokens: &'a dyn TokenManager,
+    room: usize,
+    framing: usize,
+    framed: bool,
+    headings: HashMap<Section, usize>,
+    used: HashMap<Section, usize>,
+    seen: Vec<(Signature, String)>,
+    duplicate_similarity: f64,
+}
+
+impl Plan<'_> {
+    /// Includes `it` if it fits in `quota` (what its section may still use, if limited) and
+    /// the room left, and is not a near-duplicate. Returns false, leaving it undecided, when it
+    /// does not fit. The first item of the block pays for its framing, the first of a section
+    /// for the section's heading.
+    fn try_include(&mut self, it: &mut Item, id: &str, quota: Option<usize>) -> Result<bool> {
+        let used = self.used.get(&it.section).copied().unwrap_or(0);
+        let heading = if used > 0 { 0 } else { self.headings[&it.section] };
+        let framing = if self.framed { 0 } else { self.framing };
+        let quota_left = quota.map_or(usize::MAX, |q| q.saturating_sub(used));
+        let fits = |cost: usize| cost + heading <= quota_left && cost + heading + framing <= self.room;
+        if !fits(it.lower) {
+            return Ok(false);
+        }
+        let cost = match it.cost {
+            Some(c) => c,
+            None => *it.cost.insert(self.tokens.count(&it.text)?),
+        };
+        if !fits(cost) {
+            return Ok(false);
+        }
+        let signature = it.signature.get_or_insert_with(|| Signature::of(&it.body));
+        if let Some((_, of)) = self.seen.iter().find(|(s, _)| s.similarity(signature) >= self.duplicate_similarity) {
+            it.fate = Some(Reason::Duplicate { of: of.clone() });
+            return Ok(true);
+        }
+        self.seen.push((signature.clone(), id.to_string()));
+        self.room -= cost + heading + framing;
+        self.framed = true;
+        *self.used.entry(it.section).or_default() += cost + heading;
+        it.fate = Some(Reason::Included);
+        Ok(true)
+    }
+}
+
+/// Assembles the prompt for `req` with `tokens` (the target model's tokenizer).
+pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOptions) -> Result<Assembled> {
+    opts.validate()?;
+    let budget = req.budget;
+    let system = req.system.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(Message::system);
+    let user = Message::user(req.message.clone());
+    let system_cost = system.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
+    let message_cost = count_message(tokens, &user)?;
+    let fixed = REPLY_PRIMING + system_cost + message_cost;
+    if fixed > budget {
+        return Err(Error::invalid(format!(
+            "a budget of {budget} tokens cannot hold the system prompt and the new message ({fixed} tokens with \
+             their framing)"
+        )));
+    }
+    let available = budget - fixed;
+    let share = |s: f64| (s * available as f64).floor() as usize;
+    let quota: HashMap<Section, usize> = [
+        (Section::Facts, share(opts.shares.facts)),
+        (Section::Procedures, share(opts.shares.procedures)),
+        (Section::Episodes, share(opts.shares.episodes)),
+        (Section::History, share(opts.shares.history)),
+    ]
+    .into_iter()
+    .collect();
+
+    // The candidates, rendered, each memory once.
+    let mut ids = HashSet::new();
+    let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len());
+    for c in &req.candidates {
+        let body = body(&c.memory);
+        let text = item(LABEL_FOR_COST, &c.memory, &body);
+        let lower = text.split_whitespace().count();
+        let estimate = (text.len() as f64 / 4.0).max(lower as f64).max(1.0);
+        let key = match opts.order {
+            Order::Score => c.score,
+            Order::ValuePerToken => c.score / estimate,
+        };
+        let fate = (!ids.insert(c.memory.id)).then(|| Reason::Duplicate { of: c.memory.id.to_string() });
+        items.push(Item {
+            section: Section::of(c.memory.kind()),
+            body,
+            text,
+            lower,
+            cost: None,
+            key,
+            signature: None,
+            fate,
+        });
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| items[b].key.total_cmp(&items[a].key).then(a.cmp(&b)));
+
+    let framing =
+        count_messages(tokens, &carriers(opts.placement, block(&opts.preamble, &[]), &req.message))? - REPLY_PRIMING;
+    let mut headings = HashMap::new();
+    for s in MEMORY_SECTIONS {
+        headings.insert(s, tokens.count(s.heading())?);
+    }
+    let mut plan = Plan {
+        tokens,
+        room: available,
+        framing,
+        framed: false,
+        headings,
+        used: HashMap::new(),
+        seen: Vec::new(),
+        duplicate_similarity: opts.duplicate_similarity,
+    };
+
+    // The conversation: newest first, within its share, then within the room left; a summary
+    // of what is left out gets up to a quarter of the share, set aside from the start.
+    let units = history_units(tokens, &req.history)?;
+    let history_total: usize = units.iter().map(|u| u.1).sum();
+    let summary = match req.history_summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) if history_total > quota[&Section::History] => {
+            let prefix = "Summary of the earlier conversation:\n";
+            let limit = (quota[&Section::History] / 4).saturating_sub(count_message(tokens, &Message::system(prefix))?);
+            let cut = tokens.truncate(s, limit)?;
+            (!cut.trim().is_empty()).then(|| Message::system(format!("{prefix}{cut}")))
+        }
+        _ => None,
+    };
+    let reserve = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0).min(plan.room);
+    plan.room -= reserve;
+    let mut kept = 0; // units kept, from the newest
+    let mut history_left = quota[&Section::History].saturating_sub(reserve);
+    keep_history(&mut plan, &req.history, &units, &mut kept, &mut history_left);
+
+    // Memories, first within their sections' shares.
+    for &i in &order {
+        if items[i].fate.is_none() {
+            let id = req.candidates[i].memory.id.to_string();
+            let q = quota[&items[i].section];
+            plan.try_include(&mut items[i], &id, Some(q))?;
+        }
+    }
+    // Then the room left: more of the conversation, its summary, more memories.
+    let mut unlimited = usize::MAX;
+    keep_history(&mut plan, &req.history, &units, &mut kept, &mut unlimited);
+    let summary = if kept < units.len() { summary } else { None };
+    if summary.is_none() {
+        plan.room += reserve;
+    }
+    let kept_from = units.get(units.len() - kept).map_or(req.history.len(), |u| u.0.start);
+    for &i in &order {
+        if items[i].fate.is_none() {
+            let id = req.candidates[i].memory.id.to_string();
+            if !plan.try_include(&mut items[i], &id, None)? {
+                items[i].fate = Some(Reason::OverBudget);
+            }
+        }
+    }
+
+    // Build, count as sent, and give back the least valuable memory until it fits.
+    let mut history: Vec<Message> = req.history[kept_from..].to_vec();
+    let mut summary = summary;
+    loop {
+        let (messages, labels) = build(&req, opts, &items, &system, &summary, &history, &user);
+        let used = count_messages(tokens, &messages)?;
+        if used <= budget {
+            let summary_cost = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
+            let fixed = Fixed { system: system_cost, message: message_cost, summary: summary_cost };
+            return report(tokens, opts, &req, items, labels, messages, used, &quota, fixed, history.len());
+        }
+        if let Some(&worst) = order.iter().rev().find(|&&i| items[i].fate == Some(Reason::Included)) {
+            items[worst].fate = Some(Reason::OverBudget);
+        } else if !history.is_empty() {
+            let first = history_units(tokens, &history)?[0].0.end;
+            history.drain(..first);
+        } else if summary.is_some() {
+            summary = None;
+        } else {
+            return Err(Error::invalid(format!("a budget of {budget} tokens cannot hold this prompt")));
+        }
+    }
+}
+
+/// Keeps older units of the conversation while each fits in `left` and the room, stopping at
+/// the first that does not (what is kept stays contiguous). The kept messages join what
+/// memories are compared with: a memory repeating the conversation adds nothing.
+fn keep_history(
+    plan: &mut Plan<'_>,
+    history: &[Message],
+    units: &[(std::ops::Range<usize>, usize)],
+    kept: &mut usize,
+    left: &mut usize,
+) {
+    while *kept < units.len() {
+        let (range, cost) = &units[units.len() - 1 - *kept];
+        if *cost > *left || *cost > plan.room {
+            break;
+        }
+        *left -= cost;
+        plan.room -= cost;
+        *kept += 1;
+        for m in &history[range.clone()] {
+            plan.seen.push((Signature::of(&m.content), "conversation".into()));
+        }
+    }
+}
+
+/// The costs that do not depend on selection.
+struct Fixed {
+    system: usize,
+    message: usize,
+    summary: usize,
+}
+
+/// The included memories' indexes in block order: facts and procedures best first, episodes
+/// in the order they happened.
+fn block_order(req: &ContextRequest, items: &[Item]) -> Vec<(Section, Vec<usize>)> {
+    MEMORY_SECTIONS
+        .iter()
+        .map(|&s| {
+            let mut v: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].section == s && items[i].fate == Some(Reason::Included))
+                .collect();
+            if s == Section::Episodes {
+                v.sort_by_key(|&i| (req.candidates[i].memory.occurred_at(), i));
+            } else {
+                v.sort_by(|&a, &b| req.candidates[b].score.total_cmp(&req.candidates[a].score).then(a.cmp(&b)));
+            }
+            (s, v)
+        })
+        .collect()
+}
+
+/// The messages, and each included item's label.
+fn build(
+    req: &ContextRequest,
+    opts: &ContextOptions,
+    items: &[Item],
+    system: &Option<Message>,
+    summary: &Option<Message>,
+    history: &[Message],
+    user: &Message,
+) -> (Vec<Message>, HashMap<usize, usize>) {
+    let mut labels = HashMap::new();
+    let mut parts = Vec::new();
+    for (section, members) in block_order(req, items) {
+        let texts = members
+            .iter()
+            .map(|&i| {
+                let label = labels.len() + 1;
+                labels.insert(i, label);
+                item(label, &req.candidates[i].memory, &items[i].body)
+            })
+            .collect();
+        parts.push((section, texts));
+    }
+    let memories = (!labels.is_empty()).then(|| carriers(opts.placement, block(&opts.preamble, &parts), &req.message));
+    let mut messages: Vec<Message> = system.iter().cloned().collect();
+    let put = |at: Placement, messages: &mut Vec<Message>| {
+        if opts.placement == at {
+            messages.extend(memories.iter().flatten().cloned());
+        }
+    };
+    put(Placement::AfterSystem, &mut messages);
+    messages.extend(summary.iter().cloned());
+    messages.extend(history.iter().cloned());
+    put(Placement::BeforeLastUser, &mut messages);
+    messages.push(user.clone());
+    put(Placement::ToolResult, &mut messages);
+    (messages, labels)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    tokens: &dyn TokenManager,
+    opts: &ContextOptions,
+    req: &ContextRequest,
+    items: Vec<Item>,
+    labels: HashMap<usize, usize>,
+    messages: Vec<Message>,
+    used: usize,
+    quota: &HashMap<Section, usize>,
+    fixed: Fixed,
+    history_kept: usize,
+) -> Result<Assembled> {
+    let decision = |i: usize, it: &Item| {
+        let c = &req.candidates[i];
+        let tokens = it.cost.unwrap_or(it.lower);
+        Decision {
+            id: c.memory.id,
+            label: labels.get(&i).copied(),
+            section: it.section,
+            score: c.score,
+            tokens,
+            tokens_exact: it.cost.is_some(),
+            value_per_token: c.score / tokens.max(1) as f64,
+            reason: it.fate.clone().unwrap_or(Reason::OverBudget),
+            why: c.why.clone(),
+        }
+    };
+    let mut included: Vec<Decision> = Vec::new();
+    let mut dropped: Vec<Decision> = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let d = decision(i, it);
+        if d.label.is_some() { included.push(d) } else { dropped.push(d) }
+    }
+    included.sort_by_key(|d| d.label);
+    dropped.sort_by(|a, b| b.score.total_cmp(&a.score));
+
+    let mut sections: BTreeMap<Section, SectionReport> = BTreeMap::new();
+    if fixed.system > 0 {
+        sections.insert(Section::System, SectionReport { tokens: fixed.system, items: 1, share: None });
+    }
+    let mut history_tokens = fixed.summary;
+    for m in &req.history[req.history.len() - history_kept..] {
+        history_tokens += count_message(tokens, m)?;
+    }
+    sections.insert(
+        Section::History,
+        SectionReport {
+            tokens: history_tokens,
+            items: history_kept + usize::from(fixed.summary > 0),
+            share: quota.get(&Section::History).copied(),
+        },
+    );
+    for s in MEMORY_SECTIONS {
+        let members: Vec<&Decision> = included.iter().filter(|d| d.section == s).collect();
+        let heading = if members.is_empty() { 0 } else { tokens.count(s.heading())? };
+        sections.insert(
+            s,
+            SectionReport {
+                tokens: members.iter().map(|d| d.tokens).sum::<usize>() + heading,
+                items: members.len(),
+                share: quota.get(&s).copied(),
+            },
+        );
+    }
+    sections.insert(Section::Message, SectionReport { tokens: fixed.message, items: 1, share: None });
+    let parts: usize = sections.values().map(|s| s.tokens).sum();
+    sections.insert(Section::Framing, SectionReport { tokens: used.saturating_sub(parts), items: 0, share: None });
+    Ok(Assembled {
+        report: Report {
+            tokenizer: tokens.name().to_string(),
+            exact: tokens.is_exact(),
+            budget: req.budget,
+            used,
+            utilization: if req.budget == 0 { 0.0 } else { used as f64 / req.budget as f64 },
+            placement: opts.placement,
+            sections,
+            included,
+            dropped,
+            history: HistoryReport {
+                messages: req.history.len(),
+                included: history_kept,
+                dropped: req.history.len() - history_kept,
+                summarized: fixed.summary > 0,
+            },
+        },
+        messages,
+    })
+}

@@ -1,0 +1,163 @@
+//! Context assembly: what goes into a model's prompt, within exactly how many tokens, and why.
+//!
+//! [`assemble`] takes the system prompt, the conversation so far, the user's new message, the
+//! candidate memories recall found (with their scores) and a budget, and returns the messages to
+//! send with a [`Report`]: tokens per section, every candidate included or dropped and why,
+//! and how much of the budget is used. The messages never cost more than the budget, counted
+//! with the target model's tokenizer ([`strata_tokens::count_messages`]).
+#![deny(missing_docs)]
+
+mod assemble;
+mod memory;
+mod render;
+mod report;
+mod similar;
+
+pub use assemble::assemble;
+pub use memory::BudgetedMemory;
+pub use report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
+pub use similar::Signature;
+
+use serde::{Deserialize, Serialize};
+use strata_core::chat::DEFAULT_PREAMBLE;
+use strata_core::{Breakdown, Error, Memory, Message, Result};
+
+/// A memory that may go into the prompt, and how relevant recall found it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The memory.
+    pub memory: Memory,
+    /// Its relevance (higher is better).
+    pub score: f64,
+    /// Why recall found it, carried into the report.
+    pub why: Option<Breakdown>,
+}
+
+/// Where the memories go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// A system message right after the system prompt.
+    #[default]
+    AfterSystem,
+    /// A system message right before the user's new message.
+    BeforeLastUser,
+    /// After the user's new message, as the result of a `recall_memories` tool call.
+    ToolResult,
+}
+
+impl std::str::FromStr for Placement {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Placement> {
+        match s {
+            "after_system" => Ok(Placement::AfterSystem),
+            "before_last_user" => Ok(Placement::BeforeLastUser),
+            "tool_result" => Ok(Placement::ToolResult),
+            _ => Err(Error::invalid(format!(
+                "unknown placement '{s}' (expected after_system, before_last_user or tool_result)"
+            ))),
+        }
+    }
+}
+
+/// How candidates compete for the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Relevance per token: a short, relevant memory beats a long one of the same score.
+    ValuePerToken,
+    /// Relevance alone; the budget only decides where the list stops.
+    #[default]
+    Score,
+}
+
+/// The share of the budget (after the system prompt and the new message) each section may
+/// fill first. What a section leaves unused goes to the others, so shares are a floor for
+/// each section under competition, not a cap when there is room.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Shares {
+    /// Semantic memories.
+    pub facts: f64,
+    /// Procedures.
+    pub procedures: f64,
+    /// Episodes.
+    pub episodes: f64,
+    /// The conversation so far.
+    pub history: f64,
+}
+
+impl Default for Shares {
+    fn default() -> Self {
+        Shares { facts: 0.2, procedures: 0.1, episodes: 0.3, history: 0.4 }
+    }
+}
+
+/// How to assemble.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextOptions {
+    /// Each section's share of the budget.
+    pub shares: Shares,
+    /// Where the memories go.
+    pub placement: Placement,
+    /// The words before the memories.
+    pub preamble: String,
+    /// Word-set similarity (0–1) from which a memory counts as a near-duplicate of one already
+    /// in the prompt (another memory or a turn of the conversation).
+    pub duplicate_similarity: f64,
+    /// How candidates compete.
+    pub order: Order,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions {
+            shares: Shares::default(),
+            placement: Placement::default(),
+            preamble: DEFAULT_PREAMBLE.to_string(),
+            duplicate_similarity: 0.8,
+            order: Order::default(),
+        }
+    }
+}
+
+impl ContextOptions {
+    /// Checks the shares and the similarity threshold.
+    pub fn validate(&self) -> Result<()> {
+        let s = self.shares;
+        let all = [s.facts, s.procedures, s.episodes, s.history];
+        if all.iter().any(|x| !x.is_finite() || *x < 0.0) || all.iter().sum::<f64>() > 1.0 + 1e-9 {
+            return Err(Error::invalid("section shares must be between 0 and 1 and add up to at most 1"));
+        }
+        if !(0.0..=1.0).contains(&self.duplicate_similarity) {
+            return Err(Error::invalid("the duplicate similarity must be between 0 and 1"));
+        }
+        Ok(())
+    }
+}
+
+/// What to assemble.
+#[derive(Debug, Clone, Default)]
+pub struct ContextRequest {
+    /// The system prompt, if any (never dropped).
+    pub system: Option<String>,
+    /// The conversation so far, oldest first (its oldest turns go first when short of room).
+    pub history: Vec<Message>,
+    /// A summary of the conversation's earlier turns, shown in place of the turns that do not
+    /// fit (kept by the caller as the conversation grows).
+    pub history_summary: Option<String>,
+    /// The user's new message (never dropped).
+    pub message: String,
+    /// Candidate memories, in any order.
+    pub candidates: Vec<Candidate>,
+    /// The most tokens the messages may cost.
+    pub budget: usize,
+}
+
+/// The assembled prompt and why it is what it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Assembled {
+    /// The messages to send, in order.
+    pub messages: Vec<Message>,
+    /// The report.
+    pub report: Report,
+}

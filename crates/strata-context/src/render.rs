@@ -1,0 +1,58 @@
+//! How a memory reads inside a prompt: one labelled item, an episode's date first, its text
+//! fenced ([`fence`]) so that nothing in it can close the memory block or pass for another item.
+
+use chrono::{DateTime, Utc};
+use strata_core::chat::fence;
+use strata_core::{Content, EpisodeBody, FactValue, Memory};
+
+fn date(t: DateTime<Utc>) -> String {
+    t.format("%-d %B %Y").to_string()
+}
+
+fn value(v: &FactValue) -> String {
+    match v {
+        FactValue::Text(s) => s.clone(),
+        FactValue::Number(n) => n.to_string(),
+        FactValue::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+        FactValue::List(items) => items.iter().map(value).collect::<Vec<_>>().join(", "),
+        FactValue::Group(g) => {
+            format!("({})", g.iter().map(|(k, v)| format!("{k}: {}", value(v))).collect::<Vec<_>>().join("; "))
+        }
+    }
+}
+
+/// The text a memory contributes, without its label: what duplicates are judged on.
+pub fn body(m: &Memory) -> String {
+    match &m.content {
+        Content::Semantic(c) => {
+            format!(
+                "{}: {}",
+                c.key,
+                c.facts.iter().map(|(k, v)| format!("{k}: {}", value(v))).collect::<Vec<_>>().join("; ")
+            )
+        }
+        Content::Episodic(e) => match &e.body {
+            EpisodeBody::Utterance { speaker, text } => format!("{speaker}: {text}"),
+            EpisodeBody::Exchange { query, response } => format!("asked: {query}\nanswered: {response}"),
+        },
+        Content::Procedural(p) => {
+            let mut s = p.name.clone();
+            if let Some(c) = &p.context {
+                s.push_str(&format!(" (when: {c})"));
+            }
+            for (i, step) in p.steps.iter().enumerate() {
+                s.push_str(&format!("\n{}. {step}", i + 1));
+            }
+            s
+        }
+    }
+}
+
+/// One item of the block, labelled `[label]`, ending in a newline. Episodes carry their date.
+pub fn item(label: usize, m: &Memory, body: &str) -> String {
+    let when = match &m.content {
+        Content::Episodic(e) => format!("({}) ", date(e.occurred_at)),
+        _ => String::new(),
+    };
+    format!("[{label}] {when}{}\n", fence(body))
+}
