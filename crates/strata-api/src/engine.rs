@@ -12,6 +12,7 @@ use strata_core::{
     HybridOptions, Importance, MemoryId, MemoryKind, NewMemory, Procedure, Scope, Source, Store, SystemClock, Tier,
 };
 
+use crate::context::ContextSettings;
 use crate::dto::{EventView, HitView, MemoryView, PageView, RecallView, StatsView};
 use crate::embedding::{EmbedProgress, EmbedWorker};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -30,6 +31,8 @@ pub struct EngineOptions {
     pub actor: strata_core::Actor,
     /// How [`Engine::recall`] ranks.
     pub recall: HybridOptions,
+    /// How [`Engine::build_context`] builds contexts.
+    pub context: ContextSettings,
 }
 
 impl Default for EngineOptions {
@@ -40,6 +43,7 @@ impl Default for EngineOptions {
             client: "api".into(),
             actor: strata_core::Actor::User,
             recall: HybridOptions::default(),
+            context: ContextSettings::default(),
         }
     }
 }
@@ -330,6 +334,16 @@ impl Engine {
     /// relevance added (as [`EngineOptions::recall`] says), each result with its score
     /// breakdown. Records accesses of what it returns. Without an embedder it ranks by keywords.
     pub fn recall(&mut self, text: &str, filter: Filter, limit: usize) -> ApiResult<Vec<RecallView>> {
+        Ok(self.recall_scored(text, filter, limit)?.into_iter().map(Into::into).collect())
+    }
+
+    /// [`Engine::recall`] with the memories as the core holds them.
+    pub(crate) fn recall_scored(
+        &mut self,
+        text: &str,
+        filter: Filter,
+        limit: usize,
+    ) -> ApiResult<Vec<strata_core::Recalled>> {
         let filter = self.scoped(filter);
         let hits = self.store.hybrid_search(
             self.embedder.as_deref(),
@@ -339,7 +353,17 @@ impl Engine {
             self.opts.recall,
         )?;
         self.store.note_access(hits.iter().map(|h| h.memory.id))?;
-        Ok(hits.into_iter().map(Into::into).collect())
+        Ok(hits)
+    }
+
+    /// The options the engine was opened with.
+    pub fn options(&self) -> &EngineOptions {
+        &self.opts
+    }
+
+    /// Builds contexts as `settings` say from now on.
+    pub fn set_context_settings(&mut self, settings: ContextSettings) {
+        self.opts.context = settings;
     }
 
     /// Adds tags; returns the memory after.

@@ -2,6 +2,7 @@
 //! [`Engine`]; it speaks in boundary types ([`dto`]) and closed error codes ([`ApiError`]).
 #![deny(missing_docs)]
 
+pub mod context;
 mod demo;
 pub mod dto;
 pub mod embedbench;
@@ -11,6 +12,7 @@ mod error;
 pub mod locomo;
 pub mod scalebench;
 
+pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};
 pub use error::{ApiError, ApiResult, ErrorCode};

@@ -77,6 +77,31 @@ pub enum Command {
         #[arg(long)]
         why: bool,
     },
+    /// The prompt a model would get for a message: memories recalled for it and the
+    /// conversation so far, within a token budget, with the report of what went in and why.
+    Context {
+        /// The model it is for, e.g. gpt-4o (see models.toml).
+        #[arg(long)]
+        model: String,
+        /// The user's new message.
+        #[arg(long)]
+        query: String,
+        /// Tokens the prompt may cost (default: the model's window less its answer).
+        #[arg(long)]
+        budget: Option<usize>,
+        /// The system prompt.
+        #[arg(long)]
+        system: Option<String>,
+        /// The conversation so far: a JSON file of messages, oldest first
+        /// ([{"role": "user", "content": "…"}, …]).
+        #[arg(long)]
+        history: Option<PathBuf>,
+        /// Where the memories go: after_system, before_last_user or tool_result.
+        #[arg(long, default_value = "after_system")]
+        placement: String,
+        #[command(flatten)]
+        filter: FilterArgs,
+    },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
     Embed,

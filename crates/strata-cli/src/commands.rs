@@ -51,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         client: "cli".into(),
         actor: strata_core::Actor::User,
         recall: HybridOptions::default(),
+        context: context_settings(),
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
@@ -85,14 +86,37 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             out.hits(&engine.search(&query, filter_of(filter)?, limit, marks)?, &query)
         }
         Command::Recall { query, filter, limit, why } => {
-            match strata_models::MiniLm::load_default() {
-                Ok(model) => {
-                    engine.use_embedder(Arc::new(model), false)?;
-                    embed_with_progress(engine, out)?;
-                }
-                Err(e) => eprintln!("{e}\nRanking by keywords only."),
-            }
+            load_embedder(engine, out)?;
             out.recalled(&engine.recall(&query, filter_of(filter)?, limit)?, &query, why)
+        }
+        Command::Context { model, query, budget, system, history, placement, filter } => {
+            let history: Vec<strata_core::Message> = match history {
+                Some(p) => {
+                    let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+                    serde_json::from_str(&text).with_context(|| {
+                        format!(
+                            "{}: not a list of messages ([{{\"role\": \"user\", \"content\": \"…\"}}, …])",
+                            p.display()
+                        )
+                    })?
+                }
+                None => vec![],
+            };
+            let placement: strata_context::Placement = placement.parse()?;
+            load_embedder(engine, out)?;
+            let mut settings = engine.options().context.clone();
+            settings.options.placement = placement;
+            engine.set_context_settings(settings);
+            let params = strata_api::ContextParams {
+                model,
+                message: query,
+                system,
+                history,
+                history_summary: None,
+                budget,
+                filter: filter_of(filter)?,
+            };
+            out.context(&engine.build_context(params)?)
         }
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -256,6 +280,28 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
     Ok(p)
 }
 
+/// Loads the on-device embedder and embeds what is pending; without the model, recall ranks
+/// by keywords (and says so).
+fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
+    match strata_models::MiniLm::load_default() {
+        Ok(model) => {
+            engine.use_embedder(Arc::new(model), false)?;
+            embed_with_progress(engine, out)?;
+        }
+        Err(e) => eprintln!("{e}\nRanking by keywords only."),
+    }
+    Ok(())
+}
+
+/// Where the CLI finds the user's model catalogue and local tokenizers.
+fn context_settings() -> strata_api::ContextSettings {
+    let catalogue = std::env::var_os("STRATA_CATALOGUE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| directories::ProjectDirs::from("", "", "strata").map(|d| d.config_dir().join("models.toml")));
+    strata_api::ContextSettings { catalogue, models_dir: Some(strata_models::models_dir()), ..Default::default() }
+}
+
 fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
     let (model, file, max) = match command {
         TokensCommand::Count { model, file } => (model, file, None),
@@ -265,14 +311,13 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
         Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         None => std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?,
     };
-    let found = strata_tokens::Catalogue::builtin().lookup(&model);
-    if let Some(note) = &found.unknown {
+    let (tokens, _, unknown) = strata_api::context::tokenizer(&context_settings(), &model)?;
+    if let Some(note) = &unknown {
         eprintln!("{note}");
     }
-    let tokens = strata_tokens::for_model(&found.info, &strata_models::models_dir())?;
     match max {
         None => {
-            let exact = tokens.is_exact() && found.unknown.is_none();
+            let exact = tokens.is_exact() && unknown.is_none();
             out.token_count(&model, tokens.name(), exact, tokens.count(&text)?)
         }
         Some(max) => out.token_pieces(&tokens.split(&text, max)?),

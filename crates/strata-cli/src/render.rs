@@ -407,6 +407,62 @@ impl Out {
         Ok(())
     }
 
+    pub fn context(&self, c: &strata_api::ContextView) -> Result<()> {
+        for note in &c.notes {
+            eprintln!("{note}");
+        }
+        if self.json {
+            return print_json(c);
+        }
+        let r = &c.report;
+        for m in &c.messages {
+            say!("── {} ──", m.role);
+            for call in &m.tool_calls {
+                say!("(calls {} {})", call.name, call.arguments);
+            }
+            say!("{}", m.content);
+        }
+        let approx = if r.exact { "" } else { ", approximate" };
+        say!(
+            "\n{} of {} tokens used ({:.0}%, {}{approx}); memories {}, {} left out; conversation {} of {} messages",
+            r.used,
+            r.budget,
+            r.utilization * 100.0,
+            r.tokenizer,
+            r.included.len(),
+            r.dropped.len(),
+            r.history.included,
+            r.history.messages,
+        );
+        let mut t = table(&["section", "tokens", "items", "share"]);
+        for (section, s) in &r.sections {
+            let name = serde_json::to_value(section)?.as_str().unwrap_or_default().to_string();
+            t.add_row(vec![
+                name,
+                s.tokens.to_string(),
+                s.items.to_string(),
+                s.share.map_or("-".into(), |v| v.to_string()),
+            ]);
+        }
+        say!("{t}");
+        let mut t = table(&["", "score", "tokens", "id", "why"]);
+        for d in r.included.iter().chain(r.dropped.iter().take(10)) {
+            let label = d.label.map_or("-".into(), |l| format!("[{l}]"));
+            let why = match &d.reason {
+                strata_context::Reason::Included => "included".to_string(),
+                strata_context::Reason::Duplicate { of } => format!("duplicate of {of}"),
+                strata_context::Reason::OverBudget => "over budget".to_string(),
+            };
+            let tokens = if d.tokens_exact { d.tokens.to_string() } else { format!("≥{}", d.tokens) };
+            t.add_row(vec![label, format!("{:.3}", d.score), tokens, d.id.to_string(), why]);
+        }
+        say!("{t}");
+        if r.dropped.len() > 10 {
+            say!("… and {} more left out (--json lists every one)", r.dropped.len() - 10);
+        }
+        Ok(())
+    }
+
     pub fn token_pieces(&self, pieces: &[&str]) -> Result<()> {
         if self.json {
             return print_json(&pieces);

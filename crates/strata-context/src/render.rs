@@ -41,7 +41,12 @@ pub fn body(m: &Memory) -> String {
                 s.push_str(&format!(" (when: {c})"));
             }
             for (i, step) in p.steps.iter().enumerate() {
-                s.push_str(&format!("\n{}. {step}", i + 1));
+                // Steps written with their own numbers keep them.
+                let numbered = step
+                    .trim_start()
+                    .split_once(['.', ')'])
+                    .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+                s.push_str(&if numbered { format!("\n{}", step.trim_start()) } else { format!("\n{}. {step}", i + 1) });
             }
             s
         }

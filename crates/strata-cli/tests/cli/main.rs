@@ -601,3 +601,62 @@ fn tokens_are_counted_and_split_for_a_model() {
     // cl100k counts 11 here; the estimate scales by 1.1 and rounds up.
     assert_eq!((v["exact"].as_bool(), v["tokens"].as_u64()), (Some(false), Some(13)));
 }
+
+/// `strata context`: the prompt for a message within a budget, its report, the conversation
+/// from a file, the model's tokenizer, and clear errors.
+#[test]
+fn context_builds_a_budgeted_prompt_with_its_report() {
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let history = e.dir.path().join("history.json");
+    std::fs::write(
+        &history,
+        r#"[{"role": "user", "content": "Let's talk about history."}, {"role": "assistant", "content": "Gladly."}]"#,
+    )
+    .unwrap();
+    let h = history.to_str().unwrap();
+    let v = e.json(&[
+        "context",
+        "--model",
+        "gpt-4o",
+        "--query",
+        "What did Napoleon achieve?",
+        "--budget",
+        "300",
+        "--system",
+        "Be brief.",
+        "--history",
+        h,
+    ]);
+    let r = &v["report"];
+    assert_eq!(
+        (r["budget"].as_u64(), r["tokenizer"].as_str(), r["exact"].as_bool()),
+        (Some(300), Some("o200k_base"), Some(true))
+    );
+    let used = r["used"].as_u64().unwrap();
+    assert!(used <= 300 && used > 100, "{r}");
+    let sections: u64 = r["sections"].as_object().unwrap().values().map(|s| s["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(sections, used);
+    assert!(r["included"].as_array().unwrap().iter().any(|d| d["section"] == "facts"), "{r}");
+    assert_eq!(r["history"]["included"], 2);
+    let messages = v["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["content"], "Be brief.");
+    assert!(messages[1]["content"].as_str().unwrap().contains("<memories>\nFacts:\n[1] napoleon_bonaparte"));
+    assert_eq!(messages.last().unwrap()["content"], "What did Napoleon achieve?");
+
+    // A tight budget drops memories and says so; the table shows the sections.
+    let v = e.json(&["context", "--model", "gpt-4o", "--query", "What did Napoleon achieve?", "--budget", "120"]);
+    assert!(v["report"]["used"].as_u64().unwrap() <= 120);
+    assert!(v["report"]["dropped"].as_array().unwrap().iter().any(|d| d["reason"] == "over_budget"), "{v}");
+    let text = e.ok(&["context", "--model", "claude-sonnet-4-5", "--query", "Napoleon", "--placement", "tool_result"]);
+    assert!(text.contains("approximate") && text.contains("SECTION") && text.contains("recall_memories"), "{text}");
+
+    assert!(e.err(&["context", "--model", "gpt-4o", "--query", "x", "--budget", "5"]).contains("cannot hold"));
+    std::fs::write(&history, "not json").unwrap();
+    assert!(
+        e.err(&["context", "--model", "gpt-4o", "--query", "x", "--history", h]).contains("not a list of messages")
+    );
+    assert!(
+        e.err(&["context", "--model", "gpt-4o", "--query", "x", "--placement", "top"]).contains("unknown placement")
+    );
+}
