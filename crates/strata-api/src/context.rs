@@ -33,7 +33,7 @@ impl Default for ContextSettings {
             catalogue: None,
             models_dir: None,
             budget_cap: None,
-            candidates: 50,
+            candidates: crate::locomo::BUDGET_CANDIDATES,
             options: ContextOptions::default(),
         }
     }

@@ -16,6 +16,13 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 /// The k of recall@k.
 pub const KS: [usize; 4] = [1, 5, 10, 20];
 
+/// The token budgets (cl100k_base) of recall within a budget.
+pub const BUDGETS: [usize; 3] = [500, 1000, 2000];
+
+/// How many memories recall offers the assembler in the budget measurement (enough to fill
+/// 2,000 tokens of LoCoMo turns).
+pub const BUDGET_CANDIDATES: usize = 150;
+
 #[derive(Debug, Deserialize)]
 struct Sample {
     sample_id: String,
@@ -89,6 +96,17 @@ pub struct LocomoReport {
     /// Ingest through the engine with its background embedding worker: from the first write
     /// until every turn is stored and embedded (None without an embedder).
     pub ingest: Option<IngestReport>,
+    /// Evidence recall within a token budget ("500", "1000", "2000" tokens of cl100k_base):
+    /// the default configuration's candidates through the context assembler with its default
+    /// options, scored on the memories the prompt actually holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_recall: Option<BTreeMap<String, f64>>,
+    /// The same per candidate order of the assembler (`score`, `value_per_token`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub budget_recall_by_order: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Mean tokens the prompts used, per budget (default options).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub budget_tokens_used: BTreeMap<String, f64>,
 }
 
 /// How fast memories went in, embeddings included.
@@ -155,6 +173,9 @@ fn load(data: &Path) -> ApiResult<Vec<Sample>> {
 /// Something that answers a question with memory ids, best first.
 pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + 'a;
 
+/// Something that finds a question's candidate memories for the context assembler.
+pub type Candidates<'a> = dyn FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_context::Candidate>> + 'a;
+
 /// Loads a LoCoMo-layout file, ingests every conversation into a fresh database of its own in
 /// `workdir` (one person's store, as the desktop app keeps it), and evaluates each named
 /// retriever.
@@ -164,6 +185,7 @@ pub fn run(
     embedder: Option<std::sync::Arc<dyn Embedder>>,
     configs: &mut [(&str, Box<Retriever<'_>>)],
     default: &str,
+    candidates: Option<&mut Candidates<'_>>,
 ) -> ApiResult<LocomoReport> {
     let samples = load(data)?;
     let db_of = |sample: &str| workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")));
@@ -264,8 +286,18 @@ pub fn run(
         evidence_dropped: dropped,
         turns,
         ingest,
+        budget_recall: None,
+        budget_recall_by_order: BTreeMap::new(),
+        budget_tokens_used: BTreeMap::new(),
     };
     let kmax = *KS.iter().max().unwrap_or(&20);
+    // Each conversation's engine, opened at the time its questions are asked.
+    let open_at = |sample: &str| {
+        let opts = EngineOptions { user_id: sample.to_string(), client: "locomo".into(), ..Default::default() };
+        let now = asked_at.get(sample).copied().unwrap_or_else(Utc::now);
+        let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
+        Engine::open_with_clock(&db_of(sample), opts, clock)
+    };
     for (name, retrieve) in configs.iter_mut() {
         let mut engines: HashMap<String, Engine> = HashMap::new();
         let mut latencies = Vec::with_capacity(questions.len());
@@ -274,10 +306,7 @@ pub fn run(
         let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
         for q in &questions {
             if !engines.contains_key(&q.sample) {
-                let opts = EngineOptions { user_id: q.sample.clone(), client: "locomo".into(), ..Default::default() };
-                let now = asked_at.get(&q.sample).copied().unwrap_or_else(Utc::now);
-                let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
-                engines.insert(q.sample.clone(), Engine::open_with_clock(&db_of(&q.sample), opts, clock)?);
+                engines.insert(q.sample.clone(), open_at(&q.sample)?);
             }
             let engine = engines.get_mut(&q.sample).expect("inserted above");
             let t = Instant::now();
@@ -314,7 +343,82 @@ pub fn run(
             },
         );
     }
+    if let Some(find) = candidates {
+        budget_recall(&mut report, &questions, &dia_of, &open_at, find)?;
+    }
     Ok(report)
+}
+
+/// Fills in recall within each token budget: every question's candidates assembled into a
+/// prompt of at most that many cl100k_base tokens, in each candidate order.
+fn budget_recall(
+    report: &mut LocomoReport,
+    questions: &[Question],
+    dia_of: &HashMap<String, String>,
+    open_at: &dyn Fn(&str) -> ApiResult<Engine>,
+    find: &mut Candidates<'_>,
+) -> ApiResult<()> {
+    use strata_context::{ContextOptions, ContextRequest, Order, assemble};
+    let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
+    let default = ContextOptions::default();
+    let orders = [(Order::Score, "score"), (Order::ValuePerToken, "value_per_token")];
+    // (order, budget) → sum of recall; budget → tokens used with the default order
+    let mut sums: BTreeMap<(&str, usize), f64> = BTreeMap::new();
+    let mut used: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut engines: HashMap<String, Engine> = HashMap::new();
+    for q in questions {
+        if !engines.contains_key(&q.sample) {
+            engines.insert(q.sample.clone(), open_at(&q.sample)?);
+        }
+        let engine = engines.get_mut(&q.sample).expect("inserted above");
+        let candidates = find(engine, &q.text)?;
+        for (order, order_name) in orders {
+            let options = ContextOptions { order, ..default.clone() };
+            for budget in BUDGETS {
+                let req = ContextRequest {
+                    message: q.text.clone(),
+                    candidates: candidates.clone(),
+                    budget,
+                    ..Default::default()
+                };
+                let a = assemble(&tokens, req, &options)?;
+                let found = a
+                    .report
+                    .included
+                    .iter()
+                    .filter(|d| dia_of.get(&d.id.to_string()).is_some_and(|dia| q.evidence.contains(dia)))
+                    .count();
+                *sums.entry((order_name, budget)).or_default() += found as f64 / q.evidence.len() as f64;
+                if order == default.order {
+                    *used.entry(budget).or_default() += a.report.used;
+                }
+            }
+        }
+    }
+    let n = questions.len().max(1) as f64;
+    for ((order, budget), sum) in sums {
+        report.budget_recall_by_order.entry(order.to_string()).or_default().insert(budget.to_string(), round3(sum / n));
+    }
+    let default_name = orders.iter().find(|(o, _)| *o == default.order).map_or("score", |(_, n)| *n);
+    report.budget_recall = report.budget_recall_by_order.get(default_name).cloned();
+    report.budget_tokens_used = used.into_iter().map(|(b, u)| (b.to_string(), round3(u as f64 / n))).collect();
+    Ok(())
+}
+
+/// Candidates for the assembler from hybrid recall with `options`, as the engine's
+/// [`Engine::build_context`] gets them.
+pub fn candidates(
+    embedder: &dyn Embedder,
+    options: HybridOptions,
+) -> impl FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_context::Candidate>> + '_ {
+    move |engine, question| {
+        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
+        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, BUDGET_CANDIDATES, options)?;
+        Ok(hits
+            .into_iter()
+            .map(|h| strata_context::Candidate { score: h.breakdown.score, why: None, memory: h.memory })
+            .collect())
+    }
 }
 
 fn round3(x: f64) -> f64 {

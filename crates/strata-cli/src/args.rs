@@ -236,6 +236,9 @@ pub enum BenchCommand {
         /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
         #[arg(long)]
         data: PathBuf,
+        /// Only these configurations (the default one and the budget measurement always run).
+        #[arg(long, value_delimiter = ',')]
+        configs: Vec<String>,
     },
     /// Recall latency by store size: one person's store filled with a LoCoMo-layout file's
     /// turns (repeated in new sessions), every memory embedded, its questions asked warm.

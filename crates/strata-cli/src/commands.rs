@@ -206,7 +206,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
 
 fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
     match bench {
-        BenchCommand::Locomo { data } => {
+        BenchCommand::Locomo { data, configs: only } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);
             let embedder: &strata_models::MiniLm = &model;
@@ -231,7 +231,20 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 ),
                 ("hybrid_rerank", Box::new(locomo::hybrid(embedder, HybridOptions::hybrid_rerank()))),
             ];
-            let report = locomo::run(&data, work.path(), Some(model.clone()), &mut configs, "hybrid_rerank")?;
+            let known: Vec<&str> = configs.iter().map(|(n, _)| *n).collect();
+            if let Some(bad) = only.iter().find(|n| !known.contains(&n.as_str())) {
+                bail!("unknown configuration '{bad}' (expected one of {})", known.join(", "));
+            }
+            configs.retain(|(n, _)| only.is_empty() || *n == "hybrid_rerank" || only.iter().any(|o| o == n));
+            let mut candidates = locomo::candidates(embedder, HybridOptions::hybrid_rerank());
+            let report = locomo::run(
+                &data,
+                work.path(),
+                Some(model.clone()),
+                &mut configs,
+                "hybrid_rerank",
+                Some(&mut candidates),
+            )?;
             out.locomo(&report)
         }
         BenchCommand::Recall { data, sizes } => {

@@ -375,7 +375,27 @@ impl Out {
                 t.add_row(row);
             }
         }
-        print_table(&t)
+        print_table(&t)?;
+        if !r.budget_recall_by_order.is_empty() {
+            say!("\nEvidence recall within a token budget (cl100k_base), {} through the context assembler:", r.default);
+            let mut t = table(&["order", "500", "1000", "2000"]);
+            for (order, at) in &r.budget_recall_by_order {
+                let mut row = vec![order.clone()];
+                row.extend(
+                    ["500", "1000", "2000"].iter().map(|b| format!("{:.3}", at.get(*b).copied().unwrap_or(0.0))),
+                );
+                t.add_row(row);
+            }
+            let mut row = vec!["tokens used (mean)".to_string()];
+            row.extend(
+                ["500", "1000", "2000"]
+                    .iter()
+                    .map(|b| format!("{:.0}", r.budget_tokens_used.get(*b).copied().unwrap_or(0.0))),
+            );
+            t.add_row(row);
+            print_table(&t)?;
+        }
+        Ok(())
     }
 
     pub fn scale_bench(&self, r: &strata_api::scalebench::ScaleReport) -> Result<()> {

@@ -6,7 +6,8 @@
 //! says is left out as a near-duplicate. Costs are counted exactly with the model's tokenizer
 //! for everything that might fit; a candidate whose word count alone (a lower bound of its
 //! tokens for every word-splitting tokenizer) exceeds what is left is dropped uncounted, which
-//! is what keeps 10,000 candidates fast. Finally the whole prompt is counted as sent; if token
+//! is what keeps 10,000 candidates fast, with a pass giving up after a run of candidates that
+//! did not fit. Finally the whole prompt is counted as sent; if token
 //! merges across pieces ever made it exceed the budget, the least valuable memory goes and it
 //! is counted again, so the budget is never exceeded.
 
@@ -26,13 +27,24 @@ pub const TOOL_NAME: &str = "recall_memories";
 const TOOL_CALL_ID: &str = "strata_memories";
 /// Items are costed with a two-digit label; the final count settles the difference.
 const LABEL_FOR_COST: usize = 99;
+/// After this many candidates in a row have not gone in (too large, or near-duplicates), a pass
+/// stops looking: counting thousands of long shots would cost more than it finds.
+const MISSES_BEFORE_GIVING_UP: usize = 48;
+/// How fast a memory's value falls with its score relative to the best candidate's, in
+/// [`Order::ValuePerToken`]: value = (score / best)^8. Fused scores are compressed — on LoCoMo
+/// a memory at 80% of the best score is rarely needed — and value taken as the score itself
+/// let short, barely related turns crowd out the evidence (recall within 2,000 tokens 0.70,
+/// against 0.88 with this value and with [`Order::Score`]).
+const VALUE_SHARPNESS: i32 = 8;
 /// The memory sections, in the order they appear in the block.
 const MEMORY_SECTIONS: [Section; 3] = [Section::Facts, Section::Procedures, Section::Episodes];
 
-struct Item {
+struct Item<'a> {
+    memory: &'a strata_core::Memory,
     section: Section,
     body: String,
-    text: String,
+    /// Rendered when first needed (most of 10,000 candidates never are).
+    text: Option<String>,
     lower: usize,
     cost: Option<usize>,
     key: f64,
@@ -109,10 +121,10 @@ struct Plan<'a> {
 
 impl Plan<'_> {
     /// Includes `it` if it fits in `quota` (what its section may still use, if limited) and
-    /// the room left, and is not a near-duplicate. Returns false, leaving it undecided, when it
-    /// does not fit. The first item of the block pays for its framing, the first of a section
-    /// for the section's heading.
-    fn try_include(&mut self, it: &mut Item, id: &str, quota: Option<usize>) -> Result<bool> {
+    /// the room left, and is not a near-duplicate (then its fate says so). Returns whether it
+    /// went in. The first item of the block pays for its framing, the first of a section for
+    /// the section's heading.
+    fn try_include(&mut self, it: &mut Item<'_>, id: &str, quota: Option<usize>) -> Result<bool> {
         let used = self.used.get(&it.section).copied().unwrap_or(0);
         let heading = if used > 0 { 0 } else { self.headings[&it.section] };
         let framing = if self.framed { 0 } else { self.framing };
@@ -121,17 +133,20 @@ impl Plan<'_> {
         if !fits(it.lower) {
             return Ok(false);
         }
-        let cost = match it.cost {
-            Some(c) => c,
-            None => *it.cost.insert(self.tokens.count(&it.text)?),
-        };
-        if !fits(cost) {
-            return Ok(false);
-        }
         let signature = it.signature.get_or_insert_with(|| Signature::of(&it.body));
         if let Some((_, of)) = self.seen.iter().find(|(s, _)| s.similarity(signature) >= self.duplicate_similarity) {
             it.fate = Some(Reason::Duplicate { of: of.clone() });
-            return Ok(true);
+            return Ok(false);
+        }
+        let cost = match it.cost {
+            Some(c) => c,
+            None => {
+                let text = it.text.get_or_insert_with(|| item(LABEL_FOR_COST, it.memory, &it.body));
+                *it.cost.insert(self.tokens.count(text)?)
+            }
+        };
+        if !fits(cost) {
+            return Ok(false);
         }
         self.seen.push((signature.clone(), id.to_string()));
         self.room -= cost + heading + framing;
@@ -169,22 +184,25 @@ pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOp
     .collect();
 
     // The candidates, rendered, each memory once.
+    let best = req.candidates.iter().map(|c| c.score).fold(f64::MIN_POSITIVE, f64::max);
     let mut ids = HashSet::new();
     let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len());
     for c in &req.candidates {
         let body = body(&c.memory);
-        let text = item(LABEL_FOR_COST, &c.memory, &body);
-        let lower = text.split_whitespace().count();
-        let estimate = (text.len() as f64 / 4.0).max(lower as f64).max(1.0);
+        // The label is one word, an episode's date three more.
+        let label_words = if c.memory.kind() == strata_core::MemoryKind::Episodic { 4 } else { 1 };
+        let lower = body.split_whitespace().count() + label_words;
+        let estimate = (body.len() as f64 / 4.0 + 2.0 * label_words as f64).max(lower as f64);
         let key = match opts.order {
             Order::Score => c.score,
-            Order::ValuePerToken => c.score / estimate,
+            Order::ValuePerToken => (c.score / best).max(0.0).powi(VALUE_SHARPNESS) / estimate,
         };
         let fate = (!ids.insert(c.memory.id)).then(|| Reason::Duplicate { of: c.memory.id.to_string() });
         items.push(Item {
+            memory: &c.memory,
             section: Section::of(c.memory.kind()),
             body,
-            text,
+            text: None,
             lower,
             cost: None,
             key,
@@ -232,11 +250,17 @@ pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOp
     keep_history(&mut plan, &req.history, &units, &mut kept, &mut history_left);
 
     // Memories, first within their sections' shares.
+    let mut misses: HashMap<Section, usize> = HashMap::new();
     for &i in &order {
-        if items[i].fate.is_none() {
+        let section = items[i].section;
+        let missed = misses.entry(section).or_default();
+        if items[i].fate.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
             let id = req.candidates[i].memory.id.to_string();
-            let q = quota[&items[i].section];
-            plan.try_include(&mut items[i], &id, Some(q))?;
+            if plan.try_include(&mut items[i], &id, Some(quota[&section]))? {
+                *misses.entry(section).or_default() = 0;
+            } else {
+                *misses.entry(section).or_default() += 1;
+            }
         }
     }
     // Then the room left: more of the conversation, its summary, more memories.
@@ -247,11 +271,15 @@ pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOp
         plan.room += reserve;
     }
     let kept_from = units.get(units.len() - kept).map_or(req.history.len(), |u| u.0.start);
+    let mut missed = 0;
     for &i in &order {
         if items[i].fate.is_none() {
             let id = req.candidates[i].memory.id.to_string();
-            if !plan.try_include(&mut items[i], &id, None)? {
-                items[i].fate = Some(Reason::OverBudget);
+            if missed < MISSES_BEFORE_GIVING_UP && plan.try_include(&mut items[i], &id, None)? {
+                missed = 0;
+            } else {
+                missed += 1;
+                items[i].fate.get_or_insert(Reason::OverBudget);
             }
         }
     }
@@ -313,7 +341,7 @@ struct Fixed {
 
 /// The included memories' indexes in block order: facts and procedures best first, episodes
 /// in the order they happened.
-fn block_order(req: &ContextRequest, items: &[Item]) -> Vec<(Section, Vec<usize>)> {
+fn block_order(req: &ContextRequest, items: &[Item<'_>]) -> Vec<(Section, Vec<usize>)> {
     MEMORY_SECTIONS
         .iter()
         .map(|&s| {
@@ -334,7 +362,7 @@ fn block_order(req: &ContextRequest, items: &[Item]) -> Vec<(Section, Vec<usize>
 fn build(
     req: &ContextRequest,
     opts: &ContextOptions,
-    items: &[Item],
+    items: &[Item<'_>],
     system: &Option<Message>,
     summary: &Option<Message>,
     history: &[Message],
@@ -374,7 +402,7 @@ fn report(
     tokens: &dyn TokenManager,
     opts: &ContextOptions,
     req: &ContextRequest,
-    items: Vec<Item>,
+    items: Vec<Item<'_>>,
     labels: HashMap<usize, usize>,
     messages: Vec<Message>,
     used: usize,
@@ -382,7 +410,7 @@ fn report(
     fixed: Fixed,
     history_kept: usize,
 ) -> Result<Assembled> {
-    let decision = |i: usize, it: &Item| {
+    let decision = |i: usize, it: &Item<'_>| {
         let c = &req.candidates[i];
         let tokens = it.cost.unwrap_or(it.lower);
         Decision {

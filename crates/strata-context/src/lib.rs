@@ -60,13 +60,16 @@ impl std::str::FromStr for Placement {
     }
 }
 
-/// How candidates compete for the budget.
+/// How candidates compete for the budget. Either way selection is budget-aware: a candidate
+/// that does not fit is skipped and smaller ones after it still get the room left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
-    /// Relevance per token: a short, relevant memory beats a long one of the same score.
+    /// Value per token, the value falling steeply with the score relative to the best
+    /// candidate's: of two memories of the same score the shorter one goes first.
     ValuePerToken,
-    /// Relevance alone; the budget only decides where the list stops.
+    /// Relevance first. The default: on LoCoMo it keeps as much evidence as value per token
+    /// (0.876 against 0.877 of evidence within 2,000 tokens; 0.739 against 0.733 within 500).
     #[default]
     Score,
 }

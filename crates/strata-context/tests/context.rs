@@ -9,8 +9,8 @@ use strata_context::{
     assemble,
 };
 use strata_core::{
-    Concept, Content, Episode, EpisodeBody, FactValue, Importance, ListMemory, Memory, MemoryEntry, MemoryId,
-    MemoryProtocol, Message, Procedure, Role, Scope, Source, Store, StoreMemory, Tier, ToolCall,
+    Concept, Content, Episode, EpisodeBody, FactValue, ListMemory, Memory, MemoryEntry, MemoryId, MemoryProtocol,
+    Message, Procedure, Role, Scope, Source, Store, StoreMemory, ToolCall,
 };
 use strata_tokens::{ApproxTokens, Encoding, HfTokens, OpenAiTokens, TokenManager, count_messages};
 
@@ -33,23 +33,8 @@ fn at(day: u32) -> DateTime<Utc> {
 }
 
 fn memory(n: u64, content: Content) -> Memory {
-    Memory {
-        id: MemoryId::from_parts(1_700_000_000_000 + n, n as u128),
-        scope: Scope::user("ana"),
-        content,
-        tags: Default::default(),
-        importance: Importance::DEFAULT,
-        tier: Tier::Medium,
-        source: Source::app("test"),
-        links: Default::default(),
-        created_at: at(1),
-        updated_at: at(1),
-        version: 1,
-        access_count: 0,
-        last_accessed_at: None,
-        pinned: false,
-        expired_at: None,
-    }
+    let id = MemoryId::from_parts(1_700_000_000_000 + n, n as u128);
+    Memory::new(id, Scope::user("ana"), content, Source::app("test"), at(1))
 }
 
 fn episode(n: u64, day: u32, speaker: &str, text: &str) -> Memory {

@@ -21,21 +21,11 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
         (Change::Created(c), None) => {
             let c = c.as_ref().clone();
             return Ok(Some(Memory {
-                id: event.stream_id,
-                scope: c.scope,
-                content: c.content,
                 tags: c.tags,
                 importance: c.importance,
                 tier: c.tier,
-                source: c.source,
-                links: Default::default(),
-                created_at: at,
-                updated_at: at,
                 version: event.stream_version,
-                access_count: 0,
-                last_accessed_at: None,
-                pinned: false,
-                expired_at: None,
+                ..Memory::new(event.stream_id, c.scope, c.content, c.source, at)
             }));
         }
         (Change::Created(_), Some(_)) => {

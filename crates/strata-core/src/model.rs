@@ -406,6 +406,28 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// A memory as it is when first created at `at`: importance and tier by default, no tags
+    /// or links, never accessed, at version 1.
+    pub fn new(id: MemoryId, scope: Scope, content: Content, source: Source, at: DateTime<Utc>) -> Memory {
+        Memory {
+            id,
+            scope,
+            tier: Tier::default_for(content.kind()),
+            content,
+            tags: BTreeSet::new(),
+            importance: Importance::DEFAULT,
+            source,
+            links: BTreeSet::new(),
+            created_at: at,
+            updated_at: at,
+            version: 1,
+            access_count: 0,
+            last_accessed_at: None,
+            pinned: false,
+            expired_at: None,
+        }
+    }
+
     /// This memory's type.
     pub fn kind(&self) -> MemoryKind {
         self.content.kind()

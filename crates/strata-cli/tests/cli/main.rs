@@ -407,6 +407,16 @@ fn locomo_bench_on_a_small_file_in_the_layout() {
     assert!(bm25["p95_ms"].as_f64().unwrap() >= bm25["p50_ms"].as_f64().unwrap());
     // The product's configuration finds every answer in five as well.
     assert_eq!(r["configs"]["hybrid_rerank"]["recall_at"]["5"], 1.0);
+    // Within a token budget: a tiny conversation fits whole in 500 tokens.
+    for b in ["500", "1000", "2000"] {
+        assert_eq!(r["budget_recall"][b], 1.0, "{}", r["budget_recall"]);
+        assert_eq!(r["budget_recall_by_order"]["value_per_token"][b], 1.0);
+        assert!(r["budget_tokens_used"][b].as_f64().unwrap() <= b.parse::<f64>().unwrap());
+    }
+    let only = e.json(&["bench", "locomo", "--data", data, "--configs", "bm25"]);
+    let names: Vec<&String> = only["configs"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["bm25", "hybrid_rerank"], "the default always runs");
+    assert!(e.err(&["bench", "locomo", "--data", data, "--configs", "nope"]).contains("unknown configuration 'nope'"));
     assert!(!e.db().exists(), "benchmarks never touch the user's database");
     let msg = e.err(&["bench", "locomo", "--data", "/nonexistent.json"]);
     assert!(msg.contains("cannot read /nonexistent.json"), "{msg}");
