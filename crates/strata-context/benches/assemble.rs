@@ -18,7 +18,11 @@ const COMMON: [&str; 8] = ["the", "and", "we", "went", "to", "my", "a", "photo"]
 /// A word: a common one a third of the time, else one of 4,096 made-up ones.
 fn word(n: usize) -> String {
     let h = n.wrapping_mul(2_654_435_761) >> 7;
-    if h % 3 == 0 { COMMON[h % 8].to_string() } else { (0..3).map(|k| SYLLABLES[(h >> (4 * k)) % 16]).collect() }
+    if h.is_multiple_of(3) {
+        COMMON[h % 8].to_string()
+    } else {
+        (0..3).map(|k| SYLLABLES[(h >> (4 * k)) % 16]).collect()
+    }
 }
 
 /// 10,000 episodes of 8 to 60 words, scores falling with rank.
