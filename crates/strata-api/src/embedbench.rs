@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use strata_core::Embedder;
 
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::ApiResult;
 
 /// Batch sizes measured.
 pub const BATCHES: [usize; 3] = [1, 16, 64];
@@ -83,21 +83,6 @@ pub fn reference(
     texts: &[&str],
     queries: &[&str],
 ) -> ApiResult<EmbedFigures> {
-    let dir = tempfile::tempdir().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
-    let input = dir.path().join("texts.json");
-    let body = serde_json::json!({ "texts": texts, "queries": queries, "batches": BATCHES });
-    std::fs::write(&input, body.to_string()).map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
-    let out = std::process::Command::new(python)
-        .arg(script)
-        .arg(model_dir)
-        .arg(&input)
-        .output()
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot run {}: {e}", python.display())))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.lines().last().unwrap_or("no message");
-        return Err(ApiError::new(ErrorCode::Internal, format!("the reference run failed: {last}")));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the reference run printed something unexpected: {e}")))
+    let input = serde_json::json!({ "texts": texts, "queries": queries, "batches": BATCHES });
+    crate::reference::run(python, script, &[model_dir.as_os_str()], &input)
 }

@@ -10,7 +10,9 @@ pub mod embedding;
 mod engine;
 mod error;
 pub mod locomo;
+mod reference;
 pub mod scalebench;
+pub mod tokenbench;
 
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;

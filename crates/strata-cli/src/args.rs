@@ -250,6 +250,20 @@ pub enum BenchCommand {
         #[arg(long, value_delimiter = ',', default_value = "2760,100000")]
         sizes: Vec<usize>,
     },
+    /// Token counting speed (o200k_base, cl100k_base) over a LoCoMo-layout file's turns, one by
+    /// one and as one document; with --reference, the Python tiktoken package on the same texts
+    /// in the same run.
+    Tokens {
+        /// A file in the LoCoMo layout.
+        #[arg(long)]
+        data: PathBuf,
+        /// A Python with tiktoken installed, to run scripts/tokens_reference.py.
+        #[arg(long)]
+        reference: Option<PathBuf>,
+        /// Where the .tiktoken rank files are (default: tiktoken-rs's own, in the cargo registry).
+        #[arg(long)]
+        ranks: Option<PathBuf>,
+    },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the
     /// same texts in the same run.

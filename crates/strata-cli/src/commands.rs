@@ -252,6 +252,23 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let model = Arc::new(strata_models::MiniLm::load_default()?);
             out.scale_bench(&strata_api::scalebench::run(&data, work.path(), model, &sizes)?)
         }
+        BenchCommand::Tokens { data, reference, ranks } => {
+            let (turns, _) = locomo::texts(&data)?;
+            let texts: Vec<&str> = turns.iter().map(String::as_str).collect();
+            let ours = strata_api::tokenbench::measure(&texts)?;
+            let theirs = match reference {
+                Some(python) => {
+                    let ranks = ranks
+                        .or_else(strata_api::tokenbench::default_ranks_dir)
+                        .context("cannot find tiktoken-rs's .tiktoken files in the cargo registry; pass --ranks DIR")?;
+                    let script =
+                        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/tokens_reference.py");
+                    Some(strata_api::tokenbench::reference(&python, &script, &ranks, &texts)?)
+                }
+                None => None,
+            };
+            out.token_bench(&strata_api::tokenbench::report(&texts, ours, theirs))
+        }
         BenchCommand::Embed { data, sentences, reference } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();

@@ -496,6 +496,37 @@ impl Out {
         Ok(())
     }
 
+    pub fn token_bench(&self, r: &strata_api::tokenbench::TokenReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!("Token counting: {} texts ({} bytes) one by one, and joined as one document.", r.texts, r.bytes);
+        let mut t = table(&["implementation", "encoding", "tokens", "short tok/s", "long tok/s"]);
+        for run in &r.runs {
+            for (name, f) in &run.encodings {
+                t.add_row(vec![
+                    run.implementation.clone(),
+                    name.clone(),
+                    f.short_tokens.to_string(),
+                    format!("{:.0}", f.short_tokens_per_s),
+                    format!("{:.0}", f.long_tokens_per_s),
+                ]);
+            }
+        }
+        print_table(&t)?;
+        for (name, ratio) in &r.ratio {
+            say!(
+                "{name}: Strata / reference = {:.2} (short), {:.2} (long)",
+                ratio.get("short").copied().unwrap_or(0.0),
+                ratio.get("long").copied().unwrap_or(0.0)
+            );
+        }
+        for name in &r.disagreements {
+            say!("{name}: the two disagree on the number of tokens");
+        }
+        Ok(())
+    }
+
     pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
         if self.json {
             return print_json(r);

@@ -60,6 +60,33 @@ fn a_limit_too_small_for_a_character_still_splits() {
     assert!(t.split("x", 0).is_err());
 }
 
+/// A long text counted in parts on several cores counts as the whole does (encoded in one go).
+#[test]
+fn long_texts_counted_in_parts_count_as_the_whole() {
+    let mut text = String::new();
+    let pieces = [
+        "Hello there,",
+        "\n",
+        "naïve café — 12345",
+        "\n\n",
+        "  indented",
+        "\r\n",
+        "Zürich's",
+        " 🐈\n",
+        "x.\nY",
+        "don't",
+    ];
+    let mut i = 7usize;
+    while text.len() < 300_000 {
+        i = i.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        text.push_str(pieces[(i >> 33) % pieces.len()]);
+    }
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let t = OpenAiTokens::new(enc);
+        assert_eq!(t.count(&text).unwrap(), t.tokenize(&text).unwrap().len(), "{}", t.name());
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 

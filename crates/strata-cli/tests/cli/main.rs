@@ -418,6 +418,13 @@ fn locomo_bench_on_a_small_file_in_the_layout() {
     assert_eq!(names, ["bm25", "hybrid_rerank"], "the default always runs");
     assert!(e.err(&["bench", "locomo", "--data", data, "--configs", "nope"]).contains("unknown configuration 'nope'"));
     assert!(!e.db().exists(), "benchmarks never touch the user's database");
+    // Token counting speed on the same file: both encodings, counts that add up.
+    let t = e.json(&["bench", "tokens", "--data", data]);
+    for enc in ["o200k_base", "cl100k_base"] {
+        let f = &t["runs"][0]["encodings"][enc];
+        assert!(f["short_tokens"].as_u64().unwrap() > 20 && f["short_tokens_per_s"].as_f64().unwrap() > 0.0, "{t}");
+        assert!(f["long_tokens"].as_u64().unwrap() >= f["short_tokens"].as_u64().unwrap() - 1);
+    }
     let msg = e.err(&["bench", "locomo", "--data", "/nonexistent.json"]);
     assert!(msg.contains("cannot read /nonexistent.json"), "{msg}");
 }
