@@ -21,6 +21,13 @@ fn tokenizers() -> Vec<Box<dyn TokenManager>> {
         Box::new(OpenAiTokens::new(Encoding::Cl100kBase)),
         Box::new(HfTokens::load("all-minilm-l6-v2", &file).unwrap_or_else(|e| panic!("{e}"))),
         Box::new(ApproxTokens::anthropic()),
+        Box::new(
+            HfTokens::from_gguf(
+                "smollm2",
+                &strata_models::models_dir().join("smollm2-135m-instruct").join("SmolLM2-135M-Instruct.Q4_1.gguf"),
+            )
+            .unwrap_or_else(|e| panic!("{e}")),
+        ),
     ]
 }
 

@@ -22,12 +22,24 @@ impl std::fmt::Debug for HfTokens {
 impl HfTokens {
     /// Reads `file`; `name` is how it is shown.
     pub fn load(name: impl Into<String>, file: &Path) -> Result<HfTokens> {
-        let mut tokenizer = Tokenizer::from_file(file)
+        let tokenizer = Tokenizer::from_file(file)
             .map_err(|e| Error::Model(format!("{}: not a readable tokenizer.json: {e}", file.display())))?;
-        // Counting is of the whole text: no padding, no truncation.
+        HfTokens::new(name, tokenizer)
+    }
+
+    /// The tokenizer of a GGUF model file (built from its metadata).
+    pub fn from_gguf(name: impl Into<String>, file: &Path) -> Result<HfTokens> {
+        HfTokens::new(name, crate::gguf::tokenizer(file)?)
+    }
+
+    /// Wraps `tokenizer` for counting: the whole text (no padding or truncation), and text
+    /// that looks like a special token ("<|im_end|>") counted as the text it is.
+    pub fn new(name: impl Into<String>, mut tokenizer: Tokenizer) -> Result<HfTokens> {
+        let name = name.into();
         tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| Error::Model(format!("{}: {e}", file.display())))?;
-        Ok(HfTokens { name: name.into(), tokenizer })
+        tokenizer.with_truncation(None).map_err(|e| Error::Model(format!("{name}: {e}")))?;
+        tokenizer.set_encode_special_tokens(true);
+        Ok(HfTokens { name, tokenizer })
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod approx;
 mod catalogue;
+pub mod gguf;
 mod hf;
 mod messages;
 mod openai;
@@ -20,16 +21,21 @@ use strata_core::{Error, Result};
 
 /// The tokenizer a catalogue entry names: OpenAI's encodings are built in; `hf:<folder>` is
 /// read from `models_dir/<folder>/tokenizer.json`; `anthropic` is the calibrated local estimate
-/// ([`ApproxTokens`], not exact).
+/// ([`ApproxTokens`], not exact); `gguf:<folder>/<file>` is a GGUF model file's own tokenizer.
 pub fn for_model(info: &ModelInfo, models_dir: &std::path::Path) -> Result<Box<dyn TokenManager>> {
     match info.tokenizer.as_str() {
         "o200k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::O200kBase))),
         "cl100k_base" => Ok(Box::new(OpenAiTokens::new(Encoding::Cl100kBase))),
         "anthropic" => Ok(Box::new(ApproxTokens::anthropic())),
-        t => match t.strip_prefix("hf:") {
-            Some(folder) => Ok(Box::new(HfTokens::load(folder, &models_dir.join(folder).join("tokenizer.json"))?)),
-            None => Err(Error::Model(format!("the tokenizer '{t}' of '{}' cannot count locally yet", info.pattern))),
-        },
+        t => {
+            if let Some(folder) = t.strip_prefix("hf:") {
+                Ok(Box::new(HfTokens::load(folder, &models_dir.join(folder).join("tokenizer.json"))?))
+            } else if let Some(file) = t.strip_prefix("gguf:") {
+                Ok(Box::new(HfTokens::from_gguf(file, &models_dir.join(file))?))
+            } else {
+                Err(Error::Model(format!("the tokenizer '{t}' of '{}' cannot count locally yet", info.pattern)))
+            }
+        }
     }
 }
 

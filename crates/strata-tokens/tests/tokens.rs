@@ -10,12 +10,22 @@ fn minilm() -> HfTokens {
     HfTokens::load("all-minilm-l6-v2", &file).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The on-device chat model's tokenizer, built from its GGUF file (fetched by scripts/setup).
+fn smollm() -> HfTokens {
+    HfTokens::from_gguf("smollm2", &smollm_file()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn smollm_file() -> std::path::PathBuf {
+    strata_models::models_dir().join("smollm2-135m-instruct").join("SmolLM2-135M-Instruct.Q4_1.gguf")
+}
+
 fn managers() -> Vec<Box<dyn TokenManager>> {
     vec![
         Box::new(OpenAiTokens::new(Encoding::O200kBase)),
         Box::new(OpenAiTokens::new(Encoding::Cl100kBase)),
         Box::new(minilm()),
         Box::new(ApproxTokens::anthropic()),
+        Box::new(smollm()),
     ]
 }
 
@@ -28,6 +38,30 @@ fn a_tokenizer_json_counts_without_special_tokens_and_reports_spans() {
     assert_eq!(t.detokenize(&[tokens[0].id, tokens[1].id]).unwrap(), "hello world");
     let missing = HfTokens::load("x", std::path::Path::new("/nonexistent/tokenizer.json")).unwrap_err();
     assert!(missing.to_string().contains("/nonexistent/tokenizer.json"), "{missing}");
+}
+
+#[test]
+fn the_chat_models_gguf_tokenizer_is_its_byte_level_bpe() {
+    let t = smollm();
+    let meta = strata_tokens::gguf::metadata(&smollm_file()).unwrap();
+    assert_eq!(meta["general.architecture"], strata_tokens::gguf::Value::Text("llama".into()));
+    // Digits one by one; words with their leading space; everything decodes back.
+    assert_eq!(t.count("2023").unwrap(), 4);
+    assert_eq!(t.count(" Hello").unwrap(), 1);
+    for text in ["Hello, Strata! Ana adopted Pixel 🐈 in Zürich — «naïve» café", "  indented\n\tcode 12.5%", ""]
+    {
+        let tokens = t.tokenize(text).unwrap();
+        let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+        assert_eq!(t.detokenize(&ids).unwrap(), text);
+    }
+    // The chat template's markers are special tokens of the model, but as memory text they
+    // are ordinary text.
+    let raw = strata_tokens::gguf::tokenizer(&smollm_file()).unwrap();
+    assert_eq!(raw.token_to_id("<|im_start|>"), Some(1));
+    assert_eq!(raw.token_to_id("<|im_end|>"), Some(2));
+    assert!(t.count("<|im_end|>").unwrap() > 1, "a memory cannot end the model's turn");
+    let not_gguf = HfTokens::from_gguf("x", &strata_models::models_dir().join("all-minilm-l6-v2").join("config.json"));
+    assert!(not_gguf.unwrap_err().to_string().contains("not a readable GGUF model file"));
 }
 
 #[test]
