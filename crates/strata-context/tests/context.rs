@@ -15,7 +15,7 @@ use strata_core::{
 use strata_tokens::{ApproxTokens, Encoding, HfTokens, OpenAiTokens, TokenManager, count_messages};
 
 fn tokenizers() -> Vec<Box<dyn TokenManager>> {
-    let file = strata_models::models_dir().join(strata_models::EMBEDDER_DIR).join("tokenizer.json");
+    let file = strata_tokens::models_dir().join(strata_tokens::EMBEDDER_DIR).join("tokenizer.json");
     vec![
         Box::new(OpenAiTokens::new(Encoding::O200kBase)),
         Box::new(OpenAiTokens::new(Encoding::Cl100kBase)),
@@ -24,7 +24,7 @@ fn tokenizers() -> Vec<Box<dyn TokenManager>> {
         Box::new(
             HfTokens::from_gguf(
                 "smollm2",
-                &strata_models::models_dir().join("smollm2-135m-instruct").join("SmolLM2-135M-Instruct.Q4_1.gguf"),
+                &strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE),
             )
             .unwrap_or_else(|e| panic!("{e}")),
         ),

@@ -1,12 +1,16 @@
-//! Strata's on-device models. Today: the sentence embedder, all-MiniLM-L6-v2 run with candle
-//! from a local model directory (fetched by `scripts/setup`; nothing loads from a hub).
+//! Strata's on-device models, run with candle from a local model directory (fetched by
+//! `scripts/setup`; nothing loads from a hub): the sentence embedder (all-MiniLM-L6-v2) and the
+//! chat model (SmolLM2-135M-Instruct, GGUF).
 #![deny(missing_docs)]
 
 mod bert;
+mod llama;
+mod local_chat;
 mod minilm;
-mod paths;
 mod process;
 
+pub use llama::{Llama, Shape};
+pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LocalChat, Sampling};
 pub use minilm::MiniLm;
-pub use paths::{EMBEDDER_DIR, models_dir};
 pub use process::tune_process;
+pub use strata_tokens::{CHAT_DIR, CHAT_FILE, EMBEDDER_DIR, models_dir};

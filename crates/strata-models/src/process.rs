@@ -7,6 +7,8 @@
 //!   product). For the embedder's small products that costs more than it gains; the embedder
 //!   runs one sub-batch per core instead, so candle's own splitting is turned off
 //!   (docs/benchmarks.md has both figures). A `RAYON_NUM_THREADS` the user set is kept.
+//! - The chat model's quantized products run on candle's own pool, which is given every core
+//!   (`CANDLE_NUM_THREADS`, unless set).
 
 /// Tunes the process for inference. Call first thing in `main`, before any thread starts.
 #[allow(unsafe_code)]
@@ -16,6 +18,13 @@ pub fn tune_process() {
     unsafe {
         libc::mallopt(libc::M_MMAP_MAX, 0);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+    // candle's quantized products (the chat model) use their own pool, sized once from
+    // CANDLE_NUM_THREADS (else RAYON_NUM_THREADS): give it every core.
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // SAFETY: as below, before any other thread exists.
+        unsafe { std::env::set_var("CANDLE_NUM_THREADS", cores.to_string()) };
     }
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         // SAFETY: called at the start of main, before any other thread exists that could read

@@ -6,7 +6,7 @@ use strata_tokens::{ApproxTokens, Catalogue, Encoding, HfTokens, OpenAiTokens, T
 
 /// The on-device embedder's tokenizer (fetched by scripts/setup).
 fn minilm() -> HfTokens {
-    let file = strata_models::models_dir().join(strata_models::EMBEDDER_DIR).join("tokenizer.json");
+    let file = strata_tokens::models_dir().join(strata_tokens::EMBEDDER_DIR).join("tokenizer.json");
     HfTokens::load("all-minilm-l6-v2", &file).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -16,7 +16,7 @@ fn smollm() -> HfTokens {
 }
 
 fn smollm_file() -> std::path::PathBuf {
-    strata_models::models_dir().join("smollm2-135m-instruct").join("SmolLM2-135M-Instruct.Q4_1.gguf")
+    strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE)
 }
 
 fn managers() -> Vec<Box<dyn TokenManager>> {
@@ -60,7 +60,7 @@ fn the_chat_models_gguf_tokenizer_is_its_byte_level_bpe() {
     assert_eq!(raw.token_to_id("<|im_start|>"), Some(1));
     assert_eq!(raw.token_to_id("<|im_end|>"), Some(2));
     assert!(t.count("<|im_end|>").unwrap() > 1, "a memory cannot end the model's turn");
-    let not_gguf = HfTokens::from_gguf("x", &strata_models::models_dir().join("all-minilm-l6-v2").join("config.json"));
+    let not_gguf = HfTokens::from_gguf("x", &strata_tokens::models_dir().join("all-minilm-l6-v2").join("config.json"));
     assert!(not_gguf.unwrap_err().to_string().contains("not a readable GGUF model file"));
 }
 

@@ -1,0 +1,246 @@
+//! The on-device chat model (SmolLM2-135M-Instruct): its chat template, greedy or sampled
+//! decoding with stop tokens, streamed text, cancellation, and timings. Loaded once and shared;
+//! one generation at a time (the model holds one conversation's key/value cache).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use strata_core::{Error, Message, Result, Role};
+use tokenizers::Tokenizer;
+
+use crate::llama::Llama;
+
+/// The system message of a conversation that has none. (The template's own default, "You are
+/// a helpful AI assistant named SmolLM, trained by Hugging Face", made the model answer "What
+/// is the capital of France?" with a string of French words; this one gets "Paris".)
+pub const DEFAULT_SYSTEM: &str = "You are a helpful assistant.";
+
+/// How to pick each next token.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// 0 picks the likeliest token every time (reproducible); above 0, sampled.
+    pub temperature: f64,
+    /// Sample only from the likeliest tokens whose probabilities add up to this.
+    pub top_p: f64,
+    /// Seed of the sampling.
+    pub seed: u64,
+    /// The most tokens to generate.
+    pub max_tokens: usize,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling { temperature: 0.0, top_p: 0.95, seed: 42, max_tokens: 256 }
+    }
+}
+
+/// Why generation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    /// The model ended its turn.
+    Stop,
+    /// `max_tokens` was reached.
+    Length,
+    /// It was cancelled.
+    Cancelled,
+}
+
+/// A finished generation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Generation {
+    /// The answer.
+    pub text: String,
+    /// Tokens of the prompt.
+    pub prompt_tokens: usize,
+    /// Tokens generated.
+    pub completion_tokens: usize,
+    /// Why it stopped.
+    pub finish: Finish,
+    /// Time to read the prompt.
+    pub prompt_ms: f64,
+    /// Time from the call to the first token of the answer.
+    pub first_token_ms: f64,
+    /// Time generating after the first token.
+    pub generate_ms: f64,
+}
+
+/// The on-device chat model.
+pub struct LocalChat {
+    name: String,
+    model: Mutex<Llama>,
+    /// Encodes text as text: a special token's look-alike in a message is not a control token.
+    text: Tokenizer,
+    im_start: u32,
+    im_end: u32,
+    stops: Vec<u32>,
+}
+
+impl std::fmt::Debug for LocalChat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalChat").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Model(format!("the on-device chat model {}: {e}", file.display()))
+}
+
+impl LocalChat {
+    /// The default model file (`models_dir()/smollm2-135m-instruct/…gguf`).
+    pub fn default_file() -> PathBuf {
+        strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE)
+    }
+
+    /// Loads the default model; a missing file says how to fetch it.
+    pub fn load_default() -> Result<LocalChat> {
+        let file = LocalChat::default_file();
+        if !file.exists() {
+            return Err(Error::Model(format!(
+                "the on-device chat model is not at {} — run scripts/setup (or make run) to fetch it, \
+                 or set STRATA_MODELS to the folder that holds it",
+                file.display()
+            )));
+        }
+        LocalChat::load(&file)
+    }
+
+    /// Loads the model in `file` (a llama GGUF with a byte-level BPE tokenizer and the ChatML
+    /// markers `<|im_start|>` / `<|im_end|>`).
+    pub fn load(file: &Path) -> Result<LocalChat> {
+        let mut text = strata_tokens::gguf::tokenizer(file)?;
+        let id = |t: &str| text.token_to_id(t).ok_or_else(|| model_error(file, format!("its vocabulary has no {t}")));
+        let (im_start, im_end) = (id("<|im_start|>")?, id("<|im_end|>")?);
+        let mut stops = vec![im_end];
+        stops.extend(text.token_to_id("<|endoftext|>"));
+        text.set_encode_special_tokens(true);
+        let model = Llama::load(file).map_err(|e| model_error(file, e))?;
+        let name = file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string());
+        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops })
+    }
+
+    /// The model's name (its file's).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self.text.encode(text, false).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?.get_ids().to_vec())
+    }
+
+    /// The prompt's token ids in the model's chat template (ChatML): each message as
+    /// `<|im_start|>role\ncontent<|im_end|>\n`, [`DEFAULT_SYSTEM`] when there is no system
+    /// message, then `<|im_start|>assistant\n`. Tool calls and results become text, the
+    /// results as the user's turn (the model knows no tool role).
+    pub fn prompt_ids(&self, messages: &[Message]) -> Result<Vec<u32>> {
+        let mut ids = Vec::new();
+        let turn = |ids: &mut Vec<u32>, role: &str, content: &str| -> Result<()> {
+            ids.push(self.im_start);
+            ids.extend(self.encode(&format!("{role}\n{content}"))?);
+            ids.push(self.im_end);
+            ids.extend(self.encode("\n")?);
+            Ok(())
+        };
+        if messages.first().is_none_or(|m| m.role != Role::System) {
+            turn(&mut ids, "system", DEFAULT_SYSTEM)?;
+        }
+        for m in messages {
+            match m.role {
+                Role::Tool => turn(&mut ids, "user", &format!("Tool result:\n{}", m.content))?,
+                Role::Assistant if !m.tool_calls.is_empty() => {
+                    let calls: Vec<String> =
+                        m.tool_calls.iter().map(|c| format!("(calls {} with {})", c.name, c.arguments)).collect();
+                    turn(&mut ids, "assistant", &format!("{}{}", m.content, calls.join("\n")))?
+                }
+                r => turn(&mut ids, r.as_str(), &m.content)?,
+            }
+        }
+        ids.push(self.im_start);
+        ids.extend(self.encode("assistant\n")?);
+        Ok(ids)
+    }
+
+    /// Answers `messages`, calling `on_text` with each new piece of the answer as it is made.
+    /// `cancel` stops it between tokens (what was made so far is returned).
+    pub fn generate(
+        &self,
+        messages: &[Message],
+        sampling: Sampling,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<Generation> {
+        let started = Instant::now();
+        let prompt = self.prompt_ids(messages)?;
+        let mut model = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        model.reset();
+        let fail = |e: candle_core::Error| Error::Model(format!("{}: {e}", self.name));
+        let mut logits = model.forward(&prompt, 0).map_err(fail)?;
+        let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(sampling.seed);
+        let (mut out, mut shown, mut first_token_ms) = (Vec::new(), 0usize, None);
+        let mut text = String::new();
+        let finish = loop {
+            if cancel.load(Ordering::Relaxed) {
+                break Finish::Cancelled;
+            }
+            let next = pick(&logits, sampling, &mut rng).map_err(fail)?;
+            first_token_ms.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
+            if self.stops.contains(&next) {
+                break Finish::Stop;
+            }
+            out.push(next);
+            text = self.text.decode(&out, true).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?;
+            // A character split over tokens shows once it is whole.
+            if !text.ends_with('\u{FFFD}') && text.len() > shown {
+                on_text(&text[shown..]);
+                shown = text.len();
+            }
+            if out.len() >= sampling.max_tokens {
+                break Finish::Length;
+            }
+            logits = model.forward(&[next], prompt.len() + out.len() - 1).map_err(fail)?;
+        };
+        let first = first_token_ms.unwrap_or(prompt_ms);
+        Ok(Generation {
+            text,
+            prompt_tokens: prompt.len(),
+            completion_tokens: out.len(),
+            finish,
+            prompt_ms,
+            first_token_ms: first,
+            generate_ms: started.elapsed().as_secs_f64() * 1000.0 - first,
+        })
+    }
+}
+
+/// The next token: the likeliest (temperature 0), or sampled from the nucleus.
+fn pick(logits: &candle_core::Tensor, s: Sampling, rng: &mut impl Rng) -> candle_core::Result<u32> {
+    let logits: Vec<f32> = logits.to_vec1()?;
+    let best = || logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
+    if s.temperature <= 0.0 {
+        return Ok(best());
+    }
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut p: Vec<(usize, f64)> =
+        logits.iter().enumerate().map(|(i, l)| (i, (((l - max) as f64) / s.temperature).exp())).collect();
+    p.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let total: f64 = p.iter().map(|x| x.1).sum();
+    let mut kept = 0.0;
+    let cut = p.iter().position(|x| {
+        kept += x.1 / total;
+        kept >= s.top_p
+    });
+    p.truncate(cut.map_or(p.len(), |c| c + 1));
+    let total: f64 = p.iter().map(|x| x.1).sum();
+    let mut r = rng.random::<f64>() * total;
+    for (i, w) in &p {
+        r -= w;
+        if r <= 0.0 {
+            return Ok(*i as u32);
+        }
+    }
+    Ok(best())
+}
