@@ -264,6 +264,13 @@ pub enum BenchCommand {
         #[arg(long)]
         ranks: Option<PathBuf>,
     },
+    /// The on-device chat model's speed: load time, prompt and generation tokens/s, time to
+    /// first token, memory.
+    Chat {
+        /// Tokens to generate per prompt.
+        #[arg(long, default_value_t = 64)]
+        tokens: usize,
+    },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the
     /// same texts in the same run.

@@ -269,6 +269,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.token_bench(&strata_api::tokenbench::report(&texts, ours, theirs))
         }
+        BenchCommand::Chat { tokens } => out.chat_bench(&strata_models::chatbench::run(tokens)?),
         BenchCommand::Embed { data, sentences, reference } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();

@@ -527,6 +527,30 @@ impl Out {
         Ok(())
     }
 
+    pub fn chat_bench(&self, r: &strata_models::chatbench::ChatBench) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "{}: loaded in {:.0} ms; {:.0} MiB resident ({:.0} MiB peak).",
+            r.model,
+            r.load_ms,
+            r.resident_mib,
+            r.peak_mib
+        );
+        let mut t = table(&["prompt tokens", "prompt tok/s", "first token ms", "generated", "generated tok/s"]);
+        for run in &r.runs {
+            t.add_row(vec![
+                run.prompt_tokens.to_string(),
+                format!("{:.0}", run.prompt_tokens_per_s),
+                format!("{:.0}", run.first_token_ms),
+                run.generated_tokens.to_string(),
+                format!("{:.1}", run.generated_tokens_per_s),
+            ]);
+        }
+        print_table(&t)
+    }
+
     pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
         if self.json {
             return print_json(r);

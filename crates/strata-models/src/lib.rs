@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod bert;
+pub mod chatbench;
 mod llama;
 mod local_chat;
 mod minilm;

@@ -1,7 +1,12 @@
 //! A llama-architecture decoder (SmolLM2) over the weights of a GGUF file: RMSNorm, rotary
 //! embeddings (interleaved, as GGUF stores q and k), grouped-query attention with a key/value
-//! cache, a SwiGLU MLP and tied output embeddings. The shipped Q4_1 weights are re-quantized
-//! to Q8_0 at load: candle has only a scalar kernel for Q4_1, and a fast one for Q8_0.
+//! cache, a SwiGLU MLP and tied output embeddings.
+//!
+//! Each projection is kept twice, one per phase ([`Weight`]): Q8_0 for generating one token
+//! at a time, which is bound by memory traffic (candle has only a scalar kernel for the
+//! shipped Q4_1, and a fast one for Q8_0), and f32 for reading a prompt, which is bound by
+//! arithmetic and where f32 products split over the cores are fastest. q, k and v are one
+//! product, as are the MLP's gate and up. Weights are converted on every core at load.
 
 use std::io::{Read, Seek};
 use std::path::Path;
@@ -28,17 +33,71 @@ pub struct Shape {
     pub context: usize,
 }
 
+/// A projection in both forms: Q8_0 for one token, f32 `(in, out)` for many.
+struct Weight {
+    q8: QMatMul,
+    t: Tensor,
+}
+
+impl Weight {
+    /// From `(out, in)` f32 parts stacked along `out`.
+    fn new(parts: &[Tensor]) -> candle_core::Result<Weight> {
+        let w = Tensor::cat(parts, 0)?;
+        Ok(Weight { q8: QMatMul::from_qtensor(QTensor::quantize(&w, GgmlDType::Q8_0)?)?, t: w.t()?.contiguous()? })
+    }
+
+    /// `x` is (1, n, in).
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let n = x.dim(1)?;
+        if n == 1 {
+            return self.q8.forward(x);
+        }
+        let x = x.squeeze(0)?;
+        let out = self.t.dim(1)?;
+        let half = out / 2;
+        // Each thread multiplies by one half of the columns (a strided view, no copy).
+        let run = |start: usize, len: usize| x.matmul(&self.t.narrow(1, start, len)?);
+        let (a, b) = if rayon::current_num_threads() >= 2 {
+            rayon::join(|| run(0, half), || run(half, out - half))
+        } else {
+            (run(0, half), run(half, out - half))
+        };
+        Tensor::cat(&[a?, b?], 1)?.unsqueeze(0)
+    }
+}
+
 struct Layer {
     attn_norm: Tensor,
-    q: QMatMul,
-    k: QMatMul,
-    v: QMatMul,
-    o: QMatMul,
+    /// q, k and v stacked.
+    qkv: Weight,
+    o: Weight,
     ffn_norm: Tensor,
-    gate: QMatMul,
-    up: QMatMul,
-    down: QMatMul,
-    cache: Option<(Tensor, Tensor)>,
+    /// gate and up stacked.
+    gate_up: Weight,
+    down: Weight,
+    /// Keys and values so far, in a buffer that grows in steps (no copy per token).
+    cache: candle_nn::kv_cache::KvCache,
+}
+
+/// A layer's tensors as the file holds them.
+struct RawLayer(Vec<QTensor>);
+
+impl RawLayer {
+    const NAMES: [&str; 9] =
+        ["attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down"];
+
+    fn convert(self) -> candle_core::Result<Layer> {
+        let d: Vec<Tensor> = self.0.iter().map(|t| t.dequantize(&Device::Cpu)).collect::<candle_core::Result<_>>()?;
+        Ok(Layer {
+            attn_norm: d[0].clone(),
+            qkv: Weight::new(&d[1..4])?,
+            o: Weight::new(&d[4..5])?,
+            ffn_norm: d[5].clone(),
+            gate_up: Weight::new(&d[6..8])?,
+            down: Weight::new(&d[8..9])?,
+            cache: candle_nn::kv_cache::KvCache::new(2, 512),
+        })
+    }
 }
 
 /// The model, with its key/value cache (one conversation at a time).
@@ -62,13 +121,6 @@ fn meta_u(ct: &gguf_file::Content, key: &str) -> candle_core::Result<usize> {
 
 fn meta_f(ct: &gguf_file::Content, key: &str, default: f32) -> f32 {
     ct.metadata.get(key).and_then(|v| v.to_f32().ok()).unwrap_or(default)
-}
-
-/// A weight as a fast matrix product: Q8_0 (re-quantized from whatever the file holds unless
-/// it already is Q8_0).
-fn q8(t: QTensor, device: &Device) -> candle_core::Result<QMatMul> {
-    let t = if t.dtype() == GgmlDType::Q8_0 { t } else { QTensor::quantize(&t.dequantize(device)?, GgmlDType::Q8_0)? };
-    QMatMul::from_qtensor(t)
 }
 
 impl Llama {
@@ -97,28 +149,38 @@ impl Llama {
         };
         let mut tensor = |name: &str| ct.tensor(r, name, &device);
         let embedding_q = tensor("token_embd.weight")?;
-        let embeddings = embedding_q.dequantize(&device)?;
-        let output = match tensor("output.weight") {
-            Ok(t) => q8(t, &device)?,
-            Err(_) => q8(embedding_q, &device)?, // tied
-        };
+        let output_q = tensor("output.weight").ok(); // absent: tied to the embeddings
         let norm = tensor("output_norm.weight")?.dequantize(&device)?;
-        let mut layers = Vec::with_capacity(shape.layers);
+        let mut raw = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
-            let mut w = |n: &str| tensor(&format!("blk.{i}.{n}.weight"));
-            layers.push(Layer {
-                attn_norm: w("attn_norm")?.dequantize(&device)?,
-                q: q8(w("attn_q")?, &device)?,
-                k: q8(w("attn_k")?, &device)?,
-                v: q8(w("attn_v")?, &device)?,
-                o: q8(w("attn_output")?, &device)?,
-                ffn_norm: w("ffn_norm")?.dequantize(&device)?,
-                gate: q8(w("ffn_gate")?, &device)?,
-                up: q8(w("ffn_up")?, &device)?,
-                down: q8(w("ffn_down")?, &device)?,
-                cache: None,
-            });
+            let names = RawLayer::NAMES.iter().map(|n| tensor(&format!("blk.{i}.{n}.weight")));
+            raw.push(RawLayer(names.collect::<candle_core::Result<_>>()?));
         }
+        // Conversion (dequantize, re-quantize, transpose) on every core, a share of layers each.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+        let per = shape.layers.div_ceil(cores).max(1);
+        let mut chunks: Vec<Vec<RawLayer>> = Vec::new();
+        let mut rest = raw.into_iter().peekable();
+        while rest.peek().is_some() {
+            chunks.push(rest.by_ref().take(per).collect());
+        }
+        let (layers, embeddings, output) = std::thread::scope(|s| {
+            let workers: Vec<_> = chunks
+                .into_iter()
+                .map(|c| s.spawn(move || c.into_iter().map(RawLayer::convert).collect::<candle_core::Result<Vec<_>>>()))
+                .collect();
+            let embeddings = embedding_q.dequantize(&device)?;
+            let output = match output_q {
+                Some(t) => t.dequantize(&device)?,
+                None => embeddings.clone(),
+            };
+            let output = QMatMul::from_qtensor(QTensor::quantize(&output, GgmlDType::Q8_0)?);
+            let mut layers = Vec::with_capacity(shape.layers);
+            for w in workers {
+                layers.extend(w.join().map_err(|_| candle_core::Error::Msg("a loader thread failed".into()))??);
+            }
+            candle_core::Result::Ok((layers, embeddings, output?))
+        })?;
         let head_dim = shape.hidden / shape.heads;
         let theta: Vec<f32> =
             (0..head_dim).step_by(2).map(|i| 1.0 / shape.rope_base.powf(i as f32 / head_dim as f32)).collect();
@@ -136,7 +198,7 @@ impl Llama {
     /// Forgets the conversation held in the cache.
     pub fn reset(&mut self) {
         for l in &mut self.layers {
-            l.cache = None;
+            l.cache.reset();
         }
     }
 
@@ -167,16 +229,20 @@ impl Llama {
         };
         for l in &mut self.layers {
             let h = candle_nn::ops::rms_norm(&x, &l.attn_norm, s.eps as f32)?;
-            let q = l.q.forward(&h)?.reshape((1, n, s.heads, head_dim))?.transpose(1, 2)?.contiguous()?;
-            let k = l.k.forward(&h)?.reshape((1, n, s.kv_heads, head_dim))?.transpose(1, 2)?.contiguous()?;
-            let v = l.v.forward(&h)?.reshape((1, n, s.kv_heads, head_dim))?.transpose(1, 2)?.contiguous()?;
+            let qkv = l.qkv.forward(&h)?;
+            let kv_dim = s.kv_heads * head_dim;
+            let split = |start: usize, len: usize, heads: usize| {
+                qkv.narrow(2, start, len)?.reshape((1, n, heads, head_dim))?.transpose(1, 2)?.contiguous()
+            };
+            let q = split(0, s.hidden, s.heads)?;
+            let k = split(s.hidden, kv_dim, s.kv_heads)?;
+            let v = split(s.hidden + kv_dim, kv_dim, s.kv_heads)?;
             let q = candle_nn::rotary_emb::rope_i(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_i(&k, &cos, &sin)?;
-            let (k, v) = match (&l.cache, pos) {
-                (Some((kc, vc)), p) if p > 0 => (Tensor::cat(&[kc, &k], 2)?, Tensor::cat(&[vc, &v], 2)?),
-                _ => (k, v),
-            };
-            l.cache = Some((k.clone(), v.clone()));
+            if pos == 0 {
+                l.cache.reset();
+            }
+            let (k, v) = l.cache.append(&k, &v)?;
             // Grouped-query attention: each key/value head serves heads / kv_heads query heads.
             let group = s.heads / s.kv_heads;
             let q = q.reshape((s.kv_heads, group * n, head_dim))?;
@@ -190,12 +256,14 @@ impl Llama {
                 None => att,
             };
             let att = candle_nn::ops::softmax_last_dim(&att)?;
-            let y = att.matmul(&v.squeeze(0)?.contiguous()?)?; // (kv, group*n, head_dim)
+            let y = att.matmul(&v.squeeze(0)?)?; // (kv, group*n, head_dim)
             let y = y.reshape((1, s.heads, n, head_dim))?.transpose(1, 2)?.reshape((1, n, s.hidden))?;
             x = (x + l.o.forward(&y)?)?;
             let h = candle_nn::ops::rms_norm(&x, &l.ffn_norm, s.eps as f32)?;
-            let g = candle_nn::ops::silu(&l.gate.forward(&h)?)?;
-            x = (x + l.down.forward(&(g * l.up.forward(&h)?)?)?)?;
+            let gu = l.gate_up.forward(&h)?;
+            let inner = gu.dim(2)? / 2;
+            let g = candle_nn::ops::silu(&gu.narrow(2, 0, inner)?)?;
+            x = (x + l.down.forward(&(g * gu.narrow(2, inner, inner)?)?)?)?;
         }
         let last = x.i((.., n - 1..n, ..))?;
         let last = candle_nn::ops::rms_norm(&last, &self.norm, s.eps as f32)?;

@@ -77,6 +77,8 @@ pub struct LocalChat {
     im_start: u32,
     im_end: u32,
     stops: Vec<u32>,
+    /// Every core, for the prompt's f32 products (split in halves with `rayon::join`).
+    pool: rayon::ThreadPool,
 }
 
 impl std::fmt::Debug for LocalChat {
@@ -119,7 +121,12 @@ impl LocalChat {
         text.set_encode_special_tokens(true);
         let model = Llama::load(file).map_err(|e| model_error(file, e))?;
         let name = file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string());
-        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops })
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores)
+            .build()
+            .map_err(|e| model_error(file, format!("cannot start its threads: {e}")))?;
+        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops, pool })
     }
 
     /// The model's name (its file's).
@@ -174,10 +181,11 @@ impl LocalChat {
     ) -> Result<Generation> {
         let started = Instant::now();
         let prompt = self.prompt_ids(messages)?;
-        let mut model = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut guard = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let model: &mut Llama = &mut guard;
         model.reset();
         let fail = |e: candle_core::Error| Error::Model(format!("{}: {e}", self.name));
-        let mut logits = model.forward(&prompt, 0).map_err(fail)?;
+        let mut logits = self.pool.install(|| model.forward(&prompt, 0)).map_err(fail)?;
         let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut rng = rand::rngs::StdRng::seed_from_u64(sampling.seed);
         let (mut out, mut shown, mut first_token_ms) = (Vec::new(), 0usize, None);

@@ -677,3 +677,16 @@ fn context_builds_a_budgeted_prompt_with_its_report() {
         e.err(&["context", "--model", "gpt-4o", "--query", "x", "--placement", "top"]).contains("unknown placement")
     );
 }
+
+/// `strata bench chat` loads the on-device chat model and reports its speed.
+#[test]
+fn the_chat_benchmark_reports_its_shape() {
+    let e = Env::new();
+    let r = e.json(&["bench", "chat", "--tokens", "4"]);
+    assert!(r["load_ms"].as_f64().unwrap() > 0.0 && r["peak_mib"].as_f64().unwrap() > 0.0, "{r}");
+    for run in r["runs"].as_array().unwrap() {
+        assert!(run["prompt_tokens"].as_u64().unwrap() > 10, "{r}");
+        assert!(run["generated_tokens"].as_u64().unwrap() <= 4);
+        assert!(run["prompt_tokens_per_s"].as_f64().unwrap() > 0.0);
+    }
+}
