@@ -121,3 +121,107 @@ mod tests {
         assert_eq!(fence("a < b and <b>bold</b>"), "a < b and <b>bold</b>");
     }
 }
+
+/// A tool a model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Its name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// Its arguments' JSON schema.
+    pub parameters: serde_json::Value,
+}
+
+/// What to ask a chat model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatRequest {
+    /// The conversation, system messages included.
+    pub messages: Vec<Message>,
+    /// Tools it may call.
+    pub tools: Vec<ToolSpec>,
+    /// The most tokens to answer with.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature (the provider's default when absent; 0 for the steadiest answer).
+    pub temperature: Option<f64>,
+}
+
+/// Tokens a call used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens read.
+    pub prompt_tokens: u32,
+    /// Tokens written.
+    pub completion_tokens: u32,
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatResponse {
+    /// Its text.
+    pub content: String,
+    /// The tools it calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// What it cost.
+    pub usage: Usage,
+    /// Why it stopped, in the provider's words (`stop`, `length`, `tool_calls`, `end_turn`…);
+    /// `cancelled` when the caller stopped it (the text is what was made until then).
+    pub finish: String,
+}
+
+crate::names::named_enum! {
+    /// What went wrong talking to a model, in terms a person (or the chat loop) can act on.
+    pub enum ChatErrorKind ("chat error") {
+        /// The key is missing, wrong or revoked.
+        BadKey = "bad_key",
+        /// Too many requests; try again later.
+        RateLimited = "rate_limited",
+        /// The prompt is longer than the model reads: shrink it and try again.
+        ContextTooLong = "context_too_long",
+        /// No such model at this provider.
+        ModelNotFound = "model_not_found",
+        /// The provider could not be reached, or stopped answering.
+        Network = "network",
+        /// The provider refused the request as malformed.
+        BadRequest = "bad_request",
+        /// The provider failed.
+        Server = "server",
+    }
+}
+
+/// A failed call to a chat model. Its message never contains a key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ChatError {
+    /// What kind of failure.
+    pub kind: ChatErrorKind,
+    /// A sentence for a person.
+    pub message: String,
+    /// How long the provider asked to wait, when it said.
+    pub retry_after: Option<std::time::Duration>,
+}
+
+impl ChatError {
+    /// An error of `kind`.
+    pub fn new(kind: ChatErrorKind, message: impl Into<String>) -> ChatError {
+        ChatError { kind, message: message.into(), retry_after: None }
+    }
+}
+
+/// A chat model: a conversation in, an answer out, streamed as it is made. Providers that
+/// talk over a network and the on-device model implement it alike; calls block (run them off
+/// an async runtime's workers) and stop between pieces when `cancel` is set.
+pub trait ChatModel: Send + Sync {
+    /// Who serves it (`on-device`, `openai`, `anthropic`, `ollama`, `openai-compatible`).
+    fn provider(&self) -> &str;
+    /// The model's name.
+    fn model(&self) -> &str;
+    /// Answers `request`, calling `on_text` with each new piece of text.
+    fn chat(
+        &self,
+        request: &ChatRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> std::result::Result<ChatResponse, ChatError>;
+}

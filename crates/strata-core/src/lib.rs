@@ -23,7 +23,9 @@ pub mod time;
 mod vector_scan;
 pub mod vectors;
 
-pub use chat::{Message, Role, ToolCall};
+pub use chat::{
+    ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};

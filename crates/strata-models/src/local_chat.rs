@@ -181,6 +181,14 @@ impl LocalChat {
     ) -> Result<Generation> {
         let started = Instant::now();
         let prompt = self.prompt_ids(messages)?;
+        let context = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).shape().context;
+        if prompt.len() >= context {
+            return Err(Error::invalid(format!(
+                "the prompt has {} tokens; {} reads at most {context}",
+                prompt.len(),
+                self.name
+            )));
+        }
         let mut guard = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let model: &mut Llama = &mut guard;
         model.reset();
@@ -251,4 +259,49 @@ fn pick(logits: &candle_core::Tensor, s: Sampling, rng: &mut impl Rng) -> candle
         }
     }
     Ok(best())
+}
+
+impl strata_core::ChatModel for LocalChat {
+    fn provider(&self) -> &str {
+        "on-device"
+    }
+
+    fn model(&self) -> &str {
+        &self.name
+    }
+
+    /// Tools are not offered to the on-device model (it cannot call them reliably).
+    fn chat(
+        &self,
+        request: &strata_core::ChatRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> std::result::Result<strata_core::ChatResponse, strata_core::ChatError> {
+        let sampling = Sampling {
+            temperature: request.temperature.unwrap_or(0.0),
+            max_tokens: request.max_tokens.map_or(512, |m| m as usize),
+            ..Sampling::default()
+        };
+        let g = self.generate(&request.messages, sampling, on_text, cancel).map_err(|e| {
+            let kind = match e {
+                Error::Invalid(_) => strata_core::ChatErrorKind::ContextTooLong,
+                _ => strata_core::ChatErrorKind::Server,
+            };
+            strata_core::ChatError::new(kind, e.to_string())
+        })?;
+        Ok(strata_core::ChatResponse {
+            content: g.text,
+            tool_calls: vec![],
+            usage: strata_core::Usage {
+                prompt_tokens: g.prompt_tokens as u32,
+                completion_tokens: g.completion_tokens as u32,
+            },
+            finish: match g.finish {
+                Finish::Stop => "stop",
+                Finish::Length => "length",
+                Finish::Cancelled => "cancelled",
+            }
+            .to_string(),
+        })
+    }
 }
