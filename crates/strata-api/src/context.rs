@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use strata_context::{Candidate, ContextOptions, ContextRequest, Report, assemble};
+use strata_context::{Candidate, ContextOptions, ContextRequest, Report, assemble_with};
 use strata_core::{Filter, Message};
 use strata_tokens::{Catalogue, TokenManager};
 
@@ -96,6 +96,16 @@ impl Engine {
     /// The context for `params.model`: the memories recall finds for the message, and the
     /// conversation, assembled within the budget, with the report.
     pub fn build_context(&mut self, params: ContextParams) -> ApiResult<ContextView> {
+        self.build_context_with(params, None)
+    }
+
+    /// [`Engine::build_context`], the finished prompt also counted by `exact` (the provider's
+    /// own count, for models whose tokenizer Strata can only estimate).
+    pub fn build_context_with(
+        &mut self,
+        params: ContextParams,
+        exact: Option<&dyn strata_context::PromptCounter>,
+    ) -> ApiResult<ContextView> {
         let settings = self.options().context.clone();
         let (tokens, info, unknown) = tokenizer(&settings, &params.model)?;
         let mut notes: Vec<String> = unknown.into_iter().collect();
@@ -129,7 +139,7 @@ impl Engine {
             candidates,
             budget,
         };
-        let assembled = assemble(tokens.as_ref(), req, &settings.options)?;
+        let assembled = assemble_with(tokens.as_ref(), req, &settings.options, exact)?;
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
     }
 }

@@ -116,7 +116,21 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                 budget,
                 filter: filter_of(filter)?,
             };
-            out.context(&engine.build_context(params)?)
+            // A Claude model with a key configured: the provider counts the final prompt.
+            let (_, info, _) = strata_api::context::tokenizer(&engine.options().context, &params.model)?;
+            let claude = match (info.provider.as_str(), std::env::var("ANTHROPIC_API_KEY").ok()) {
+                ("anthropic", Some(key)) if !key.trim().is_empty() => {
+                    let base =
+                        std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".into());
+                    Some(strata_providers::Anthropic::new(
+                        &params.model,
+                        strata_providers::Endpoint::new(base, Some(key)),
+                    )?)
+                }
+                _ => None,
+            };
+            let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
+            out.context(&engine.build_context_with(params, exact)?)
         }
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;

@@ -442,7 +442,11 @@ impl Out {
             }
             say!("{}", m.content);
         }
-        let approx = if r.exact { "" } else { ", approximate" };
+        let approx = match (r.exact, r.exact_used) {
+            (_, Some(n)) => format!(", {n} by {}", r.exact_counter.as_deref().unwrap_or("the provider")),
+            (true, None) => String::new(),
+            (false, None) => ", approximate".into(),
+        };
         say!(
             "\n{} of {} tokens used ({:.0}%, {}{approx}); memories {}, {} left out; conversation {} of {} messages",
             r.used,

@@ -20,7 +20,7 @@ use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
 use crate::render::{body, item};
 use crate::report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
 use crate::similar::Signature;
-use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
+use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement, PromptCounter};
 
 /// The tool call that [`Placement::ToolResult`] answers.
 pub const TOOL_NAME: &str = "recall_memories";
@@ -159,6 +159,18 @@ impl Plan<'_> {
 
 /// Assembles the prompt for `req` with `tokens` (the target model's tokenizer).
 pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOptions) -> Result<Assembled> {
+    assemble_with(tokens, req, opts, None)
+}
+
+/// [`assemble`], with the finished prompt also counted by `exact` (the provider's own count,
+/// when `tokens` is an estimate): if that count exceeds the budget, the overshoot is taken off
+/// the budget and the least valuable parts go until both counts fit.
+pub fn assemble_with(
+    tokens: &dyn TokenManager,
+    req: ContextRequest,
+    opts: &ContextOptions,
+    exact: Option<&dyn PromptCounter>,
+) -> Result<Assembled> {
     opts.validate()?;
     let budget = req.budget;
     let system = req.system.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(Message::system);
@@ -287,13 +299,25 @@ pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOp
     // Build, count as sent, and give back the least valuable memory until it fits.
     let mut history: Vec<Message> = req.history[kept_from..].to_vec();
     let mut summary = summary;
+    let mut limit = budget;
     loop {
         let (messages, labels) = build(&req, opts, &items, &system, &summary, &history, &user);
         let used = count_messages(tokens, &messages)?;
-        if used <= budget {
-            let summary_cost = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
-            let fixed = Fixed { system: system_cost, message: message_cost, summary: summary_cost };
-            return report(tokens, opts, &req, items, labels, messages, used, &quota, fixed, history.len());
+        if used <= limit {
+            let counted = exact.map(|c| c.count(&messages)).transpose()?;
+            match counted {
+                Some(n) if n > budget => limit = limit.saturating_sub(n - budget).min(used.saturating_sub(1)),
+                _ => {
+                    let summary_cost = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
+                    let fixed = Fixed { system: system_cost, message: message_cost, summary: summary_cost };
+                    let mut a =
+                        report(tokens, opts, &req, items, labels, messages, used, &quota, fixed, history.len())?;
+                    a.report.exact_used = counted;
+                    a.report.exact_counter = exact.map(|c| c.name().to_string());
+                    return Ok(a);
+                }
+            }
+            continue;
         }
         if let Some(&worst) = order.iter().rev().find(|&&i| items[i].fate == Some(Reason::Included)) {
             items[worst].fate = Some(Reason::OverBudget);
@@ -471,6 +495,8 @@ fn report(
             exact: tokens.is_exact(),
             budget: req.budget,
             used,
+            exact_used: None,
+            exact_counter: None,
             utilization: if req.budget == 0 { 0.0 } else { used as f64 / req.budget as f64 },
             placement: opts.placement,
             sections,

@@ -13,7 +13,7 @@ mod render;
 mod report;
 mod similar;
 
-pub use assemble::assemble;
+pub use assemble::{assemble, assemble_with};
 pub use memory::BudgetedMemory;
 pub use report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
 pub use similar::Signature;
@@ -21,6 +21,15 @@ pub use similar::Signature;
 use serde::{Deserialize, Serialize};
 use strata_core::chat::DEFAULT_PREAMBLE;
 use strata_core::{Breakdown, Error, Memory, Message, Result};
+
+/// Counts a whole prompt the way a provider does (Anthropic's counting endpoint): the exact
+/// answer where the local tokenizer can only estimate.
+pub trait PromptCounter {
+    /// Who counts (shown in the report).
+    fn name(&self) -> &str;
+    /// The prompt's input tokens.
+    fn count(&self, messages: &[Message]) -> Result<usize>;
+}
 
 /// A memory that may go into the prompt, and how relevant recall found it.
 #[derive(Debug, Clone)]

@@ -125,8 +125,14 @@ pub struct Report {
     pub exact: bool,
     /// The most tokens the messages could cost.
     pub budget: usize,
-    /// What they cost.
+    /// What they cost, counted by `tokenizer`.
     pub used: usize,
+    /// What they cost by the provider's own count, when one was asked (never above `budget`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_used: Option<usize>,
+    /// Who gave `exact_used`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_counter: Option<String>,
     /// `used / budget`.
     pub utilization: f64,
     /// Where the memories went.

@@ -207,3 +207,14 @@ impl ChatModel for Anthropic {
         Ok(out)
     }
 }
+
+/// The counting endpoint as the context assembler's exact counter.
+impl strata_context::PromptCounter for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic count_tokens"
+    }
+
+    fn count(&self, messages: &[Message]) -> strata_core::Result<usize> {
+        self.count_tokens(messages).map(|n| n as usize).map_err(|e| strata_core::Error::Model(e.message))
+    }
+}

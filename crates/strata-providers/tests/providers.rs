@@ -352,3 +352,53 @@ fn opening_a_provider_checks_what_it_needs() {
     assert_eq!((m.provider(), m.model()), ("ollama", "m"));
     assert_eq!(open("openai", Some(KEY), None).unwrap().provider(), "openai");
 }
+
+/// With a key, a Claude prompt is counted by the provider: the assembler shrinks it until the
+/// provider's count fits too.
+#[test]
+fn the_anthropic_count_keeps_an_assembled_prompt_within_budget() {
+    use strata_context::{Candidate, ContextOptions, ContextRequest, assemble_with};
+    use strata_core::{Content, Episode, EpisodeBody, Memory, MemoryId, Scope, Source};
+    let at = chrono_free_time();
+    let candidates: Vec<Candidate> = (0..40u64)
+        .map(|i| {
+            let content = Content::Episodic(Episode {
+                occurred_at: at,
+                body: EpisodeBody::Utterance {
+                    speaker: "Ana".into(),
+                    text: format!("memory number {i} about garden plans and tea"),
+                },
+                concepts: vec![],
+                extra: Default::default(),
+            });
+            let m = Memory::new(
+                MemoryId::from_parts(1_700_000_000_000 + i, i as u128),
+                Scope::default(),
+                content,
+                Source::app("t"),
+                at,
+            );
+            Candidate { memory: m, score: 1.0 - i as f64 / 100.0, why: None }
+        })
+        .collect();
+    // The provider counts 120 more than the estimate the first time, then agrees it fits.
+    let s = serve(vec![
+        ok("application/json", r#"{"input_tokens":920}"#.into()),
+        ok("application/json", r#"{"input_tokens":790}"#.into()),
+    ]);
+    let claude = Anthropic::new("claude-sonnet-4-5", endpoint(&s.url)).unwrap();
+    let req =
+        ContextRequest { message: "What about the garden?".into(), candidates, budget: 800, ..Default::default() };
+    let tokens = strata_tokens::ApproxTokens::anthropic();
+    let a = assemble_with(&tokens, req, &ContextOptions::default(), Some(&claude)).unwrap();
+    assert_eq!(a.report.exact_used, Some(790));
+    assert!(a.report.used <= 800 - 120, "the overshoot came off the budget: {}", a.report.used);
+    assert_eq!(a.report.exact_counter.as_deref(), Some("anthropic count_tokens"));
+    let seen = s.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].path, "/v1/messages/count_tokens");
+}
+
+fn chrono_free_time() -> chrono::DateTime<chrono::Utc> {
+    strata_core::time::parse_time("2024-05-01T10:00:00Z").unwrap()
+}

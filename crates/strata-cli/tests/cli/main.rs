@@ -690,3 +690,54 @@ fn the_chat_benchmark_reports_its_shape() {
         assert!(run["prompt_tokens_per_s"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// With an Anthropic key configured, `strata context` for a Claude model has the provider
+/// count the final prompt (here a loopback server in Anthropic's shape); the key shows nowhere.
+#[test]
+fn context_for_claude_with_a_key_is_counted_by_the_provider() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        use std::io::{BufRead, Read};
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut head, mut len) = (String::new(), String::new(), 0usize);
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            log.lock().unwrap().push(head);
+            let reply = r#"{"input_tokens":150}"#;
+            let mut out = stream;
+            let _ = out.write_all(
+                format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}", reply.len())
+                    .as_bytes(),
+            );
+        }
+    });
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let key = "sk-ant-PLANTED-KEY-42";
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--json", "context", "--model", "claude-sonnet-4-5", "--query", "Napoleon", "--budget", "300"])
+        .env("STRATA_DB", e.db())
+        .env("ANTHROPIC_API_KEY", key)
+        .env("ANTHROPIC_BASE_URL", &url)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["report"]["exact_used"], 150);
+    assert_eq!(v["report"]["exact_counter"], "anthropic count_tokens");
+    assert!(!stdout.contains("PLANTED") && !stderr.contains("PLANTED"));
+    let heads = seen.lock().unwrap().clone();
+    assert!(heads[0].contains("POST /v1/messages/count_tokens") && heads[0].contains(key), "{heads:?}");
+}
