@@ -181,7 +181,7 @@ impl Engine {
     }
 
     /// Tells the background worker (if any) that memories may need embedding.
-    fn wrote(&self) {
+    pub(crate) fn wrote(&self) {
         if let Some(w) = &self.worker {
             w.wake();
         }
@@ -225,7 +225,7 @@ impl Engine {
 
     /// Metadata for the events of one operation: the caller, and a fresh correlation id that
     /// groups everything this operation writes (an import, an update of content and importance).
-    fn meta(&mut self) -> EventMeta {
+    pub(crate) fn meta(&mut self) -> EventMeta {
         EventMeta {
             actor: self.opts.actor,
             client: Some(self.opts.client.clone()),
@@ -234,7 +234,7 @@ impl Engine {
         }
     }
 
-    fn scope(&self, session_id: Option<String>) -> Scope {
+    pub(crate) fn scope(&self, session_id: Option<String>) -> Scope {
         Scope { user_id: self.opts.user_id.clone(), agent_id: self.opts.agent_id.clone(), session_id }
     }
 

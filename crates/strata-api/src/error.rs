@@ -33,6 +33,18 @@ pub enum ErrorCode {
     Io,
     /// A long job was cancelled; what it finished is kept and running it again resumes.
     Cancelled,
+    /// A model provider refused the key (missing, wrong or revoked).
+    ProviderKey,
+    /// A model provider asked to slow down.
+    RateLimited,
+    /// The prompt is too long for the model, even after shrinking it once.
+    ContextTooLong,
+    /// The provider has no such model.
+    ModelNotFound,
+    /// The provider could not be reached or stopped answering.
+    Network,
+    /// The provider failed or refused the request.
+    Provider,
     /// Anything else.
     Internal,
 }
@@ -49,6 +61,21 @@ pub struct ApiError {
 
 /// Result with an [`ApiError`].
 pub type ApiResult<T> = Result<T, ApiError>;
+
+impl From<strata_core::ChatError> for ApiError {
+    fn from(e: strata_core::ChatError) -> Self {
+        use strata_core::ChatErrorKind as K;
+        let code = match e.kind {
+            K::BadKey => ErrorCode::ProviderKey,
+            K::RateLimited => ErrorCode::RateLimited,
+            K::ContextTooLong => ErrorCode::ContextTooLong,
+            K::ModelNotFound => ErrorCode::ModelNotFound,
+            K::Network => ErrorCode::Network,
+            K::BadRequest | K::Server => ErrorCode::Provider,
+        };
+        ApiError { code, message: e.message }
+    }
+}
 
 impl ApiError {
     /// An error with a code and message.

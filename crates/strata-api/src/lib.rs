@@ -2,6 +2,7 @@
 //! [`Engine`]; it speaks in boundary types ([`dto`]) and closed error codes ([`ApiError`]).
 #![deny(missing_docs)]
 
+pub mod ask;
 pub mod context;
 mod demo;
 pub mod dto;
@@ -14,6 +15,7 @@ mod reference;
 pub mod scalebench;
 pub mod tokenbench;
 
+pub use ask::{AskParams, AskView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};

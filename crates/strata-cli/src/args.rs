@@ -102,6 +102,35 @@ pub enum Command {
         #[command(flatten)]
         filter: FilterArgs,
     },
+    /// Ask a model one question with memory: recall for it, fit the memories into the model's
+    /// budget, stream the answer, and remember the exchange.
+    Ask {
+        /// The question.
+        question: String,
+        /// Who answers: on-device (the default, no key or network), openai, anthropic, ollama or
+        /// openai-compatible.
+        #[arg(long, default_value = "on-device")]
+        provider: String,
+        /// The model (default per provider: smollm2-135m-instruct, gpt-4o-mini,
+        /// claude-sonnet-4-5, llama3.2).
+        #[arg(long)]
+        model: Option<String>,
+        /// The provider's address, for ollama or an OpenAI-compatible server.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Tokens the prompt may cost.
+        #[arg(long)]
+        budget: Option<usize>,
+        /// Tokens the answer may cost.
+        #[arg(long)]
+        max_tokens: Option<u32>,
+        /// The system prompt.
+        #[arg(long)]
+        system: Option<String>,
+        /// Do not remember the exchange.
+        #[arg(long)]
+        no_record: bool,
+    },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
     Embed,

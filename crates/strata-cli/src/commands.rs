@@ -116,21 +116,41 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                 budget,
                 filter: filter_of(filter)?,
             };
-            // A Claude model with a key configured: the provider counts the final prompt.
-            let (_, info, _) = strata_api::context::tokenizer(&engine.options().context, &params.model)?;
-            let claude = match (info.provider.as_str(), std::env::var("ANTHROPIC_API_KEY").ok()) {
-                ("anthropic", Some(key)) if !key.trim().is_empty() => {
-                    let base =
-                        std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".into());
-                    Some(strata_providers::Anthropic::new(
-                        &params.model,
-                        strata_providers::Endpoint::new(base, Some(key)),
-                    )?)
-                }
-                _ => None,
-            };
+            let claude = claude_counter(engine, &params.model)?;
             let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
             out.context(&engine.build_context_with(params, exact)?)
+        }
+        Command::Ask { question, provider, model, base_url, budget, max_tokens, system, no_record } => {
+            load_embedder(engine, out)?;
+            let chat = open_chat(&provider, model, base_url)?;
+            let catalogue_name =
+                if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+            let claude = claude_counter(engine, &catalogue_name)?;
+            let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
+            let params = strata_api::AskParams {
+                model: catalogue_name,
+                question,
+                system,
+                budget,
+                max_tokens,
+                record: !no_record,
+                ..Default::default()
+            };
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            let stream = !out.json;
+            let view = engine.ask(
+                params,
+                chat.as_ref(),
+                exact,
+                &mut |piece| {
+                    if stream {
+                        print!("{piece}");
+                        let _ = std::io::Write::flush(&mut std::io::stdout());
+                    }
+                },
+                &cancel,
+            )?;
+            out.asked(&view)
         }
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -325,6 +345,43 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
     Ok(p)
 }
 
+/// The catalogue's name for the on-device chat model.
+const ON_DEVICE_MODEL: &str = "smollm2-135m-instruct";
+
+/// The chat model `provider` names (`on-device` loads the local model).
+fn open_chat(
+    provider: &str,
+    model: Option<String>,
+    base_url: Option<String>,
+) -> Result<Box<dyn strata_core::ChatModel>> {
+    if matches!(provider, "on-device" | "local") {
+        return Ok(Box::new(strata_models::LocalChat::load_default()?));
+    }
+    let model = model.unwrap_or_else(|| {
+        match provider {
+            "openai" => "gpt-4o-mini",
+            "anthropic" => "claude-sonnet-4-5",
+            "ollama" => "llama3.2",
+            _ => "",
+        }
+        .to_string()
+    });
+    let config = strata_providers::ProviderConfig { provider: provider.to_string(), model, base_url, key: None };
+    Ok(strata_providers::open(&config)?)
+}
+
+/// For a Claude model with a key configured, the provider's counter of the final prompt.
+fn claude_counter(engine: &Engine, model: &str) -> Result<Option<strata_providers::Anthropic>> {
+    let (_, info, _) = strata_api::context::tokenizer(&engine.options().context, model)?;
+    Ok(match (info.provider.as_str(), std::env::var("ANTHROPIC_API_KEY").ok()) {
+        ("anthropic", Some(key)) if !key.trim().is_empty() => {
+            let base = std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".into());
+            Some(strata_providers::Anthropic::new(model, strata_providers::Endpoint::new(base, Some(key)))?)
+        }
+        _ => None,
+    })
+}
+
 /// Loads the on-device embedder and embeds what is pending; without the model, recall ranks
 /// by keywords (and says so).
 fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
@@ -344,7 +401,14 @@ fn context_settings() -> strata_api::ContextSettings {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| directories::ProjectDirs::from("", "", "strata").map(|d| d.config_dir().join("models.toml")));
-    strata_api::ContextSettings { catalogue, models_dir: Some(strata_models::models_dir()), ..Default::default() }
+    // The user's cap on any prompt (a model's window can be far larger than they want to pay for).
+    let budget_cap = std::env::var("STRATA_BUDGET_CAP").ok().and_then(|v| v.trim().parse().ok()).filter(|v| *v > 0);
+    strata_api::ContextSettings {
+        catalogue,
+        models_dir: Some(strata_models::models_dir()),
+        budget_cap,
+        ..Default::default()
+    }
 }
 
 fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {

@@ -487,6 +487,29 @@ impl Out {
         Ok(())
     }
 
+    /// After a streamed answer: a line on where it came from and what it used (stderr, so
+    /// the answer alone is on stdout).
+    pub fn asked(&self, v: &strata_api::AskView) -> Result<()> {
+        if self.json {
+            return print_json(v);
+        }
+        say!("");
+        let r = &v.context.report;
+        let recorded = v.recorded.as_ref().map_or(String::new(), |m| format!("; remembered as {}", m.id));
+        eprintln!(
+            "({} {}: {} memories in a {}-token prompt of {}; {} + {} tokens{}{recorded})",
+            v.provider,
+            v.model,
+            r.included.len(),
+            r.exact_used.unwrap_or(r.used),
+            r.budget,
+            v.usage.prompt_tokens,
+            v.usage.completion_tokens,
+            if v.shrunk { "; shrunk once to fit" } else { "" },
+        );
+        Ok(())
+    }
+
     pub fn token_pieces(&self, pieces: &[&str]) -> Result<()> {
         if self.json {
             return print_json(&pieces);

@@ -38,6 +38,9 @@ impl Env {
             .env("STRATA_NOW", now)
             .env_remove("STRATA_USER")
             .env_remove("RUST_BACKTRACE")
+            .env_remove("STRATA_BUDGET_CAP")
+            .env_remove("STRATA_CATALOGUE")
+            .env_remove("ANTHROPIC_API_KEY")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -669,6 +672,16 @@ fn context_builds_a_budgeted_prompt_with_its_report() {
     assert!(text.contains("approximate") && text.contains("SECTION") && text.contains("recall_memories"), "{text}");
 
     assert!(e.err(&["context", "--model", "gpt-4o", "--query", "x", "--budget", "5"]).contains("cannot hold"));
+    // Without --budget: the model's window less its answer, capped by the user's setting.
+    let capped = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--json", "context", "--model", "gpt-4o", "--query", "Napoleon"])
+        .env("STRATA_DB", e.db())
+        .env("STRATA_BUDGET_CAP", "700")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&capped.stdout).unwrap();
+    assert_eq!(v["report"]["budget"], 700);
+    assert_eq!(e.json(&["context", "--model", "gpt-4o", "--query", "Napoleon"])["report"]["budget"], 128_000 - 16_384);
     std::fs::write(&history, "not json").unwrap();
     assert!(
         e.err(&["context", "--model", "gpt-4o", "--query", "x", "--history", h]).contains("not a list of messages")
@@ -691,13 +704,15 @@ fn the_chat_benchmark_reports_its_shape() {
     }
 }
 
-/// With an Anthropic key configured, `strata context` for a Claude model has the provider
-/// count the final prompt (here a loopback server in Anthropic's shape); the key shows nowhere.
-#[test]
-fn context_for_claude_with_a_key_is_counted_by_the_provider() {
+/// A request a loopback server saw: its head (request line and headers) and body.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// A loopback HTTP server answering every request with `reply(head, body)` = (status,
+/// content type, body): a remote vendor API replayed.
+fn loopback(reply: fn(&str, &str) -> (u16, &'static str, String)) -> (String, Seen) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen: Seen = Default::default();
     let log = seen.clone();
     std::thread::spawn(move || {
         use std::io::{BufRead, Read};
@@ -713,15 +728,27 @@ fn context_for_claude_with_a_key_is_counted_by_the_provider() {
             }
             let mut body = vec![0; len];
             reader.read_exact(&mut body).unwrap();
-            log.lock().unwrap().push(head);
-            let reply = r#"{"input_tokens":150}"#;
+            let body = String::from_utf8_lossy(&body).to_string();
+            let (status, kind, answer) = reply(&head, &body);
+            log.lock().unwrap().push((head, body));
             let mut out = stream;
             let _ = out.write_all(
-                format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}", reply.len())
-                    .as_bytes(),
+                format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                    answer.len()
+                )
+                .as_bytes(),
             );
         }
     });
+    (url, seen)
+}
+
+/// With an Anthropic key configured, `strata context` for a Claude model has the provider
+/// count the final prompt (here a loopback server in Anthropic's shape); the key shows nowhere.
+#[test]
+fn context_for_claude_with_a_key_is_counted_by_the_provider() {
+    let (url, seen) = loopback(|_, _| (200, "application/json", r#"{"input_tokens":150}"#.into()));
     let e = Env::new();
     e.ok(&["demo"]);
     let key = "sk-ant-PLANTED-KEY-42";
@@ -738,6 +765,67 @@ fn context_for_claude_with_a_key_is_counted_by_the_provider() {
     assert_eq!(v["report"]["exact_used"], 150);
     assert_eq!(v["report"]["exact_counter"], "anthropic count_tokens");
     assert!(!stdout.contains("PLANTED") && !stderr.contains("PLANTED"));
-    let heads = seen.lock().unwrap().clone();
-    assert!(heads[0].contains("POST /v1/messages/count_tokens") && heads[0].contains(key), "{heads:?}");
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen[0].0.contains("POST /v1/messages/count_tokens") && seen[0].0.contains(key), "{seen:?}");
+}
+
+const OPENAI_STREAM: &str = include_str!("../../../strata-providers/tests/fixtures/openai/stream_text.sse");
+const OPENAI_401: &str = include_str!("../../../strata-providers/tests/fixtures/openai/error_401.json");
+
+/// `strata ask` with OpenAI (a loopback server replaying its stream): the memory goes into the
+/// prompt, the answer streams to stdout, the exchange is remembered with provider and model; a
+/// refused key is a clear error that records nothing and shows no key.
+#[test]
+fn ask_recalls_streams_and_remembers_the_exchange() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "pixel", "--fact", "species=cat", "--fact", "colour=grey tabby"]);
+    let (url, seen) = loopback(|_, _| (200, "text/event-stream", OPENAI_STREAM.into()));
+    let key = "sk-test-PLANTED-0042";
+    let ask = |url: &str, json: bool| {
+        let mut args = vec!["ask", "What is Pixel like?", "--provider", "openai", "--model", "gpt-4o-mini"];
+        if json {
+            args.insert(0, "--json");
+        }
+        Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(&args)
+            .env("STRATA_DB", e.db())
+            .env("OPENAI_API_KEY", key)
+            .env("OPENAI_BASE_URL", url)
+            .output()
+            .unwrap()
+    };
+    let out = ask(&url, false);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "Pixel is a grey tabby.");
+    assert!(stderr.contains("openai gpt-4o-mini: 1 memories") && stderr.contains("remembered as"), "{stderr}");
+    let (_, body) = seen.lock().unwrap()[0].clone();
+    let sent: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        sent["messages"][1]["content"].as_str().unwrap().contains("pixel: species: cat; colour: grey tabby"),
+        "{sent}"
+    );
+    assert_eq!(sent["messages"].as_array().unwrap().last().unwrap()["content"], "What is Pixel like?");
+    let v: Value = serde_json::from_slice(&ask(&url, true).stdout).unwrap();
+    assert_eq!(
+        (v["answer"].as_str(), v["usage"]["prompt_tokens"].as_u64()),
+        (Some("Pixel is a grey tabby."), Some(57))
+    );
+    assert_eq!(v["context"]["report"]["included"][0]["section"], "facts");
+    assert_eq!(
+        (v["recorded"]["source"]["provider"].as_str(), v["recorded"]["source"]["model"].as_str()),
+        (Some("openai"), Some("gpt-4o-mini"))
+    );
+    let episodes = e.json(&["list", "--type", "episodic"]);
+    let items = episodes["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "both exchanges remembered");
+    assert_eq!(items[0]["body"]["response"], "Pixel is a grey tabby.");
+
+    // A refused key: a clear error, nothing remembered, no key shown.
+    let (bad, _) = loopback(|_, _| (401, "application/json", OPENAI_401.into()));
+    let out = ask(&bad, false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("check the key") && !stderr.contains("PLANTED") && !stderr.contains("sk-test"), "{stderr}");
+    assert_eq!(e.json(&["list", "--type", "episodic"])["items"].as_array().unwrap().len(), 2);
 }

@@ -1,0 +1,149 @@
+//! One memory-augmented turn: recall for the question, assemble the context within the
+//! model's budget, ask the model (streaming), and record the exchange as an episode with the
+//! provider and model it came from. A context-too-long answer shrinks the budget and retries
+//! once; nothing is recorded unless a whole answer came back.
+
+use std::sync::atomic::AtomicBool;
+
+use serde::Serialize;
+use strata_core::{
+    ChatErrorKind, ChatModel, ChatRequest, Content, Episode, EpisodeBody, EventMeta, Filter, Message, NewMemory,
+    Source, Usage,
+};
+
+use crate::context::{ContextParams, ContextView};
+use crate::dto::MemoryView;
+use crate::engine::Engine;
+use crate::error::{ApiError, ApiResult};
+
+/// The system prompt of a memory-augmented turn when the caller gives none.
+pub const DEFAULT_SYSTEM: &str = "You are a helpful assistant with a long-term memory. Use the memories when they help; say so when you do not know.";
+
+/// What to ask.
+#[derive(Debug, Clone, Default)]
+pub struct AskParams {
+    /// The model's catalogue name (its tokenizer and window).
+    pub model: String,
+    /// The question.
+    pub question: String,
+    /// The system prompt ([`DEFAULT_SYSTEM`] when absent).
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub history: Vec<Message>,
+    /// The prompt's budget (the model's, capped by the settings, when absent).
+    pub budget: Option<usize>,
+    /// Which memories may be used.
+    pub filter: Filter,
+    /// The most tokens to answer with.
+    pub max_tokens: Option<u32>,
+    /// The session the exchange belongs to.
+    pub session_id: Option<String>,
+    /// Record the exchange as an episode.
+    pub record: bool,
+}
+
+/// A finished turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct AskView {
+    /// The answer.
+    pub answer: String,
+    /// Who answered.
+    pub provider: String,
+    /// With which model.
+    pub model: String,
+    /// Tokens the call used, as the provider counted.
+    pub usage: Usage,
+    /// Why it stopped.
+    pub finish: String,
+    /// The context sent: messages and the report (memories injected and why).
+    pub context: ContextView,
+    /// Whether the first try was too long and the budget was shrunk.
+    pub shrunk: bool,
+    /// The exchange as recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<MemoryView>,
+}
+
+impl Engine {
+    /// One memory-augmented turn with `model` (see the module's description).
+    pub fn ask(
+        &mut self,
+        params: AskParams,
+        model: &dyn ChatModel,
+        exact: Option<&dyn strata_context::PromptCounter>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> ApiResult<AskView> {
+        if params.question.trim().is_empty() {
+            return Err(ApiError::invalid("ask needs a question"));
+        }
+        let context_params = |budget: Option<usize>| ContextParams {
+            model: params.model.clone(),
+            message: params.question.clone(),
+            system: Some(params.system.clone().unwrap_or_else(|| DEFAULT_SYSTEM.to_string())),
+            history: params.history.clone(),
+            history_summary: None,
+            budget,
+            filter: params.filter.clone(),
+        };
+        let mut context = self.build_context_with(context_params(params.budget), exact)?;
+        let mut shrunk = false;
+        let response = loop {
+            let request =
+                ChatRequest { messages: context.messages.clone(), max_tokens: params.max_tokens, ..Default::default() };
+            match model.chat(&request, on_text, cancel) {
+                Ok(r) => break r,
+                Err(e) if e.kind == ChatErrorKind::ContextTooLong && !shrunk => {
+                    // Our count and the provider's disagree: try once with three quarters.
+                    shrunk = true;
+                    let smaller = (context.report.used * 3 / 4).max(1);
+                    context = self.build_context_with(context_params(Some(smaller)), exact)?;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let recorded = if params.record && response.finish != "cancelled" && !response.content.trim().is_empty() {
+            Some(self.record_exchange(&params.question, &response.content, model, params.session_id.clone())?)
+        } else {
+            None
+        };
+        Ok(AskView {
+            answer: response.content,
+            provider: model.provider().to_string(),
+            model: model.model().to_string(),
+            usage: response.usage,
+            finish: response.finish,
+            context,
+            shrunk,
+            recorded,
+        })
+    }
+
+    /// Records a question and its answer as one episode (one transaction), with the provider
+    /// and model as its source.
+    pub fn record_exchange(
+        &mut self,
+        question: &str,
+        answer: &str,
+        model: &dyn ChatModel,
+        session_id: Option<String>,
+    ) -> ApiResult<MemoryView> {
+        let now = self.store().clock().now();
+        let content = Content::Episodic(Episode {
+            occurred_at: now,
+            body: EpisodeBody::Exchange { query: question.to_string(), response: answer.to_string() },
+            concepts: vec![],
+            extra: Default::default(),
+        });
+        let source = Source {
+            app: self.options().client.clone(),
+            provider: Some(model.provider().to_string()),
+            model: Some(model.model().to_string()),
+        };
+        let new = NewMemory { scope: self.scope(session_id), source, ..Default::default() };
+        let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
+        let m = self.store().create(content, new, &meta)?;
+        self.wrote();
+        Ok(m.into())
+    }
+}
