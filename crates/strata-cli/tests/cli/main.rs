@@ -821,11 +821,37 @@ fn ask_recalls_streams_and_remembers_the_exchange() {
     assert_eq!(items.len(), 2, "both exchanges remembered");
     assert_eq!(items[0]["body"]["response"], "Pixel is a grey tabby.");
 
+    // The key is in no byte of the database, an export, a backup or the debug log.
+    let logged = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["ask", "Anything else?", "--provider", "openai"])
+        .env("STRATA_DB", e.db())
+        .env("OPENAI_API_KEY", key)
+        .env("OPENAI_BASE_URL", &url)
+        .env("STRATA_LOG", "trace")
+        .output()
+        .unwrap();
+    assert!(logged.status.success());
+    let mut haystacks = vec![
+        logged.stdout,
+        logged.stderr,
+        e.ok(&["export"]).into_bytes(),
+        e.ok(&["export", "--format", "backup"]).into_bytes(),
+    ];
+    for suffix in ["", "-wal"] {
+        if let Ok(bytes) = std::fs::read(format!("{}{suffix}", e.db().display())) {
+            haystacks.push(bytes);
+        }
+    }
+    for h in &haystacks {
+        assert!(!h.windows(key.len()).any(|w| w == key.as_bytes()), "the key leaked");
+        assert!(!h.windows(7).any(|w| w == b"PLANTED"), "part of the key leaked");
+    }
+
     // A refused key: a clear error, nothing remembered, no key shown.
     let (bad, _) = loopback(|_, _| (401, "application/json", OPENAI_401.into()));
     let out = ask(&bad, false);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("check the key") && !stderr.contains("PLANTED") && !stderr.contains("sk-test"), "{stderr}");
-    assert_eq!(e.json(&["list", "--type", "episodic"])["items"].as_array().unwrap().len(), 2);
+    assert_eq!(e.json(&["list", "--type", "episodic"])["items"].as_array().unwrap().len(), 3);
 }
