@@ -131,6 +131,30 @@ pub enum Command {
         #[arg(long)]
         no_record: bool,
     },
+    /// Talk with a model with memory, one line per message (standard input): every turn
+    /// recalls, fits the memories into the budget, streams the answer and remembers the
+    /// exchange. `/memories` shows what the last answer was given and why; `/provider NAME
+    /// [MODEL]` switches provider, keeping the conversation; `/quit` ends.
+    Chat {
+        /// Who answers first (see `ask`).
+        #[arg(long, default_value = "on-device")]
+        provider: String,
+        /// The model.
+        #[arg(long)]
+        model: Option<String>,
+        /// The provider's address.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Tokens each prompt may cost.
+        #[arg(long)]
+        budget: Option<usize>,
+        /// Tokens each answer may cost.
+        #[arg(long)]
+        max_tokens: Option<u32>,
+        /// The system prompt.
+        #[arg(long)]
+        system: Option<String>,
+    },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
     Embed,

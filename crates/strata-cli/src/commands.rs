@@ -123,34 +123,44 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Ask { question, provider, model, base_url, budget, max_tokens, system, no_record } => {
             load_embedder(engine, out)?;
             let chat = open_chat(&provider, model, base_url)?;
-            let catalogue_name =
-                if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
-            let claude = claude_counter(engine, &catalogue_name)?;
-            let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
-            let params = strata_api::AskParams {
-                model: catalogue_name,
-                question,
-                system,
-                budget,
-                max_tokens,
-                record: !no_record,
-                ..Default::default()
-            };
-            let cancel = std::sync::atomic::AtomicBool::new(false);
-            let stream = !out.json;
-            let view = engine.ask(
-                params,
-                chat.as_ref(),
-                exact,
-                &mut |piece| {
-                    if stream {
-                        print!("{piece}");
-                        let _ = std::io::Write::flush(&mut std::io::stdout());
-                    }
-                },
-                &cancel,
-            )?;
+            let turn = Turn { budget, max_tokens, system, record: !no_record, session_id: None };
+            let view = ask_turn(engine, chat.as_ref(), &turn, question, vec![], out)?;
             out.asked(&view)
+        }
+        Command::Chat { provider, model, base_url, budget, max_tokens, system } => {
+            load_embedder(engine, out)?;
+            let mut chat = open_chat(&provider, model, base_url)?;
+            let session = format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S"));
+            let turn = Turn { budget, max_tokens, system, record: true, session_id: Some(session) };
+            let mut history: Vec<strata_core::Message> = Vec::new();
+            let mut last: Option<strata_api::AskView> = None;
+            for line in std::io::stdin().lines() {
+                let line = line.context("cannot read standard input")?;
+                let line = line.trim();
+                match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+                    [] => continue,
+                    ["/quit" | "/exit"] => break,
+                    ["/memories"] => match &last {
+                        Some(v) => out.injected(&v.context.report)?,
+                        None => eprintln!("Nothing asked yet."),
+                    },
+                    ["/provider", name, rest @ ..] => {
+                        chat = open_chat(name, rest.first().map(|m| m.to_string()), None)?;
+                        eprintln!("Now talking with {} {}.", chat.provider(), chat.model());
+                    }
+                    [cmd, ..] if cmd.starts_with('/') => {
+                        eprintln!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
+                    }
+                    _ => {
+                        let view = ask_turn(engine, chat.as_ref(), &turn, line.to_string(), history.clone(), out)?;
+                        history.push(strata_core::Message::user(line));
+                        history.push(strata_core::Message::assistant(view.answer.clone()));
+                        out.asked(&view)?;
+                        last = Some(view);
+                    }
+                }
+            }
+            Ok(())
         }
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -343,6 +353,54 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
         eprintln!();
     }
     Ok(p)
+}
+
+/// What every turn of `ask` and `chat` shares.
+struct Turn {
+    budget: Option<usize>,
+    max_tokens: Option<u32>,
+    system: Option<String>,
+    record: bool,
+    session_id: Option<String>,
+}
+
+/// One memory-augmented turn with `chat`, the answer streamed to stdout unless `--json`.
+fn ask_turn(
+    engine: &mut Engine,
+    chat: &dyn strata_core::ChatModel,
+    turn: &Turn,
+    question: String,
+    history: Vec<strata_core::Message>,
+    out: &Out,
+) -> Result<strata_api::AskView> {
+    let catalogue_name =
+        if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+    let claude = claude_counter(engine, &catalogue_name)?;
+    let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
+    let params = strata_api::AskParams {
+        model: catalogue_name,
+        question,
+        system: turn.system.clone(),
+        history,
+        budget: turn.budget,
+        max_tokens: turn.max_tokens,
+        session_id: turn.session_id.clone(),
+        record: turn.record,
+        ..Default::default()
+    };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let stream = !out.json;
+    Ok(engine.ask(
+        params,
+        chat,
+        exact,
+        &mut |piece| {
+            if stream {
+                out.piece(piece)
+            }
+        },
+        &cancel,
+    )?)
 }
 
 /// The catalogue's name for the on-device chat model.

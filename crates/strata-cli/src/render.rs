@@ -510,6 +510,36 @@ impl Out {
         Ok(())
     }
 
+    /// A piece of a streamed answer, shown at once.
+    pub fn piece(&self, text: &str) {
+        let mut w = std::io::stdout().lock();
+        let _ = w.write_all(text.as_bytes());
+        let _ = w.flush();
+    }
+
+    /// The memories an answer was given, and why (`/memories`).
+    pub fn injected(&self, r: &strata_context::Report) -> Result<()> {
+        if self.json {
+            return print_json(&r.included);
+        }
+        if r.included.is_empty() {
+            say!("No memories went into the last prompt ({} candidates left out).", r.dropped.len());
+            return Ok(());
+        }
+        let mut t = table(&["", "section", "score", "tokens", "id"]);
+        for d in &r.included {
+            let section = serde_json::to_value(d.section)?.as_str().unwrap_or_default().to_string();
+            t.add_row(vec![
+                d.label.map_or("-".into(), |l| format!("[{l}]")),
+                section,
+                format!("{:.3}", d.score),
+                d.tokens.to_string(),
+                d.id.to_string(),
+            ]);
+        }
+        print_table(&t)
+    }
+
     pub fn token_pieces(&self, pieces: &[&str]) -> Result<()> {
         if self.json {
             return print_json(&pieces);

@@ -855,3 +855,51 @@ fn ask_recalls_streams_and_remembers_the_exchange() {
     assert!(stderr.contains("check the key") && !stderr.contains("PLANTED") && !stderr.contains("sk-test"), "{stderr}");
     assert_eq!(e.json(&["list", "--type", "episodic"])["items"].as_array().unwrap().len(), 3);
 }
+
+const OLLAMA_STREAM: &str = include_str!("../../../strata-providers/tests/fixtures/ollama/chat_stream.ndjson");
+
+/// `strata chat`: a conversation on standard input; `/provider` switches mid-conversation and
+/// the second provider sees what the first was told; `/memories` shows what went in.
+#[test]
+fn chat_switches_providers_and_keeps_the_conversation() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "pixel", "--fact", "species=cat"]);
+    let (openai, _) = loopback(|_, _| (200, "text/event-stream", OPENAI_STREAM.into()));
+    let (ollama, ollama_seen) = loopback(|_, _| (200, "application/x-ndjson", OLLAMA_STREAM.into()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["chat", "--provider", "openai", "--model", "gpt-4o-mini"])
+        .env("STRATA_DB", e.db())
+        .env("OPENAI_API_KEY", "sk-test-0000")
+        .env("OPENAI_BASE_URL", &openai)
+        .env("OLLAMA_HOST", &ollama)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"What is Pixel like?\n/memories\n/provider ollama llama3.2\nAnd what did you just say?\n/quit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stdout.matches("Pixel is a grey tabby.").count(), 2, "{stdout}");
+    assert!(stdout.contains("SECTION") && stdout.contains("facts"), "/memories: {stdout}");
+    assert!(stderr.contains("Now talking with ollama llama3.2"), "{stderr}");
+    let (_, body) = ollama_seen.lock().unwrap()[0].clone();
+    let sent: Value = serde_json::from_str(&body).unwrap();
+    let texts: Vec<&str> = sent["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(texts.contains(&"What is Pixel like?") && texts.contains(&"Pixel is a grey tabby."), "{texts:?}");
+    assert_eq!(*texts.last().unwrap(), "And what did you just say?");
+    let episodes = e.json(&["list", "--type", "episodic"]);
+    let providers: Vec<&str> =
+        episodes["items"].as_array().unwrap().iter().filter_map(|m| m["source"]["provider"].as_str()).collect();
+    assert_eq!(providers, ["ollama", "openai"], "each exchange remembered with who answered");
+    let sessions: Vec<&str> =
+        episodes["items"].as_array().unwrap().iter().filter_map(|m| m["scope"]["session_id"].as_str()).collect();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[0], sessions[1], "one conversation, one session");
+}
