@@ -155,6 +155,25 @@ pub enum Command {
         #[arg(long)]
         system: Option<String>,
     },
+    /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
+    /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
+    Serve {
+        /// The port (0: any free one; the address is printed).
+        #[arg(long, default_value_t = 8088)]
+        port: u16,
+        /// Who answers upstream (see `ask`).
+        #[arg(long, default_value = "on-device")]
+        provider: String,
+        /// The upstream model.
+        #[arg(long)]
+        model: Option<String>,
+        /// The upstream's address.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Require `Authorization: Bearer TOKEN` on every request.
+        #[arg(long)]
+        token: Option<String>,
+    },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
     Embed,

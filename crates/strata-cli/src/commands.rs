@@ -55,6 +55,9 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
+    if let Command::Serve { port, provider, model, base_url, token } = command {
+        return serve(engine, port, &provider, model, base_url, token, &out);
+    }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
     if let Err(e) = engine.flush() {
@@ -244,7 +247,9 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let counts = engine.demo()?;
             out.demo(&counts)
         }
-        Command::Bench(_) | Command::Tokens(_) => unreachable!("these run before the database is opened"),
+        Command::Bench(_) | Command::Tokens(_) | Command::Serve { .. } => {
+            unreachable!("these run before dispatch")
+        }
     }
 }
 
@@ -353,6 +358,39 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
         eprintln!();
     }
     Ok(p)
+}
+
+/// `strata serve`: the memory proxy, until Ctrl-C.
+fn serve(
+    mut engine: Engine,
+    port: u16,
+    provider: &str,
+    model: Option<String>,
+    base_url: Option<String>,
+    token: Option<String>,
+    out: &Out,
+) -> Result<()> {
+    load_embedder(&mut engine, out)?;
+    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, model, base_url)?);
+    let name = if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "Strata's memory proxy: http://{addr}/v1 (answers from {} {}). Ctrl-C stops it.",
+            chat.provider(),
+            chat.model()
+        );
+        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, name, token));
+        strata_proxy::serve(listener, proxy, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+        Ok(())
+    })
 }
 
 /// What every turn of `ask` and `chat` shares.

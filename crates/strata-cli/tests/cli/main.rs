@@ -903,3 +903,51 @@ fn chat_switches_providers_and_keeps_the_conversation() {
     assert_eq!(sessions.len(), 2);
     assert_eq!(sessions[0], sessions[1], "one conversation, one session");
 }
+
+/// `strata serve` driven by the official OpenAI Python SDK (installed by scripts/setup):
+/// models, a completion, a streamed completion with usage, errors in OpenAI's shape, a
+/// required token; every answered exchange is remembered.
+#[test]
+fn the_memory_proxy_serves_the_official_openai_client() {
+    let python = std::env::var_os("STRATA_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+        cache.join("strata/pyenv/bin/python")
+    });
+    assert!(python.exists(), "{} is missing: run scripts/setup", python.display());
+    let e = Env::new();
+    e.json(&["add", "semantic", "ana", "--fact", "lives_in=Porto"]);
+    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["serve", "--port", "0", "--token", "local-secret"])
+        .env("STRATA_DB", e.db())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    use std::io::BufRead;
+    while !line.contains("memory proxy") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
+    }
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_client.py");
+    let out = Command::new(&python).args([script, &url, "local-secret"]).output().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["models"][0], "SmolLM2-135M-Instruct.Q4_1");
+    assert!(!v["answer"].as_str().unwrap().is_empty(), "{v}");
+    assert!(v["usage"][0].as_u64().unwrap() > 10 && v["usage"][1].as_u64().unwrap() <= 12, "{v}");
+    assert!(!v["streamed"].as_array().unwrap().is_empty(), "{v}");
+    assert!(v["stream_usage"][1].as_u64().unwrap() <= 8, "{v}");
+    assert_eq!((v["bad_request"].as_u64(), v["wrong_token"].as_u64()), (Some(400), Some(401)));
+    let episodes = e.json(&["list", "--type", "episodic"]);
+    let items = episodes["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "both answered exchanges remembered: {episodes}");
+    assert_eq!(items[1]["body"]["query"], "What is the capital of France?");
+    assert_eq!(items[0]["source"]["provider"], "on-device");
+}

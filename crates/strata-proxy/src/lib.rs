@@ -1,0 +1,291 @@
+//! The memory proxy: an OpenAI-compatible API on loopback (`/v1/chat/completions`, streamed
+//! or not, and `/v1/models`). Any OpenAI client, or LiteLLM, points at it; each request is one
+//! memory-augmented turn of the [`Engine`] — recall for the last user message, the context
+//! fitted to the upstream model's budget, the upstream's answer relayed, the exchange
+//! remembered. Errors come back in OpenAI's shape, with OpenAI's status codes.
+#![deny(missing_docs)]
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use strata_api::{ApiError, AskParams, Engine, ErrorCode};
+use strata_core::{ChatModel, Message, Role};
+
+/// The largest request body accepted (larger ones get 413).
+pub const MAX_BODY: usize = 1 << 20;
+
+/// What the proxy serves with.
+pub struct Proxy {
+    engine: Mutex<Engine>,
+    model: Arc<dyn ChatModel>,
+    catalogue_name: String,
+    token: Option<String>,
+}
+
+impl Proxy {
+    /// Serves `engine`'s memory with `model` upstream (`catalogue_name`: its entry in the
+    /// model catalogue). With `token`, requests must carry `Authorization: Bearer <token>`.
+    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, catalogue_name: String, token: Option<String>) -> Proxy {
+        Proxy { engine: Mutex::new(engine), model, catalogue_name, token }
+    }
+}
+
+/// An error in OpenAI's shape.
+fn error(status: StatusCode, kind: &str, code: Option<&str>, message: &str) -> Response {
+    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
+    (status, axum::Json(body)).into_response()
+}
+
+fn api_error(e: &ApiError) -> Response {
+    let (status, kind, code) = match e.code {
+        ErrorCode::InvalidInput => (StatusCode::BAD_REQUEST, "invalid_request_error", None),
+        ErrorCode::ContextTooLong => {
+            (StatusCode::BAD_REQUEST, "invalid_request_error", Some("context_length_exceeded"))
+        }
+        ErrorCode::ProviderKey => (StatusCode::UNAUTHORIZED, "authentication_error", Some("invalid_api_key")),
+        ErrorCode::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("rate_limit_exceeded")),
+        ErrorCode::ModelNotFound => (StatusCode::NOT_FOUND, "invalid_request_error", Some("model_not_found")),
+        ErrorCode::Network | ErrorCode::Provider => (StatusCode::BAD_GATEWAY, "upstream_error", None),
+        _ => (StatusCode::INTERNAL_SERVER_ERROR, "server_error", None),
+    };
+    error(status, kind, code, &e.message)
+}
+
+fn authorized(proxy: &Proxy, headers: &HeaderMap) -> bool {
+    match &proxy.token {
+        None => true,
+        Some(t) => headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|given| given == t),
+    }
+}
+
+/// A message's text: a string, or the text parts of a list of parts.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The turn a request asks for: system prompt, conversation, the last user message.
+fn turn(body: &Value) -> Result<(Option<String>, Vec<Message>, String), String> {
+    let messages = body["messages"].as_array().ok_or("'messages' must be a list")?;
+    let mut system = Vec::new();
+    let mut all = Vec::new();
+    for m in messages {
+        let role: Role = m["role"]
+            .as_str()
+            .map(|r| if r == "developer" { "system" } else { r })
+            .ok_or("every message needs a 'role'")?
+            .parse()
+            .map_err(|e: strata_core::Error| e.to_string())?;
+        let text = text_of(&m["content"]);
+        if role == Role::System {
+            system.push(text);
+        } else {
+            all.push(Message::new(role, text));
+        }
+    }
+    let last = all.pop().filter(|m| m.role == Role::User).ok_or("the last message must be the user's")?;
+    Ok(((!system.is_empty()).then(|| system.join("\n\n")), all, last.content))
+}
+
+async fn models(State(proxy): State<Arc<Proxy>>, headers: HeaderMap) -> Response {
+    if !authorized(&proxy, &headers) {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            Some("invalid_api_key"),
+            "a bearer token is required",
+        );
+    }
+    let data = json!([{"id": proxy.model.model(), "object": "model", "created": 0, "owned_by": format!("strata ({})", proxy.model.provider())}]);
+    axum::Json(json!({"object": "list", "data": data})).into_response()
+}
+
+fn chunk(id: &str, created: u64, model: &str, delta: Value, finish: Option<&str>) -> String {
+    let v = json!({
+        "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    });
+    format!("data: {v}\n\n")
+}
+
+async fn completions(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+    if !authorized(&proxy, &headers) {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            Some("invalid_api_key"),
+            "a bearer token is required",
+        );
+    }
+    let body: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &format!("not JSON: {e}")),
+    };
+    let (system, history, question) = match turn(&body) {
+        Ok(t) => t,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &e),
+    };
+    let max_tokens = body["max_completion_tokens"].as_u64().or(body["max_tokens"].as_u64()).map(|n| n as u32);
+    let stream = body["stream"].as_bool().unwrap_or(false);
+    let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
+    let params = AskParams {
+        model: proxy.catalogue_name.clone(),
+        question,
+        system,
+        history,
+        max_tokens,
+        record: true,
+        ..Default::default()
+    };
+    let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());
+    let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let model_name = proxy.model.model().to_string();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let (proxy, cancel) = (proxy.clone(), cancel.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut engine = proxy.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let result = engine.ask(
+                params,
+                proxy.model.as_ref(),
+                None,
+                &mut |piece| {
+                    // A client that went away stops the generation.
+                    if tx.send(piece.to_string()).is_err() {
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                },
+                &cancel,
+            );
+            if let Err(e) = engine.flush() {
+                tracing::warn!("could not record memory accesses: {e}");
+            }
+            result
+        })
+    };
+    if !stream {
+        let view = match worker.await {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return api_error(&e),
+            Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", None, &e.to_string()),
+        };
+        let u = view.usage;
+        return axum::Json(json!({
+            "id": id, "object": "chat.completion", "created": created, "model": model_name,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": view.answer}, "finish_reason": finish_reason(&view.finish)}],
+            "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens},
+        }))
+        .into_response();
+    }
+    let stream = async_stream(id, created, model_name, include_usage, worker, &mut rx).await;
+    match stream {
+        Ok(events) => Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .header(header::CACHE_CONTROL, "no-cache")
+            .body(Body::from_stream(events))
+            .unwrap_or_else(|e| error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", None, &e.to_string())),
+        Err(r) => r,
+    }
+}
+
+/// OpenAI's finish reasons from the upstream's.
+fn finish_reason(f: &str) -> &'static str {
+    match f {
+        "length" | "max_tokens" => "length",
+        "tool_calls" | "tool_use" => "tool_calls",
+        _ => "stop",
+    }
+}
+
+type Events = tokio_stream::wrappers::UnboundedReceiverStream<Result<String, Infallible>>;
+
+/// The server-sent events of a streamed answer. The first piece (or the failure) is awaited
+/// before the response starts, so an upstream error still gets its status code.
+async fn async_stream(
+    id: String,
+    created: u64,
+    model: String,
+    include_usage: bool,
+    worker: tokio::task::JoinHandle<Result<strata_api::AskView, ApiError>>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+) -> Result<Events, Response> {
+    let first = rx.recv().await;
+    let (out, events) = tokio::sync::mpsc::unbounded_channel::<Result<String, Infallible>>();
+    if first.is_none() {
+        // No text at all: an error (its status code still applies) or an empty answer.
+        let view = match worker.await {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return Err(api_error(&e)),
+            Err(e) => return Err(error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", None, &e.to_string())),
+        };
+        let _ = out.send(Ok(chunk(&id, created, &model, json!({"role": "assistant", "content": ""}), None)));
+        let _ = out.send(Ok(chunk(&id, created, &model, json!({}), Some(finish_reason(&view.finish)))));
+        let _ = out.send(Ok("data: [DONE]\n\n".into()));
+        return Ok(tokio_stream::wrappers::UnboundedReceiverStream::new(events));
+    }
+    let mut rest = std::mem::replace(rx, tokio::sync::mpsc::unbounded_channel().1);
+    tokio::spawn(async move {
+        let _ = out.send(Ok(chunk(&id, created, &model, json!({"role": "assistant", "content": ""}), None)));
+        let mut next = first;
+        while let Some(piece) = next {
+            if out.send(Ok(chunk(&id, created, &model, json!({"content": piece}), None))).is_err() {
+                break;
+            }
+            next = rest.recv().await;
+        }
+        match worker.await {
+            Ok(Ok(view)) => {
+                let _ = out.send(Ok(chunk(&id, created, &model, json!({}), Some(finish_reason(&view.finish)))));
+                if include_usage {
+                    let u = view.usage;
+                    let v = json!({
+                        "id": id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [],
+                        "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens},
+                    });
+                    let _ = out.send(Ok(format!("data: {v}\n\n")));
+                }
+            }
+            Ok(Err(e)) => {
+                let v = json!({"error": {"message": e.message, "type": "upstream_error"}});
+                let _ = out.send(Ok(format!("data: {v}\n\n")));
+            }
+            Err(_) => {}
+        }
+        let _ = out.send(Ok("data: [DONE]\n\n".into()));
+    });
+    Ok(tokio_stream::wrappers::UnboundedReceiverStream::new(events))
+}
+
+/// The proxy's routes.
+pub fn router(proxy: Arc<Proxy>) -> Router {
+    Router::new()
+        .route("/v1/models", get(models))
+        .route("/v1/chat/completions", post(completions))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(proxy)
+}
+
+/// Serves on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    proxy: Arc<Proxy>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(proxy)).with_graceful_shutdown(shutdown).await
+}
