@@ -951,3 +951,36 @@ fn the_memory_proxy_serves_the_official_openai_client() {
     assert_eq!(items[1]["body"]["query"], "What is the capital of France?");
     assert_eq!(items[0]["source"]["provider"], "on-device");
 }
+
+const OPENAI_400_CONTEXT: &str = include_str!("../../../strata-providers/tests/fixtures/openai/error_400_context.json");
+
+/// A provider that says the prompt is too long gets it again with a quarter less budget, once.
+#[test]
+fn ask_shrinks_the_prompt_once_when_the_provider_finds_it_too_long() {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let (url, seen) = loopback(|_, _| {
+        if CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            (400, "application/json", OPENAI_400_CONTEXT.into())
+        } else {
+            (200, "text/event-stream", OPENAI_STREAM.into())
+        }
+    });
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--json", "ask", "Tell me about Napoleon", "--provider", "openai", "--budget", "400"])
+        .env("STRATA_DB", e.db())
+        .env("OPENAI_API_KEY", "sk-test-0000")
+        .env("OPENAI_BASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["shrunk"], true);
+    assert_eq!(v["answer"], "Pixel is a grey tabby.");
+    let budget = v["context"]["report"]["budget"].as_u64().unwrap();
+    assert!(budget < 400, "the second prompt had a smaller budget: {budget}");
+    let bodies: Vec<String> = seen.lock().unwrap().iter().map(|(_, b)| b.clone()).collect();
+    assert_eq!(bodies.len(), 2);
+    assert!(bodies[1].len() < bodies[0].len(), "the second prompt is shorter");
+}
