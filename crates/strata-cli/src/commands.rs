@@ -411,8 +411,13 @@ fn ask_turn(
     history: Vec<strata_core::Message>,
     out: &Out,
 ) -> Result<strata_api::AskView> {
-    let catalogue_name =
-        if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+    let on_device = chat.provider() == "on-device";
+    let catalogue_name = if on_device { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+    // The on-device model reads memories best right before the question (in its user turn).
+    let mut settings = engine.options().context.clone();
+    settings.options.placement =
+        if on_device { strata_context::Placement::BeforeLastUser } else { strata_context::Placement::AfterSystem };
+    engine.set_context_settings(settings);
     let claude = claude_counter(engine, &catalogue_name)?;
     let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
     let params = strata_api::AskParams {

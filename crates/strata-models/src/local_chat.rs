@@ -140,7 +140,8 @@ impl LocalChat {
 
     /// The prompt's token ids in the model's chat template (ChatML): each message as
     /// `<|im_start|>role\ncontent<|im_end|>\n`, [`DEFAULT_SYSTEM`] when there is no system
-    /// message, then `<|im_start|>assistant\n`. Tool calls and results become text, the
+    /// message, then `<|im_start|>assistant\n`. A later system message is folded into the
+    /// user turn that follows it. Tool calls and results become text, the
     /// results as the user's turn (the model knows no tool role).
     pub fn prompt_ids(&self, messages: &[Message]) -> Result<Vec<u32>> {
         let mut ids = Vec::new();
@@ -154,8 +155,15 @@ impl LocalChat {
         if messages.first().is_none_or(|m| m.role != Role::System) {
             turn(&mut ids, "system", DEFAULT_SYSTEM)?;
         }
-        for m in messages {
+        // A system message after the first (memories placed before the user's message) goes
+        // into the next user turn: this small model follows its user turn far better.
+        let mut carried: Option<&str> = None;
+        for (i, m) in messages.iter().enumerate() {
             match m.role {
+                Role::System if i > 0 => carried = Some(&m.content),
+                Role::User if carried.is_some() => {
+                    turn(&mut ids, "user", &format!("{}\n\n{}", carried.take().unwrap_or_default(), m.content))?
+                }
                 Role::Tool => turn(&mut ids, "user", &format!("Tool result:\n{}", m.content))?,
                 Role::Assistant if !m.tool_calls.is_empty() => {
                     let calls: Vec<String> =
@@ -164,6 +172,9 @@ impl LocalChat {
                 }
                 r => turn(&mut ids, r.as_str(), &m.content)?,
             }
+        }
+        if let Some(c) = carried {
+            turn(&mut ids, "system", c)?;
         }
         ids.push(self.im_start);
         ids.extend(self.encode("assistant\n")?);
