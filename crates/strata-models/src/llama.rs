@@ -231,8 +231,14 @@ impl Llama {
             let h = candle_nn::ops::rms_norm(&x, &l.attn_norm, s.eps as f32)?;
             let qkv = l.qkv.forward(&h)?;
             let kv_dim = s.kv_heads * head_dim;
+            // (1, n, heads·d) → (1, heads, n, d); for one token that is a reshape, no copy.
             let split = |start: usize, len: usize, heads: usize| {
-                qkv.narrow(2, start, len)?.reshape((1, n, heads, head_dim))?.transpose(1, 2)?.contiguous()
+                let part = qkv.narrow(2, start, len)?;
+                if n == 1 {
+                    part.reshape((1, heads, 1, head_dim))
+                } else {
+                    part.reshape((1, n, heads, head_dim))?.transpose(1, 2)?.contiguous()
+                }
             };
             let q = split(0, s.hidden, s.heads)?;
             let k = split(s.hidden, kv_dim, s.kv_heads)?;
@@ -257,7 +263,11 @@ impl Llama {
             };
             let att = candle_nn::ops::softmax_last_dim(&att)?;
             let y = att.matmul(&v.squeeze(0)?)?; // (kv, group*n, head_dim)
-            let y = y.reshape((1, s.heads, n, head_dim))?.transpose(1, 2)?.reshape((1, n, s.hidden))?;
+            let y = if n == 1 {
+                y.reshape((1, 1, s.hidden))?
+            } else {
+                y.reshape((1, s.heads, n, head_dim))?.transpose(1, 2)?.reshape((1, n, s.hidden))?
+            };
             x = (x + l.o.forward(&y)?)?;
             let h = candle_nn::ops::rms_norm(&x, &l.ffn_norm, s.eps as f32)?;
             let gu = l.gate_up.forward(&h)?;
