@@ -456,7 +456,7 @@ fn open_chat(
     base_url: Option<String>,
 ) -> Result<Box<dyn strata_core::ChatModel>> {
     if matches!(provider, "on-device" | "local") {
-        return Ok(Box::new(strata_models::LocalChat::load_default()?));
+        return Ok(Box::new(strata_models::LazyLocalChat::new()?));
     }
     let model = model.unwrap_or_else(|| {
         match provider {

@@ -11,7 +11,7 @@ mod minilm;
 mod process;
 
 pub use llama::{Llama, Shape};
-pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LocalChat, Sampling};
+pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, Sampling};
 pub use minilm::MiniLm;
 pub use process::tune_process;
 pub use strata_tokens::{CHAT_DIR, CHAT_FILE, EMBEDDER_DIR, models_dir};

@@ -87,6 +87,15 @@ impl std::fmt::Debug for LocalChat {
     }
 }
 
+/// The error for a model file that is not there, saying how to fetch it.
+fn missing(file: &Path) -> Error {
+    Error::Model(format!(
+        "the on-device chat model is not at {} — run scripts/setup (or make run) to fetch it, \
+         or set STRATA_MODELS to the folder that holds it",
+        file.display()
+    ))
+}
+
 fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
     Error::Model(format!("the on-device chat model {}: {e}", file.display()))
 }
@@ -101,11 +110,7 @@ impl LocalChat {
     pub fn load_default() -> Result<LocalChat> {
         let file = LocalChat::default_file();
         if !file.exists() {
-            return Err(Error::Model(format!(
-                "the on-device chat model is not at {} — run scripts/setup (or make run) to fetch it, \
-                 or set STRATA_MODELS to the folder that holds it",
-                file.display()
-            )));
+            return Err(missing(&file));
         }
         LocalChat::load(&file)
     }
@@ -314,5 +319,52 @@ impl strata_core::ChatModel for LocalChat {
             }
             .to_string(),
         })
+    }
+}
+
+/// The on-device model, loaded on its first answer (once; every caller shares it). Starting
+/// a server or a chat does not wait for the weights.
+pub struct LazyLocalChat {
+    file: PathBuf,
+    name: String,
+    model: std::sync::OnceLock<std::result::Result<LocalChat, String>>,
+}
+
+impl LazyLocalChat {
+    /// The default model file, not loaded yet; a missing file is reported now.
+    pub fn new() -> Result<LazyLocalChat> {
+        let file = LocalChat::default_file();
+        if !file.exists() {
+            return Err(missing(&file));
+        }
+        let name = file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string());
+        Ok(LazyLocalChat { file, name, model: std::sync::OnceLock::new() })
+    }
+
+    /// Whether the weights are loaded.
+    pub fn is_loaded(&self) -> bool {
+        self.model.get().is_some_and(|m| m.is_ok())
+    }
+}
+
+impl strata_core::ChatModel for LazyLocalChat {
+    fn provider(&self) -> &str {
+        "on-device"
+    }
+
+    fn model(&self) -> &str {
+        &self.name
+    }
+
+    fn chat(
+        &self,
+        request: &strata_core::ChatRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> std::result::Result<strata_core::ChatResponse, strata_core::ChatError> {
+        match self.model.get_or_init(|| LocalChat::load(&self.file).map_err(|e| e.to_string())) {
+            Ok(m) => m.chat(request, on_text, cancel),
+            Err(e) => Err(strata_core::ChatError::new(strata_core::ChatErrorKind::Server, e.clone())),
+        }
     }
 }

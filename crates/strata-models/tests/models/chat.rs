@@ -63,3 +63,16 @@ fn the_template_frames_turns_and_message_text_cannot_forge_one() {
     let text = strata_tokens::gguf::tokenizer(&LocalChat::default_file()).unwrap().decode(&ids, false).unwrap();
     assert!(text.contains("<|im_start|>user\n<memories>cat: Pixel</memories>\n\nMy cat?<|im_end|>"), "{text}");
 }
+
+#[test]
+fn the_lazy_model_loads_on_its_first_answer() {
+    use strata_core::ChatModel;
+    let lazy = strata_models::LazyLocalChat::new().unwrap();
+    assert_eq!((lazy.provider(), lazy.model(), lazy.is_loaded()), ("on-device", "SmolLM2-135M-Instruct.Q4_1", false));
+    let req =
+        strata_core::ChatRequest { messages: vec![Message::user("Hi")], max_tokens: Some(2), ..Default::default() };
+    let r = lazy.chat(&req, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert!(lazy.is_loaded());
+    assert_eq!(r.usage.completion_tokens, 2);
+    assert_eq!(r.finish, "length");
+}
