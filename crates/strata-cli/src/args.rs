@@ -274,6 +274,26 @@ pub enum Command {
     /// Count a text's tokens for a model, or split it into pieces that fit.
     #[command(subcommand)]
     Tokens(TokensCommand),
+    /// Provider keys in the OS keychain (a key in the environment, e.g. OPENAI_API_KEY, wins).
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
+/// `strata key …`
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Store a provider's key (read from standard input, never from the command line).
+    Set {
+        /// openai, anthropic or openai-compatible.
+        provider: String,
+    },
+    /// Remove a provider's key from the keychain.
+    Delete {
+        /// The provider.
+        provider: String,
+    },
+    /// Where each provider's key comes from (never the key itself).
+    Status,
 }
 
 /// `strata tokens …`

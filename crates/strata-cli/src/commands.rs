@@ -15,7 +15,8 @@ use strata_core::{
 use strata_api::locomo;
 
 use crate::args::{
-    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KindArg, TierArg, TokensCommand,
+    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg, TierArg,
+    TokensCommand,
 };
 use crate::render::Out;
 
@@ -39,6 +40,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let command = match cli.command {
         Command::Bench(bench) => return run_bench(bench, &out),
         Command::Tokens(tokens) => return run_tokens(tokens, &out),
+        Command::Key(key) => return run_key(key, &out),
         other => other,
     };
     let db = match cli.db.clone() {
@@ -247,7 +249,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let counts = engine.demo()?;
             out.demo(&counts)
         }
-        Command::Bench(_) | Command::Tokens(_) | Command::Serve { .. } => {
+        Command::Bench(_) | Command::Tokens(_) | Command::Key(_) | Command::Serve { .. } => {
             unreachable!("these run before dispatch")
         }
     }
@@ -509,6 +511,39 @@ fn context_settings() -> strata_api::ContextSettings {
         models_dir: Some(strata_models::models_dir()),
         budget_cap,
         ..Default::default()
+    }
+}
+
+fn run_key(command: KeyCommand, out: &Out) -> Result<()> {
+    use strata_providers::keys;
+    let known = |p: &str| -> Result<()> {
+        if strata_providers::env_names(p).0.is_none() {
+            bail!("'{p}' takes no key (expected openai, anthropic or openai-compatible)");
+        }
+        Ok(())
+    };
+    match command {
+        KeyCommand::Set { provider } => {
+            known(&provider)?;
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).context("cannot read the key from standard input")?;
+            keys::store(&provider, key.trim())?;
+            out.done(&format!("Stored the {provider} key in the OS keychain."))
+        }
+        KeyCommand::Delete { provider } => {
+            known(&provider)?;
+            let had = keys::forget(&provider)?;
+            out.done(&if had {
+                format!("Removed the {provider} key.")
+            } else {
+                format!("No {provider} key was stored.")
+            })
+        }
+        KeyCommand::Status => {
+            let rows: Vec<(String, keys::KeySource)> =
+                ["openai", "anthropic", "openai-compatible"].iter().map(|p| (p.to_string(), keys::find(p).1)).collect();
+            out.key_status(&rows)
+        }
     }
 }
 

@@ -540,6 +540,34 @@ impl Out {
         print_table(&t)
     }
 
+    /// A one-line confirmation.
+    pub fn done(&self, sentence: &str) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({ "done": sentence }));
+        }
+        say!("{sentence}");
+        Ok(())
+    }
+
+    pub fn key_status(&self, rows: &[(String, strata_providers::keys::KeySource)]) -> Result<()> {
+        use strata_providers::keys::KeySource;
+        if self.json {
+            let v: serde_json::Map<String, serde_json::Value> =
+                rows.iter().map(|(p, s)| Ok((p.clone(), serde_json::to_value(s)?))).collect::<Result<_>>()?;
+            return print_json(&v);
+        }
+        let mut t = table(&["provider", "key"]);
+        for (p, s) in rows {
+            let from = match s {
+                KeySource::Environment(var) => format!("from the environment ({var})"),
+                KeySource::Keychain => "in the OS keychain".into(),
+                KeySource::Missing => "none".into(),
+            };
+            t.add_row(vec![p.clone(), from]);
+        }
+        print_table(&t)
+    }
+
     pub fn token_pieces(&self, pieces: &[&str]) -> Result<()> {
         if self.json {
             return print_json(&pieces);

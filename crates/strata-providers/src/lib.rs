@@ -2,11 +2,12 @@
 //! Anthropic's Messages, Ollama, and any OpenAI-compatible server (a LiteLLM proxy, vLLM,
 //! LM Studio, llama.cpp's server). Blocking calls (`reqwest` on its own `tokio` runtime) with
 //! timeouts, retries on 429 and 5xx, and errors a person can act on; keys come from the
-//! caller (the OS keychain or the environment) and never appear in an error.
+//! environment or the OS keychain ([`keys`]) and never appear in an error.
 #![deny(missing_docs)]
 
 pub mod anthropic;
 pub mod http;
+pub mod keys;
 pub mod ollama;
 pub mod openai;
 
@@ -43,9 +44,14 @@ pub fn env_names(provider: &str) -> (Option<&'static str>, Option<&'static str>)
     }
 }
 
-/// The model `config` names, ready to chat (missing keys and addresses from the environment).
+/// The model `config` names, ready to chat: a missing key from the environment or the OS
+/// keychain ([`keys::find`]), a missing address from the environment.
 pub fn open(config: &ProviderConfig) -> Result<Box<dyn ChatModel>, ChatError> {
-    open_with(config, &|name| std::env::var(name).ok())
+    let mut config = config.clone();
+    if config.key.is_none() && env_names(&config.provider).0.is_some() {
+        config.key = keys::find(&config.provider).0;
+    }
+    open_with(&config, &|name| std::env::var(name).ok())
 }
 
 /// [`open`], reading variables through `var`.
@@ -62,7 +68,7 @@ pub fn open_with(
         key.ok_or_else(|| {
             ChatError::new(
                 ChatErrorKind::BadKey,
-                format!("no key for {p}: set {} or add one in Settings", key_var.unwrap_or("its key")),
+                format!("no key for {p}: set {} or store one with `strata key set {p}`", key_var.unwrap_or("its key")),
             )
         })
     };

@@ -984,3 +984,51 @@ fn ask_shrinks_the_prompt_once_when_the_provider_finds_it_too_long() {
     assert_eq!(bodies.len(), 2);
     assert!(bodies[1].len() < bodies[0].len(), "the second prompt is shorter");
 }
+
+/// Provider keys in the OS keychain (a secret service in a D-Bus session of the test's own):
+/// stored from standard input, used by `ask`, reported by where they are, removed; without a
+/// keychain, a clear error.
+#[test]
+fn keys_live_in_the_os_keychain() {
+    let (url, seen) = loopback(|_, _| (200, "text/event-stream", OPENAI_STREAM.into()));
+    let e = Env::new();
+    let bin = env!("CARGO_BIN_EXE_strata");
+    let db = e.db();
+    let script = format!(
+        "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 && \
+         echo sk-test-KEYCHAIN-77 | {bin} key set openai && \
+         {bin} --json key status && \
+         OPENAI_BASE_URL={url} STRATA_DB={db} {bin} ask 'hi' --provider openai --no-record >/dev/null && \
+         {bin} key delete openai && {bin} --json key status",
+        db = db.display()
+    );
+    let out = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", &script])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("dbus-run-session (scripts/setup installs it)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Stored the openai key in the OS keychain."), "{stdout}");
+    assert!(stdout.contains(r#""openai": {"#) && stdout.contains(r#""from": "keychain""#), "{stdout}");
+    assert!(stdout.contains("Removed the openai key."), "{stdout}");
+    assert!(!stdout.contains("KEYCHAIN-77"), "status never shows the key");
+    let (head, _) = seen.lock().unwrap()[0].clone();
+    assert!(
+        head.to_lowercase().contains("authorization: bearer sk-test-keychain-77"),
+        "the stored key was used: {head}"
+    );
+    // No keychain reachable: a clear error.
+    let mut child = Command::new(bin)
+        .args(["key", "set", "openai"])
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"sk-test-0000\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the OS keychain is not available") && !stderr.contains("sk-test"), "{stderr}");
+}
