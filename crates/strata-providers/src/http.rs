@@ -161,6 +161,11 @@ pub fn lines(
     }
 }
 
+/// A JSON array of numbers (an embedding) as floats; anything else is empty.
+pub fn floats(v: &serde_json::Value) -> Vec<f32> {
+    v.as_array().map(|a| a.iter().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect()).unwrap_or_default()
+}
+
 /// A JSON value that did not parse, as a server error.
 pub fn bad_json(provider: &str, e: impl std::fmt::Display) -> ChatError {
     ChatError::new(ChatErrorKind::Server, format!("{provider} sent something unreadable ({e})"))

@@ -68,9 +68,7 @@ impl Ollama {
             .as_array()
             .ok_or_else(|| http::bad_json("ollama", "no embeddings"))?
             .iter()
-            .map(|e| {
-                e.as_array().map(|a| a.iter().filter_map(Value::as_f64).map(|x| x as f32).collect()).unwrap_or_default()
-            })
+            .map(http::floats)
             .collect())
     }
 }
@@ -104,13 +102,7 @@ impl ChatModel for Ollama {
             "options": options,
         });
         if !request.tools.is_empty() {
-            body["tools"] = request
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}})
-                })
-                .collect();
+            body["tools"] = crate::openai::function_tools(&request.tools);
         }
         let make = || self.client.post(self.endpoint.url("api/chat")).json(&body);
         let response = http::send(&self.endpoint, "ollama", &make, classify, cancel)?;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
 use serde_json::{Value, json};
-use strata_core::{ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, ToolCall, Usage};
+use strata_core::{ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, ToolCall, ToolSpec, Usage};
 
 use crate::http::{self, Endpoint};
 
@@ -32,6 +32,14 @@ fn classify(status: u16, body: &str) -> ChatErrorKind {
         (404, _) | (_, "model_not_found") => ChatErrorKind::ModelNotFound,
         _ => ChatErrorKind::BadRequest,
     }
+}
+
+/// Tools in the API's shape (which Ollama takes too).
+pub fn function_tools(tools: &[ToolSpec]) -> Value {
+    tools
+        .iter()
+        .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+        .collect()
 }
 
 /// A message in the API's shape.
@@ -83,13 +91,7 @@ impl OpenAi {
             body[name] = json!(m);
         }
         if !request.tools.is_empty() {
-            body["tools"] = request
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}})
-                })
-                .collect();
+            body["tools"] = function_tools(&request.tools);
         }
         body
     }
@@ -104,11 +106,7 @@ impl OpenAi {
             .as_array()
             .ok_or_else(|| http::bad_json(&self.provider, "no data"))?
             .iter()
-            .map(|d| {
-                let e =
-                    d["embedding"].as_array().map(|a| a.iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect());
-                (d["index"].as_u64().unwrap_or(0), e.unwrap_or_default())
-            })
+            .map(|d| (d["index"].as_u64().unwrap_or(0), http::floats(&d["embedding"])))
             .collect();
         rows.sort_by_key(|r| r.0);
         Ok(rows.into_iter().map(|r| r.1).collect())
