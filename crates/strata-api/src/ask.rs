@@ -7,8 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 use strata_core::{
-    ChatErrorKind, ChatModel, ChatRequest, Content, Episode, EpisodeBody, EventMeta, Filter, Message, NewMemory,
-    Source, Usage,
+    ChatErrorKind, ChatModel, ChatRequest, Content, Episode, EpisodeBody, Filter, Message, NewMemory, Source, Usage,
 };
 
 use crate::context::{ContextParams, ContextView};
@@ -19,11 +18,10 @@ use crate::error::{ApiError, ApiResult};
 /// The system prompt of a memory-augmented turn when the caller gives none.
 pub const DEFAULT_SYSTEM: &str = "You are a helpful assistant with a long-term memory. Use the memories when they help; say so when you do not know.";
 
-/// What to ask.
+/// What to ask (the model's name, [`ChatModel::model`], is looked up in the catalogue for its
+/// tokenizer and window).
 #[derive(Debug, Clone, Default)]
 pub struct AskParams {
-    /// The model's catalogue name (its tokenizer and window).
-    pub model: String,
     /// The question.
     pub question: String,
     /// The system prompt ([`DEFAULT_SYSTEM`] when absent).
@@ -70,7 +68,6 @@ impl Engine {
         &mut self,
         params: AskParams,
         model: &dyn ChatModel,
-        exact: Option<&dyn strata_context::PromptCounter>,
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> ApiResult<AskView> {
@@ -78,15 +75,16 @@ impl Engine {
             return Err(ApiError::invalid("ask needs a question"));
         }
         let context_params = |budget: Option<usize>| ContextParams {
-            model: params.model.clone(),
+            model: model.model().to_string(),
             message: params.question.clone(),
             system: Some(params.system.clone().unwrap_or_else(|| DEFAULT_SYSTEM.to_string())),
             history: params.history.clone(),
             history_summary: None,
             budget,
             filter: params.filter.clone(),
+            placement: model.memories_before_message().then_some(strata_context::Placement::BeforeLastUser),
         };
-        let mut context = self.build_context_with(context_params(params.budget), exact)?;
+        let mut context = self.build_context_with(context_params(params.budget), Some(model))?;
         let mut shrunk = false;
         let response = loop {
             let request =
@@ -97,7 +95,7 @@ impl Engine {
                     // Our count and the provider's disagree: try once with three quarters.
                     shrunk = true;
                     let smaller = (context.report.used * 3 / 4).max(1);
-                    context = self.build_context_with(context_params(Some(smaller)), exact)?;
+                    context = self.build_context_with(context_params(Some(smaller)), Some(model))?;
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -141,9 +139,6 @@ impl Engine {
             model: Some(model.model().to_string()),
         };
         let new = NewMemory { scope: self.scope(session_id), source, ..Default::default() };
-        let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
-        let m = self.store().create(content, new, &meta)?;
-        self.wrote();
-        Ok(m.into())
+        self.create(content, new)
     }
 }

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use strata_context::{Candidate, ContextOptions, ContextRequest, Report, assemble_with};
+use std::sync::Arc;
+
+use strata_context::{Candidate, ContextOptions, ContextRequest, Placement, Report, assemble_with};
 use strata_core::{Filter, Message};
 use strata_tokens::{Catalogue, TokenManager};
 
@@ -57,6 +59,8 @@ pub struct ContextParams {
     pub budget: Option<usize>,
     /// Which memories may be used (kept inside the caller's scope).
     pub filter: Filter,
+    /// Where the memories go, instead of the settings' placement.
+    pub placement: Option<Placement>,
 }
 
 /// A built context.
@@ -81,34 +85,61 @@ pub fn catalogue(settings: &ContextSettings) -> ApiResult<Catalogue> {
     }
 }
 
-/// The tokenizer for `model`, what the catalogue says of it, and a note when it guessed.
-pub fn tokenizer(
-    settings: &ContextSettings,
-    model: &str,
-) -> ApiResult<(Box<dyn TokenManager>, strata_tokens::ModelInfo, Option<String>)> {
+/// A model as the catalogue describes it, with its tokenizer loaded.
+pub struct ModelTokens {
+    /// Its tokenizer.
+    pub tokens: Box<dyn TokenManager>,
+    /// What the catalogue says of it.
+    pub info: strata_tokens::ModelInfo,
+    /// Set when the model is not in the catalogue: what was assumed.
+    pub unknown: Option<String>,
+}
+
+impl std::fmt::Debug for ModelTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelTokens").field("tokenizer", &self.tokens.name()).field("info", &self.info).finish()
+    }
+}
+
+/// The tokenizer for `model` and what the catalogue says of it (read from disk each call:
+/// engines keep theirs, [`Engine::model_tokens`]).
+pub fn tokenizer(settings: &ContextSettings, model: &str) -> ApiResult<ModelTokens> {
     let found = catalogue(settings)?.lookup(model);
     let dir = settings.models_dir.clone().unwrap_or_default();
     let tokens = strata_tokens::for_model(&found.info, &dir)?;
-    Ok((tokens, found.info, found.unknown))
+    Ok(ModelTokens { tokens, info: found.info, unknown: found.unknown })
 }
 
 impl Engine {
+    /// `model`'s tokenizer and catalogue entry, loaded once per engine (a chat reads the
+    /// catalogue and a tokenizer file once, not every turn).
+    pub fn model_tokens(&mut self, model: &str) -> ApiResult<Arc<ModelTokens>> {
+        if let Some(t) = self.model_tokens.get(model) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(tokenizer(&self.options().context, model)?);
+        self.model_tokens.insert(model.to_string(), t.clone());
+        Ok(t)
+    }
+
     /// The context for `params.model`: the memories recall finds for the message, and the
     /// conversation, assembled within the budget, with the report.
     pub fn build_context(&mut self, params: ContextParams) -> ApiResult<ContextView> {
         self.build_context_with(params, None)
     }
 
-    /// [`Engine::build_context`], the finished prompt also counted by `exact` (the provider's
-    /// own count, for models whose tokenizer Strata can only estimate).
+    /// [`Engine::build_context`] for the model `exact` serves: the finished prompt is also
+    /// counted by its provider where the provider counts (Claude models, whose tokenizer
+    /// Strata can only estimate).
     pub fn build_context_with(
         &mut self,
         params: ContextParams,
-        exact: Option<&dyn strata_context::PromptCounter>,
+        exact: Option<&dyn strata_core::ChatModel>,
     ) -> ApiResult<ContextView> {
         let settings = self.options().context.clone();
-        let (tokens, info, unknown) = tokenizer(&settings, &params.model)?;
-        let mut notes: Vec<String> = unknown.into_iter().collect();
+        let model = self.model_tokens(&params.model)?;
+        let (tokens, info) = (&model.tokens, &model.info);
+        let mut notes: Vec<String> = model.unknown.iter().cloned().collect();
         let allowed = (info.context_window - info.max_output) as usize;
         let default = settings.budget_cap.map_or(allowed, |cap| cap.min(allowed));
         let budget = match params.budget {
@@ -129,7 +160,7 @@ impl Engine {
         let candidates = self
             .recall_scored(&params.message, params.filter, settings.candidates)?
             .into_iter()
-            .map(|r| Candidate { score: r.breakdown.score, why: Some(r.breakdown), memory: r.memory })
+            .map(Candidate::from)
             .collect();
         let req = ContextRequest {
             system: params.system,
@@ -139,7 +170,9 @@ impl Engine {
             candidates,
             budget,
         };
-        let assembled = assemble_with(tokens.as_ref(), req, &settings.options, exact)?;
+        let options =
+            ContextOptions { placement: params.placement.unwrap_or(settings.options.placement), ..settings.options };
+        let assembled = assemble_with(tokens.as_ref(), req, &options, exact)?;
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
     }
 }

@@ -141,6 +141,8 @@ pub struct Engine {
     opts: EngineOptions,
     embedder: Option<Arc<dyn Embedder>>,
     worker: Option<EmbedWorker>,
+    /// Tokenizers by model name, loaded on first use.
+    pub(crate) model_tokens: std::collections::HashMap<String, Arc<crate::context::ModelTokens>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -161,7 +163,8 @@ impl Engine {
 
     /// Opens with an injected clock (tests, deterministic maintenance).
     pub fn open_with_clock(path: &Path, opts: EngineOptions, clock: Arc<dyn Clock>) -> ApiResult<Engine> {
-        Ok(Engine { store: Store::open_with_clock(path, clock)?, opts, embedder: None, worker: None })
+        let store = Store::open_with_clock(path, clock)?;
+        Ok(Engine { store, opts, embedder: None, worker: None, model_tokens: Default::default() })
     }
 
     /// Uses `embedder` for recall, and with `background` embeds new and changed memories on a
@@ -181,7 +184,7 @@ impl Engine {
     }
 
     /// Tells the background worker (if any) that memories may need embedding.
-    pub(crate) fn wrote(&self) {
+    fn wrote(&self) {
         if let Some(w) = &self.worker {
             w.wake();
         }
@@ -225,7 +228,7 @@ impl Engine {
 
     /// Metadata for the events of one operation: the caller, and a fresh correlation id that
     /// groups everything this operation writes (an import, an update of content and importance).
-    pub(crate) fn meta(&mut self) -> EventMeta {
+    fn meta(&mut self) -> EventMeta {
         EventMeta {
             actor: self.opts.actor,
             client: Some(self.opts.client.clone()),
@@ -297,8 +300,13 @@ impl Engine {
             tier: req.tier,
             source: Source::app(self.opts.client.clone()),
         };
+        self.create(req.content, new)
+    }
+
+    /// Writes a new memory in its session, and wakes the embedding worker.
+    pub(crate) fn create(&mut self, content: Content, new: NewMemory) -> ApiResult<MemoryView> {
         let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
-        let m = self.store.create(req.content, new, &meta)?;
+        let m = self.store.create(content, new, &meta)?;
         self.wrote();
         Ok(m.into())
     }
@@ -359,11 +367,6 @@ impl Engine {
     /// The options the engine was opened with.
     pub fn options(&self) -> &EngineOptions {
         &self.opts
-    }
-
-    /// Builds contexts as `settings` say from now on.
-    pub fn set_context_settings(&mut self, settings: ContextSettings) {
-        self.opts.context = settings;
     }
 
     /// Adds tags; returns the memory after.

@@ -414,10 +414,7 @@ pub fn candidates(
     move |engine, question| {
         let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
         let hits = engine.store().hybrid_search(Some(embedder), question, &filter, BUDGET_CANDIDATES, options)?;
-        Ok(hits
-            .into_iter()
-            .map(|h| strata_context::Candidate { score: h.breakdown.score, why: None, memory: h.memory })
-            .collect())
+        Ok(hits.into_iter().map(strata_context::Candidate::from).collect())
     }
 }
 

@@ -107,26 +107,10 @@ pub enum Command {
     Ask {
         /// The question.
         question: String,
-        /// Who answers: on-device (the default, no key or network), openai, anthropic, ollama or
-        /// openai-compatible.
-        #[arg(long, default_value = "on-device")]
-        provider: String,
-        /// The model (default per provider: smollm2-135m-instruct, gpt-4o-mini,
-        /// claude-sonnet-4-5, llama3.2).
-        #[arg(long)]
-        model: Option<String>,
-        /// The provider's address, for ollama or an OpenAI-compatible server.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Tokens the prompt may cost.
-        #[arg(long)]
-        budget: Option<usize>,
-        /// Tokens the answer may cost.
-        #[arg(long)]
-        max_tokens: Option<u32>,
-        /// The system prompt.
-        #[arg(long)]
-        system: Option<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        turn: TurnArgs,
         /// Do not remember the exchange.
         #[arg(long)]
         no_record: bool,
@@ -136,24 +120,10 @@ pub enum Command {
     /// exchange. `/memories` shows what the last answer was given and why; `/provider NAME
     /// [MODEL]` switches provider, keeping the conversation; `/quit` ends.
     Chat {
-        /// Who answers first (see `ask`).
-        #[arg(long, default_value = "on-device")]
-        provider: String,
-        /// The model.
-        #[arg(long)]
-        model: Option<String>,
-        /// The provider's address.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Tokens each prompt may cost.
-        #[arg(long)]
-        budget: Option<usize>,
-        /// Tokens each answer may cost.
-        #[arg(long)]
-        max_tokens: Option<u32>,
-        /// The system prompt.
-        #[arg(long)]
-        system: Option<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        turn: TurnArgs,
     },
     /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
     /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
@@ -161,15 +131,8 @@ pub enum Command {
         /// The port (0: any free one; the address is printed).
         #[arg(long, default_value_t = 8088)]
         port: u16,
-        /// Who answers upstream (see `ask`).
-        #[arg(long, default_value = "on-device")]
-        provider: String,
-        /// The upstream model.
-        #[arg(long)]
-        model: Option<String>,
-        /// The upstream's address.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
         /// Require `Authorization: Bearer TOKEN` on every request.
         #[arg(long)]
         token: Option<String>,
@@ -294,6 +257,36 @@ pub enum KeyCommand {
     },
     /// Where each provider's key comes from (never the key itself).
     Status,
+}
+
+/// Which model answers (`ask`, `chat`, `serve`).
+#[derive(Debug, Clone, Args)]
+pub struct ProviderArgs {
+    /// Who answers: on-device (the default, no key or network), openai, anthropic, ollama or
+    /// openai-compatible.
+    #[arg(long, default_value = "on-device")]
+    pub provider: String,
+    /// The model (default per provider: the on-device SmolLM2, gpt-4o-mini,
+    /// claude-sonnet-4-5, llama3.2).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The provider's address, for ollama or an OpenAI-compatible server.
+    #[arg(long)]
+    pub base_url: Option<String>,
+}
+
+/// How each memory-augmented turn is asked (`ask`, `chat`).
+#[derive(Debug, Clone, Args)]
+pub struct TurnArgs {
+    /// Tokens each prompt may cost.
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Tokens each answer may cost.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// The system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
 }
 
 /// `strata tokens …`

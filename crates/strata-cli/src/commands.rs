@@ -15,8 +15,8 @@ use strata_core::{
 use strata_api::locomo;
 
 use crate::args::{
-    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg, TierArg,
-    TokensCommand,
+    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
+    ProviderArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -57,8 +57,8 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
-    if let Command::Serve { port, provider, model, base_url, token } = command {
-        return serve(engine, port, &provider, model, base_url, token, &out);
+    if let Command::Serve { port, provider, token } = command {
+        return serve(engine, port, provider, token, &out);
     }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
@@ -109,9 +109,6 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             };
             let placement: strata_context::Placement = placement.parse()?;
             load_embedder(engine, out)?;
-            let mut settings = engine.options().context.clone();
-            settings.options.placement = placement;
-            engine.set_context_settings(settings);
             let params = strata_api::ContextParams {
                 model,
                 message: query,
@@ -120,23 +117,21 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                 history_summary: None,
                 budget,
                 filter: filter_of(filter)?,
+                placement: Some(placement),
             };
-            let claude = claude_counter(engine, &params.model)?;
-            let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
-            out.context(&engine.build_context_with(params, exact)?)
+            let counter = counting_model(engine, &params.model)?;
+            out.context(&engine.build_context_with(params, counter.as_deref())?)
         }
-        Command::Ask { question, provider, model, base_url, budget, max_tokens, system, no_record } => {
+        Command::Ask { question, provider, turn, no_record } => {
             load_embedder(engine, out)?;
-            let chat = open_chat(&provider, model, base_url)?;
-            let turn = Turn { budget, max_tokens, system, record: !no_record, session_id: None };
-            let view = ask_turn(engine, chat.as_ref(), &turn, question, vec![], out)?;
+            let chat = open_chat(provider)?;
+            let view = ask_turn(engine, chat.as_ref(), &turn, !no_record, None, question, vec![], out)?;
             out.asked(&view)
         }
-        Command::Chat { provider, model, base_url, budget, max_tokens, system } => {
+        Command::Chat { provider, turn } => {
             load_embedder(engine, out)?;
-            let mut chat = open_chat(&provider, model, base_url)?;
-            let session = format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S"));
-            let turn = Turn { budget, max_tokens, system, record: true, session_id: Some(session) };
+            let mut chat = open_chat(provider)?;
+            let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
             let mut history: Vec<strata_core::Message> = Vec::new();
             let mut last: Option<strata_api::AskView> = None;
             for line in std::io::stdin().lines() {
@@ -150,18 +145,46 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                         None => eprintln!("Nothing asked yet."),
                     },
                     ["/provider", name, rest @ ..] => {
-                        chat = open_chat(name, rest.first().map(|m| m.to_string()), None)?;
-                        eprintln!("Now talking with {} {}.", chat.provider(), chat.model());
+                        let wanted = ProviderArgs {
+                            provider: name.to_string(),
+                            model: rest.first().map(|m| m.to_string()),
+                            base_url: None,
+                        };
+                        // A provider that cannot be opened (no key…) leaves the conversation as it was.
+                        match open_chat(wanted) {
+                            Ok(c) => {
+                                chat = c;
+                                eprintln!("Now talking with {} {}.", chat.provider(), chat.model());
+                            }
+                            Err(e) => {
+                                eprintln!("error: {e:#}; still talking with {} {}.", chat.provider(), chat.model())
+                            }
+                        }
                     }
                     [cmd, ..] if cmd.starts_with('/') => {
                         eprintln!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
                     }
                     _ => {
-                        let view = ask_turn(engine, chat.as_ref(), &turn, line.to_string(), history.clone(), out)?;
-                        history.push(strata_core::Message::user(line));
-                        history.push(strata_core::Message::assistant(view.answer.clone()));
-                        out.asked(&view)?;
-                        last = Some(view);
+                        let asked = ask_turn(
+                            engine,
+                            chat.as_ref(),
+                            &turn,
+                            true,
+                            session.clone(),
+                            line.to_string(),
+                            history.clone(),
+                            out,
+                        );
+                        // A failed turn (a network error, a rate limit) is said and the conversation goes on.
+                        match asked {
+                            Ok(view) => {
+                                history.push(strata_core::Message::user(line));
+                                history.push(strata_core::Message::assistant(view.answer.clone()));
+                                out.asked(&view)?;
+                                last = Some(view);
+                            }
+                            Err(e) => eprintln!("error: {e:#}"),
+                        }
                     }
                 }
             }
@@ -363,18 +386,9 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
 }
 
 /// `strata serve`: the memory proxy, until Ctrl-C.
-fn serve(
-    mut engine: Engine,
-    port: u16,
-    provider: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-    token: Option<String>,
-    out: &Out,
-) -> Result<()> {
+fn serve(mut engine: Engine, port: u16, provider: ProviderArgs, token: Option<String>, out: &Out) -> Result<()> {
     load_embedder(&mut engine, out)?;
-    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, model, base_url)?);
-    let name = if chat.provider() == "on-device" { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
+    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -386,7 +400,7 @@ fn serve(
             chat.provider(),
             chat.model()
         );
-        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, name, token));
+        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, token));
         strata_proxy::serve(listener, proxy, async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -395,42 +409,26 @@ fn serve(
     })
 }
 
-/// What every turn of `ask` and `chat` shares.
-struct Turn {
-    budget: Option<usize>,
-    max_tokens: Option<u32>,
-    system: Option<String>,
-    record: bool,
-    session_id: Option<String>,
-}
-
 /// One memory-augmented turn with `chat`, the answer streamed to stdout unless `--json`.
+#[allow(clippy::too_many_arguments)]
 fn ask_turn(
     engine: &mut Engine,
     chat: &dyn strata_core::ChatModel,
-    turn: &Turn,
+    turn: &TurnArgs,
+    record: bool,
+    session_id: Option<String>,
     question: String,
     history: Vec<strata_core::Message>,
     out: &Out,
 ) -> Result<strata_api::AskView> {
-    let on_device = chat.provider() == "on-device";
-    let catalogue_name = if on_device { ON_DEVICE_MODEL.to_string() } else { chat.model().to_string() };
-    // The on-device model reads memories best right before the question (in its user turn).
-    let mut settings = engine.options().context.clone();
-    settings.options.placement =
-        if on_device { strata_context::Placement::BeforeLastUser } else { strata_context::Placement::AfterSystem };
-    engine.set_context_settings(settings);
-    let claude = claude_counter(engine, &catalogue_name)?;
-    let exact = claude.as_ref().map(|c| c as &dyn strata_context::PromptCounter);
     let params = strata_api::AskParams {
-        model: catalogue_name,
         question,
         system: turn.system.clone(),
         history,
         budget: turn.budget,
         max_tokens: turn.max_tokens,
-        session_id: turn.session_id.clone(),
-        record: turn.record,
+        session_id,
+        record,
         ..Default::default()
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);
@@ -438,7 +436,6 @@ fn ask_turn(
     Ok(engine.ask(
         params,
         chat,
-        exact,
         &mut |piece| {
             if stream {
                 out.piece(piece)
@@ -448,15 +445,10 @@ fn ask_turn(
     )?)
 }
 
-/// The catalogue's name for the on-device chat model.
-const ON_DEVICE_MODEL: &str = "smollm2-135m-instruct";
-
 /// The chat model `provider` names (`on-device` loads the local model).
-fn open_chat(
-    provider: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-) -> Result<Box<dyn strata_core::ChatModel>> {
+fn open_chat(args: ProviderArgs) -> Result<Box<dyn strata_core::ChatModel>> {
+    let ProviderArgs { provider, model, base_url } = args;
+    let provider = provider.as_str();
     if matches!(provider, "on-device" | "local") {
         return Ok(Box::new(strata_models::LazyLocalChat::new()?));
     }
@@ -473,16 +465,19 @@ fn open_chat(
     Ok(strata_providers::open(&config)?)
 }
 
-/// For a Claude model with a key configured, the provider's counter of the final prompt.
-fn claude_counter(engine: &Engine, model: &str) -> Result<Option<strata_providers::Anthropic>> {
-    let (_, info, _) = strata_api::context::tokenizer(&engine.options().context, model)?;
-    Ok(match (info.provider.as_str(), std::env::var("ANTHROPIC_API_KEY").ok()) {
-        ("anthropic", Some(key)) if !key.trim().is_empty() => {
-            let base = std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".into());
-            Some(strata_providers::Anthropic::new(model, strata_providers::Endpoint::new(base, Some(key)))?)
-        }
-        _ => None,
-    })
+/// The model `strata context` assembles for, when its provider counts prompts exactly and a
+/// key is at hand (Claude models): the provider's count then checks the assembled prompt.
+fn counting_model(engine: &mut Engine, model: &str) -> Result<Option<Box<dyn strata_core::ChatModel>>> {
+    let provider = engine.model_tokens(model)?.info.provider.clone();
+    if provider != "anthropic" {
+        return Ok(None);
+    }
+    let config = strata_providers::ProviderConfig { provider, model: model.to_string(), ..Default::default() };
+    match strata_providers::open(&config) {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind == strata_core::ChatErrorKind::BadKey => Ok(None), // no key: the estimate
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Loads the on-device embedder and embeds what is pending; without the model, recall ranks
@@ -556,7 +551,8 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
         Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         None => std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?,
     };
-    let (tokens, _, unknown) = strata_api::context::tokenizer(&context_settings(), &model)?;
+    let strata_api::context::ModelTokens { tokens, unknown, .. } =
+        strata_api::context::tokenizer(&context_settings(), &model)?;
     if let Some(note) = &unknown {
         eprintln!("{note}");
     }

@@ -14,13 +14,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use strata_core::chat::{MEMORIES_CLOSE, MEMORIES_OPEN};
-use strata_core::{Error, Message, Result, Role, ToolCall};
+use strata_core::{ChatModel, Error, Message, Result, Role, ToolCall};
 use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
 
 use crate::render::{body, item};
 use crate::report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
 use crate::similar::Signature;
-use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement, PromptCounter};
+use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
 
 /// The tool call that [`Placement::ToolResult`] answers.
 pub const TOOL_NAME: &str = "recall_memories";
@@ -162,14 +162,15 @@ pub fn assemble(tokens: &dyn TokenManager, req: ContextRequest, opts: &ContextOp
     assemble_with(tokens, req, opts, None)
 }
 
-/// [`assemble`], with the finished prompt also counted by `exact` (the provider's own count,
-/// when `tokens` is an estimate): if that count exceeds the budget, the overshoot is taken off
-/// the budget and the least valuable parts go until both counts fit.
+/// [`assemble`], with the finished prompt also counted by the model it is for, where its
+/// provider counts ([`ChatModel::count_prompt`]; Anthropic's endpoint, when `tokens` is an
+/// estimate): if that count exceeds the budget, the overshoot is taken off the budget and the
+/// least valuable parts go until both counts fit.
 pub fn assemble_with(
     tokens: &dyn TokenManager,
     req: ContextRequest,
     opts: &ContextOptions,
-    exact: Option<&dyn PromptCounter>,
+    exact: Option<&dyn ChatModel>,
 ) -> Result<Assembled> {
     opts.validate()?;
     let budget = req.budget;
@@ -304,7 +305,11 @@ pub fn assemble_with(
         let (messages, labels) = build(&req, opts, &items, &system, &summary, &history, &user);
         let used = count_messages(tokens, &messages)?;
         if used <= limit {
-            let counted = exact.map(|c| c.count(&messages)).transpose()?;
+            let counted = match exact.and_then(|m| m.count_prompt(&messages)) {
+                Some(Ok(n)) => Some(n),
+                Some(Err(e)) => return Err(Error::Model(e.message)),
+                None => None,
+            };
             match counted {
                 Some(n) if n > budget => limit = limit.saturating_sub(n - budget).min(used.saturating_sub(1)),
                 _ => {
@@ -313,7 +318,7 @@ pub fn assemble_with(
                     let mut a =
                         report(tokens, opts, &req, items, labels, messages, used, &quota, fixed, history.len())?;
                     a.report.exact_used = counted;
-                    a.report.exact_counter = exact.map(|c| c.name().to_string());
+                    a.report.exact_counter = exact.filter(|_| counted.is_some()).map(|m| m.provider().to_string());
                     return Ok(a);
                 }
             }

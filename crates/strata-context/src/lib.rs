@@ -22,15 +22,6 @@ use serde::{Deserialize, Serialize};
 use strata_core::chat::DEFAULT_PREAMBLE;
 use strata_core::{Breakdown, Error, Memory, Message, Result};
 
-/// Counts a whole prompt the way a provider does (Anthropic's counting endpoint): the exact
-/// answer where the local tokenizer can only estimate.
-pub trait PromptCounter {
-    /// Who counts (shown in the report).
-    fn name(&self) -> &str;
-    /// The prompt's input tokens.
-    fn count(&self, messages: &[Message]) -> Result<usize>;
-}
-
 /// A memory that may go into the prompt, and how relevant recall found it.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -40,6 +31,13 @@ pub struct Candidate {
     pub score: f64,
     /// Why recall found it, carried into the report.
     pub why: Option<Breakdown>,
+}
+
+impl From<strata_core::Recalled> for Candidate {
+    /// A recalled memory with its score and why.
+    fn from(r: strata_core::Recalled) -> Candidate {
+        Candidate { score: r.breakdown.score, why: Some(r.breakdown), memory: r.memory }
+    }
 }
 
 /// Where the memories go.

@@ -75,10 +75,7 @@ impl MemoryProtocol for BudgetedMemory {
         let recalled = self.memory.recall(&message, self.candidates)?;
         let entries: HashMap<MemoryId, MemoryEntry> =
             recalled.iter().filter_map(|r| MemoryEntry::of(&r.memory.content).map(|e| (r.memory.id, e))).collect();
-        let candidates = recalled
-            .into_iter()
-            .map(|r| Candidate { score: r.breakdown.score, why: Some(r.breakdown), memory: r.memory })
-            .collect();
+        let candidates = recalled.into_iter().map(Candidate::from).collect();
         let req = ContextRequest { system, history, history_summary: None, message, candidates, budget: self.budget };
         let Assembled { messages, report } = assemble(self.tokens.as_ref(), req, &self.options)?;
         *context = messages;

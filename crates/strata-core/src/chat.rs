@@ -217,6 +217,19 @@ pub trait ChatModel: Send + Sync {
     fn provider(&self) -> &str;
     /// The model's name.
     fn model(&self) -> &str;
+    /// Whether the model reads memories best right before the user's message rather than
+    /// after the system prompt (a small model that follows its user turn, not extra system
+    /// turns). Memory-augmented turns place them accordingly.
+    fn memories_before_message(&self) -> bool {
+        false
+    }
+
+    /// The provider's own count of `messages` as this model's input, where it offers one (the
+    /// exact answer for a model whose tokenizer Strata can only estimate); `None` otherwise.
+    fn count_prompt(&self, _messages: &[Message]) -> Option<std::result::Result<usize, ChatError>> {
+        None
+    }
+
     /// Answers `request`, calling `on_text` with each new piece of text.
     fn chat(
         &self,

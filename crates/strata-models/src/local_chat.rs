@@ -77,6 +77,8 @@ pub struct LocalChat {
     im_start: u32,
     im_end: u32,
     stops: Vec<u32>,
+    /// The longest conversation the model reads, in tokens.
+    context: usize,
     /// Every core, for the prompt's f32 products (split in halves with `rayon::join`).
     pool: rayon::ThreadPool,
 }
@@ -85,6 +87,11 @@ impl std::fmt::Debug for LocalChat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalChat").field("name", &self.name).finish_non_exhaustive()
     }
+}
+
+/// A model's name: its file's, without the extension.
+fn name_of(file: &Path) -> String {
+    file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string())
 }
 
 /// The error for a model file that is not there, saying how to fetch it.
@@ -125,13 +132,14 @@ impl LocalChat {
         stops.extend(text.token_to_id("<|endoftext|>"));
         text.set_encode_special_tokens(true);
         let model = Llama::load(file).map_err(|e| model_error(file, e))?;
-        let name = file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string());
+        let name = name_of(file);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(cores)
             .build()
             .map_err(|e| model_error(file, format!("cannot start its threads: {e}")))?;
-        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops, pool })
+        let context = model.shape().context;
+        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops, context, pool })
     }
 
     /// The model's name (its file's).
@@ -197,7 +205,7 @@ impl LocalChat {
     ) -> Result<Generation> {
         let started = Instant::now();
         let prompt = self.prompt_ids(messages)?;
-        let context = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).shape().context;
+        let context = self.context;
         if prompt.len() >= context {
             return Err(Error::invalid(format!(
                 "the prompt has {} tokens; {} reads at most {context}",
@@ -286,6 +294,12 @@ impl strata_core::ChatModel for LocalChat {
         &self.name
     }
 
+    /// Its template folds a system message before the question into the user's turn, which
+    /// this small model follows far better than a system turn.
+    fn memories_before_message(&self) -> bool {
+        true
+    }
+
     /// Tools are not offered to the on-device model (it cannot call them reliably).
     fn chat(
         &self,
@@ -337,7 +351,7 @@ impl LazyLocalChat {
         if !file.exists() {
             return Err(missing(&file));
         }
-        let name = file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string());
+        let name = name_of(&file);
         Ok(LazyLocalChat { file, name, model: std::sync::OnceLock::new() })
     }
 
@@ -354,6 +368,10 @@ impl strata_core::ChatModel for LazyLocalChat {
 
     fn model(&self) -> &str {
         &self.name
+    }
+
+    fn memories_before_message(&self) -> bool {
+        true
     }
 
     fn chat(

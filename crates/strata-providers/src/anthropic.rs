@@ -114,6 +114,11 @@ impl ChatModel for Anthropic {
         &self.model
     }
 
+    /// The counting endpoint.
+    fn count_prompt(&self, messages: &[Message]) -> Option<Result<usize, ChatError>> {
+        Some(self.count_tokens(messages).map(|n| n as usize))
+    }
+
     fn chat(
         &self,
         request: &ChatRequest,
@@ -205,16 +210,5 @@ impl ChatModel for Anthropic {
         }
         out.tool_calls = calls.into_values().collect();
         Ok(out)
-    }
-}
-
-/// The counting endpoint as the context assembler's exact counter.
-impl strata_context::PromptCounter for Anthropic {
-    fn name(&self) -> &str {
-        "anthropic count_tokens"
-    }
-
-    fn count(&self, messages: &[Message]) -> strata_core::Result<usize> {
-        self.count_tokens(messages).map(|n| n as usize).map_err(|e| strata_core::Error::Model(e.message))
     }
 }

@@ -393,7 +393,7 @@ fn the_anthropic_count_keeps_an_assembled_prompt_within_budget() {
     let a = assemble_with(&tokens, req, &ContextOptions::default(), Some(&claude)).unwrap();
     assert_eq!(a.report.exact_used, Some(790));
     assert!(a.report.used <= 800 - 120, "the overshoot came off the budget: {}", a.report.used);
-    assert_eq!(a.report.exact_counter.as_deref(), Some("anthropic count_tokens"));
+    assert_eq!(a.report.exact_counter.as_deref(), Some("anthropic"));
     let seen = s.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 2);
     assert_eq!(seen[1].path, "/v1/messages/count_tokens");

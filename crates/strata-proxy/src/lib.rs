@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
@@ -26,15 +26,14 @@ pub const MAX_BODY: usize = 1 << 20;
 pub struct Proxy {
     engine: Mutex<Engine>,
     model: Arc<dyn ChatModel>,
-    catalogue_name: String,
     token: Option<String>,
 }
 
 impl Proxy {
-    /// Serves `engine`'s memory with `model` upstream (`catalogue_name`: its entry in the
-    /// model catalogue). With `token`, requests must carry `Authorization: Bearer <token>`.
-    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, catalogue_name: String, token: Option<String>) -> Proxy {
-        Proxy { engine: Mutex::new(engine), model, catalogue_name, token }
+    /// Serves `engine`'s memory with `model` upstream. With `token`, requests must carry
+    /// `Authorization: Bearer <token>`.
+    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, token: Option<String>) -> Proxy {
+        Proxy { engine: Mutex::new(engine), model, token }
     }
 }
 
@@ -59,15 +58,32 @@ fn api_error(e: &ApiError) -> Response {
     error(status, kind, code, &e.message)
 }
 
-fn authorized(proxy: &Proxy, headers: &HeaderMap) -> bool {
+/// Every route: with a token configured, a request without `Authorization: Bearer <token>`
+/// gets 401 in OpenAI's shape.
+async fn authorize(
+    State(proxy): State<Arc<Proxy>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
     match &proxy.token {
-        None => true,
-        Some(t) => headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|given| given == t),
+        Some(t) if given != Some(t.as_str()) => error(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            Some("invalid_api_key"),
+            "a bearer token is required",
+        ),
+        _ => next.run(request).await,
     }
+}
+
+/// OpenAI's usage object.
+fn usage_json(u: strata_core::Usage) -> Value {
+    json!({"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens})
 }
 
 /// A message's text: a string, or the text parts of a list of parts.
@@ -102,15 +118,7 @@ fn turn(body: &Value) -> Result<(Option<String>, Vec<Message>, String), String> 
     Ok(((!system.is_empty()).then(|| system.join("\n\n")), all, last.content))
 }
 
-async fn models(State(proxy): State<Arc<Proxy>>, headers: HeaderMap) -> Response {
-    if !authorized(&proxy, &headers) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "authentication_error",
-            Some("invalid_api_key"),
-            "a bearer token is required",
-        );
-    }
+async fn models(State(proxy): State<Arc<Proxy>>) -> Response {
     let data = json!([{"id": proxy.model.model(), "object": "model", "created": 0, "owned_by": format!("strata ({})", proxy.model.provider())}]);
     axum::Json(json!({"object": "list", "data": data})).into_response()
 }
@@ -123,15 +131,7 @@ fn chunk(id: &str, created: u64, model: &str, delta: Value, finish: Option<&str>
     format!("data: {v}\n\n")
 }
 
-async fn completions(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
-    if !authorized(&proxy, &headers) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "authentication_error",
-            Some("invalid_api_key"),
-            "a bearer token is required",
-        );
-    }
+async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -> Response {
     let body: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &format!("not JSON: {e}")),
@@ -143,15 +143,7 @@ async fn completions(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: 
     let max_tokens = body["max_completion_tokens"].as_u64().or(body["max_tokens"].as_u64()).map(|n| n as u32);
     let stream = body["stream"].as_bool().unwrap_or(false);
     let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
-    let params = AskParams {
-        model: proxy.catalogue_name.clone(),
-        question,
-        system,
-        history,
-        max_tokens,
-        record: true,
-        ..Default::default()
-    };
+    let params = AskParams { question, system, history, max_tokens, record: true, ..Default::default() };
     let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());
     let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let model_name = proxy.model.model().to_string();
@@ -164,7 +156,6 @@ async fn completions(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: 
             let result = engine.ask(
                 params,
                 proxy.model.as_ref(),
-                None,
                 &mut |piece| {
                     // A client that went away stops the generation.
                     if tx.send(piece.to_string()).is_err() {
@@ -185,11 +176,10 @@ async fn completions(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: 
             Ok(Err(e)) => return api_error(&e),
             Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", None, &e.to_string()),
         };
-        let u = view.usage;
         return axum::Json(json!({
             "id": id, "object": "chat.completion", "created": created, "model": model_name,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": view.answer}, "finish_reason": finish_reason(&view.finish)}],
-            "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens},
+            "usage": usage_json(view.usage),
         }))
         .into_response();
     }
@@ -253,10 +243,9 @@ async fn async_stream(
             Ok(Ok(view)) => {
                 let _ = out.send(Ok(chunk(&id, created, &model, json!({}), Some(finish_reason(&view.finish)))));
                 if include_usage {
-                    let u = view.usage;
                     let v = json!({
                         "id": id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [],
-                        "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens},
+                        "usage": usage_json(view.usage),
                     });
                     let _ = out.send(Ok(format!("data: {v}\n\n")));
                 }
@@ -277,6 +266,7 @@ pub fn router(proxy: Arc<Proxy>) -> Router {
     Router::new()
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(completions))
+        .layer(axum::middleware::from_fn_with_state(proxy.clone(), authorize))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(proxy)
 }

@@ -763,7 +763,7 @@ fn context_for_claude_with_a_key_is_counted_by_the_provider() {
     assert!(out.status.success(), "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["report"]["exact_used"], 150);
-    assert_eq!(v["report"]["exact_counter"], "anthropic count_tokens");
+    assert_eq!(v["report"]["exact_counter"], "anthropic");
     assert!(!stdout.contains("PLANTED") && !stderr.contains("PLANTED"));
     let seen = seen.lock().unwrap().clone();
     assert!(seen[0].0.contains("POST /v1/messages/count_tokens") && seen[0].0.contains(key), "{seen:?}");
@@ -872,6 +872,8 @@ fn chat_switches_providers_and_keeps_the_conversation() {
         .env("OPENAI_API_KEY", "sk-test-0000")
         .env("OPENAI_BASE_URL", &openai)
         .env("OLLAMA_HOST", &ollama)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -881,7 +883,9 @@ fn chat_switches_providers_and_keeps_the_conversation() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"What is Pixel like?\n/memories\n/provider ollama llama3.2\nAnd what did you just say?\n/quit\n")
+        .write_all(
+            b"What is Pixel like?\n/memories\n/provider anthropic\n/provider ollama llama3.2\nAnd what did you just say?\n/quit\n",
+        )
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -889,6 +893,11 @@ fn chat_switches_providers_and_keeps_the_conversation() {
     assert_eq!(stdout.matches("Pixel is a grey tabby.").count(), 2, "{stdout}");
     assert!(stdout.contains("SECTION") && stdout.contains("facts"), "/memories: {stdout}");
     assert!(stderr.contains("Now talking with ollama llama3.2"), "{stderr}");
+    // A provider that cannot be opened is said, and the conversation goes on with the last one.
+    assert!(
+        stderr.contains("no key for anthropic") && stderr.contains("still talking with openai gpt-4o-mini"),
+        "{stderr}"
+    );
     let (_, body) = ollama_seen.lock().unwrap()[0].clone();
     let sent: Value = serde_json::from_str(&body).unwrap();
     let texts: Vec<&str> = sent["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
@@ -945,6 +954,7 @@ fn the_memory_proxy_serves_the_official_openai_client() {
     assert!(!v["streamed"].as_array().unwrap().is_empty(), "{v}");
     assert!(v["stream_usage"][1].as_u64().unwrap() <= 8, "{v}");
     assert_eq!((v["bad_request"].as_u64(), v["wrong_token"].as_u64()), (Some(400), Some(401)));
+    assert_eq!(v["oversized"], 413, "a request over 1 MiB is refused");
     let episodes = e.json(&["list", "--type", "episodic"]);
     let items = episodes["items"].as_array().unwrap();
     assert_eq!(items.len(), 2, "both answered exchanges remembered: {episodes}");
@@ -1031,4 +1041,37 @@ fn keys_live_in_the_os_keychain() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("the OS keychain is not available") && !stderr.contains("sk-test"), "{stderr}");
+}
+
+const ANTHROPIC_STREAM: &str = include_str!("../../../strata-providers/tests/fixtures/anthropic/stream_text.sse");
+
+/// `strata ask` with a Claude model: the provider counts the assembled prompt before it answers.
+#[test]
+fn ask_with_claude_has_the_prompt_counted_by_anthropic() {
+    let (url, seen) = loopback(|head, _| {
+        if head.starts_with("POST /v1/messages/count_tokens") {
+            (200, "application/json", r#"{"input_tokens":150}"#.into())
+        } else {
+            (200, "text/event-stream", ANTHROPIC_STREAM.into())
+        }
+    });
+    let e = Env::new();
+    e.ok(&["demo"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--json", "ask", "Tell me about Napoleon", "--provider", "anthropic", "--model", "claude-sonnet-4-5"])
+        .env("STRATA_DB", e.db())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["answer"], "Pixel is a grey tabby.");
+    assert_eq!(
+        (v["context"]["report"]["exact_used"].as_u64(), v["context"]["report"]["exact"].as_bool()),
+        (Some(150), Some(false))
+    );
+    let paths: Vec<String> =
+        seen.lock().unwrap().iter().map(|(h, _)| h.lines().next().unwrap_or("").to_string()).collect();
+    assert!(paths[0].contains("/v1/messages/count_tokens") && paths[1].contains("/v1/messages "), "{paths:?}");
 }
