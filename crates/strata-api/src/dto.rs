@@ -179,6 +179,7 @@ pub fn summarize(c: &Change) -> String {
         Change::Accessed { count } => format!("retrieved {count}×"),
         Change::TierChanged { from, to, reason } => format!("moved {from} → {to}: {reason}"),
         Change::Linked { target, relation } => format!("linked {relation} → {target}"),
+        Change::Unlinked { target, relation } => format!("unlinked {relation} → {target}"),
         Change::Pinned => "pinned".to_string(),
         Change::Unpinned => "unpinned".to_string(),
         Change::Expired { reason } => format!("expired: {reason}"),

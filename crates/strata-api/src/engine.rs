@@ -184,7 +184,7 @@ impl Engine {
     }
 
     /// Tells the background worker (if any) that memories may need embedding.
-    fn wrote(&self) {
+    pub(crate) fn wrote(&self) {
         if let Some(w) = &self.worker {
             w.wake();
         }
@@ -226,9 +226,14 @@ impl Engine {
         &mut self.store
     }
 
+    /// The store, to read.
+    pub fn store_view(&self) -> &Store {
+        &self.store
+    }
+
     /// Metadata for the events of one operation: the caller, and a fresh correlation id that
     /// groups everything this operation writes (an import, an update of content and importance).
-    fn meta(&mut self) -> EventMeta {
+    pub(crate) fn meta(&mut self) -> EventMeta {
         EventMeta {
             actor: self.opts.actor,
             client: Some(self.opts.client.clone()),

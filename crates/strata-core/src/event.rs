@@ -128,6 +128,13 @@ pub enum Change {
         /// How they relate.
         relation: String,
     },
+    /// A link removed.
+    Unlinked {
+        /// The other memory.
+        target: MemoryId,
+        /// How they related.
+        relation: String,
+    },
     /// Pinned by a person: never moved down by maintenance (and revived if it had expired).
     Pinned,
     /// No longer pinned.
@@ -204,6 +211,7 @@ impl Change {
             Change::Accessed { .. } => "accessed",
             Change::TierChanged { .. } => "tier_changed",
             Change::Linked { .. } => "linked",
+            Change::Unlinked { .. } => "unlinked",
             Change::Pinned => "pinned",
             Change::Unpinned => "unpinned",
             Change::Expired { .. } => "expired",
@@ -227,7 +235,7 @@ impl Change {
             Change::TierChanged { from, to, reason } => {
                 serde_json::to_string(&TierPayload { from: *from, to: *to, reason: reason.clone() })
             }
-            Change::Linked { target, relation } => {
+            Change::Linked { target, relation } | Change::Unlinked { target, relation } => {
                 serde_json::to_string(&LinkPayload { target: *target, relation: relation.clone() })
             }
             Change::Forgotten { redacted_events } => {
@@ -280,6 +288,10 @@ impl Change {
             "linked" => {
                 let p: LinkPayload = de(payload)?;
                 Change::Linked { target: p.target, relation: p.relation }
+            }
+            "unlinked" => {
+                let p: LinkPayload = de(payload)?;
+                Change::Unlinked { target: p.target, relation: p.relation }
             }
             "pinned" => Change::Pinned,
             "unpinned" => Change::Unpinned,

@@ -91,6 +91,9 @@ pub fn evolve(state: Option<Memory>, event: &RecordedEvent) -> Result<Option<Mem
         Change::Linked { target, relation } => {
             m.links.insert(Link { target: *target, relation: relation.clone() });
         }
+        Change::Unlinked { target, relation } => {
+            m.links.remove(&Link { target: *target, relation: relation.clone() });
+        }
         Change::Created(_) | Change::Forgotten { .. } | Change::Redacted { .. } => {
             unreachable!("handled above")
         }

@@ -11,7 +11,7 @@ use crate::clock::{Clock, SystemClock, to_ms};
 use crate::error::{Error, Result};
 use crate::event::{Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION};
 use crate::evolve::{EvolveError, evolve};
-use crate::model::{Content, Importance, Link, Memory, MemoryId, Scope, Source, Tier, normalize_tag};
+use crate::model::{Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_tag};
 use crate::tiers::{self, Move, TierPolicy};
 use crate::{projection, schema};
 
@@ -130,9 +130,15 @@ impl Store {
     /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
         let redacted_events = self.transact(|tx| tx.forget(id, meta))?;
-        // The in-memory vector copy may hold its vector: dropped now, not at the next search.
+        let scrubbed = self.scrub()?;
+        Ok(ForgetOutcome { redacted_events, scrubbed })
+    }
+
+    /// After forgetting in a transaction of one's own: drops the in-memory vector copy (it
+    /// may hold a forgotten vector) and checkpoints the WAL so the erased bytes leave every
+    /// file — waiting up to ~2 s for a reader in another process. Returns whether they left.
+    pub fn scrub(&mut self) -> Result<bool> {
         *self.vector_cache.borrow_mut() = None;
-        // A reader in another process can hold old WAL frames for a moment; wait up to ~2 s.
         let mut scrubbed = self.checkpoint()?;
         for _ in 0..20 {
             if scrubbed {
@@ -140,7 +146,7 @@ impl Store {
             }
             scrubbed = self.checkpoint()?;
         }
-        Ok(ForgetOutcome { redacted_events, scrubbed })
+        Ok(scrubbed)
     }
 
     /// Copies the WAL into the main file and truncates it. Returns false when another
@@ -578,6 +584,31 @@ impl StoreTx<'_> {
             return Ok(m);
         }
         self.apply(id, Expected::Any, Change::Linked { target, relation: relation.to_string() }, meta)
+    }
+
+    /// [`Store::find_by_key`] inside this transaction.
+    pub fn find_by_key(
+        &self,
+        user_id: &str,
+        agent_id: Option<&str>,
+        kind: Option<MemoryKind>,
+        key: &str,
+    ) -> Result<Vec<Memory>> {
+        crate::query::find_by_key(self.conn(), user_id, agent_id, kind, key)
+    }
+
+    /// [`Store::linking_to`] inside this transaction.
+    pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
+        crate::query::linking_to(self.conn(), id)
+    }
+
+    /// Removes a link; returns whether there was one.
+    pub fn unlink(&mut self, id: MemoryId, target: MemoryId, relation: &str, meta: &EventMeta) -> Result<bool> {
+        let link = Link { target, relation: relation.trim().to_string() };
+        if !self.current(id)?.links.contains(&link) {
+            return Ok(false);
+        }
+        self.apply(id, Expected::Any, Change::Unlinked { target, relation: link.relation }, meta).map(|_| true)
     }
 
     /// Pins a memory (maintenance never moves it down); returns whether anything changed.

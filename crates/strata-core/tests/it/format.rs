@@ -23,6 +23,7 @@ const V1: &[(&str, &str)] = &[
     ("accessed", r#"{"count":3}"#),
     ("tier_changed", r#"{"from":"short","to":"medium","reason":"accessed often"}"#),
     ("linked", r#"{"target":"01KAR0000000000000000000AB","relation":"derived_from"}"#),
+    ("unlinked", r#"{"target":"01KAR0000000000000000000AB","relation":"derived_from"}"#),
     ("forgotten", r#"{"redacted_events":4}"#),
     ("pinned", "{}"),
     ("unpinned", "{}"),

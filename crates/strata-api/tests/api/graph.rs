@@ -1,0 +1,167 @@
+//! Semantic memory as the reference MCP memory server's knowledge graph.
+
+use strata_api::ErrorCode;
+use strata_api::graph::{Entity, Graph, ObservationAddition, ObservationDeletion, Relation};
+
+use crate::{Db, fact};
+
+fn entity(name: &str, ty: &str, obs: &[&str]) -> Entity {
+    Entity { name: name.into(), entity_type: ty.into(), observations: obs.iter().map(|s| s.to_string()).collect() }
+}
+
+fn rel(from: &str, to: &str, ty: &str) -> Relation {
+    Relation { from: from.into(), to: to.into(), relation_type: ty.into() }
+}
+
+fn names(g: &Graph) -> Vec<&str> {
+    g.entities.iter().map(|e| e.name.as_str()).collect()
+}
+
+fn fixture() -> std::io::BufReader<std::fs::File> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory.json");
+    std::io::BufReader::new(std::fs::File::open(path).unwrap())
+}
+
+#[test]
+fn entities_relations_and_observations_round_trip() {
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let made = e
+        .graph_create_entities(&[
+            entity("Ada", "person", &["writes code", "writes code"]),
+            entity("Bletchley", "place", &[]),
+        ])
+        .unwrap();
+    assert_eq!(made.len(), 2);
+    assert_eq!(made[0].observations, ["writes code"], "duplicate observations are kept once");
+    // Existing names are skipped, as the reference server does.
+    assert!(e.graph_create_entities(&[entity("Ada", "robot", &[])]).unwrap().is_empty());
+
+    assert_eq!(e.graph_create_relations(&[rel("Ada", "Bletchley", "works_at")]).unwrap().len(), 1);
+    assert!(e.graph_create_relations(&[rel("Ada", "Bletchley", "works_at")]).unwrap().is_empty());
+
+    let added = e
+        .graph_add_observations(&[ObservationAddition {
+            entity_name: "Ada".into(),
+            contents: vec!["writes code".into(), "likes tea".into()],
+        }])
+        .unwrap();
+    assert_eq!(added[0].added_observations, ["likes tea"]);
+
+    let g = e.graph_read().unwrap();
+    assert_eq!(names(&g), ["Ada", "Bletchley"]);
+    assert_eq!(g.entities[0], entity("Ada", "person", &["writes code", "likes tea"]));
+    assert_eq!(g.relations, [rel("Ada", "Bletchley", "works_at")]);
+
+    // Search is a case-insensitive substring match over name, type and observations;
+    // relations come along only when both ends match.
+    assert_eq!(names(&e.graph_search("TEA").unwrap()), ["Ada"]);
+    assert!(e.graph_search("TEA").unwrap().relations.is_empty());
+    assert_eq!(names(&e.graph_search("place").unwrap()), ["Bletchley"]);
+    let both = e.graph_open(&["Bletchley".into(), "Ada".into(), "nobody".into()]).unwrap();
+    assert_eq!(names(&both), ["Ada", "Bletchley"]);
+    assert_eq!(both.relations.len(), 1);
+
+    let removed = e
+        .graph_delete_observations(&[ObservationDeletion {
+            entity_name: "Ada".into(),
+            observations: vec!["likes tea".into(), "never said".into()],
+        }])
+        .unwrap();
+    assert_eq!(removed, 1);
+    assert_eq!(e.graph_open(&["Ada".into()]).unwrap().entities[0].observations, ["writes code"]);
+
+    assert_eq!(e.graph_delete_relations(&[rel("Ada", "Bletchley", "works_at")]).unwrap(), 1);
+    assert!(e.graph_read().unwrap().relations.is_empty());
+    // The log keeps the story: linked, then unlinked.
+    let history = e.history(&strata_api::Target::new("Ada")).unwrap();
+    let types: Vec<&str> = history.iter().map(|h| h.event_type.as_str()).collect();
+    assert!(types.contains(&"linked") && types.contains(&"unlinked"), "{types:?}");
+}
+
+#[test]
+fn deleting_an_entity_erases_it_and_the_relations_to_it() {
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    e.graph_import("memory.json", &mut fixture()).unwrap();
+    assert_eq!(e.graph_read().unwrap().relations.len(), 2);
+
+    assert_eq!(e.graph_delete_entities(&["Rex".into(), "ghost".into()]).unwrap(), ["Rex"]);
+    let g = e.graph_read().unwrap();
+    assert_eq!(names(&g), ["John_Smith", "Anthropic"]);
+    assert_eq!(g.relations, [rel("John_Smith", "Anthropic", "works_at")]);
+    assert!(e.graph_search("border collie").unwrap().entities.is_empty());
+    drop(e);
+    let bytes = std::fs::read(db.dir.path().join("s.db")).unwrap();
+    let needle = b"border collie";
+    assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the forgotten observation is still in the file");
+}
+
+#[test]
+fn memory_json_imports_in_one_transaction_and_merges() {
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let first = e.graph_import("memory.json", &mut fixture()).unwrap();
+    assert_eq!((first.entities_created, first.entities_merged, first.relations_created), (3, 0, 2));
+    let again = e.graph_import("memory.json", &mut fixture()).unwrap();
+    assert_eq!((again.entities_created, again.entities_merged, again.relations_created), (0, 0, 0));
+
+    // Export writes the same lines back (entities oldest first, then relations).
+    let mut out = Vec::new();
+    assert_eq!(e.graph_export(&mut out).unwrap(), 5);
+    let mut reimported = db.engine("v", None);
+    reimported.graph_import("export", &mut out.as_slice()).unwrap();
+    assert_eq!(reimported.graph_read().unwrap(), e.graph_read().unwrap());
+
+    // A bad line names itself and nothing is written; nor is a relation to a missing entity.
+    let bad = "{\"type\":\"entity\",\"name\":\"New\",\"entityType\":\"x\",\"observations\":[]}\n{\"type\":\"entity\",\"name\":3}\n";
+    let err = e.graph_import("bad.json", &mut bad.as_bytes()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadImport);
+    assert!(err.message.contains("line 2"), "{}", err.message);
+    let dangling = "{\"type\":\"entity\",\"name\":\"New\",\"entityType\":\"x\"}\n{\"type\":\"relation\",\"from\":\"New\",\"to\":\"Nowhere\",\"relationType\":\"r\"}\n";
+    let err = e.graph_import("dangling.json", &mut dangling.as_bytes()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert!(err.message.contains("Nowhere"), "{}", err.message);
+    assert!(e.graph_open(&["New".into()]).unwrap().entities.is_empty(), "a failed import wrote something");
+}
+
+#[test]
+fn a_batch_with_one_bad_item_writes_nothing() {
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    e.graph_create_entities(&[entity("A", "t", &[]), entity("B", "t", &[])]).unwrap();
+    let err = e.graph_create_relations(&[rel("A", "B", "r"), rel("A", "Z", "r")]).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert!(e.graph_read().unwrap().relations.is_empty());
+    let err = e.graph_create_entities(&[entity("C", "t", &[]), entity(" ", "t", &[])]).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert_eq!(names(&e.graph_read().unwrap()), ["A", "B"]);
+    let err = e
+        .graph_add_observations(&[ObservationAddition { entity_name: "Z".into(), contents: vec!["x".into()] }])
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+}
+
+#[test]
+fn other_concepts_read_as_entities_and_agents_keep_their_own() {
+    let db = Db::new();
+    let mut shared = db.engine("u", None);
+    shared.add(fact("favourite_tea", "oolong")).unwrap();
+    let g = shared.graph_read().unwrap();
+    assert_eq!(g.entities, [entity("favourite_tea", "concept", &["v: oolong"])]);
+    // Deleting the observation read from a fact removes that fact.
+    shared
+        .graph_delete_observations(&[ObservationDeletion {
+            entity_name: "favourite_tea".into(),
+            observations: vec!["v: oolong".into()],
+        }])
+        .unwrap();
+    assert_eq!(shared.graph_read().unwrap().entities, [entity("favourite_tea", "concept", &[])]);
+
+    let mut bot = db.engine("u", Some("bot"));
+    bot.graph_create_entities(&[entity("Secret", "plan", &["bot only"])]).unwrap();
+    assert_eq!(names(&bot.graph_read().unwrap()), ["favourite_tea", "Secret"]);
+    assert_eq!(names(&shared.graph_read().unwrap()), ["favourite_tea", "Secret"], "the user sees every agent's");
+    let other = db.engine("u", Some("other"));
+    assert_eq!(names(&other.graph_read().unwrap()), ["favourite_tea"], "agents do not see each other's");
+}
