@@ -59,7 +59,7 @@ pub struct Relation {
 pub struct Graph {
     /// The entities.
     pub entities: Vec<Entity>,
-    /// Relations whose two ends are both among the entities.
+    /// Relations with at least one end among the entities.
     pub relations: Vec<Relation>,
     /// Set when there were more than [`MAX_ENTITIES`] entities and only the first were read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -109,6 +109,10 @@ pub struct GraphImport {
     pub entities_merged: u64,
     /// Relations created.
     pub relations_created: u64,
+    /// Relations the file holds whose ends are not both entities (the reference server
+    /// accepts those): not imported, listed here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub relations_skipped: Vec<Relation>,
 }
 
 /// One line of a `memory.json` file.
@@ -402,7 +406,7 @@ impl Engine {
     }
 
     /// Entities whose name, type or an observation contains `query` (case-insensitive), and
-    /// the relations among them.
+    /// their relations.
     pub fn graph_search(&self, query: &str) -> ApiResult<Graph> {
         let q = query.to_lowercase();
         self.graph_where(|e| {
@@ -412,13 +416,13 @@ impl Engine {
         })
     }
 
-    /// The named entities (names not found are skipped) and the relations among them.
+    /// The named entities (names not found are skipped) and their relations.
     pub fn graph_open(&self, names: &[String]) -> ApiResult<Graph> {
         let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
         self.graph_where(|e| wanted.contains(e.name.as_str()))
     }
 
-    /// The entities the caller sees that `keep` accepts, and the relations among them. An
+    /// The entities the caller sees that `keep` accepts, and their relations. An
     /// agent's own concept hides a shared one of the same name.
     fn graph_where(&self, keep: impl Fn(&Entity) -> bool) -> ApiResult<Graph> {
         let filter = self.scoped(Filter { kinds: vec![MemoryKind::Semantic], ..Default::default() });
@@ -452,18 +456,23 @@ impl Engine {
             kept.truncate(MAX_ENTITIES);
             truncated = true;
         }
+        // Relations with at least one end among the entities (as the reference server now
+        // answers: a node's connections show without reading the whole graph); the other end
+        // must be a concept this caller sees.
         let inside: HashSet<MemoryId> = kept.iter().map(|(m, _)| m.id).collect();
         let mut relations = BTreeSet::new();
-        for (m, e) in &kept {
+        let mut add = |from: MemoryId, to: MemoryId, relation: &str| {
+            if let (Some(f), Some(t)) = (names.get(&from), names.get(&to)) {
+                relations.insert(Relation { from: f.clone(), to: t.clone(), relation_type: relation.to_string() });
+            }
+        };
+        for (m, _) in &kept {
             for l in &m.links {
-                if inside.contains(&l.target)
-                    && let Some(to) = names.get(&l.target)
-                {
-                    relations.insert(Relation {
-                        from: e.name.clone(),
-                        to: to.clone(),
-                        relation_type: l.relation.clone(),
-                    });
+                add(m.id, l.target, &l.relation);
+            }
+            for (source, relation) in self.store_view().linking_to(m.id)? {
+                if !inside.contains(&source) {
+                    add(source, m.id, &relation);
                 }
             }
         }
@@ -476,7 +485,8 @@ impl Engine {
 
     /// Imports a reference-server `memory.json` (JSON Lines of entities and relations) in one
     /// transaction: new entities are created, existing ones gain the observations they lack,
-    /// relations are linked. A malformed line names its number and nothing is written.
+    /// relations are linked (those with a missing end are skipped and listed). A malformed line
+    /// names its number and nothing is written.
     pub fn graph_import(&mut self, name: &str, input: &mut dyn BufRead) -> ApiResult<GraphImport> {
         let mut lines = Vec::new();
         for (i, line) in input.lines().enumerate() {
@@ -510,7 +520,12 @@ impl Engine {
             }
             // Relations after entities: a file may list a relation before its ends.
             for r in relations {
-                let (from, to) = w.ends(&r)?;
+                let (Some(from), Some(to)) = (w.who.entity(&w.tx, &r.from)?, w.who.entity(&w.tx, &r.to)?) else {
+                    counts.relations_skipped.push(r);
+                    continue;
+                };
+                let (from, to) = (from.id, to.id);
+                checked("a relation's type", &r.relation_type)?;
                 let before = w.tx.current(from)?.version;
                 if w.tx.link(from, to, &r.relation_type, &w.meta)?.version != before {
                     counts.relations_created += 1;
