@@ -27,6 +27,10 @@ pub struct EngineOptions {
     pub agent_id: Option<String>,
     /// The client name recorded as the source and on events (`cli`, `desktop`, an MCP client).
     pub client: String,
+    /// New memories go to the scope all agents share even when this caller is an agent (it
+    /// still sees its own private ones, and [`AddRequest::private`] writes one). Off: an
+    /// agent's writes are its own.
+    pub shared_writes: bool,
     /// The kind of actor behind this client.
     pub actor: strata_core::Actor,
     /// How [`Engine::recall`] ranks.
@@ -41,6 +45,7 @@ impl Default for EngineOptions {
             user_id: Scope::DEFAULT_USER.into(),
             agent_id: None,
             client: "api".into(),
+            shared_writes: false,
             actor: strata_core::Actor::User,
             recall: HybridOptions::default(),
             context: ContextSettings::default(),
@@ -61,6 +66,9 @@ pub struct AddRequest {
     pub tier: Option<Tier>,
     /// Session it belongs to.
     pub session_id: Option<String>,
+    /// Private to this caller's agent (an error without one); otherwise the engine's default
+    /// scope (see [`EngineOptions::shared_writes`]).
+    pub private: bool,
 }
 
 /// Changes to a memory; `None` fields stay as they are.
@@ -140,7 +148,7 @@ pub struct Engine {
     store: Store,
     opts: EngineOptions,
     embedder: Option<Arc<dyn Embedder>>,
-    worker: Option<EmbedWorker>,
+    worker: Option<Arc<EmbedWorker>>,
     /// Tokenizers by model name, loaded on first use.
     pub(crate) model_tokens: std::collections::HashMap<String, Arc<crate::context::ModelTokens>>,
 }
@@ -172,10 +180,27 @@ impl Engine {
     pub fn use_embedder(&mut self, embedder: Arc<dyn Embedder>, background: bool) -> ApiResult<()> {
         self.worker = None; // a previous worker stops (and finishes its batch) first
         if background && let Some(path) = self.store.path() {
-            self.worker = Some(EmbedWorker::start(path.to_path_buf(), embedder.clone())?);
+            self.worker = Some(Arc::new(EmbedWorker::start(path.to_path_buf(), embedder.clone())?));
         }
         self.embedder = Some(embedder);
         Ok(())
+    }
+
+    /// An engine on the same database for another caller (an MCP client, say): its own
+    /// connection and scope, the same clock, embedder and background worker.
+    pub fn for_caller(&self, opts: EngineOptions) -> ApiResult<Engine> {
+        let path = self
+            .store
+            .path()
+            .ok_or_else(|| ApiError::invalid("an in-memory database has no second connection"))?;
+        let store = Store::open_with_clock(path, self.store.clock().clone())?;
+        Ok(Engine {
+            store,
+            opts,
+            embedder: self.embedder.clone(),
+            worker: self.worker.clone(),
+            model_tokens: Default::default(),
+        })
     }
 
     /// The embedder recall uses, if any.
@@ -242,8 +267,11 @@ impl Engine {
         }
     }
 
+    /// The scope of a new memory: the agent's own, or (with [`EngineOptions::shared_writes`])
+    /// the one all agents share.
     pub(crate) fn scope(&self, session_id: Option<String>) -> Scope {
-        Scope { user_id: self.opts.user_id.clone(), agent_id: self.opts.agent_id.clone(), session_id }
+        let agent_id = if self.opts.shared_writes { None } else { self.opts.agent_id.clone() };
+        Scope { user_id: self.opts.user_id.clone(), agent_id, session_id }
     }
 
     /// The filter that keeps reads inside what this caller may see: its user's memories; for
@@ -298,8 +326,14 @@ impl Engine {
     /// Creates a memory.
     pub fn add(&mut self, req: AddRequest) -> ApiResult<MemoryView> {
         let importance = req.importance.map(Importance::new).transpose()?;
+        let mut scope = self.scope(req.session_id);
+        if req.private {
+            scope.agent_id = Some(self.opts.agent_id.clone().ok_or_else(|| {
+                ApiError::invalid("a private memory needs an agent: this caller has no agent id")
+            })?);
+        }
         let new = NewMemory {
-            scope: self.scope(req.session_id),
+            scope,
             tags: req.tags,
             importance,
             tier: req.tier,

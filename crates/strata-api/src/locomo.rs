@@ -233,6 +233,7 @@ pub fn run(
                     importance: None,
                     tier: None,
                     session_id: Some(format!("session_{n}")),
+                    private: false,
                 })?;
                 dia_of.insert(m.id, t.dia_id.clone());
                 known.insert(t.dia_id);

@@ -626,6 +626,7 @@ fn add_request(add: AddCommand, clock: &dyn Clock) -> Result<AddRequest> {
         importance: common.importance,
         tier: common.tier.map(tier_of),
         session_id: common.session,
+        private: false,
     })
 }
 

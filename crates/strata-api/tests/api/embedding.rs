@@ -25,6 +25,7 @@ fn said(text: &str) -> AddRequest {
         importance: None,
         tier: None,
         session_id: None,
+        private: false,
     }
 }
 

@@ -43,6 +43,7 @@ fn fact(key: &str, value: &str) -> AddRequest {
         importance: None,
         tier: None,
         session_id: None,
+        private: false,
     }
 }
 

@@ -1,0 +1,240 @@
+//! Strata as an MCP server: one local memory that Claude Desktop, Cursor, agent frameworks and
+//! the Strata app all read and write at the same time.
+//!
+//! - [`StrataMcp`] is the server: tools ([`tools`], and the reference memory server's graph
+//!   tools in [`graph_tools`] when enabled), resources ([`resources`]) and prompts
+//!   ([`prompts`]), each call running on an [`Engine`] of the calling client's own.
+//! - Transports: stdio ([`serve_stdio`]) and streamable HTTP ([`http::serve`]), bound to
+//!   loopback with a bearer token.
+//!
+//! **Scoping.** Every client is an agent named by its identity: the configured agent id, or
+//! the name the client gives when it connects (`claude-ai`, `cursor`…). New memories are
+//! shared by all clients unless a `remember` asks for `private`; a client sees the shared
+//! memories and its own private ones; every write records the client that made it.
+
+pub mod graph_tools;
+pub mod http;
+pub mod prompts;
+pub mod resources;
+pub mod tools;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
+use serde::Serialize;
+use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct McpSettings {
+    /// Every client acts as this agent (instead of by the name it connects with).
+    pub agent: Option<String>,
+    /// Also offer the reference memory server's nine knowledge-graph tools.
+    pub graph_tools: bool,
+    /// The most bytes of JSON one result carries; longer lists are cut and say so.
+    pub max_result_bytes: usize,
+}
+
+impl Default for McpSettings {
+    fn default() -> Self {
+        McpSettings { agent: None, graph_tools: false, max_result_bytes: 64 * 1024 }
+    }
+}
+
+/// The most bytes a tool's arguments may take (HTTP refuses larger bodies before parsing).
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// What every client's calls share: the server's engine (for the database, embedder and
+/// settings) and one engine per client identity.
+struct Shared {
+    base: Mutex<Engine>,
+    callers: Mutex<HashMap<String, Arc<Mutex<Engine>>>>,
+    settings: McpSettings,
+}
+
+/// The MCP server. Cheap to clone: the HTTP transport makes one per session or request.
+#[derive(Clone)]
+pub struct StrataMcp {
+    shared: Arc<Shared>,
+    tools: Arc<ToolRouter<StrataMcp>>,
+}
+
+impl StrataMcp {
+    /// A server over `engine`'s database (its embedder, if it has one, serves every client).
+    pub fn new(engine: Engine, settings: McpSettings) -> StrataMcp {
+        let mut tools = StrataMcp::native_tools();
+        if settings.graph_tools {
+            tools += StrataMcp::graph_tools();
+        }
+        let shared = Shared { base: Mutex::new(engine), callers: Mutex::new(HashMap::new()), settings };
+        StrataMcp { shared: Arc::new(shared), tools: Arc::new(tools) }
+    }
+
+    /// The settings it runs with.
+    pub fn settings(&self) -> &McpSettings {
+        &self.shared.settings
+    }
+
+    /// The identity a request acts as: the configured agent, or the client's name.
+    fn identity(&self, ctx: &RequestContext<RoleServer>) -> String {
+        let named = self.shared.settings.agent.clone().or_else(|| ctx.client_info().map(|i| i.name));
+        normalize_identity(named.as_deref().unwrap_or(""))
+    }
+
+    /// The engine of the client behind `ctx` (opened on its first call).
+    fn engine_for(&self, ctx: &RequestContext<RoleServer>) -> ApiResult<Arc<Mutex<Engine>>> {
+        let who = self.identity(ctx);
+        let mut callers = self.shared.callers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = callers.get(&who) {
+            return Ok(e.clone());
+        }
+        let base = self.shared.base.lock().unwrap_or_else(|p| p.into_inner());
+        let opts = EngineOptions {
+            agent_id: Some(who.clone()),
+            client: format!("mcp:{who}"),
+            actor: strata_core::Actor::Agent,
+            shared_writes: true,
+            ..base.options().clone()
+        };
+        let engine = Arc::new(Mutex::new(base.for_caller(opts)?));
+        callers.insert(who, engine.clone());
+        Ok(engine)
+    }
+
+    /// Runs `f` on the caller's engine, off the async runtime (SQLite and embedding block).
+    pub(crate) async fn run<T: Send + 'static>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        let engine = self.engine_for(ctx)?;
+        tokio::task::spawn_blocking(move || {
+            let mut e = engine.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut e)
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the call failed: {e}")))?
+    }
+
+    /// A tool's answer: `value` as structured content (and as text for older clients), or
+    /// the error for the model to read — except bad arguments, which are a JSON-RPC error.
+    pub(crate) fn answer<T: Serialize>(&self, result: ApiResult<T>) -> Result<CallToolResult, McpError> {
+        match result {
+            Ok(v) => Ok(CallToolResult::structured(serde_json::to_value(v).map_err(internal)?)),
+            Err(e) if e.code == ErrorCode::InvalidInput => Err(invalid_params(e.message)),
+            Err(e) => Ok(CallToolResult::structured_error(serde_json::json!({
+                "error": {"code": e.code, "message": e.message}
+            }))),
+        }
+    }
+
+    /// Keeps the first items of `items` whose JSON fits the result size (at least one); says
+    /// whether any were cut.
+    pub(crate) fn bounded<T: Serialize>(&self, mut items: Vec<T>) -> (Vec<T>, bool) {
+        let fit = fitting(&items, self.shared.settings.max_result_bytes);
+        let cut = fit < items.len();
+        items.truncate(fit);
+        (items, cut)
+    }
+}
+
+/// How many of the first `items` fit in `max_bytes` of JSON (at least one).
+pub(crate) fn fitting<T: Serialize>(items: &[T], max_bytes: usize) -> usize {
+    let mut used = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        used = used.saturating_add(serde_json::to_vec(item).map(|v| v.len()).unwrap_or(usize::MAX));
+        if used > max_bytes && i > 0 {
+            return i;
+        }
+    }
+    items.len()
+}
+
+/// A client name as an agent id: trimmed, lowercase, at most 64 bytes; `mcp-client` when empty.
+pub fn normalize_identity(name: &str) -> String {
+    let mut s: String = name.trim().to_lowercase().chars().filter(|c| !c.is_control()).collect();
+    while s.len() > 64 {
+        s.pop();
+    }
+    if s.is_empty() { "mcp-client".to_string() } else { s }
+}
+
+pub(crate) fn invalid_params(message: impl Into<String>) -> McpError {
+    McpError::invalid_params(message.into(), None)
+}
+
+pub(crate) fn internal(e: impl std::fmt::Display) -> McpError {
+    McpError::internal_error(e.to_string(), None)
+}
+
+/// What the server tells clients when they connect.
+pub const INSTRUCTIONS: &str = "Strata is the user's long-term memory, shared by their AI tools. \
+Call `recall` with the user's question before answering anything that may depend on what you \
+were told before (preferences, people, plans, past conversations). Call `remember` when the user \
+tells you something worth keeping: a fact about someone or something (type semantic), an event \
+or something said (episodic), or how to do something (procedural). Prefer updating an existing \
+memory (`update`) over adding a near-duplicate. `forget` erases for good and needs confirm: true.";
+
+#[tool_handler(router = self.tools)]
+impl ServerHandler for StrataMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build())
+            .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS.to_string())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(resources::list())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(self, request.uri, &ctx).await.map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(prompts::list())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(self, request, &ctx).await.map(Into::into)
+    }
+}
+
+/// Serves `server` over this process's stdin and stdout until the client hangs up.
+pub async fn serve_stdio(server: StrataMcp) -> std::io::Result<()> {
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}

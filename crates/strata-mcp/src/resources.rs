@@ -1,0 +1,114 @@
+//! Resources: a small summary of the store, the procedures, and templates for one memory by id
+//! and one concept by key. Each reads as JSON.
+
+use rmcp::model::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use strata_api::{ErrorCode, Target};
+use strata_core::{Filter, MemoryKind};
+
+use crate::StrataMcp;
+
+/// Counts by type and tier.
+pub const STATS: &str = "strata://stats";
+/// Every procedure the client sees.
+pub const PROCEDURES: &str = "strata://procedures";
+const MEMORY_PREFIX: &str = "strata://memory/";
+const CONCEPT_PREFIX: &str = "strata://concept/";
+/// The most procedures [`PROCEDURES`] lists.
+const MAX_PROCEDURES: usize = 200;
+const JSON: &str = "application/json";
+
+/// The fixed resources.
+pub fn list() -> ListResourcesResult {
+    ListResourcesResult::with_all_items(vec![
+        Resource::new(STATS, "stats")
+            .with_title("Memory statistics")
+            .with_description("How many memories there are, by type and tier.")
+            .with_mime_type(JSON),
+        Resource::new(PROCEDURES, "procedures")
+            .with_title("Procedures")
+            .with_description("Every procedure (how to do something) this client can see, newest first.")
+            .with_mime_type(JSON),
+    ])
+}
+
+/// The resource templates.
+pub fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult::with_all_items(vec![
+        ResourceTemplate::new(format!("{MEMORY_PREFIX}{{id}}"), "memory")
+            .with_title("A memory by id")
+            .with_description("One memory with its tags, tier, importance and links.")
+            .with_mime_type(JSON),
+        ResourceTemplate::new(format!("{CONCEPT_PREFIX}{{key}}"), "concept")
+            .with_title("A concept by key")
+            .with_description("The semantic memory (facts) about one thing, by its key.")
+            .with_mime_type(JSON),
+    ])
+}
+
+/// Reads a resource.
+pub async fn read(server: &StrataMcp, uri: String, ctx: &RequestContext<RoleServer>) -> Result<ReadResourceResult, McpError> {
+    let not_found = |why: String| McpError::resource_not_found(why, Some(serde_json::json!({ "uri": uri })));
+    let value = if uri == STATS {
+        server.run(ctx, |e| Ok(serde_json::to_value(e.stats()?))).await
+    } else if uri == PROCEDURES {
+        server
+            .run(ctx, |e| {
+                let filter = Filter { kinds: vec![MemoryKind::Procedural], ..Default::default() };
+                let page = e.list(filter, MAX_PROCEDURES, None)?;
+                Ok(serde_json::to_value(page))
+            })
+            .await
+    } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {
+        let target = Target { id_or_key: decode(key), kind: Some(MemoryKind::Semantic) };
+        server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
+    } else if let Some(id) = uri.strip_prefix(MEMORY_PREFIX) {
+        let target = Target::new(decode(id));
+        server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
+    } else {
+        return Err(not_found(format!("no resource '{uri}': try {STATS}, {PROCEDURES}, {MEMORY_PREFIX}ID or {CONCEPT_PREFIX}KEY")));
+    };
+    let value = match value {
+        Ok(v) => v.map_err(crate::internal)?,
+        Err(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::Forgotten) => return Err(not_found(e.message)),
+        Err(e) if e.code == ErrorCode::InvalidInput => return Err(crate::invalid_params(e.message)),
+        Err(e) => return Err(crate::internal(e.message)),
+    };
+    let text = serde_json::to_string_pretty(&value).map_err(crate::internal)?;
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri.clone()).with_mime_type(JSON)]))
+}
+
+/// Percent-decodes a URI segment (keys may hold spaces and other characters).
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn uri_segments_are_percent_decoded() {
+        assert_eq!(super::decode("favourite%20tea"), "favourite tea");
+        assert_eq!(super::decode("caf%C3%A9"), "café");
+        assert_eq!(super::decode("100%"), "100%");
+        assert_eq!(super::decode("a%zzb"), "a%zzb");
+    }
+}
