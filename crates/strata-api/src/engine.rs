@@ -116,6 +116,8 @@ pub enum ImportFormat {
     Seed,
     /// The JSON Lines event backup.
     Backup,
+    /// The reference MCP memory server's `memory.json` (JSON Lines of entities and relations).
+    Graph,
 }
 
 /// What `replay` did.
@@ -189,10 +191,8 @@ impl Engine {
     /// An engine on the same database for another caller (an MCP client, say): its own
     /// connection and scope, the same clock, embedder and background worker.
     pub fn for_caller(&self, opts: EngineOptions) -> ApiResult<Engine> {
-        let path = self
-            .store
-            .path()
-            .ok_or_else(|| ApiError::invalid("an in-memory database has no second connection"))?;
+        let path =
+            self.store.path().ok_or_else(|| ApiError::invalid("an in-memory database has no second connection"))?;
         let store = Store::open_with_clock(path, self.store.clock().clone())?;
         Ok(Engine {
             store,
@@ -328,9 +328,10 @@ impl Engine {
         let importance = req.importance.map(Importance::new).transpose()?;
         let mut scope = self.scope(req.session_id);
         if req.private {
-            scope.agent_id = Some(self.opts.agent_id.clone().ok_or_else(|| {
-                ApiError::invalid("a private memory needs an agent: this caller has no agent id")
-            })?);
+            scope.agent_id =
+                Some(self.opts.agent_id.clone().ok_or_else(|| {
+                    ApiError::invalid("a private memory needs an agent: this caller has no agent id")
+                })?);
         }
         let new = NewMemory {
             scope,
@@ -523,7 +524,8 @@ impl Engine {
         Ok(ReplayReport { events, memories, matched, millis })
     }
 
-    /// Imports a file (format detected when not given). One transaction.
+    /// Imports a file (format detected when not given). One transaction. Returns the memories
+    /// imported (seed, backup) or the entities and relations created or extended (graph).
     pub fn import(
         &mut self,
         name: &str,
@@ -546,19 +548,25 @@ impl Engine {
                 self.store.import_seed(name, &text, &template, &meta)?.total()
             }
             ImportFormat::Backup => self.store.import_backup(name, &mut text.as_bytes())?.1,
+            ImportFormat::Graph => {
+                let r = self.graph_import(name, &mut text.as_bytes())?;
+                r.entities_created + r.entities_merged + r.relations_created
+            }
         };
         self.wrote();
         Ok((format, n))
     }
 
-    /// Exports this scope as a seed document, or the whole log as a backup. Returns the count
-    /// of memories (seed) or events (backup) written.
+    /// Exports this scope as a seed document or a knowledge graph (`memory.json`), or the
+    /// whole log as a backup. Returns the count of memories (seed), lines (graph) or events
+    /// (backup) written.
     pub fn export(&self, format: ImportFormat, out: &mut dyn Write) -> ApiResult<u64> {
         Ok(match format {
             ImportFormat::Seed => {
                 self.store.export_seed(&self.opts.user_id, self.opts.agent_id.as_deref(), out)?.total()
             }
             ImportFormat::Backup => self.store.export_backup(out)?,
+            ImportFormat::Graph => self.graph_export(out)?,
         })
     }
 
@@ -598,7 +606,14 @@ fn not_found(what: &str) -> ApiError {
 
 fn detect_format(text: &str) -> ImportFormat {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if first.contains(strata_core::interchange::backup::FORMAT) { ImportFormat::Backup } else { ImportFormat::Seed }
+    if first.contains(strata_core::interchange::backup::FORMAT) {
+        return ImportFormat::Backup;
+    }
+    // A memory.json line is one object whose "type" is "entity" or "relation".
+    let graph_line = serde_json::from_str::<serde_json::Value>(first)
+        .ok()
+        .is_some_and(|v| matches!(v.get("type").and_then(|t| t.as_str()), Some("entity" | "relation")));
+    if graph_line { ImportFormat::Graph } else { ImportFormat::Seed }
 }
 
 /// The content after an update request, checking the request fits the memory's type.

@@ -125,6 +125,27 @@ pub enum Command {
         #[command(flatten)]
         turn: TurnArgs,
     },
+    /// Run Strata as an MCP server for Claude Desktop, Cursor and other MCP clients: over
+    /// stdin/stdout (what a client's config launches), or over streamable HTTP with --http.
+    /// Each client is an agent by the name it connects with (or --agent for all of them):
+    /// memories are shared by all clients unless written as private.
+    Mcp {
+        /// Serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8765; port 0: any
+        /// free one) at /mcp, instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer token HTTP clients must send (default: a new random one, printed).
+        #[arg(long, env = "STRATA_MCP_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Also offer the reference MCP memory server's knowledge-graph tools
+        /// (create_entities, search_nodes…), over Strata's semantic memories.
+        #[arg(long)]
+        graph_tools: bool,
+        /// Listen on a non-loopback address (other machines could then reach your memory;
+        /// the token is still required).
+        #[arg(long)]
+        allow_remote: bool,
+    },
     /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
     /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
     Serve {
@@ -218,7 +239,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
     },
-    /// Export memories as a seed-002 document, or the whole log as a backup.
+    /// Export memories as a seed-002 document or a knowledge graph (memory.json), or the whole
+    /// log as a backup.
     Export {
         /// The format.
         #[arg(long, value_enum, default_value = "seed")]
@@ -539,4 +561,6 @@ pub enum FormatArg {
     Seed,
     /// JSON Lines of every event.
     Backup,
+    /// The reference MCP memory server's memory.json (entities and relations, JSON Lines).
+    Graph,
 }

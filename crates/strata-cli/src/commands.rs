@@ -51,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         user_id: cli.user.clone(),
         agent_id: cli.agent.clone(),
         client: "cli".into(),
+        shared_writes: false,
         actor: strata_core::Actor::User,
         recall: HybridOptions::default(),
         context: context_settings(),
@@ -59,6 +60,10 @@ pub fn run(cli: Cli) -> Result<()> {
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
     if let Command::Serve { port, provider, token } = command {
         return serve(engine, port, provider, token, &out);
+    }
+    if let Command::Mcp { http, token, graph_tools, allow_remote } = command {
+        let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
+        return mcp(engine, settings, http, token, allow_remote);
     }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
@@ -272,7 +277,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let counts = engine.demo()?;
             out.demo(&counts)
         }
-        Command::Bench(_) | Command::Tokens(_) | Command::Key(_) | Command::Serve { .. } => {
+        Command::Bench(_) | Command::Tokens(_) | Command::Key(_) | Command::Serve { .. } | Command::Mcp { .. } => {
             unreachable!("these run before dispatch")
         }
     }
@@ -405,6 +410,39 @@ fn serve(mut engine: Engine, port: u16, provider: ProviderArgs, token: Option<St
             let _ = tokio::signal::ctrl_c().await;
         })
         .await?;
+        Ok(())
+    })
+}
+
+/// `strata mcp`: the MCP server over stdio (until the client hangs up) or HTTP (until Ctrl-C).
+/// Only the protocol goes to stdout; everything said to a person goes to stderr.
+fn mcp(
+    mut engine: Engine,
+    settings: strata_mcp::McpSettings,
+    http: Option<std::net::SocketAddr>,
+    token: Option<String>,
+    allow_remote: bool,
+) -> Result<()> {
+    match strata_models::MiniLm::load_default() {
+        // New and not yet embedded memories are embedded in the background.
+        Ok(model) => engine.use_embedder(Arc::new(model), true)?,
+        Err(e) => eprintln!("{e}\nRanking by keywords only."),
+    }
+    let server = strata_mcp::StrataMcp::new(engine, settings);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async move {
+        let Some(addr) = http else {
+            return Ok(strata_mcp::serve_stdio(server).await?);
+        };
+        if !addr.ip().is_loopback() && !allow_remote {
+            bail!("{addr} is not a loopback address: other machines could reach your memory; pass --allow-remote if you mean it");
+        }
+        let token = token.filter(|t| !t.trim().is_empty()).unwrap_or_else(strata_mcp::http::new_token);
+        let running = strata_mcp::http::serve(server, addr, token.clone()).await.with_context(|| format!("cannot listen on {addr}"))?;
+        eprintln!("Strata's MCP server: http://{}{} (Ctrl-C stops it)", running.addr, strata_mcp::http::PATH);
+        eprintln!("Clients send the header  Authorization: Bearer {token}");
+        tokio::signal::ctrl_c().await?;
+        running.stop().await?;
         Ok(())
     })
 }
@@ -674,6 +712,7 @@ fn format_of(f: FormatArg) -> ImportFormat {
     match f {
         FormatArg::Seed => ImportFormat::Seed,
         FormatArg::Backup => ImportFormat::Backup,
+        FormatArg::Graph => ImportFormat::Graph,
     }
 }
 

@@ -300,6 +300,9 @@ impl Out {
         match format {
             ImportFormat::Seed => say!("Imported {n} memories."),
             ImportFormat::Backup => say!("Restored the backup: {n} memories."),
+            ImportFormat::Graph => {
+                say!("Imported the knowledge graph: {n} entities and relations created or extended.")
+            }
         }
         Ok(())
     }
@@ -308,7 +311,11 @@ impl Out {
         if self.json {
             return print_json(&serde_json::json!({"format": format, "exported": n, "file": path}));
         }
-        let what = if format == ImportFormat::Seed { "memories" } else { "events" };
+        let what = match format {
+            ImportFormat::Seed => "memories",
+            ImportFormat::Backup => "events",
+            ImportFormat::Graph => "entities and relations",
+        };
         say!("Exported {n} {what} to {}.", path.display());
         Ok(())
     }

@@ -436,34 +436,6 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_words_split_like_the_index_and_lose_function_words() {
-        let cases: &[(&str, &[&str])] = &[
-            ("What is the name of Ana's kitten?", &["\"name\"", "\"Ana\"", "\"kitten\""]),
-            ("napoleon_bonaparte", &["\"napoleon\"", "\"bonaparte\""]),
-            ("who is he", &["\"who\"", "\"is\"", "\"he\""]),
-            ("tea TEA tea", &["\"tea\""]),
-            ("born in 1769 (or 9)", &["\"born\"", "\"1769\"", "\"9\""]),
-            ("\"quoted\" AND NOT", &["\"quoted\""]),
-            ("AND OR NOT", &["\"AND\"", "\"OR\"", "\"NOT\""]),
-            ("  ...  ", &[]),
-        ];
-        for (text, want) in cases {
-            assert_eq!(fts_terms(text), *want, "{text}");
-        }
-    }
-
-    #[test]
-    fn the_stopword_list_is_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(is_stopword("The") && is_stopword("your") && !is_stopword("kitten"));
-    }
-}
-
 /// [`Store::find_by_key`] on a connection (the store's, or a write transaction's).
 pub(crate) fn find_by_key(
     conn: &rusqlite::Connection,
@@ -497,4 +469,32 @@ pub(crate) fn linking_to(conn: &rusqlite::Connection, id: MemoryId) -> Result<Ve
         out.push((source, relation));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_words_split_like_the_index_and_lose_function_words() {
+        let cases: &[(&str, &[&str])] = &[
+            ("What is the name of Ana's kitten?", &["\"name\"", "\"Ana\"", "\"kitten\""]),
+            ("napoleon_bonaparte", &["\"napoleon\"", "\"bonaparte\""]),
+            ("who is he", &["\"who\"", "\"is\"", "\"he\""]),
+            ("tea TEA tea", &["\"tea\""]),
+            ("born in 1769 (or 9)", &["\"born\"", "\"1769\"", "\"9\""]),
+            ("\"quoted\" AND NOT", &["\"quoted\""]),
+            ("AND OR NOT", &["\"AND\"", "\"OR\"", "\"NOT\""]),
+            ("  ...  ", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(fts_terms(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_stopword_list_is_sorted_for_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stopword("The") && is_stopword("your") && !is_stopword("kitten"));
+    }
 }

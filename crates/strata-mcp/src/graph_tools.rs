@@ -51,10 +51,6 @@ pub struct DeleteObservationsArgs {
     pub deletions: Vec<ObservationDeletion>,
 }
 
-/// Arguments of `read_graph`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct ReadGraphArgs {}
-
 /// Arguments of `search_nodes`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchNodesArgs {
@@ -168,11 +164,7 @@ impl StrataMcp {
         `truncated` says when there were more — then search or open by name).",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn read_graph(
-        &self,
-        Parameters(_args): Parameters<ReadGraphArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn read_graph(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
         let r = self.run(&ctx, |e| e.graph_read()).await;
         self.answer(r)
     }

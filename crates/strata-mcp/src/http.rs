@@ -60,9 +60,7 @@ pub async fn serve(server: StrataMcp, addr: SocketAddr, token: String) -> std::i
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
     let token = Arc::new(format!("Bearer {token}"));
-    let app = Router::new()
-        .nest_service(PATH, service)
-        .layer(middleware::from_fn_with_state(token, require_token));
+    let app = Router::new().nest_service(PATH, service).layer(middleware::from_fn_with_state(token, require_token));
     let shutdown = stop.clone();
     let task = tokio::spawn(async move {
         axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await

@@ -22,10 +22,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
@@ -125,14 +126,13 @@ impl StrataMcp {
     }
 
     /// A tool's answer: `value` as structured content (and as text for older clients), or
-    /// the error for the model to read — except bad arguments, which are a JSON-RPC error.
+    /// the error as a result the model reads and can act on (`isError`), bad arguments
+    /// included — as the MCP specification asks of tools, and as rmcp answers arguments that
+    /// do not match the schema.
     pub(crate) fn answer<T: Serialize>(&self, result: ApiResult<T>) -> Result<CallToolResult, McpError> {
         match result {
             Ok(v) => Ok(CallToolResult::structured(serde_json::to_value(v).map_err(internal)?)),
-            Err(e) if e.code == ErrorCode::InvalidInput => Err(invalid_params(e.message)),
-            Err(e) => Ok(CallToolResult::structured_error(serde_json::json!({
-                "error": {"code": e.code, "message": e.message}
-            }))),
+            Err(e) => Ok(refusal(e)),
         }
     }
 
@@ -167,6 +167,16 @@ pub fn normalize_identity(name: &str) -> String {
     if s.is_empty() { "mcp-client".to_string() } else { s }
 }
 
+/// A tool error the model reads: `{"error": {"code", "message"}}` with `isError` set.
+pub(crate) fn refusal(e: ApiError) -> CallToolResult {
+    CallToolResult::structured_error(serde_json::json!({"error": {"code": e.code, "message": e.message}}))
+}
+
+/// Bad arguments, as a tool error the model reads.
+pub(crate) fn bad_arguments(message: impl Into<String>) -> Result<CallToolResult, McpError> {
+    Ok(refusal(ApiError::invalid(message)))
+}
+
 pub(crate) fn invalid_params(message: impl Into<String>) -> McpError {
     McpError::invalid_params(message.into(), None)
 }
@@ -185,6 +195,22 @@ memory (`update`) over adding a near-duplicate. `forget` erases for good and nee
 
 #[tool_handler(router = self.tools)]
 impl ServerHandler for StrataMcp {
+    /// Refuses arguments over [`MAX_REQUEST_BYTES`] (HTTP refuses such bodies before reading
+    /// them; over stdio the message is read, then refused), then routes to the tool.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let size = request.arguments.as_ref().map_or(0, |a| serde_json::to_vec(a).map_or(usize::MAX, |v| v.len()));
+        if size > MAX_REQUEST_BYTES {
+            return Err(invalid_params(format!(
+                "the arguments are {size} bytes; Strata takes at most {MAX_REQUEST_BYTES} per call"
+            )));
+        }
+        self.tools.call(ToolCallContext::new(self, request, ctx)).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build())
             .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
@@ -196,7 +222,7 @@ impl ServerHandler for StrataMcp {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(resources::list())
+        Ok(resources::list(self.shared.settings.graph_tools))
     }
 
     async fn list_resource_templates(

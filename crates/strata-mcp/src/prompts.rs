@@ -1,6 +1,8 @@
 //! Prompts: ready-made requests a user can pick in their MCP client.
 
-use rmcp::model::{GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role};
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use strata_core::Filter;
@@ -19,7 +21,9 @@ pub fn list() -> ListPromptsResult {
     ListPromptsResult::with_all_items(vec![
         Prompt::new(
             RECALL_THEN_ANSWER,
-            Some("Answer a question using what Strata remembers: the relevant memories are recalled and put before the question."),
+            Some(
+                "Answer a question using what Strata remembers: the relevant memories are recalled and put before the question.",
+            ),
             Some(vec![PromptArgument::new("question").with_description("What to answer.").with_required(true)]),
         ),
         Prompt::new(
@@ -41,7 +45,14 @@ pub async fn get(
     ctx: &RequestContext<RoleServer>,
 ) -> Result<GetPromptResult, McpError> {
     let arg = |name: &str| {
-        request.arguments.as_ref().and_then(|a| a.get(name)).and_then(|v| v.as_str()).map(str::trim).unwrap_or("").to_string()
+        request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get(name))
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .unwrap_or("")
+            .to_string()
     };
     match request.name.as_str() {
         RECALL_THEN_ANSWER => {

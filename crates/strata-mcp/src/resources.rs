@@ -2,8 +2,7 @@
 //! and one concept by key. Each reads as JSON.
 
 use rmcp::model::{
-    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate,
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -11,6 +10,7 @@ use strata_api::{ErrorCode, Target};
 use strata_core::{Filter, MemoryKind};
 
 use crate::StrataMcp;
+use crate::graph_tools::GRAPH_RESOURCE;
 
 /// Counts by type and tier.
 pub const STATS: &str = "strata://stats";
@@ -22,9 +22,9 @@ const CONCEPT_PREFIX: &str = "strata://concept/";
 const MAX_PROCEDURES: usize = 200;
 const JSON: &str = "application/json";
 
-/// The fixed resources.
-pub fn list() -> ListResourcesResult {
-    ListResourcesResult::with_all_items(vec![
+/// The fixed resources (and the reference server's graph, with the graph tools).
+pub fn list(graph: bool) -> ListResourcesResult {
+    let mut all = vec![
         Resource::new(STATS, "stats")
             .with_title("Memory statistics")
             .with_description("How many memories there are, by type and tier.")
@@ -33,7 +33,16 @@ pub fn list() -> ListResourcesResult {
             .with_title("Procedures")
             .with_description("Every procedure (how to do something) this client can see, newest first.")
             .with_mime_type(JSON),
-    ])
+    ];
+    if graph {
+        all.push(
+            Resource::new(GRAPH_RESOURCE, "knowledge-graph")
+                .with_title("Knowledge Graph")
+                .with_description("Every entity and relation, as the graph tools see them.")
+                .with_mime_type(JSON),
+        );
+    }
+    ListResourcesResult::with_all_items(all)
 }
 
 /// The resource templates.
@@ -51,7 +60,11 @@ pub fn templates() -> ListResourceTemplatesResult {
 }
 
 /// Reads a resource.
-pub async fn read(server: &StrataMcp, uri: String, ctx: &RequestContext<RoleServer>) -> Result<ReadResourceResult, McpError> {
+pub async fn read(
+    server: &StrataMcp,
+    uri: String,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<ReadResourceResult, McpError> {
     let not_found = |why: String| McpError::resource_not_found(why, Some(serde_json::json!({ "uri": uri })));
     let value = if uri == STATS {
         server.run(ctx, |e| Ok(serde_json::to_value(e.stats()?))).await
@@ -63,6 +76,8 @@ pub async fn read(server: &StrataMcp, uri: String, ctx: &RequestContext<RoleServ
                 Ok(serde_json::to_value(page))
             })
             .await
+    } else if uri == GRAPH_RESOURCE && server.settings().graph_tools {
+        server.run(ctx, |e| Ok(serde_json::to_value(e.graph_read()?))).await
     } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {
         let target = Target { id_or_key: decode(key), kind: Some(MemoryKind::Semantic) };
         server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
@@ -70,7 +85,9 @@ pub async fn read(server: &StrataMcp, uri: String, ctx: &RequestContext<RoleServ
         let target = Target::new(decode(id));
         server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
     } else {
-        return Err(not_found(format!("no resource '{uri}': try {STATS}, {PROCEDURES}, {MEMORY_PREFIX}ID or {CONCEPT_PREFIX}KEY")));
+        return Err(not_found(format!(
+            "no resource '{uri}': try {STATS}, {PROCEDURES}, {MEMORY_PREFIX}ID or {CONCEPT_PREFIX}KEY"
+        )));
     };
     let value = match value {
         Ok(v) => v.map_err(crate::internal)?,

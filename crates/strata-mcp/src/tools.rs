@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use strata_api::{AddRequest, ApiError, ApiResult, ContextParams, Target, UpdateRequest};
 use strata_core::{
-    Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, Message, MemoryKind, Procedure, Tier,
+    Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, MemoryKind, Message, Procedure, Tier,
 };
 
 use crate::StrataMcp;
@@ -266,7 +266,9 @@ pub struct BuildContextArgs {
 
 fn facts_of(map: serde_json::Map<String, serde_json::Value>) -> ApiResult<Facts> {
     map.into_iter()
-        .map(|(k, v)| FactValue::try_from(v).map(|v| (k.clone(), v)).map_err(|e| ApiError::invalid(format!("fact '{k}': {e}"))))
+        .map(|(k, v)| {
+            FactValue::try_from(v).map(|v| (k.clone(), v)).map_err(|e| ApiError::invalid(format!("fact '{k}': {e}")))
+        })
         .collect()
 }
 
@@ -316,7 +318,12 @@ impl StrataMcp {
         type semantic = facts about one thing under a key (a person, pet, place, preference); \
         episodic = something that happened or was said; procedural = how to do something, as steps. \
         Recall first: if the key exists, use update instead. Returns the stored memory with its id.",
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn remember(
         &self,
@@ -348,7 +355,7 @@ impl StrataMcp {
         let filter = args.filter.filter();
         let query = args.query;
         if query.trim().is_empty() {
-            return Err(crate::invalid_params("`query` must not be empty"));
+            return crate::bad_arguments("`query` must not be empty");
         }
         let result = self.run(&ctx, move |e| e.recall(&query, filter?, limit)).await;
         let result = result.map(|hits| {
@@ -415,7 +422,7 @@ impl StrataMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         if args.add.is_empty() && args.remove.is_empty() {
-            return Err(crate::invalid_params("give tags to `add` or to `remove`"));
+            return crate::bad_arguments("give tags to `add` or to `remove`");
         }
         let result = self
             .run(&ctx, move |e| {
@@ -444,9 +451,9 @@ impl StrataMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         if !args.confirm {
-            return Err(crate::invalid_params(
+            return crate::bad_arguments(
                 "forgetting is permanent: call again with confirm: true once the user has agreed",
-            ));
+            );
         }
         let result = self.run(&ctx, move |e| e.forget(&Target::new(args.id))).await;
         self.answer(result)

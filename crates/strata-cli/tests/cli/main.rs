@@ -8,6 +8,20 @@ use std::process::{Command, Stdio};
 use expect_test::expect;
 use serde_json::Value;
 
+mod mcp;
+
+/// The Python with the official client SDKs (set up by scripts/setup).
+fn python() -> PathBuf {
+    let python = std::env::var_os("STRATA_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+        cache.join("strata/pyenv/bin/python")
+    });
+    assert!(python.exists(), "{} is missing: run scripts/setup", python.display());
+    python
+}
+
 struct Env {
     dir: tempfile::TempDir,
 }
@@ -918,13 +932,7 @@ fn chat_switches_providers_and_keeps_the_conversation() {
 /// required token; every answered exchange is remembered.
 #[test]
 fn the_memory_proxy_serves_the_official_openai_client() {
-    let python = std::env::var_os("STRATA_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
-        cache.join("strata/pyenv/bin/python")
-    });
-    assert!(python.exists(), "{} is missing: run scripts/setup", python.display());
+    let python = python();
     let e = Env::new();
     e.json(&["add", "semantic", "ana", "--fact", "lives_in=Porto"]);
     let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))

@@ -1,0 +1,254 @@
+//! `strata mcp` driven by the official MCP Python SDK (installed by scripts/setup) as a real
+//! client, over stdio and streamable HTTP; the reference memory server's tool shapes checked
+//! against ours.
+
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::{Env, python};
+
+const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_client.py");
+const REFERENCE: &str = include_str!("../fixtures/server-memory-tools.json");
+
+fn run_client(args: &[&str]) -> Value {
+    let out = Command::new(python()).arg(CLIENT).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `strata mcp --http` on a free port; returns the server and its URL.
+fn http_server(e: &Env, extra: &[&str]) -> (Child, String) {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["mcp", "--http", "127.0.0.1:0", "--token", "local-secret"])
+        .args(extra)
+        .env("STRATA_DB", e.db())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("MCP server") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
+    }
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    // Keep reading its stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in stderr.lines() {});
+    (server, url)
+}
+
+fn error_text(v: &Value) -> String {
+    assert_eq!(v["is_error"], true, "{v}");
+    v["text"].as_str().unwrap().to_string()
+}
+
+/// What every transport must do: the tools, resources, prompts and error cases.
+fn check_scenario(v: &Value) {
+    assert_eq!(v["server"], "strata");
+    for tool in ["remember", "recall", "get", "update", "tag", "forget", "list", "build_context"] {
+        assert!(v["tools"].as_array().unwrap().iter().any(|t| t == tool), "{tool} missing: {}", v["tools"]);
+        assert_eq!(v["schemas"][tool]["type"], "object", "{tool} has an object schema");
+    }
+    let fact = &v["remember_fact"]["memory"];
+    assert_eq!((fact["type"].as_str(), fact["key"].as_str()), (Some("semantic"), Some("pixel")));
+    assert_eq!(fact["source"]["app"], "mcp:test-client", "the write records its client");
+    assert!(fact["scope"]["agent_id"].is_null(), "shared by default: {fact}");
+    assert_eq!(v["remember_procedure"]["memory"]["scope"]["agent_id"], "test-client", "private on request");
+    assert_eq!(v["remember_episode"]["memory"]["body"]["text"], "We adopted Pixel from the shelter in Porto");
+
+    let results = v["recall"]["value"]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    let adopted = results.iter().find(|r| r["memory"]["type"] == "episodic").expect("the adoption is recalled");
+    assert!(adopted["why"]["score"].as_f64().unwrap() > 0.0 && adopted["why"].get("similarity").is_some());
+    assert_eq!(v["get"]["value"]["facts"]["colour"], "ginger");
+    assert_eq!(v["update"]["value"]["facts"]["age"], 3);
+    assert_eq!(v["tag"]["value"]["tags"], serde_json::json!(["family"]));
+    let (first, second) = (&v["list"]["first"], &v["list"]["second"]);
+    assert_eq!(first["items"].as_array().unwrap().len(), 2);
+    assert_eq!(second["items"].as_array().unwrap().len(), 1, "three memories, pages of two");
+    assert!(second.get("next_cursor").is_none_or(Value::is_null));
+    let context = &v["build_context"]["value"];
+    assert!(context["messages"][0]["content"].as_str().unwrap().contains("pixel"), "{context}");
+    assert!(context["report"]["used"].as_u64().unwrap() <= 300);
+
+    assert_eq!(v["get_missing"]["error"], true);
+    assert_eq!(v["get_missing"]["value"]["error"]["code"], "not_found");
+    assert!(error_text(&v["bad_arguments"]).contains("needs `key`"));
+    assert!(error_text(&v["wrong_type"]).contains("expected a string"));
+    assert!(error_text(&v["unknown_field"]).contains("unknown field `limt`"));
+    assert!(error_text(&v["forget_unconfirmed"]).contains("confirm: true"));
+    assert!(v["unknown_tool"]["message"].as_str().unwrap().contains("tool not found"), "{}", v["unknown_tool"]);
+
+    assert_eq!(
+        v["resources"].as_array().unwrap().iter().filter(|r| r.as_str().unwrap().starts_with("strata://")).count(),
+        2
+    );
+    assert_eq!(v["templates"], serde_json::json!(["strata://concept/{key}", "strata://memory/{id}"]));
+    assert_eq!(v["stats"]["memories"], 3);
+    assert_eq!(v["concept"]["key"], "pixel");
+    assert_eq!(v["memory_by_id"], fact["id"]);
+    assert_eq!(v["procedures"]["items"][0]["name"], "feed pixel");
+    assert!(v["missing_resource"]["message"].as_str().unwrap().contains("nobody"));
+    assert_eq!(v["prompts"], serde_json::json!(["recall_then_answer", "remember_conversation"]));
+    let prompt = v["prompt_text"].as_str().unwrap();
+    assert!(prompt.contains("shelter in Porto") && prompt.ends_with("Question: Where is Pixel from?"), "{prompt}");
+    assert!(v["bad_prompt"]["message"].as_str().unwrap().contains("question"));
+
+    assert_eq!(v["forget"]["value"]["id"], fact["id"]);
+    let after = v["recall_after_forget"]["results"].as_array().unwrap();
+    assert!(after.iter().all(|r| r["memory"]["id"] != fact["id"]), "forgotten, gone from recall");
+}
+
+#[test]
+fn the_official_mcp_client_over_stdio_uses_every_tool_resource_and_prompt() {
+    let e = Env::new();
+    let db = e.db();
+    let v = run_client(&["stdio", env!("CARGO_BIN_EXE_strata"), db.to_str().unwrap(), "--graph-tools"]);
+    check_scenario(&v);
+    assert!(v["oversized"]["message"].as_str().unwrap().contains("at most 1048576"), "{}", v["oversized"]);
+
+    // The graph tools, as the reference server shapes their results.
+    let g = &v["graph"];
+    assert_eq!(g["created"]["entities"].as_array().unwrap().len(), 2);
+    assert_eq!(g["relations"]["relations"][0]["relationType"], "works_at");
+    assert_eq!(g["added"]["results"][0]["addedObservations"], serde_json::json!(["Graduated in 2019"]));
+    assert_eq!(g["search"]["entities"][0]["name"], "John_Smith");
+    assert_eq!(g["search"]["relations"].as_array().unwrap().len(), 1, "its relation comes along");
+    assert_eq!(g["open"]["entities"][0]["name"], "Anthropic");
+    assert_eq!(g["deleted_obs"], serde_json::json!({"success": true, "message": "Observations deleted successfully"}));
+    assert_eq!(g["deleted_rel"]["success"], true);
+    assert_eq!(g["deleted"]["message"], "Entities deleted successfully");
+    let names: Vec<&str> =
+        g["graph"]["entities"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"John_Smith") && !names.contains(&"Anthropic"), "{names:?}");
+    let john = g["graph"]["entities"].as_array().unwrap().iter().find(|e| e["name"] == "John_Smith").unwrap();
+    assert_eq!(john["observations"], serde_json::json!(["Speaks fluent Spanish"]));
+    assert_eq!(g["resource"]["entities"], g["graph"]["entities"], "the graph resource is the graph");
+    assert_eq!(g["missing_entity"][0], true, "a missing entity is a tool error");
+
+    // Our graph tools take exactly the reference server's arguments.
+    let reference: Value = serde_json::from_str(REFERENCE).unwrap();
+    let tools = reference["tools"].as_object().unwrap();
+    assert_eq!(tools.len(), 9);
+    for (name, theirs) in tools {
+        let ours = &v["schemas"][name];
+        assert!(ours.is_object(), "{name} is not offered");
+        assert_eq!(
+            shape(ours, ours),
+            shape(&theirs["inputSchema"], &theirs["inputSchema"]),
+            "{name}'s arguments differ"
+        );
+        // And our results carry what their output schema requires.
+        let result_key = match name.as_str() {
+            "create_entities" => "created",
+            "create_relations" => "relations",
+            "add_observations" => "added",
+            "search_nodes" => "search",
+            "open_nodes" => "open",
+            "delete_observations" => "deleted_obs",
+            "delete_relations" => "deleted_rel",
+            "delete_entities" => "deleted",
+            _ => "graph",
+        };
+        for key in theirs["outputSchema"]["required"].as_array().unwrap() {
+            assert!(g[result_key].get(key.as_str().unwrap()).is_some(), "{name}'s result lacks {key}");
+        }
+    }
+    // Without --graph-tools they are not offered.
+    let plain = e.json(&["stats"]);
+    assert!(plain["memories"].as_u64().unwrap() >= 3);
+}
+
+/// A JSON Schema reduced to its shape: types, properties and required names, with `$ref`s
+/// resolved and descriptions, titles and formats dropped.
+fn shape(s: &Value, root: &Value) -> Value {
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        let name = r.trim_start_matches("#/$defs/");
+        return shape(&root["$defs"][name], root);
+    }
+    match s {
+        Value::Object(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in m {
+                match k.as_str() {
+                    "description" | "title" | "$schema" | "$defs" | "additionalProperties" | "format" | "minimum" => {}
+                    "required" => {
+                        let mut names: Vec<&str> = v.as_array().unwrap().iter().filter_map(Value::as_str).collect();
+                        names.sort();
+                        out.insert(k.clone(), serde_json::json!(names));
+                    }
+                    _ => {
+                        out.insert(k.clone(), shape(v, root));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|i| shape(i, root)).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_official_mcp_client_over_http_needs_the_token_and_a_loopback_origin() {
+    let e = Env::new();
+    let (mut server, url) = http_server(&e, &[]);
+    let v = run_client(&["http", &url, "local-secret"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    check_scenario(&v);
+    assert!(!v["tools"].as_array().unwrap().iter().any(|t| t == "read_graph"), "graph tools only when asked");
+    assert_eq!((v["no_token"].as_u64(), v["wrong_token"].as_u64()), (Some(401), Some(401)));
+    assert_eq!(v["foreign_origin"], 403, "a page from another origin is refused");
+    assert_eq!(v["oversized_status"], 413, "a body over 1 MiB is refused");
+}
+
+#[test]
+fn two_clients_writing_at_once_lose_nothing() {
+    let e = Env::new();
+    let (mut server, url) = http_server(&e, &[]);
+    let writers: Vec<Child> = ["alpha", "beta"]
+        .iter()
+        .map(|name| {
+            Command::new(python())
+                .args([CLIENT, "writer", &url, "local-secret", name, "60"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for w in writers {
+        let out = w.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["written"], 60, "every call succeeded");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let stats = e.json(&["stats"]);
+    assert_eq!(stats["memories"], 120, "{stats}");
+    let list = e.json(&["list", "--limit", "200"]);
+    let sources: std::collections::BTreeSet<&str> =
+        list["items"].as_array().unwrap().iter().map(|m| m["source"]["app"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["mcp:alpha", "mcp:beta"].into_iter().collect(), "each write records its client");
+}
+
+#[test]
+fn a_reference_memory_json_imports_and_exports() {
+    let e = Env::new();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../strata-api/tests/fixtures/memory.json");
+    let imported = e.json(&["import", file]);
+    assert_eq!(imported["format"], "graph");
+    assert_eq!(imported["imported"], 5, "three entities and two relations");
+    let out = e.dir.path().join("out.json");
+    e.json(&["export", "--format", "graph", "-o", out.to_str().unwrap()]);
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["name"], "John_Smith");
+    assert_eq!(lines[4]["type"], "relation");
+}
