@@ -78,7 +78,47 @@ impl Embedder for Cached {
     }
 }
 
-fn latency(mut ms: Vec<f64>) -> Latency {
+/// The user whose memories [`fill`] writes.
+pub const USER: &str = "bench";
+
+/// Writes a fresh store at `path` with `size` episodes of user [`USER`] — the `turns`
+/// ("speaker: text") repeated in new sessions of 20 — one transaction per 1,000, then embeds
+/// them all with `embedder`. Returns the seconds the writes took.
+pub fn fill(path: &Path, turns: &[String], size: usize, embedder: &dyn Embedder) -> ApiResult<f64> {
+    let _ = std::fs::remove_file(path);
+    let mut store = Store::open(path)?;
+    let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
+    let started = Instant::now();
+    let meta = EventMeta::actor(strata_core::Actor::System);
+    for block in (0..size).collect::<Vec<_>>().chunks(1000) {
+        store.transact(|tx| {
+            for &i in block {
+                let (speaker, text) = turns[i % turns.len()].split_once(": ").unwrap_or(("someone", ""));
+                let scope =
+                    Scope { user_id: USER.into(), agent_id: None, session_id: Some(format!("session-{}", i / 20)) };
+                let episode = Episode {
+                    occurred_at: start + chrono::Duration::minutes(i as i64 * 7),
+                    body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
+                    concepts: vec![],
+                    extra: Default::default(),
+                };
+                tx.create(Content::Episodic(episode), NewMemory { scope, ..Default::default() }, &meta)?;
+            }
+            Ok(())
+        })?;
+    }
+    let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
+    while store.embed_pending(embedder, 1000)? > 0 {}
+    Ok(write_seconds)
+}
+
+/// A model that remembers what it embedded: repeated texts cost nothing the second time.
+pub fn caching(embedder: Arc<dyn Embedder>) -> Arc<dyn Embedder> {
+    Arc::new(Cached { inner: embedder, seen: Mutex::new(HashMap::new()) })
+}
+
+/// p50 and p95 of `ms`.
+pub fn latency(mut ms: Vec<f64>) -> Latency {
     ms.sort_by(f64::total_cmp);
     let at = |p: f64| ms.get(((ms.len() as f64 * p) as usize).min(ms.len().saturating_sub(1))).copied().unwrap_or(0.0);
     let r = |x: f64| (x * 100.0).round() / 100.0;
@@ -89,40 +129,12 @@ fn latency(mut ms: Vec<f64>) -> Latency {
 pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[usize]) -> ApiResult<ScaleReport> {
     let (turns, questions) = crate::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(200).collect();
-    let cached: Arc<dyn Embedder> = Arc::new(Cached { inner: embedder.clone(), seen: Mutex::new(HashMap::new()) });
-    let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
+    let cached = caching(embedder.clone());
     let mut report = ScaleReport { questions: questions.len(), sizes: Vec::new() };
     for &size in sizes {
         let path = workdir.join(format!("scale-{size}.db"));
-        let _ = std::fs::remove_file(&path);
-        let mut store = Store::open(&path)?;
-        let started = Instant::now();
-        let meta = EventMeta::actor(strata_core::Actor::System);
-        for block in (0..size).collect::<Vec<_>>().chunks(1000) {
-            store.transact(|tx| {
-                for &i in block {
-                    let (speaker, text) = turns[i % turns.len()].split_once(": ").unwrap_or(("someone", ""));
-                    let scope = Scope {
-                        user_id: "bench".into(),
-                        agent_id: None,
-                        session_id: Some(format!("session-{}", i / 20)),
-                    };
-                    let episode = Episode {
-                        occurred_at: start + chrono::Duration::minutes(i as i64 * 7),
-                        body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
-                        concepts: vec![],
-                        extra: Default::default(),
-                    };
-                    tx.create(Content::Episodic(episode), NewMemory { scope, ..Default::default() }, &meta)?;
-                }
-                Ok(())
-            })?;
-        }
-        let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-        while store.embed_pending(cached.as_ref(), 1000)? > 0 {}
-        drop(store);
-
-        let opts = EngineOptions { user_id: "bench".into(), client: "bench".into(), ..Default::default() };
+        let write_seconds = fill(&path, &turns, size, cached.as_ref())?;
+        let opts = EngineOptions { user_id: USER.into(), client: "bench".into(), ..Default::default() };
         let mut engine = Engine::open(&path, opts)?;
         engine.use_embedder(embedder.clone(), false)?;
         let mut latencies = BTreeMap::new();

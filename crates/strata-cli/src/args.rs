@@ -349,6 +349,19 @@ pub enum BenchCommand {
     },
     /// Recall latency by store size: one person's store filled with a LoCoMo-layout file's
     /// turns (repeated in new sessions), every memory embedded, its questions asked warm.
+    /// The MCP server's recall tool timed by the official MCP Python SDK: round trips over
+    /// stdio and HTTP, and four clients at once, on a store of --size memories.
+    Mcp {
+        /// A file in the LoCoMo layout (its turns fill the store, its questions are asked).
+        #[arg(long)]
+        data: PathBuf,
+        /// Memories in the store.
+        #[arg(long, default_value_t = 10_000)]
+        size: usize,
+        /// A Python with the `mcp` package (default: the one scripts/setup made).
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
     Recall {
         /// A file in the LoCoMo layout.
         #[arg(long)]

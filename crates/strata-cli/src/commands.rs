@@ -326,6 +326,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             )?;
             out.locomo(&report)
         }
+        BenchCommand::Mcp { data, size, python } => out.mcp_bench(&crate::mcpbench::run(&data, size, python)?),
         BenchCommand::Recall { data, sizes } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);

@@ -4,6 +4,7 @@
 
 mod args;
 mod commands;
+mod mcpbench;
 mod render;
 
 use std::process::ExitCode;

@@ -424,6 +424,35 @@ impl Out {
         print_table(&t)
     }
 
+    pub fn mcp_bench(&self, r: &crate::mcpbench::McpReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "The recall tool (top 10) through `strata mcp`, {} memories, {} questions, timed by the MCP Python SDK.",
+            r.memories,
+            r.questions
+        );
+        let mut t = table(&["transport", "clients", "calls", "p50 ms", "p95 ms", "calls/s"]);
+        for (name, clients, m) in [
+            ("stdio", 1, &r.stdio),
+            ("http", 1, &r.http),
+            ("stdio", 4, &r.stdio_4_clients),
+            ("http", 4, &r.http_4_clients),
+        ] {
+            let rate = m.calls_per_s.map(|c| format!("{c:.1}")).unwrap_or_default();
+            t.add_row(vec![
+                name.to_string(),
+                clients.to_string(),
+                m.calls.to_string(),
+                format!("{:.2}", m.p50_ms),
+                format!("{:.2}", m.p95_ms),
+                rate,
+            ]);
+        }
+        print_table(&t)
+    }
+
     /// `exact` is false for an estimate, or for a model the catalogue does not know.
     pub fn token_count(&self, model: &str, tokenizer: &str, exact: bool, count: usize) -> Result<()> {
         if self.json {
