@@ -56,6 +56,7 @@ pub async fn serve(server: StrataMcp, addr: SocketAddr, token: String) -> std::i
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
         .enforce_origin_validation()
         .with_max_request_body_bytes(crate::MAX_REQUEST_BYTES)
+        .with_json_response(true)
         .with_cancellation_token(stop.child_token());
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
