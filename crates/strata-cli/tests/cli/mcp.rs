@@ -207,7 +207,7 @@ fn the_official_mcp_client_over_http_needs_the_token_and_a_loopback_origin() {
 }
 
 #[test]
-fn two_clients_writing_at_once_lose_nothing() {
+fn two_clients_writing_at_once_lose_nothing_and_keep_their_private_notes() {
     let e = Env::new();
     let (mut server, url) = http_server(&e, &[]);
     let writers: Vec<Child> = ["alpha", "beta"]
@@ -225,13 +225,22 @@ fn two_clients_writing_at_once_lose_nothing() {
         let out = w.wait_with_output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["written"], 60, "every call succeeded");
+        assert_eq!(
+            (v["written"].as_u64(), v["secret_written"].as_bool()),
+            (Some(60), Some(true)),
+            "every call succeeded"
+        );
     }
+    // Each client sees the shared notes of both, and its own private note only.
+    let peek = run_client(&["peek", &url, "local-secret", "alpha"]);
+    assert_eq!(peek["seen"], 121, "{peek}");
+    assert_eq!(peek["secrets"], serde_json::json!(["alpha secret"]));
     let _ = server.kill();
     let _ = server.wait();
     let stats = e.json(&["stats"]);
-    assert_eq!(stats["memories"], 120, "{stats}");
+    assert_eq!(stats["memories"], 122, "{stats}");
     let list = e.json(&["list", "--limit", "200"]);
+    assert_eq!(list["items"].as_array().unwrap().len(), 122, "the user sees every client's, private ones included");
     let sources: std::collections::BTreeSet<&str> =
         list["items"].as_array().unwrap().iter().map(|m| m["source"]["app"].as_str().unwrap()).collect();
     assert_eq!(sources, ["mcp:alpha", "mcp:beta"].into_iter().collect(), "each write records its client");
