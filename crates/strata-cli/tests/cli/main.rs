@@ -10,6 +10,29 @@ use serde_json::Value;
 
 mod mcp;
 
+/// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains
+/// `banner` and the server's `http://` address; returns the server and that address. The rest
+/// of its stderr is drained so it never blocks on a full pipe.
+fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .env("STRATA_DB", e.db())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(banner) {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
+    }
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    std::thread::spawn(move || for _ in stderr.lines() {});
+    (server, url)
+}
+
 /// The Python with the official client SDKs (set up by scripts/setup).
 fn python() -> PathBuf {
     let python = std::env::var_os("STRATA_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
@@ -935,21 +958,7 @@ fn the_memory_proxy_serves_the_official_openai_client() {
     let python = python();
     let e = Env::new();
     e.json(&["add", "semantic", "ana", "--fact", "lives_in=Porto"]);
-    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["serve", "--port", "0", "--token", "local-secret"])
-        .env("STRATA_DB", e.db())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    use std::io::BufRead;
-    while !line.contains("memory proxy") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
-    }
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let (mut server, url) = spawn_server(&e, &["serve", "--port", "0", "--token", "local-secret"], "memory proxy");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_client.py");
     let out = Command::new(&python).args([script, &url, "local-secret"]).output().unwrap();
     let _ = server.kill();

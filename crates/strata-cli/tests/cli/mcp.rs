@@ -2,12 +2,11 @@
 //! client, over stdio and streamable HTTP; the reference memory server's tool shapes checked
 //! against ours.
 
-use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use crate::{Env, python};
+use crate::{Env, python, spawn_server};
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_client.py");
 const REFERENCE: &str = include_str!("../fixtures/server-memory-tools.json");
@@ -20,24 +19,9 @@ fn run_client(args: &[&str]) -> Value {
 
 /// `strata mcp --http` on a free port; returns the server and its URL.
 fn http_server(e: &Env, extra: &[&str]) -> (Child, String) {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["mcp", "--http", "127.0.0.1:0", "--token", "local-secret"])
-        .args(extra)
-        .env("STRATA_DB", e.db())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("MCP server") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
-    }
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
-    // Keep reading its stderr so it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in stderr.lines() {});
-    (server, url)
+    let mut args = vec!["mcp", "--http", "127.0.0.1:0", "--token", "local-secret"];
+    args.extend_from_slice(extra);
+    spawn_server(e, &args, "MCP server")
 }
 
 fn error_text(v: &Value) -> String {
