@@ -1,21 +1,27 @@
 # Strata: the two commands.
-#   make run   set up what is missing, build, and start Strata on its embedded defaults
+#   make run   set up what is missing, build, and open the desktop app on its embedded defaults
 #   make test  the whole suite: formatting, lints, every test
-# Other targets: make setup, make bench, make fmt.
+# Other targets: make setup, make ui, make bench, make fmt.
 
 CARGO ?= cargo
 STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
 
-.PHONY: run test setup check-fmt clippy unit bench fmt
+.PHONY: run test setup ui check-fmt clippy unit bench fmt
 
-run: setup
+# Example memories on first start (once), then the window. The app is built with its UI
+# embedded (tauri's custom-protocol), not pointing at a development server.
+run: setup ui
 	$(STRATA) demo
-	$(STRATA) list
+	$(CARGO) run --quiet --release -p strata-desktop --features tauri/custom-protocol
 
-test: setup check-fmt clippy unit
+test: setup ui check-fmt clippy unit
 
 setup:
 	@scripts/setup
+
+# The UI (TypeScript, checked by tsc, bundled by Vite into ui/dist, which the app embeds).
+ui:
+	npm run build
 
 check-fmt:
 	$(CARGO) fmt --all -- --check

@@ -7,22 +7,27 @@ use strata_core::time::format_time;
 use strata_core::{Change, Content, Memory, RecordedEvent, Scope, SearchHit, Source};
 
 /// A memory as the outside world sees it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemoryView {
     /// Stable id (ULID).
     pub id: String,
     /// `type` (semantic, episodic, procedural) and the type's own fields.
     #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::ContentShape))]
     pub content: Content,
     /// short, medium or long.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::TierShape))]
     pub tier: strata_core::Tier,
     /// Sorted tags.
     pub tags: Vec<String>,
     /// 0 to 1.
     pub importance: f64,
     /// Whose memory it is.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::ScopeShape))]
     pub scope: Scope,
     /// Where it came from.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::SourceShape))]
     pub source: Source,
     /// Outgoing provenance links.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -32,8 +37,10 @@ pub struct MemoryView {
     /// When it last changed.
     pub updated_at: String,
     /// Its event stream's version.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub version: u64,
     /// Times retrieved.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub access_count: u64,
     /// When last retrieved.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,6 +53,7 @@ pub struct MemoryView {
 }
 
 /// A provenance link.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LinkView {
     /// The memory linked to.
@@ -81,6 +89,7 @@ impl From<Memory> for MemoryView {
 }
 
 /// A page of a list.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize)]
 pub struct PageView {
     /// The memories.
@@ -108,9 +117,11 @@ impl From<SearchHit> for HitView {
 }
 
 /// A recalled memory and why it was recalled.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize)]
 pub struct RecallView {
     /// The score and its parts.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::BreakdownShape))]
     pub why: strata_core::Breakdown,
     /// The memory.
     pub memory: MemoryView,
@@ -123,11 +134,14 @@ impl From<strata_core::Recalled> for RecallView {
 }
 
 /// One event of a memory's history.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize)]
 pub struct EventView {
     /// Global sequence number.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub seq: i64,
     /// Position in the memory's stream.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub version: u64,
     /// Event type (`semantic_created`, `tagged`, …).
     #[serde(rename = "type")]

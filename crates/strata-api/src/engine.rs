@@ -135,10 +135,12 @@ pub struct ReplayReport {
 
 /// What `forget` did.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ForgetReport {
     /// The forgotten memory.
     pub id: String,
     /// Earlier events whose payloads were erased.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub redacted_events: u64,
     /// Whether the bytes have also left the files on disk (false while another process keeps
     /// reading; the next checkpoint finishes it).

@@ -5,6 +5,7 @@ use strata_core::Error;
 
 /// What kind of failure an [`ApiError`] is; stable across releases (mirrored in TypeScript).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The request does not make sense.
@@ -51,6 +52,7 @@ pub enum ErrorCode {
 
 /// An error at the API boundary: a code and one clear sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[error("{message}")]
 pub struct ApiError {
     /// What kind of failure.

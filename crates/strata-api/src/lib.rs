@@ -14,6 +14,8 @@ pub mod graph;
 pub mod locomo;
 mod reference;
 pub mod scalebench;
+#[cfg(feature = "specta")]
+pub mod shapes;
 pub mod tokenbench;
 
 pub use ask::{AskParams, AskView};

@@ -1,0 +1,142 @@
+//! The TypeScript shapes of the core types the boundary types carry (with the `specta`
+//! feature): the desktop app's bindings are generated from these. They describe the JSON
+//! those types serialize to — the domain types themselves stay free of UI derives — and are
+//! never constructed.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use specta::Type;
+
+/// A memory's content: `type` and that type's fields.
+#[derive(Serialize, Type)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ContentShape {
+    /// Facts about one thing.
+    Semantic {
+        /// What the facts are about.
+        key: String,
+        /// Named values: text, numbers, yes/no, lists and groups.
+        facts: BTreeMap<String, JsonShape>,
+    },
+    /// Something that happened or was said.
+    Episodic {
+        /// When (RFC 3339).
+        occurred_at: String,
+        /// What was said.
+        body: EpisodeBodyShape,
+        /// Concept keys it refers to.
+        #[serde(default)]
+        #[specta(optional)]
+        concepts: Option<Vec<String>>,
+        /// Metadata kept as it came.
+        #[serde(default)]
+        #[specta(optional)]
+        extra: Option<BTreeMap<String, JsonShape>>,
+    },
+    /// How to do something.
+    Procedural {
+        /// Its name.
+        name: String,
+        /// The steps, in order.
+        steps: Vec<String>,
+        /// When it applies.
+        #[serde(default)]
+        #[specta(optional)]
+        context: Option<String>,
+    },
+}
+
+/// Any JSON value (numbers as JavaScript numbers).
+#[derive(Serialize, Type)]
+#[serde(untagged)]
+pub enum JsonShape {
+    /// null.
+    Null(()),
+    /// true or false.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// Text.
+    Text(String),
+    /// A list.
+    List(Vec<JsonShape>),
+    /// An object.
+    Object(BTreeMap<String, JsonShape>),
+}
+
+/// What was said in an episode.
+#[derive(Serialize, Type)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum EpisodeBodyShape {
+    /// A query and its response.
+    Exchange {
+        /// What was asked.
+        query: String,
+        /// What was answered.
+        response: String,
+    },
+    /// One speaker's words.
+    Utterance {
+        /// Who spoke.
+        speaker: String,
+        /// What they said.
+        text: String,
+    },
+}
+
+/// A memory tier.
+#[derive(Serialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum TierShape {
+    /// Working memory.
+    Short,
+    /// Recent.
+    Medium,
+    /// Persistent.
+    Long,
+}
+
+/// Whose memory it is.
+#[derive(Serialize, Type)]
+pub struct ScopeShape {
+    /// The user.
+    user_id: String,
+    /// The agent, for a private memory.
+    #[specta(optional)]
+    agent_id: Option<String>,
+    /// The session it was made in.
+    #[specta(optional)]
+    session_id: Option<String>,
+}
+
+/// Where a memory came from.
+#[derive(Serialize, Type)]
+pub struct SourceShape {
+    /// The application or client.
+    app: String,
+    /// The model provider, when a model made it.
+    #[specta(optional)]
+    provider: Option<String>,
+    /// The model.
+    #[specta(optional)]
+    model: Option<String>,
+}
+
+/// Why a memory was recalled: the score and its parts.
+#[derive(Serialize, Type)]
+pub struct BreakdownShape {
+    keyword_rank: Option<u32>,
+    keyword_score: Option<f64>,
+    vector_rank: Option<u32>,
+    similarity: Option<f64>,
+    matched: f64,
+    time_phrase: Option<String>,
+    time: f64,
+    recency: f64,
+    frequency: f64,
+    importance: f64,
+    tier: f64,
+    score: f64,
+}

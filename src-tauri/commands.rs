@@ -1,0 +1,47 @@
+//! The commands the UI calls: a few lines each, over `strata-api`.
+
+use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
+use strata_api::{ApiError, ForgetReport, Target};
+use strata_core::Filter;
+use tauri::State;
+
+use crate::state::AppState;
+
+/// A page of memories, newest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn list_memories(
+    state: State<'_, AppState>,
+    limit: u32,
+    cursor: Option<String>,
+) -> Result<PageView, ApiError> {
+    state.run(move |e| e.list(Filter::default(), limit as usize, cursor.as_deref())).await
+}
+
+/// Hybrid recall, each result with why it was recalled.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn recall(state: State<'_, AppState>, query: String, limit: u32) -> Result<Vec<RecallView>, ApiError> {
+    state.run(move |e| e.recall(&query, Filter::default(), limit as usize)).await
+}
+
+/// One memory by id or key.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn get_memory(state: State<'_, AppState>, id: String) -> Result<MemoryView, ApiError> {
+    state.run(move |e| e.get(&Target::new(id), None)).await
+}
+
+/// A memory's events, oldest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn history(state: State<'_, AppState>, id: String) -> Result<Vec<EventView>, ApiError> {
+    state.run(move |e| e.history(&Target::new(id))).await
+}
+
+/// Forgets a memory for good.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn forget(state: State<'_, AppState>, id: String) -> Result<ForgetReport, ApiError> {
+    state.run(move |e| e.forget(&Target::new(id))).await
+}

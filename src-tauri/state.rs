@@ -1,0 +1,60 @@
+//! What the app holds: the engine over the user's database, behind a mutex, with the
+//! on-device embedder attached in the background once it has loaded (the window opens without
+//! waiting for it; until then recall ranks by keywords).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
+
+/// The app's state.
+pub struct AppState {
+    engine: Arc<Mutex<Engine>>,
+}
+
+impl AppState {
+    /// Opens the database at `STRATA_DB`, or in the user's data folder.
+    pub fn open() -> ApiResult<AppState> {
+        let path = database_path()?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let opts = EngineOptions { client: "desktop".into(), ..Default::default() };
+        let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));
+        let background = engine.clone();
+        std::thread::spawn(move || match strata_models::MiniLm::load_default() {
+            Ok(model) => {
+                let mut e = background.lock().unwrap_or_else(|p| p.into_inner());
+                if let Err(err) = e.use_embedder(Arc::new(model), true) {
+                    tracing::warn!("the embedder could not start: {err}");
+                }
+            }
+            Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
+        });
+        Ok(AppState { engine })
+    }
+
+    /// Runs `f` on the engine off the async runtime.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        let engine = self.engine.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            let mut e = engine.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut e)
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the command failed: {e}")))?
+    }
+}
+
+fn database_path() -> ApiResult<PathBuf> {
+    if let Some(p) = std::env::var_os("STRATA_DB").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "strata")
+        .ok_or_else(|| ApiError::new(ErrorCode::Io, "cannot find your user data folder; set STRATA_DB"))?;
+    Ok(dirs.data_dir().join("strata.db"))
+}

@@ -1,0 +1,38 @@
+import { useEffect, useState } from "react";
+import { Memories } from "./Memories";
+
+type Screen = "memories" | "chat" | "settings";
+
+// The shell: a navigation rail and one screen. Chat, settings and the later analytics and
+// curation screens take their places in the rail.
+export function App() {
+  const [screen, setScreen] = useState<Screen>("memories");
+  const [dark, setDark] = useState(() => window.matchMedia?.("(prefers-color-scheme: dark)").matches ?? false);
+  useEffect(() => {
+    document.documentElement.dataset.theme = dark ? "dark" : "light";
+  }, [dark]);
+  return (
+    <div className="shell">
+      <nav className="rail" aria-label="Screens">
+        <div className="brand">Strata</div>
+        {(["memories", "chat", "settings"] as Screen[]).map((s) => (
+          <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
+            {s[0].toUpperCase() + s.slice(1)}
+          </button>
+        ))}
+        <button className="theme" onClick={() => setDark(!dark)} title="Light or dark theme">
+          {dark ? "Light theme" : "Dark theme"}
+        </button>
+      </nav>
+      <main>
+        {screen === "memories" && <Memories />}
+        {screen !== "memories" && (
+          <div className="empty">
+            <h2>{screen === "chat" ? "Chat" : "Settings"}</h2>
+            <p>Coming next: this screen is being built.</p>
+          </div>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,170 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  commands,
+  type EventView_Serialize as EventView,
+  type MemoryView_Serialize as MemoryView,
+  type RecallView_Serialize as RecallView,
+} from "./bindings";
+import { describe } from "./errors";
+import { title, when } from "./format";
+
+type Row = { memory: MemoryView; why?: RecallView["why"] };
+
+const PAGE = 100;
+
+// Search as you type (hybrid recall), or the newest memories when the box is empty; the
+// selected memory's details and history beside the list.
+export function Memories() {
+  const [query, setQuery] = useState("");
+  const [rows, setRows] = useState<Row[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [selected, setSelected] = useState<MemoryView | null>(null);
+  const [history, setHistory] = useState<EventView[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [elapsed, setElapsed] = useState<number | null>(null);
+  const seq = useRef(0);
+
+  const load = useCallback(async (q: string) => {
+    const mine = ++seq.current;
+    const started = performance.now();
+    const r = q.trim()
+      ? await commands.recall(q, 50).then((res) =>
+          res.status === "ok" ? { ok: res.data.map((x) => ({ memory: x.memory, why: x.why })), next: null } : { err: res.error },
+        )
+      : await commands.listMemories(PAGE, null).then((res) =>
+          res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
+        );
+    if (mine !== seq.current) return; // a newer keystroke won
+    if ("err" in r) {
+      setError(describe(r.err));
+      return;
+    }
+    setError(null);
+    setRows(r.ok!);
+    setCursor(r.next);
+    setElapsed(Math.round(performance.now() - started));
+  }, []);
+
+  useEffect(() => {
+    const t = setTimeout(() => load(query), query ? 80 : 0);
+    return () => clearTimeout(t);
+  }, [query, load]);
+
+  const more = async () => {
+    if (!cursor) return;
+    const res = await commands.listMemories(PAGE, cursor);
+    if (res.status === "ok") {
+      setRows((old) => [...old, ...res.data.items.map((m) => ({ memory: m }))]);
+      setCursor(res.data.next_cursor ?? null);
+    } else setError(describe(res.error));
+  };
+
+  const open = async (m: MemoryView) => {
+    setSelected(m);
+    const h = await commands.history(m.id);
+    setHistory(h.status === "ok" ? h.data : []);
+  };
+
+  const forget = async (m: MemoryView) => {
+    if (!window.confirm(`Forget "${title(m)}"?\n\nIts content will be erased everywhere, history included. This cannot be undone.`)) return;
+    const res = await commands.forget(m.id);
+    if (res.status === "error") {
+      setError(describe(res.error));
+      return;
+    }
+    setSelected(null);
+    setHistory([]);
+    load(query);
+  };
+
+  return (
+    <div className="memories">
+      <section className="list">
+        <input
+          id="search"
+          className="search"
+          placeholder="Search your memories…"
+          value={query}
+          autoFocus
+          onChange={(e) => setQuery(e.target.value)}
+        />
+        <div className="meta">
+          {rows.length} {query ? "found" : "shown"}
+          {elapsed !== null && <span> · {elapsed} ms</span>}
+        </div>
+        {error && <div className="error" role="alert">{error}</div>}
+        {rows.length === 0 && !error && (
+          <div className="empty">
+            {query ? <p>Nothing matches “{query}”.</p> : <p>No memories yet. Add one with <code>strata add</code>, or import a file.</p>}
+          </div>
+        )}
+        <ul>
+          {rows.map((r) => (
+            <li key={r.memory.id} className={selected?.id === r.memory.id ? "selected" : ""} onClick={() => open(r.memory)}>
+              <span className={`kind ${r.memory.type}`}>{r.memory.type}</span>
+              <span className="title">{title(r.memory)}</span>
+              {r.why && <span className="score">{(r.why.score ?? 0).toFixed(2)}</span>}
+            </li>
+          ))}
+        </ul>
+        {cursor && !query && (
+          <button className="more" onClick={more}>
+            Show more
+          </button>
+        )}
+      </section>
+      <section className="detail">
+        {!selected && <div className="empty">Select a memory to see it in full.</div>}
+        {selected && (
+          <div id="detail">
+            <h2>{title(selected)}</h2>
+            <dl>
+              <dt>Type</dt>
+              <dd>{selected.type}</dd>
+              <dt>Tier</dt>
+              <dd>{selected.tier}</dd>
+              <dt>Tags</dt>
+              <dd>{selected.tags.join(", ") || "none"}</dd>
+              <dt>Importance</dt>
+              <dd>{selected.importance}</dd>
+              <dt>Created</dt>
+              <dd>{when(selected.created_at)}</dd>
+              <dt>From</dt>
+              <dd>{selected.source.app}</dd>
+            </dl>
+            {selected.type === "semantic" && (
+              <table className="facts">
+                <tbody>
+                  {Object.entries(selected.facts).map(([k, v]) => (
+                    <tr key={k}>
+                      <th>{k}</th>
+                      <td>{typeof v === "string" ? v : JSON.stringify(v)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {selected.type === "procedural" && (
+              <ol>
+                {selected.steps.map((s, i) => (
+                  <li key={i}>{s}</li>
+                ))}
+              </ol>
+            )}
+            <h3>History</h3>
+            <ol className="timeline">
+              {history.map((e) => (
+                <li key={e.seq}>
+                  <time>{when(e.at)}</time> {e.summary} <span className="who">{e.client ?? e.actor}</span>
+                </li>
+              ))}
+            </ol>
+            <button className="danger" onClick={() => forget(selected)}>
+              Forget…
+            </button>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
