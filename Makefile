@@ -8,11 +8,10 @@ STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
 
 .PHONY: run test setup ui check-fmt clippy unit bench fmt
 
-# Example memories on first start (once), then the window. The app is built with its UI
-# embedded (tauri's custom-protocol), not pointing at a development server.
+# Example memories on first start (once), then the window (its UI embedded from ui/dist).
 run: setup ui
 	$(STRATA) demo
-	$(CARGO) run --quiet --release -p strata-desktop --features tauri/custom-protocol
+	$(CARGO) run --quiet --release -p strata-desktop
 
 test: setup ui check-fmt clippy unit
 

@@ -1,0 +1,144 @@
+//! End-to-end tests of the desktop app: the real app binary in the real WebKit webview,
+//! driven over WebDriver (`tauri-driver` in front of WebKitGTK's `WebKitWebDriver`) under
+//! Xvfb, on a database of its own. Each screen's screenshot is saved under the test's temp
+//! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
+
+mod webdriver;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use strata_api::{Engine, EngineOptions, Target};
+use webdriver::Session;
+
+/// Xvfb and tauri-driver, stopped (gently: SIGTERM, so WebKitWebDriver goes too) on drop.
+struct Driver {
+    xvfb: Child,
+    driver: Child,
+    url: String,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Driver {
+    fn start(db: &Path) -> Driver {
+        // Xvfb picks a free display and writes its number on the descriptor we name.
+        let mut xvfb = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1200x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb is missing: run scripts/setup");
+        let mut display = String::new();
+        BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut display).unwrap();
+        let display = format!(":{}", display.trim());
+        let (port, native) = (free_port(), free_port());
+        let driver = Command::new(tauri_driver())
+            .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+            .env("DISPLAY", &display)
+            .env("STRATA_DB", db)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("tauri-driver is missing: run scripts/setup");
+        let url = format!("http://127.0.0.1:{port}");
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(20), "tauri-driver did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Driver { xvfb, driver, url }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        for child in [&mut self.driver, &mut self.xvfb] {
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn tauri_driver() -> PathBuf {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"));
+    let installed = cargo_home.join("bin/tauri-driver");
+    if installed.exists() { installed } else { PathBuf::from("tauri-driver") }
+}
+
+fn screenshot(s: &Session, name: &str) {
+    let dir = std::env::var_os("STRATA_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = s.screenshot();
+    assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+}
+
+/// A database with the example memories.
+fn seeded(dir: &Path) -> PathBuf {
+    let db = dir.join("strata.db");
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    e.demo().unwrap();
+    db
+}
+
+#[test]
+fn search_open_and_forget_a_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    // The newest memories, before any search.
+    let rows = s.wait_for("the list", |s| {
+        Some(s.texts(".list li .title")).filter(|t| t.len() == 8 && t.iter().all(|x| !x.is_empty()))
+    });
+    assert!(rows.iter().any(|t| t.starts_with("napoleon_bonaparte")), "{rows:?}");
+    screenshot(&s, "memories");
+
+    // Search as you type.
+    let search = s.find("#search");
+    s.type_into(&search, "Napoleon Corsica");
+    let found = s.wait_for("search results", |s| {
+        let t = s.texts(".list li .title");
+        (t.len() < 8 && !t.is_empty() && t.iter().all(|x| !x.is_empty())).then_some(t)
+    });
+    assert!(found[0].starts_with("napoleon_bonaparte"), "the concept ranks first: {found:?}");
+    assert!(s.text(&s.find(".meta")).contains("found"));
+
+    // Its details and history.
+    s.click(&s.all(".list li")[0]);
+    let detail = s.text(&s.find("#detail"));
+    assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
+    assert!(!s.texts(".timeline li").is_empty(), "the history shows its events");
+    screenshot(&s, "memory-detail");
+
+    // Forget: a confirmation that says it is permanent, then gone from search and the store.
+    s.click(&s.find("#detail .danger"));
+    let question = s.dialog_text();
+    assert!(question.contains("cannot be undone"), "{question}");
+    s.accept_dialog();
+    s.wait_for("the memory to leave the results", |s| {
+        (!s.texts(".list li .title").iter().any(|t| t.starts_with("napoleon_bonaparte"))).then_some(())
+    });
+    s.clear(&search);
+    let rows = s.wait_for("the full list", |s| {
+        Some(s.texts(".list li .title")).filter(|t| t.len() == 7 && t.iter().all(|x| !x.is_empty()))
+    });
+    assert!(!rows.iter().any(|t| t.starts_with("napoleon_bonaparte")));
+    s.end();
+    drop(driver);
+
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let err = e.get(&Target::new("napoleon_bonaparte"), None).unwrap_err();
+    assert_eq!(err.code, strata_api::ErrorCode::NotFound);
+}
