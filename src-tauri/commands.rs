@@ -1,6 +1,7 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
 use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
+use strata_api::forms::MemoryForm;
 use strata_api::{ApiError, ForgetReport, Target};
 use strata_core::Filter;
 use tauri::State;
@@ -44,4 +45,16 @@ pub(crate) async fn history(state: State<'_, AppState>, id: String) -> Result<Ve
 #[specta::specta]
 pub(crate) async fn forget(state: State<'_, AppState>, id: String) -> Result<ForgetReport, ApiError> {
     state.run(move |e| e.forget(&Target::new(id))).await
+}
+
+/// Creates a memory from a form.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn add_memory(state: State<'_, AppState>, form: MemoryForm) -> Result<MemoryView, ApiError> {
+    state
+        .run(move |e| {
+            let now = e.store_view().clock().now();
+            e.add(form.request(now)?)
+        })
+        .await
 }

@@ -16,6 +16,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::get_memory,
         commands::history,
         commands::forget,
+        commands::add_memory,
     ])
 }
 

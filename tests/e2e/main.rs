@@ -142,3 +142,67 @@ fn search_open_and_forget_a_memory() {
     let err = e.get(&Target::new("napoleon_bonaparte"), None).unwrap_err();
     assert_eq!(err.code, strata_api::ErrorCode::NotFound);
 }
+
+#[test]
+fn create_a_memory_of_each_type_through_the_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.find(".list .empty"); // a new database says what to do first
+
+    // A fact, with a missing value first: a clear sentence, nothing written.
+    s.click(&s.find("#new"));
+    s.type_into(&s.find("input[name=key]"), "pixel");
+    s.type_into(&s.find("input[name=fact-name-0]"), "colour");
+    s.click(&s.find("#save"));
+    let problem = s.text(&s.find("#new-memory .error"));
+    assert!(
+        problem.contains("does not make sense") || problem.contains("empty") || problem.contains("fact"),
+        "{problem}"
+    );
+    s.type_into(&s.find("input[name=fact-value-0]"), "ginger");
+    s.click(&s.find("#add-fact"));
+    s.type_into(&s.find("input[name=fact-name-1]"), "age");
+    s.type_into(&s.find("input[name=fact-value-1]"), "3");
+    s.type_into(&s.find("input[name=tags]"), "pets");
+    screenshot(&s, "new-memory");
+    s.click(&s.find("#save"));
+    let detail = s.wait_for("the new fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("ginger")));
+    assert!(detail.contains("pets"), "{detail}");
+
+    // An episode.
+    s.click(&s.find("#new"));
+    s.click(&s.find("input[value=episodic]"));
+    s.type_into(&s.find("input[name=speaker]"), "Ana");
+    s.type_into(&s.find("textarea[name=text]"), "We adopted Pixel from the shelter in Porto");
+    s.type_into(&s.find("input[name=when]"), "2026-01-10");
+    s.click(&s.find("#save"));
+    s.wait_for("the new episode", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("shelter in Porto")));
+
+    // A procedure.
+    s.click(&s.find("#new"));
+    s.click(&s.find("input[value=procedural]"));
+    s.type_into(&s.find("input[name=name]"), "feed pixel");
+    // Enter between the steps, as a person types them (WebKitWebDriver drops a bare "\n").
+    s.type_into(&s.find("textarea[name=steps]"), "half a pouch\u{E007}fresh water");
+    s.click(&s.find("#save"));
+    let steps = s.wait_for("the new procedure's steps", |s| {
+        Some(s.texts("#detail ol:not(.timeline) li")).filter(|t| t.len() == 2)
+    });
+    assert_eq!(steps, ["half a pouch", "fresh water"]);
+
+    // All three are in the list, and search finds them.
+    s.wait_for("three memories", |s| Some(()).filter(|_| s.all(".list li").len() == 3));
+    s.type_into(&s.find("#search"), "shelter");
+    let found = s.wait_for("the episode by search", |s| {
+        let t = s.texts(".list li .title");
+        (t.first().is_some_and(|x| x.contains("shelter"))).then_some(t)
+    });
+    assert!(found[0].starts_with("Ana:"), "{found:?}");
+    s.end();
+    drop(driver);
+
+    let e = Engine::open(&db, EngineOptions::default()).unwrap();
+    assert_eq!(e.stats().unwrap().memories, 3, "exactly the three saved; the refused form wrote nothing");
+}

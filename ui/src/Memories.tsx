@@ -6,6 +6,7 @@ import {
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { describe } from "./errors";
+import { NewMemory } from "./NewMemory";
 import { title, when } from "./format";
 
 type Row = { memory: MemoryView; why?: RecallView["why"] };
@@ -22,6 +23,7 @@ export function Memories() {
   const [history, setHistory] = useState<EventView[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
+  const [creating, setCreating] = useState(false);
   const seq = useRef(0);
 
   const load = useCallback(async (q: string) => {
@@ -50,6 +52,17 @@ export function Memories() {
     return () => clearTimeout(t);
   }, [query, load]);
 
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === "n") {
+        e.preventDefault();
+        setCreating(true);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
   const more = async () => {
     if (!cursor) return;
     const res = await commands.listMemories(PAGE, cursor);
@@ -60,6 +73,7 @@ export function Memories() {
   };
 
   const open = async (m: MemoryView) => {
+    setCreating(false);
     setSelected(m);
     const h = await commands.history(m.id);
     setHistory(h.status === "ok" ? h.data : []);
@@ -88,6 +102,9 @@ export function Memories() {
           autoFocus
           onChange={(e) => setQuery(e.target.value)}
         />
+        <button id="new" className="new" onClick={() => setCreating(true)} title="Add a memory (Ctrl+N)">
+          New memory
+        </button>
         <div className="meta">
           {rows.length} {query ? "found" : "shown"}
           {elapsed !== null && <span> · {elapsed} ms</span>}
@@ -114,8 +131,17 @@ export function Memories() {
         )}
       </section>
       <section className="detail">
-        {!selected && <div className="empty">Select a memory to see it in full.</div>}
-        {selected && (
+        {creating && (
+          <NewMemory
+            onCancel={() => setCreating(false)}
+            onCreated={(m) => {
+              load(query);
+              open(m);
+            }}
+          />
+        )}
+        {!creating && !selected && <div className="empty">Select a memory to see it in full.</div>}
+        {!creating && selected && (
           <div id="detail">
             <h2>{title(selected)}</h2>
             <dl>

@@ -16,6 +16,8 @@ export const commands = {
 	history: (id: string) => typedError<EventView_Serialize[], ApiError>(__TAURI_INVOKE("history", { id })),
 	/**  Forgets a memory for good. */
 	forget: (id: string) => typedError<ForgetReport, ApiError>(__TAURI_INVOKE("forget", { id })),
+	/**  Creates a memory from a form. */
+	addMemory: (form: MemoryForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("add_memory", { form })),
 };
 
 /* Types */
@@ -61,6 +63,65 @@ export type BreakdownShape_Serialize = {
 	tier: number | null,
 	score: number | null,
 };
+
+/**  The fields of each type. */
+export type ContentForm = ContentForm_Serialize | ContentForm_Deserialize;
+
+/**  The fields of each type. */
+export type ContentForm_Deserialize = 
+/**
+ *  Facts about one thing: its key and named values (text; numbers stay text unless they
+ *  read as numbers).
+ */
+{ type: "semantic"; 
+/**  What the facts are about. */
+key: string; 
+/**  Name and value pairs, in order. */
+facts: ([string, string])[] } | 
+/**  Something said or that happened. */
+{ type: "episodic"; 
+/**  Who said it. */
+speaker: string; 
+/**  What was said. */
+text: string; 
+/**  When (RFC 3339 or YYYY-MM-DD); now when empty. */
+occurred_at?: string | null } | 
+/**  How to do something. */
+{ type: "procedural"; 
+/**  Its name. */
+name: string; 
+/**  The steps, in order (empty lines are dropped). */
+steps: string[]; 
+/**  When it applies. */
+context?: string | null };
+
+/**  The fields of each type. */
+export type ContentForm_Serialize = 
+/**
+ *  Facts about one thing: its key and named values (text; numbers stay text unless they
+ *  read as numbers).
+ */
+{ type: "semantic"; 
+/**  What the facts are about. */
+key: string; 
+/**  Name and value pairs, in order. */
+facts: ([string, string])[] } | 
+/**  Something said or that happened. */
+{ type: "episodic"; 
+/**  Who said it. */
+speaker: string; 
+/**  What was said. */
+text: string; 
+/**  When (RFC 3339 or YYYY-MM-DD); now when empty. */
+occurred_at: string | null } | 
+/**  How to do something. */
+{ type: "procedural"; 
+/**  Its name. */
+name: string; 
+/**  The steps, in order (empty lines are dropped). */
+steps: string[]; 
+/**  When it applies. */
+context: string | null };
 
 /**  A memory's content: `type` and that type's fields. */
 export type ContentShape = ContentShape_Serialize | ContentShape_Deserialize;
@@ -262,6 +323,29 @@ export type LinkView = {
 	target: string,
 	/**  How they relate. */
 	relation: string,
+};
+
+/**  A new memory as a form holds it. */
+export type MemoryForm = MemoryForm_Serialize | MemoryForm_Deserialize;
+
+/**  A new memory as a form holds it. */
+export type MemoryForm_Deserialize = {
+	/**  The type and its fields. */
+	content: ContentForm_Deserialize,
+	/**  Tags, as typed (commas or spaces between them are fine in the UI; here one per item). */
+	tags: string[],
+	/**  0 to 1; the default is 0.5. */
+	importance?: number | null,
+};
+
+/**  A new memory as a form holds it. */
+export type MemoryForm_Serialize = {
+	/**  The type and its fields. */
+	content: ContentForm_Serialize,
+	/**  Tags, as typed (commas or spaces between them are fine in the UI; here one per item). */
+	tags: string[],
+	/**  0 to 1; the default is 0.5. */
+	importance: number | null,
 };
 
 /**  A memory as the outside world sees it. */

@@ -10,6 +10,7 @@ pub mod embedbench;
 pub mod embedding;
 mod engine;
 mod error;
+pub mod forms;
 pub mod graph;
 pub mod locomo;
 mod reference;

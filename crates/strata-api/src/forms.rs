@@ -1,0 +1,152 @@
+//! What a person fills in to create a memory (the desktop's forms): plain text fields for
+//! each type, turned into an [`AddRequest`] here so every front end checks them the same way.
+
+use serde::{Deserialize, Serialize};
+use strata_core::{Concept, Content, Episode, EpisodeBody, FactValue, Facts, Procedure};
+
+use crate::engine::AddRequest;
+use crate::error::{ApiError, ApiResult};
+
+/// A new memory as a form holds it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MemoryForm {
+    /// The type and its fields.
+    pub content: ContentForm,
+    /// Tags, as typed (commas or spaces between them are fine in the UI; here one per item).
+    pub tags: Vec<String>,
+    /// 0 to 1; the default is 0.5.
+    pub importance: Option<f64>,
+}
+
+/// The fields of each type.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ContentForm {
+    /// Facts about one thing: its key and named values (text; numbers stay text unless they
+    /// read as numbers).
+    Semantic {
+        /// What the facts are about.
+        key: String,
+        /// Name and value pairs, in order.
+        facts: Vec<(String, String)>,
+    },
+    /// Something said or that happened.
+    Episodic {
+        /// Who said it.
+        speaker: String,
+        /// What was said.
+        text: String,
+        /// When (RFC 3339 or YYYY-MM-DD); now when empty.
+        occurred_at: Option<String>,
+    },
+    /// How to do something.
+    Procedural {
+        /// Its name.
+        name: String,
+        /// The steps, in order (empty lines are dropped).
+        steps: Vec<String>,
+        /// When it applies.
+        context: Option<String>,
+    },
+}
+
+impl MemoryForm {
+    /// The request to create it, `now` standing in for a missing time. Empty fields are
+    /// refused with a sentence that names them.
+    pub fn request(self, now: chrono::DateTime<chrono::Utc>) -> ApiResult<AddRequest> {
+        let nonempty = |what: &str, s: &str| -> ApiResult<String> {
+            let t = s.trim();
+            if t.is_empty() { Err(ApiError::invalid(format!("{what} is empty"))) } else { Ok(t.to_string()) }
+        };
+        let content = match self.content {
+            ContentForm::Semantic { key, facts } => {
+                let key = nonempty("The key", &key)?;
+                let mut all = Facts::new();
+                for (name, value) in facts {
+                    if name.trim().is_empty() && value.trim().is_empty() {
+                        continue;
+                    }
+                    let name = nonempty("A fact's name", &name)?;
+                    let value = nonempty(&format!("The value of '{name}'"), &value)?;
+                    let value = value.as_str();
+                    let v = match serde_json::from_str::<serde_json::Number>(value) {
+                        Ok(n) => FactValue::Number(n),
+                        Err(_) => FactValue::Text(value.to_string()),
+                    };
+                    all.insert(name, v);
+                }
+                if all.is_empty() {
+                    return Err(ApiError::invalid("Add at least one fact"));
+                }
+                Content::Semantic(Concept { key, facts: all })
+            }
+            ContentForm::Episodic { speaker, text, occurred_at } => {
+                let occurred_at = match occurred_at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                    Some(t) => strata_core::time::parse_time(t)?,
+                    None => now,
+                };
+                let speaker = if speaker.trim().is_empty() { "user".to_string() } else { speaker.trim().to_string() };
+                let body = EpisodeBody::Utterance { speaker, text: nonempty("What was said", &text)? };
+                Content::Episodic(Episode { occurred_at, body, concepts: vec![], extra: Default::default() })
+            }
+            ContentForm::Procedural { name, steps, context } => {
+                let steps: Vec<String> = steps.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                if steps.is_empty() {
+                    return Err(ApiError::invalid("Add at least one step"));
+                }
+                let context = context.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+                Content::Procedural(Procedure { name: nonempty("The name", &name)?, steps, context })
+            }
+        };
+        let tags = self.tags.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+        Ok(AddRequest { content, tags, importance: self.importance, tier: None, session_id: None, private: false })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> chrono::DateTime<chrono::Utc> {
+        strata_core::time::parse_time("2026-05-01T10:00:00Z").unwrap()
+    }
+
+    #[test]
+    fn forms_become_requests_and_empty_fields_are_named() {
+        let form = MemoryForm {
+            content: ContentForm::Semantic {
+                key: " pixel ".into(),
+                facts: vec![("age".into(), "3".into()), ("colour".into(), "ginger".into()), ("".into(), "".into())],
+            },
+            tags: vec!["pets".into(), " ".into()],
+            importance: None,
+        };
+        let req = form.request(now()).unwrap();
+        let Content::Semantic(c) = req.content else { panic!() };
+        assert_eq!(c.key, "pixel");
+        assert_eq!(c.facts["age"], FactValue::Number(3.into()));
+        assert_eq!(req.tags, ["pets"]);
+
+        let empty = MemoryForm {
+            content: ContentForm::Procedural { name: "x".into(), steps: vec![" ".into()], context: None },
+            tags: vec![],
+            importance: None,
+        };
+        assert_eq!(empty.request(now()).unwrap_err().message, "Add at least one step");
+        let no_value = MemoryForm {
+            content: ContentForm::Semantic { key: "k".into(), facts: vec![("colour".into(), " ".into())] },
+            tags: vec![],
+            importance: None,
+        };
+        assert_eq!(no_value.request(now()).unwrap_err().message, "The value of 'colour' is empty");
+        let said = MemoryForm {
+            content: ContentForm::Episodic { speaker: "".into(), text: "hello".into(), occurred_at: None },
+            tags: vec![],
+            importance: None,
+        };
+        let Content::Episodic(e) = said.request(now()).unwrap().content else { panic!() };
+        assert_eq!(e.occurred_at, now());
+    }
+}

@@ -1,0 +1,120 @@
+import { useState } from "react";
+import { commands, type MemoryForm_Deserialize as MemoryForm, type MemoryView_Serialize as MemoryView } from "./bindings";
+import { describe } from "./errors";
+
+type Kind = "semantic" | "episodic" | "procedural";
+
+const LABELS: Record<Kind, string> = {
+  semantic: "A fact about something",
+  episodic: "Something that was said or happened",
+  procedural: "How to do something",
+};
+
+// A form for each memory type: facts as name/value rows, an episode as speaker, words and
+// time, a procedure as ordered steps. No JSON needed.
+export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) => void; onCancel: () => void }) {
+  const [kind, setKind] = useState<Kind>("semantic");
+  const [key, setKey] = useState("");
+  const [facts, setFacts] = useState<[string, string][]>([["", ""]]);
+  const [speaker, setSpeaker] = useState("");
+  const [text, setText] = useState("");
+  const [when, setWhen] = useState("");
+  const [name, setName] = useState("");
+  const [steps, setSteps] = useState("");
+  const [context, setContext] = useState("");
+  const [tags, setTags] = useState("");
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async () => {
+    const content: MemoryForm["content"] =
+      kind === "semantic"
+        ? { type: "semantic", key, facts }
+        : kind === "episodic"
+          ? { type: "episodic", speaker, text, occurred_at: when || null }
+          : { type: "procedural", name, steps: steps.split("\n"), context: context || null };
+    const res = await commands.addMemory({ content, tags: tags.split(/[,\s]+/).filter(Boolean), importance: null });
+    if (res.status === "ok") onCreated(res.data);
+    else setError(describe(res.error));
+  };
+
+  const setFact = (i: number, j: 0 | 1, v: string) =>
+    setFacts((old) => old.map((f, k) => (k === i ? (j === 0 ? [v, f[1]] : [f[0], v]) : f)));
+
+  return (
+    <form
+      id="new-memory"
+      className="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save();
+      }}
+    >
+      <h2>New memory</h2>
+      <div className="kinds" role="radiogroup">
+        {(Object.keys(LABELS) as Kind[]).map((k) => (
+          <label key={k}>
+            <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> {LABELS[k]}
+          </label>
+        ))}
+      </div>
+      {kind === "semantic" && (
+        <>
+          <label>
+            About <input name="key" value={key} onChange={(e) => setKey(e.target.value)} placeholder="e.g. pixel, favourite_tea" />
+          </label>
+          {facts.map((f, i) => (
+            <div className="fact" key={i}>
+              <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
+              <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
+            </div>
+          ))}
+          <button type="button" id="add-fact" onClick={() => setFacts([...facts, ["", ""]])}>
+            Add a fact
+          </button>
+        </>
+      )}
+      {kind === "episodic" && (
+        <>
+          <label>
+            Who <input name="speaker" value={speaker} onChange={(e) => setSpeaker(e.target.value)} placeholder="user" />
+          </label>
+          <label>
+            What was said <textarea name="text" value={text} onChange={(e) => setText(e.target.value)} />
+          </label>
+          <label>
+            When <input name="when" value={when} onChange={(e) => setWhen(e.target.value)} placeholder="now, or 2026-05-01" />
+          </label>
+        </>
+      )}
+      {kind === "procedural" && (
+        <>
+          <label>
+            Name <input name="name" value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <label>
+            Steps, one per line <textarea name="steps" value={steps} onChange={(e) => setSteps(e.target.value)} />
+          </label>
+          <label>
+            When it applies <input name="context" value={context} onChange={(e) => setContext(e.target.value)} />
+          </label>
+        </>
+      )}
+      <label>
+        Tags <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="family, health" />
+      </label>
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+      <div className="actions">
+        <button type="submit" id="save">
+          Save
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
