@@ -112,7 +112,7 @@ export function Memories() {
         {error && <div className="error" role="alert">{error}</div>}
         {rows.length === 0 && !error && (
           <div className="empty">
-            {query ? <p>Nothing matches “{query}”.</p> : <p>No memories yet. Add one with <code>strata add</code>, or import a file.</p>}
+            {query ? <p>Nothing matches “{query}”.</p> : <p>No memories yet. Click “New memory” (Ctrl+N) to add the first one.</p>}
           </div>
         )}
         <ul>

@@ -48,6 +48,7 @@ export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) 
         e.preventDefault();
         save();
       }}
+      onChange={() => setError(null)}
     >
       <h2>New memory</h2>
       <div className="kinds" role="radiogroup">

@@ -27,6 +27,8 @@ const SENTENCES: Record<ErrorCode, string> = {
 export function describe(e: unknown): string {
   if (e && typeof e === "object" && "code" in e && "message" in e) {
     const err = e as ApiError;
+    // Input the person can fix: the engine's own sentence says what to change.
+    if (err.code === "invalid_input") return err.message;
     return `${SENTENCES[err.code] ?? "Something went wrong."} (${err.message})`;
   }
   return String(e);
