@@ -1,7 +1,7 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
 use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
-use strata_api::forms::MemoryForm;
+use strata_api::forms::{EditForm, MemoryForm};
 use strata_api::{ApiError, ForgetReport, Target};
 use strata_core::Filter;
 use tauri::State;
@@ -57,4 +57,15 @@ pub(crate) async fn add_memory(state: State<'_, AppState>, form: MemoryForm) -> 
             e.add(form.request(now)?)
         })
         .await
+}
+
+/// Changes a memory as its edit form says.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn edit_memory(
+    state: State<'_, AppState>,
+    id: String,
+    form: EditForm,
+) -> Result<MemoryView, ApiError> {
+    state.run(move |e| e.edit(&Target::new(id), form)).await
 }

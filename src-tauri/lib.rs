@@ -17,6 +17,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::history,
         commands::forget,
         commands::add_memory,
+        commands::edit_memory,
     ])
 }
 

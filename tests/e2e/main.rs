@@ -171,6 +171,18 @@ fn create_a_memory_of_each_type_through_the_forms() {
     let detail = s.wait_for("the new fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("ginger")));
     assert!(detail.contains("pets"), "{detail}");
 
+    // Edit it: the change shows, and its history grows.
+    assert_eq!(s.all(".timeline li").len(), 1);
+    s.click(&s.find("#edit"));
+    let colour = s.find("input[name=fact-value-0]");
+    s.clear(&colour);
+    s.type_into(&colour, "tabby");
+    s.click(&s.find("#save"));
+    s.wait_for("the edited fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("tabby")));
+    let history = s.wait_for("a longer history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == 2));
+    assert!(history[1].contains("content set to") && history[1].contains("tabby"), "{history:?}");
+    screenshot(&s, "memory-edited");
+
     // An episode.
     s.click(&s.find("#new"));
     s.click(&s.find("input[value=episodic]"));

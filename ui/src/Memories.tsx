@@ -24,6 +24,7 @@ export function Memories() {
   const [error, setError] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState(false);
   const seq = useRef(0);
 
   const load = useCallback(async (q: string) => {
@@ -56,6 +57,7 @@ export function Memories() {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key === "n") {
         e.preventDefault();
+        setEditing(false);
         setCreating(true);
       }
     };
@@ -74,6 +76,7 @@ export function Memories() {
 
   const open = async (m: MemoryView) => {
     setCreating(false);
+    setEditing(false);
     setSelected(m);
     const h = await commands.history(m.id);
     setHistory(h.status === "ok" ? h.data : []);
@@ -102,7 +105,13 @@ export function Memories() {
           autoFocus
           onChange={(e) => setQuery(e.target.value)}
         />
-        <button id="new" className="new" onClick={() => setCreating(true)} title="Add a memory (Ctrl+N)">
+        <button
+          id="new"
+          className="new"
+          onClick={() => {
+            setEditing(false);
+            setCreating(true);
+          }} title="Add a memory (Ctrl+N)">
           New memory
         </button>
         <div className="meta">
@@ -140,8 +149,19 @@ export function Memories() {
             }}
           />
         )}
+        {editing && selected && (
+          <NewMemory
+            key={selected.id + selected.version}
+            editing={selected}
+            onCancel={() => setEditing(false)}
+            onCreated={(m) => {
+              load(query);
+              open(m);
+            }}
+          />
+        )}
         {!creating && !selected && <div className="empty">Select a memory to see it in full.</div>}
-        {!creating && selected && (
+        {!creating && !editing && selected && (
           <div id="detail">
             <h2>{title(selected)}</h2>
             <dl>
@@ -185,6 +205,9 @@ export function Memories() {
                 </li>
               ))}
             </ol>
+            <button id="edit" className="edit" onClick={() => setEditing(true)}>
+              Edit
+            </button>
             <button className="danger" onClick={() => forget(selected)}>
               Forget…
             </button>

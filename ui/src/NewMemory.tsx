@@ -10,19 +10,33 @@ const LABELS: Record<Kind, string> = {
   procedural: "How to do something",
 };
 
+const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+
 // A form for each memory type: facts as name/value rows, an episode as speaker, words and
-// time, a procedure as ordered steps. No JSON needed.
-export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) => void; onCancel: () => void }) {
-  const [kind, setKind] = useState<Kind>("semantic");
-  const [key, setKey] = useState("");
-  const [facts, setFacts] = useState<[string, string][]>([["", ""]]);
-  const [speaker, setSpeaker] = useState("");
-  const [text, setText] = useState("");
-  const [when, setWhen] = useState("");
-  const [name, setName] = useState("");
-  const [steps, setSteps] = useState("");
-  const [context, setContext] = useState("");
-  const [tags, setTags] = useState("");
+// time, a procedure as ordered steps. No JSON needed. With `editing`, the same form filled
+// in with that memory (its type, key and name fixed), saving changes instead.
+export function NewMemory({
+  editing,
+  onCreated,
+  onCancel,
+}: {
+  editing?: MemoryView;
+  onCreated: (m: MemoryView) => void;
+  onCancel: () => void;
+}) {
+  const e = editing;
+  const [kind, setKind] = useState<Kind>(e?.type ?? "semantic");
+  const [key, setKey] = useState(e?.type === "semantic" ? e.key : "");
+  const [facts, setFacts] = useState<[string, string][]>(
+    e?.type === "semantic" ? Object.entries(e.facts).map(([k, v]) => [k, asText(v)]) : [["", ""]],
+  );
+  const [speaker, setSpeaker] = useState(e?.type === "episodic" && e.body.form === "utterance" ? e.body.speaker : "");
+  const [text, setText] = useState(e?.type === "episodic" && e.body.form === "utterance" ? e.body.text : "");
+  const [when, setWhen] = useState(e?.type === "episodic" ? e.occurred_at : "");
+  const [name, setName] = useState(e?.type === "procedural" ? e.name : "");
+  const [steps, setSteps] = useState(e?.type === "procedural" ? e.steps.join("\n") : "");
+  const [context, setContext] = useState(e?.type === "procedural" ? (e.context ?? "") : "");
+  const [tags, setTags] = useState(e ? e.tags.join(", ") : "");
   const [error, setError] = useState<string | null>(null);
 
   const save = async () => {
@@ -32,7 +46,10 @@ export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) 
         : kind === "episodic"
           ? { type: "episodic", speaker, text, occurred_at: when || null }
           : { type: "procedural", name, steps: steps.split("\n"), context: context || null };
-    const res = await commands.addMemory({ content, tags: tags.split(/[,\s]+/).filter(Boolean), importance: null });
+    const tagList = tags.split(/[,\s]+/).filter(Boolean);
+    const res = e
+      ? await commands.editMemory(e.id, { content, tags: tagList, importance: null, expected_version: e.version })
+      : await commands.addMemory({ content, tags: tagList, importance: null });
     if (res.status === "ok") onCreated(res.data);
     else setError(describe(res.error));
   };
@@ -50,8 +67,8 @@ export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) 
       }}
       onChange={() => setError(null)}
     >
-      <h2>New memory</h2>
-      <div className="kinds" role="radiogroup">
+      <h2>{e ? "Edit memory" : "New memory"}</h2>
+      <div className="kinds" role="radiogroup" hidden={!!e}>
         {(Object.keys(LABELS) as Kind[]).map((k) => (
           <label key={k}>
             <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> {LABELS[k]}
@@ -61,7 +78,7 @@ export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) 
       {kind === "semantic" && (
         <>
           <label>
-            About <input name="key" value={key} onChange={(e) => setKey(e.target.value)} placeholder="e.g. pixel, favourite_tea" />
+            About <input name="key" value={key} readOnly={!!e} onChange={(e) => setKey(e.target.value)} placeholder="e.g. pixel, favourite_tea" />
           </label>
           {facts.map((f, i) => (
             <div className="fact" key={i}>
@@ -77,20 +94,20 @@ export function NewMemory({ onCreated, onCancel }: { onCreated: (m: MemoryView) 
       {kind === "episodic" && (
         <>
           <label>
-            Who <input name="speaker" value={speaker} onChange={(e) => setSpeaker(e.target.value)} placeholder="user" />
+            Who <input name="speaker" value={speaker} readOnly={!!e} onChange={(e) => setSpeaker(e.target.value)} placeholder="user" />
           </label>
           <label>
             What was said <textarea name="text" value={text} onChange={(e) => setText(e.target.value)} />
           </label>
           <label>
-            When <input name="when" value={when} onChange={(e) => setWhen(e.target.value)} placeholder="now, or 2026-05-01" />
+            When <input name="when" value={when} readOnly={!!e} onChange={(e) => setWhen(e.target.value)} placeholder="now, or 2026-05-01" />
           </label>
         </>
       )}
       {kind === "procedural" && (
         <>
           <label>
-            Name <input name="name" value={name} onChange={(e) => setName(e.target.value)} />
+            Name <input name="name" value={name} readOnly={!!e} onChange={(e) => setName(e.target.value)} />
           </label>
           <label>
             Steps, one per line <textarea name="steps" value={steps} onChange={(e) => setSteps(e.target.value)} />

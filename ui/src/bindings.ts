@@ -18,6 +18,8 @@ export const commands = {
 	forget: (id: string) => typedError<ForgetReport, ApiError>(__TAURI_INVOKE("forget", { id })),
 	/**  Creates a memory from a form. */
 	addMemory: (form: MemoryForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("add_memory", { form })),
+	/**  Changes a memory as its edit form says. */
+	editMemory: (id: string, form: EditForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("edit_memory", { id, form })),
 };
 
 /* Types */
@@ -179,6 +181,42 @@ name: string;
 steps: string[]; 
 /**  When it applies. */
 context?: string | null };
+
+/**
+ *  Changes to a memory as the edit form holds them: its fields as they should now read (the
+ *  type, key and name stay), its tags and importance.
+ */
+export type EditForm = EditForm_Serialize | EditForm_Deserialize;
+
+/**
+ *  Changes to a memory as the edit form holds them: its fields as they should now read (the
+ *  type, key and name stay), its tags and importance.
+ */
+export type EditForm_Deserialize = {
+	/**  The fields, of the memory's own type. */
+	content: ContentForm_Deserialize,
+	/**  The tags it should have. */
+	tags: string[],
+	/**  0 to 1. */
+	importance?: number | null,
+	/**  The version the form was filled from: a change made meanwhile is a conflict, not lost. */
+	expected_version?: number | null,
+};
+
+/**
+ *  Changes to a memory as the edit form holds them: its fields as they should now read (the
+ *  type, key and name stay), its tags and importance.
+ */
+export type EditForm_Serialize = {
+	/**  The fields, of the memory's own type. */
+	content: ContentForm_Serialize,
+	/**  The tags it should have. */
+	tags: string[],
+	/**  0 to 1. */
+	importance: number | null,
+	/**  The version the form was filled from: a change made meanwhile is a conflict, not lost. */
+	expected_version: number | null,
+};
 
 /**  What was said in an episode. */
 export type EpisodeBodyShape = 

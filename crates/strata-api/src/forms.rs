@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use strata_core::{Concept, Content, Episode, EpisodeBody, FactValue, Facts, Procedure};
 
-use crate::engine::AddRequest;
+use crate::dto::MemoryView;
+use crate::engine::{AddRequest, Engine, Target, UpdateRequest};
 use crate::error::{ApiError, ApiResult};
 
 /// A new memory as a form holds it.
@@ -102,6 +103,94 @@ impl MemoryForm {
         };
         let tags = self.tags.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
         Ok(AddRequest { content, tags, importance: self.importance, tier: None, session_id: None, private: false })
+    }
+}
+
+/// Changes to a memory as the edit form holds them: its fields as they should now read (the
+/// type, key and name stay), its tags and importance.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct EditForm {
+    /// The fields, of the memory's own type.
+    pub content: ContentForm,
+    /// The tags it should have.
+    pub tags: Vec<String>,
+    /// 0 to 1.
+    pub importance: Option<f64>,
+    /// The version the form was filled from: a change made meanwhile is a conflict, not lost.
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
+    pub expected_version: Option<u64>,
+}
+
+impl EditForm {
+    /// The update that makes `current` read as the form does (`None` when its fields and
+    /// importance are unchanged), and the tags to add and to remove.
+    pub fn changes(self, current: &MemoryView) -> ApiResult<(Option<UpdateRequest>, Vec<String>, Vec<String>)> {
+        let now = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH; // unused: an episode keeps its time
+        let as_new = MemoryForm { content: self.content, tags: self.tags, importance: self.importance };
+        let wanted = as_new.request(now)?;
+        let importance = wanted.importance.filter(|i| (i - current.importance).abs() > f64::EPSILON);
+        let mut req = UpdateRequest { importance, expected_version: self.expected_version, ..Default::default() };
+        match (&current.content, wanted.content) {
+            (Content::Semantic(old), Content::Semantic(new)) => {
+                if old.key != new.key {
+                    return Err(ApiError::invalid("A memory's key cannot change; create a new memory instead"));
+                }
+                req.unset_facts = old.facts.keys().filter(|k| !new.facts.contains_key(*k)).cloned().collect();
+                req.set_facts = new.facts.into_iter().filter(|(k, v)| old.facts.get(k) != Some(v)).collect();
+            }
+            (Content::Episodic(old), Content::Episodic(new)) => {
+                let (EpisodeBody::Utterance { text, .. }, EpisodeBody::Utterance { text: new_text, .. }) =
+                    (&old.body, new.body)
+                else {
+                    return Err(ApiError::invalid("Only what was said can be edited here"));
+                };
+                if *text != new_text {
+                    req.text = Some(new_text);
+                }
+            }
+            (Content::Procedural(old), Content::Procedural(new)) => {
+                if old.name != new.name {
+                    return Err(ApiError::invalid("A procedure's name cannot change; create a new one instead"));
+                }
+                if old.steps != new.steps {
+                    req.steps = Some(new.steps);
+                }
+                if old.context != new.context {
+                    req.context = Some(new.context.unwrap_or_default());
+                }
+            }
+            _ => return Err(ApiError::invalid("A memory's type cannot change")),
+        }
+        let changed = !req.set_facts.is_empty()
+            || !req.unset_facts.is_empty()
+            || req.text.is_some()
+            || req.steps.is_some()
+            || req.context.is_some()
+            || req.importance.is_some();
+        let add: Vec<String> = wanted.tags.iter().filter(|t| !current.tags.contains(t)).cloned().collect();
+        let remove: Vec<String> = current.tags.iter().filter(|t| !wanted.tags.contains(t)).cloned().collect();
+        Ok((changed.then_some(req), add, remove))
+    }
+}
+
+impl Engine {
+    /// Applies an edit form to a memory: its fields (one transaction), then its tags.
+    pub fn edit(&mut self, target: &Target, form: EditForm) -> ApiResult<MemoryView> {
+        let current = self.get(target, None)?;
+        let (update, add, remove) = form.changes(&current)?;
+        let target = Target::new(current.id.clone());
+        let mut m = current;
+        if let Some(req) = update {
+            m = self.update(&target, req)?;
+        }
+        if !add.is_empty() {
+            m = self.tag(&target, &add)?;
+        }
+        if !remove.is_empty() {
+            m = self.untag(&target, &remove)?;
+        }
+        Ok(m)
     }
 }
 
