@@ -69,3 +69,22 @@ pub(crate) async fn edit_memory(
 ) -> Result<MemoryView, ApiError> {
     state.run(move |e| e.edit(&Target::new(id), form)).await
 }
+
+/// Pins or unpins a memory (maintenance never moves a pinned one down).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn pin(state: State<'_, AppState>, id: String, pinned: bool) -> Result<MemoryView, ApiError> {
+    state.run(move |e| e.pin(&Target::new(id), pinned)).await
+}
+
+/// Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: String) -> Result<MemoryView, ApiError> {
+    state
+        .run(move |e| {
+            let tier = tier.parse()?;
+            e.set_tier(&Target::new(id), tier, "moved in the app")
+        })
+        .await
+}

@@ -18,6 +18,8 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::forget,
         commands::add_memory,
         commands::edit_memory,
+        commands::pin,
+        commands::move_tier,
     ])
 }
 

@@ -122,6 +122,15 @@ fn search_open_and_forget_a_memory() {
     assert!(!s.texts(".timeline li").is_empty(), "the history shows its events");
     screenshot(&s, "memory-detail");
 
+    // Pin it and move it to long-term: each change shows in its history.
+    let before = s.all(".timeline li").len();
+    s.click(&s.find("#pinned"));
+    s.wait_for("the pin in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == before + 1));
+    s.click(&s.find("#tier option[value=long]"));
+    let history =
+        s.wait_for("the tier move in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == before + 2));
+    assert!(history.last().unwrap().contains("long"), "{history:?}");
+
     // Forget: a confirmation that says it is permanent, then gone from search and the store.
     s.click(&s.find("#detail .danger"));
     let question = s.dialog_text();

@@ -82,6 +82,13 @@ export function Memories() {
     setHistory(h.status === "ok" ? h.data : []);
   };
 
+  // A change from the detail pane: show the memory as it now is, with its history.
+  const act = async (p: ReturnType<typeof commands.pin>) => {
+    const res = await p;
+    if (res.status === "ok") open(res.data);
+    else setError(describe(res.error));
+  };
+
   const forget = async (m: MemoryView) => {
     if (!window.confirm(`Forget "${title(m)}"?\n\nIts content will be erased everywhere, history included. This cannot be undone.`)) return;
     const res = await commands.forget(m.id);
@@ -168,7 +175,25 @@ export function Memories() {
               <dt>Type</dt>
               <dd>{selected.type}</dd>
               <dt>Tier</dt>
-              <dd>{selected.tier}</dd>
+              <dd>
+                <select id="tier" value={selected.tier} onChange={(e) => act(commands.moveTier(selected.id, e.target.value))}>
+                  <option value="short">short (working memory)</option>
+                  <option value="medium">medium (recent)</option>
+                  <option value="long">long (persistent)</option>
+                </select>
+              </dd>
+              <dt>Pinned</dt>
+              <dd>
+                <label>
+                  <input
+                    id="pinned"
+                    type="checkbox"
+                    checked={selected.pinned}
+                    onChange={(e) => act(commands.pin(selected.id, e.target.checked))}
+                  />{" "}
+                  never moved down by maintenance
+                </label>
+              </dd>
               <dt>Tags</dt>
               <dd>{selected.tags.join(", ") || "none"}</dd>
               <dt>Importance</dt>

@@ -20,6 +20,10 @@ export const commands = {
 	addMemory: (form: MemoryForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("add_memory", { form })),
 	/**  Changes a memory as its edit form says. */
 	editMemory: (id: string, form: EditForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("edit_memory", { id, form })),
+	/**  Pins or unpins a memory (maintenance never moves a pinned one down). */
+	pin: (id: string, pinned: boolean) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("pin", { id, pinned })),
+	/**  Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice. */
+	moveTier: (id: string, tier: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("move_tier", { id, tier })),
 };
 
 /* Types */
