@@ -1,6 +1,6 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
-use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
+use strata_api::dto::{EventView, ImportView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, MemoryForm};
 use strata_api::{ApiError, ForgetReport, Target};
 use strata_core::Filter;
@@ -85,6 +85,23 @@ pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: Stri
         .run(move |e| {
             let tier = tier.parse()?;
             e.set_tier(&Target::new(id), tier, "moved in the app")
+        })
+        .await
+}
+
+/// Imports a file's text (a seed-002 document, a backup, or a reference-server memory.json;
+/// the format is detected) in one transaction: a bad file changes nothing.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn import_text(
+    state: State<'_, AppState>,
+    name: String,
+    text: String,
+) -> Result<ImportView, ApiError> {
+    state
+        .run(move |e| {
+            let (format, imported) = e.import(&name, &mut text.as_bytes(), None)?;
+            Ok(ImportView { format, imported })
         })
         .await
 }

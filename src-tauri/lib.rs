@@ -20,6 +20,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::edit_memory,
         commands::pin,
         commands::move_tier,
+        commands::import_text,
     ])
 }
 

@@ -227,3 +227,31 @@ fn create_a_memory_of_each_type_through_the_forms() {
     let e = Engine::open(&db, EngineOptions::default()).unwrap();
     assert_eq!(e.stats().unwrap().memories, 3, "exactly the three saved; the refused form wrote nothing");
 }
+
+#[test]
+fn import_a_seed_file_and_refuse_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    let bad = dir.path().join("broken.json");
+    std::fs::write(&bad, "{\"semantic_memory\": {\"concepts\": {\"x\": [1, 2,").unwrap();
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/strata-core/tests/fixtures/seed-002.json");
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.find(".list .empty");
+
+    s.type_into(&s.find("#import"), seed);
+    let notice = s.wait_for("the import", |s| Some(s.text(&s.find("#notice"))).filter(|t| t.starts_with("Imported")));
+    assert!(notice.contains("seed-002.json"), "{notice}");
+    let count = s.wait_for("the imported memories", |s| Some(s.all(".list li").len()).filter(|n| *n > 0));
+
+    s.type_into(&s.find("#import"), bad.to_str().unwrap());
+    let error = s.wait_for("the refusal", |s| s.all(".list .error").first().map(|e| s.text(e)));
+    assert!(error.starts_with("broken.json:1:") && error.contains("nothing was imported"), "{error}");
+    screenshot(&s, "bad-import");
+    assert_eq!(s.all(".list li").len(), count, "the bad file changed nothing");
+    s.end();
+    drop(driver);
+
+    let e = Engine::open(&db, EngineOptions::default()).unwrap();
+    assert_eq!(e.stats().unwrap().memories as usize, count);
+}

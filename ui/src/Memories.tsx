@@ -24,6 +24,7 @@ export function Memories() {
   const [error, setError] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const seq = useRef(0);
 
@@ -121,6 +122,30 @@ export function Memories() {
           }} title="Add a memory (Ctrl+N)">
           New memory
         </button>
+        <label className="import">
+          Import a file…
+          <input
+            id="import"
+            type="file"
+            accept=".json,.jsonl"
+            onChange={async (e) => {
+              const file = e.target.files?.[0];
+              e.target.value = "";
+              if (!file) return;
+              setNotice(`Importing ${file.name}…`);
+              const res = await commands.importText(file.name, await file.text());
+              if (res.status === "ok") {
+                setError(null);
+                setNotice(`Imported ${file.name}: ${res.data.imported} ${res.data.format === "graph" ? "entities and relations" : "memories"}.`);
+                load(query);
+              } else {
+                setNotice(null);
+                setError(describe(res.error));
+              }
+            }}
+          />
+        </label>
+        {notice && <div className="notice" id="notice">{notice}</div>}
         <div className="meta">
           {rows.length} {query ? "found" : "shown"}
           {elapsed !== null && <span> · {elapsed} ms</span>}

@@ -24,6 +24,11 @@ export const commands = {
 	pin: (id: string, pinned: boolean) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("pin", { id, pinned })),
 	/**  Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice. */
 	moveTier: (id: string, tier: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("move_tier", { id, tier })),
+	/**
+	 *  Imports a file's text (a seed-002 document, a backup, or a reference-server memory.json;
+	 *  the format is detected) in one transaction: a bad file changes nothing.
+	 */
+	importText: (name: string, text: string) => typedError<ImportView, ApiError>(__TAURI_INVOKE("import_text", { name, text })),
 };
 
 /* Types */
@@ -342,6 +347,23 @@ export type ForgetReport = {
 	 *  reading; the next checkpoint finishes it).
 	 */
 	scrubbed: boolean,
+};
+
+/**  Import/export file formats. */
+export type ImportFormat = 
+/**  The seed-002 JSON document. */
+"seed" | 
+/**  The JSON Lines event backup. */
+"backup" | 
+/**  The reference MCP memory server's `memory.json` (JSON Lines of entities and relations). */
+"graph";
+
+/**  What an import did. */
+export type ImportView = {
+	/**  The format it was read as. */
+	format: ImportFormat,
+	/**  Memories imported (seed, backup), or entities and relations created or extended (graph). */
+	imported: number | null,
 };
 
 /**  Any JSON value (numbers as JavaScript numbers). */

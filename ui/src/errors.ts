@@ -28,7 +28,7 @@ export function describe(e: unknown): string {
   if (e && typeof e === "object" && "code" in e && "message" in e) {
     const err = e as ApiError;
     // Input the person can fix: the engine's own sentence says what to change.
-    if (err.code === "invalid_input") return err.message;
+    if (err.code === "invalid_input" || err.code === "bad_import") return err.message;
     return `${SENTENCES[err.code] ?? "Something went wrong."} (${err.message})`;
   }
   return String(e);

@@ -225,5 +225,16 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
 }
 
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ImportView {
+    /// The format it was read as.
+    pub format: crate::ImportFormat,
+    /// Memories imported (seed, backup), or entities and relations created or extended (graph).
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub imported: u64,
+}
+
 /// Summary statistics.
 pub type StatsView = strata_core::Stats;

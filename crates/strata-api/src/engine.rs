@@ -110,6 +110,7 @@ impl Target {
 
 /// Import/export file formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum ImportFormat {
     /// The seed-002 JSON document.
