@@ -2,9 +2,10 @@
 
 use strata_api::dto::{EventView, ImportView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, MemoryForm};
-use strata_api::{ApiError, ForgetReport, Target};
+use strata_api::{ApiError, AskParams, ChatTurnView, ForgetReport, Target};
 use strata_core::Filter;
 use tauri::State;
+use tauri::ipc::Channel;
 
 use crate::state::AppState;
 
@@ -102,6 +103,58 @@ pub(crate) async fn import_text(
         .run(move |e| {
             let (format, imported) = e.import(&name, &mut text.as_bytes(), None)?;
             Ok(ImportView { format, imported })
+        })
+        .await
+}
+
+/// One message of the conversation so far.
+#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
+pub(crate) struct ChatMessage {
+    /// `user` or `assistant`.
+    role: String,
+    /// What was said.
+    content: String,
+}
+
+/// One memory-augmented turn with the on-device model: the answer streams over `on_text`
+/// piece by piece; the exchange is remembered.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn chat(
+    state: State<'_, AppState>,
+    question: String,
+    history: Vec<ChatMessage>,
+    on_text: Channel<String>,
+) -> Result<ChatTurnView, ApiError> {
+    let model = state.chat_model()?;
+    state
+        .run(move |e| {
+            let history = history
+                .into_iter()
+                .map(|m| match m.role.as_str() {
+                    "assistant" => strata_core::Message::assistant(m.content),
+                    _ => strata_core::Message::user(m.content),
+                })
+                .collect();
+            let params = AskParams {
+                question,
+                system: None,
+                history,
+                budget: None,
+                filter: Filter::default(),
+                max_tokens: Some(160),
+                session_id: None,
+                record: true,
+            };
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            e.chat_turn(
+                params,
+                model.as_ref(),
+                &mut |piece| {
+                    let _ = on_text.send(piece.to_string());
+                },
+                &cancel,
+            )
         })
         .await
 }

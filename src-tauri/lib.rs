@@ -21,6 +21,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::pin,
         commands::move_tier,
         commands::import_text,
+        commands::chat,
     ])
 }
 

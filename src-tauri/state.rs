@@ -10,6 +10,8 @@ use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
 /// The app's state.
 pub struct AppState {
     engine: Arc<Mutex<Engine>>,
+    /// The on-device chat model: its weights load on the first answer.
+    chat: Option<Arc<strata_models::LazyLocalChat>>,
 }
 
 impl AppState {
@@ -20,7 +22,11 @@ impl AppState {
             std::fs::create_dir_all(dir)
                 .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot create {}: {e}", dir.display())))?;
         }
-        let opts = EngineOptions { client: "desktop".into(), ..Default::default() };
+        let opts = EngineOptions {
+            client: "desktop".into(),
+            context: strata_api::ContextSettings::for_user(),
+            ..Default::default()
+        };
         let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));
         let background = engine.clone();
         std::thread::spawn(move || match strata_models::MiniLm::load_default() {
@@ -32,7 +38,21 @@ impl AppState {
             }
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         });
-        Ok(AppState { engine })
+        let chat = match strata_models::LazyLocalChat::new() {
+            Ok(c) => Some(Arc::new(c)),
+            Err(err) => {
+                tracing::warn!("no on-device chat model: {err}");
+                None
+            }
+        };
+        Ok(AppState { engine, chat })
+    }
+
+    /// The on-device chat model, or why there is none.
+    pub fn chat_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
+        self.chat.clone().ok_or_else(|| {
+            ApiError::new(ErrorCode::Model, "the on-device chat model is missing: run `make setup` to fetch it")
+        })
     }
 
     /// Runs `f` on the engine off the async runtime.

@@ -255,3 +255,34 @@ fn import_a_seed_file_and_refuse_a_bad_one() {
     let e = Engine::open(&db, EngineOptions::default()).unwrap();
     assert_eq!(e.stats().unwrap().memories as usize, count);
 }
+
+#[test]
+fn chat_with_the_on_device_model_shows_the_memories_used_and_remembers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    s.type_into(&s.find("#chat-input"), "What is my favourite drink?");
+    s.click(&s.find("#chat-send"));
+    let why = s.wait_up_to(Duration::from_secs(120), "the answer", |s| {
+        if let Some(e) = s.all(".turn .error").first() {
+            panic!("the chat failed: {}", s.text(e));
+        }
+        s.all(".turn .why").first().map(|e| s.text(e))
+    });
+    assert!(why.contains("user_preferences"), "the preferences were put in the prompt: {why}");
+    assert!(why.contains("remembered") && why.contains("tokens"), "{why}");
+    let answer = s.text(&s.find(".turn .answer"));
+    assert!(!answer.trim().is_empty(), "an answer streamed in");
+    screenshot(&s, "chat");
+
+    // The exchange is a memory now.
+    s.click(&s.find("#nav-memories"));
+    let rows = s.wait_for("the recorded exchange", |s| {
+        let t = s.texts(".list li .title");
+        t.iter().any(|x| x.contains("favourite drink")).then_some(t)
+    });
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    s.end();
+}

@@ -53,13 +53,18 @@ impl Session {
     }
 
     /// Waits up to 10 s for `check` to hold, polling; panics with `what` otherwise.
-    pub fn wait_for<T>(&self, what: &str, mut check: impl FnMut(&Session) -> Option<T>) -> T {
+    pub fn wait_for<T>(&self, what: &str, check: impl FnMut(&Session) -> Option<T>) -> T {
+        self.wait_up_to(Duration::from_secs(10), what, check)
+    }
+
+    /// [`Session::wait_for`] with a limit of its own (a model answering takes longer).
+    pub fn wait_up_to<T>(&self, limit: Duration, what: &str, mut check: impl FnMut(&Session) -> Option<T>) -> T {
         let start = Instant::now();
         loop {
             if let Some(v) = check(self) {
                 return v;
             }
-            assert!(start.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+            assert!(start.elapsed() < limit, "timed out waiting for {what}");
             std::thread::sleep(Duration::from_millis(100));
         }
     }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { Chat } from "./Chat";
 import { Memories } from "./Memories";
 
 type Screen = "memories" | "chat" | "settings";
@@ -26,9 +27,10 @@ export function App() {
       </nav>
       <main>
         {screen === "memories" && <Memories />}
-        {screen !== "memories" && (
+        {screen === "chat" && <Chat />}
+        {screen === "settings" && (
           <div className="empty">
-            <h2>{screen === "chat" ? "Chat" : "Settings"}</h2>
+            <h2>Settings</h2>
             <p>Coming next: this screen is being built.</p>
           </div>
         )}

@@ -142,3 +142,98 @@ impl Engine {
         self.create(content, new)
     }
 }
+
+/// A chat turn as a window shows it: the answer, the memories that went into the prompt (with
+/// their titles) and how the token budget was spent.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ChatTurnView {
+    /// The answer.
+    pub answer: String,
+    /// Who answered.
+    pub provider: String,
+    /// With which model.
+    pub model: String,
+    /// Why it stopped (`stop`, `length`, `cancelled`).
+    pub finish: String,
+    /// The memories in the prompt, in prompt order.
+    pub injected: Vec<InjectedView>,
+    /// Tokens per part of the prompt (`system`, `facts`, `procedures`, `episodes`, `history`,
+    /// `message`).
+    pub sections: Vec<(String, u32)>,
+    /// The prompt's budget.
+    pub budget: u32,
+    /// Tokens used.
+    pub used: u32,
+    /// The tokenizer that counted (and whether exactly).
+    pub tokenizer: String,
+    /// The exchange as recorded, if it was.
+    pub recorded_id: Option<String>,
+}
+
+/// A memory that went into a prompt.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct InjectedView {
+    /// Its id.
+    pub id: String,
+    /// Its one-line title.
+    pub title: String,
+    /// Its part of the prompt.
+    pub section: String,
+    /// Its relevance.
+    pub score: f64,
+    /// What it cost.
+    pub tokens: u32,
+}
+
+impl Engine {
+    /// [`Engine::ask`], summarized for a window: titles of the injected memories looked up.
+    pub fn chat_turn(
+        &mut self,
+        params: AskParams,
+        model: &dyn ChatModel,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> ApiResult<ChatTurnView> {
+        let view = self.ask(params, model, on_text, cancel)?;
+        let report = &view.context.report;
+        let mut injected = Vec::new();
+        for d in &report.included {
+            let title = match self.store_view().get(d.id) {
+                Ok(m) => crate::dto::content_title(&m.content),
+                Err(_) => d.id.to_string(),
+            };
+            let tokens = u32::try_from(d.tokens).unwrap_or(u32::MAX);
+            injected.push(InjectedView {
+                id: d.id.to_string(),
+                title,
+                section: section_name(d.section),
+                score: d.score,
+                tokens,
+            });
+        }
+        let sections = report
+            .sections
+            .iter()
+            .map(|(s, r)| (section_name(*s), u32::try_from(r.tokens).unwrap_or(u32::MAX)))
+            .collect();
+        Ok(ChatTurnView {
+            answer: view.answer,
+            provider: view.provider,
+            model: view.model,
+            finish: view.finish,
+            injected,
+            sections,
+            budget: u32::try_from(report.budget).unwrap_or(u32::MAX),
+            used: u32::try_from(report.used).unwrap_or(u32::MAX),
+            tokenizer: format!("{}{}", report.tokenizer, if report.exact { "" } else { " (approximate)" }),
+            recorded_id: view.recorded.map(|m| m.id),
+        })
+    }
+}
+
+/// A prompt section's name as it serializes (`facts`, `episodes`…).
+fn section_name(s: strata_context::Section) -> String {
+    serde_json::to_value(s).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}

@@ -29,6 +29,20 @@ pub struct ContextSettings {
     pub options: ContextOptions,
 }
 
+impl ContextSettings {
+    /// The user's settings: their catalogue (`STRATA_CATALOGUE`, else `models.toml` in their
+    /// config folder), the models folder the setup step fills, and their cap on any prompt
+    /// (`STRATA_BUDGET_CAP`: a model's window can be far larger than they want to pay for).
+    pub fn for_user() -> ContextSettings {
+        let catalogue = std::env::var_os("STRATA_CATALOGUE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| directories::ProjectDirs::from("", "", "strata").map(|d| d.config_dir().join("models.toml")));
+        let budget_cap = std::env::var("STRATA_BUDGET_CAP").ok().and_then(|v| v.trim().parse().ok()).filter(|v| *v > 0);
+        ContextSettings { catalogue, models_dir: Some(strata_tokens::models_dir()), budget_cap, ..Default::default() }
+    }
+}
+
 impl Default for ContextSettings {
     fn default() -> Self {
         ContextSettings {

@@ -19,7 +19,7 @@ pub mod scalebench;
 pub mod shapes;
 pub mod tokenbench;
 
-pub use ask::{AskParams, AskView};
+pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};

@@ -534,18 +534,7 @@ fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
 
 /// Where the CLI finds the user's model catalogue and local tokenizers.
 fn context_settings() -> strata_api::ContextSettings {
-    let catalogue = std::env::var_os("STRATA_CATALOGUE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| directories::ProjectDirs::from("", "", "strata").map(|d| d.config_dir().join("models.toml")));
-    // The user's cap on any prompt (a model's window can be far larger than they want to pay for).
-    let budget_cap = std::env::var("STRATA_BUDGET_CAP").ok().and_then(|v| v.trim().parse().ok()).filter(|v| *v > 0);
-    strata_api::ContextSettings {
-        catalogue,
-        models_dir: Some(strata_models::models_dir()),
-        budget_cap,
-        ..Default::default()
-    }
+    strata_api::ContextSettings::for_user()
 }
 
 fn run_key(command: KeyCommand, out: &Out) -> Result<()> {
