@@ -158,3 +158,70 @@ pub(crate) async fn chat(
         })
         .await
 }
+
+/// What Settings shows: where things are, and the MCP server's state.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct SettingsView {
+    /// The database file.
+    database: String,
+    /// The folder the on-device models are read from.
+    models: String,
+    /// Whether the embedding model is there.
+    embedder_present: bool,
+    /// Whether the chat model is there.
+    chat_model_present: bool,
+    /// The MCP server, when running.
+    mcp: Option<McpView>,
+}
+
+/// A running MCP server, for clients' configuration.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct McpView {
+    /// The address clients connect to.
+    url: String,
+    /// The bearer token they send.
+    token: String,
+}
+
+async fn settings_view(state: &AppState) -> SettingsView {
+    let models = strata_models::models_dir();
+    let mcp = state.mcp.lock().await.as_ref().map(|m| McpView {
+        url: format!("http://{}{}", m.running.addr, strata_mcp::http::PATH),
+        token: m.token.clone(),
+    });
+    SettingsView {
+        database: state.db_path.display().to_string(),
+        embedder_present: models.join(strata_models::EMBEDDER_DIR).join("model.safetensors").exists(),
+        chat_model_present: models.join(strata_models::CHAT_DIR).join(strata_models::CHAT_FILE).exists(),
+        models: models.display().to_string(),
+        mcp,
+    }
+}
+
+/// Where things are, and whether the MCP server runs.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn settings(state: State<'_, AppState>) -> Result<SettingsView, ApiError> {
+    Ok(settings_view(&state).await)
+}
+
+/// Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn set_mcp(state: State<'_, AppState>, on: bool, port: u16) -> Result<SettingsView, ApiError> {
+    let mut mcp = state.mcp.lock().await;
+    if let Some(old) = mcp.take() {
+        let _ = old.running.stop().await;
+    }
+    if on {
+        let server = strata_mcp::StrataMcp::new(state.engine_for_mcp()?, strata_mcp::McpSettings::default());
+        let token = strata_mcp::http::new_token();
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let running = strata_mcp::http::serve(server, addr, token.clone()).await.map_err(|e| {
+            ApiError::new(strata_api::ErrorCode::Io, format!("cannot start the MCP server on {addr}: {e}"))
+        })?;
+        *mcp = Some(crate::state::McpServer { running, token });
+    }
+    drop(mcp);
+    Ok(settings_view(&state).await)
+}

@@ -22,6 +22,8 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::move_tier,
         commands::import_text,
         commands::chat,
+        commands::settings,
+        commands::set_mcp,
     ])
 }
 

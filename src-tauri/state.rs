@@ -12,6 +12,16 @@ pub struct AppState {
     engine: Arc<Mutex<Engine>>,
     /// The on-device chat model: its weights load on the first answer.
     chat: Option<Arc<strata_models::LazyLocalChat>>,
+    /// The MCP server over HTTP, when switched on in Settings.
+    pub mcp: tokio::sync::Mutex<Option<McpServer>>,
+    /// Where the database is.
+    pub db_path: PathBuf,
+}
+
+/// A running MCP server: where it listens and the token clients send.
+pub struct McpServer {
+    pub running: strata_mcp::http::Running,
+    pub token: String,
 }
 
 impl AppState {
@@ -28,6 +38,7 @@ impl AppState {
             ..Default::default()
         };
         let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));
+        let path = path.clone();
         let background = engine.clone();
         std::thread::spawn(move || match strata_models::MiniLm::load_default() {
             Ok(model) => {
@@ -45,7 +56,7 @@ impl AppState {
                 None
             }
         };
-        Ok(AppState { engine, chat })
+        Ok(AppState { engine, chat, mcp: tokio::sync::Mutex::new(None), db_path: path })
     }
 
     /// The on-device chat model, or why there is none.
@@ -53,6 +64,13 @@ impl AppState {
         self.chat.clone().ok_or_else(|| {
             ApiError::new(ErrorCode::Model, "the on-device chat model is missing: run `make setup` to fetch it")
         })
+    }
+
+    /// An engine of its own for the MCP server (same database, embedder and worker).
+    pub fn engine_for_mcp(&self) -> ApiResult<Engine> {
+        let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+        let opts = EngineOptions { client: "mcp".into(), ..e.options().clone() };
+        e.for_caller(opts)
     }
 
     /// Runs `f` on the engine off the async runtime.

@@ -286,3 +286,41 @@ fn chat_with_the_on_device_model_shows_the_memories_used_and_remembers() {
     assert_eq!(rows.len(), 9, "{rows:?}");
     s.end();
 }
+
+#[test]
+fn settings_switch_the_mcp_server_on_and_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-settings"));
+    assert_eq!(s.text(&s.find("#database")), db.display().to_string());
+
+    let port = s.find(".settings .port");
+    s.clear(&port);
+    s.type_into(&port, "0"); // any free port
+    s.click(&s.find("#mcp-on"));
+    let url = s.text(&s.find("#mcp-url"));
+    let token = s.text(&s.find("#mcp-token"));
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    assert_eq!(token.len(), 64, "{token}");
+    screenshot(&s, "settings");
+
+    let http = reqwest::blocking::Client::new();
+    let hello = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}});
+    let post = |auth: Option<&str>| {
+        let mut r = http.post(&url).header("Accept", "application/json, text/event-stream").json(&hello);
+        if let Some(t) = auth {
+            r = r.bearer_auth(t);
+        }
+        r.send().map(|r| r.status().as_u16())
+    };
+    assert_eq!(post(None).unwrap(), 401, "no token, no memory");
+    assert_eq!(post(Some(&token)).unwrap(), 200, "the token opens a session");
+
+    s.click(&s.find("#mcp-on"));
+    s.wait_for("the server to stop", |s| s.all("#mcp-url").is_empty().then_some(()));
+    assert!(post(Some(&token)).is_err(), "switched off: nothing listens");
+    s.end();
+}

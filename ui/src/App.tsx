@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Chat } from "./Chat";
 import { Memories } from "./Memories";
+import { Settings } from "./Settings";
 
 type Screen = "memories" | "chat" | "settings";
 
@@ -28,12 +29,7 @@ export function App() {
       <main>
         {screen === "memories" && <Memories />}
         {screen === "chat" && <Chat />}
-        {screen === "settings" && (
-          <div className="empty">
-            <h2>Settings</h2>
-            <p>Coming next: this screen is being built.</p>
-          </div>
-        )}
+        {screen === "settings" && <Settings />}
       </main>
     </div>
   );

@@ -34,6 +34,10 @@ export const commands = {
 	 *  piece by piece; the exchange is remembered.
 	 */
 	chat: (question: string, history: ChatMessage[], onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { question, history, onText })),
+	/**  Where things are, and whether the MCP server runs. */
+	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
+	/**  Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off. */
+	setMcp: (on: boolean, port: number) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("set_mcp", { on, port })),
 };
 
 /* Types */
@@ -482,6 +486,14 @@ export type LinkView = {
 	relation: string,
 };
 
+/**  A running MCP server, for clients' configuration. */
+export type McpView = {
+	/**  The address clients connect to. */
+	url: string,
+	/**  The bearer token they send. */
+	token: string,
+};
+
 /**  A new memory as a form holds it. */
 export type MemoryForm = MemoryForm_Serialize | MemoryForm_Deserialize;
 
@@ -631,6 +643,37 @@ export type ScopeShape_Serialize = {
 	agent_id?: string | null,
 	/**  The session it was made in. */
 	session_id?: string | null,
+};
+
+/**  What Settings shows: where things are, and the MCP server's state. */
+export type SettingsView = SettingsView_Serialize | SettingsView_Deserialize;
+
+/**  What Settings shows: where things are, and the MCP server's state. */
+export type SettingsView_Deserialize = {
+	/**  The database file. */
+	database: string,
+	/**  The folder the on-device models are read from. */
+	models: string,
+	/**  Whether the embedding model is there. */
+	embedder_present: boolean,
+	/**  Whether the chat model is there. */
+	chat_model_present: boolean,
+	/**  The MCP server, when running. */
+	mcp?: McpView | null,
+};
+
+/**  What Settings shows: where things are, and the MCP server's state. */
+export type SettingsView_Serialize = {
+	/**  The database file. */
+	database: string,
+	/**  The folder the on-device models are read from. */
+	models: string,
+	/**  Whether the embedding model is there. */
+	embedder_present: boolean,
+	/**  Whether the chat model is there. */
+	chat_model_present: boolean,
+	/**  The MCP server, when running. */
+	mcp: McpView | null,
 };
 
 /**  Where a memory came from. */
