@@ -1,7 +1,7 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
 use strata_api::dto::{EventView, ImportView, MemoryView, PageView, RecallView};
-use strata_api::forms::{EditForm, MemoryForm};
+use strata_api::forms::{EditForm, FilterForm, MemoryForm};
 use strata_api::{ApiError, AskParams, ChatTurnView, ForgetReport, Target};
 use strata_core::Filter;
 use tauri::State;
@@ -14,17 +14,23 @@ use crate::state::AppState;
 #[specta::specta]
 pub(crate) async fn list_memories(
     state: State<'_, AppState>,
+    filter: FilterForm,
     limit: u32,
     cursor: Option<String>,
 ) -> Result<PageView, ApiError> {
-    state.run(move |e| e.list(Filter::default(), limit as usize, cursor.as_deref())).await
+    state.run(move |e| e.list(filter.filter()?, limit as usize, cursor.as_deref())).await
 }
 
 /// Hybrid recall, each result with why it was recalled.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn recall(state: State<'_, AppState>, query: String, limit: u32) -> Result<Vec<RecallView>, ApiError> {
-    state.run(move |e| e.recall(&query, Filter::default(), limit as usize)).await
+pub(crate) async fn recall(
+    state: State<'_, AppState>,
+    query: String,
+    filter: FilterForm,
+    limit: u32,
+) -> Result<Vec<RecallView>, ApiError> {
+    state.run(move |e| e.recall(&query, filter.filter()?, limit as usize)).await
 }
 
 /// One memory by id or key.

@@ -105,6 +105,16 @@ fn search_open_and_forget_a_memory() {
     assert!(rows.iter().any(|t| t.starts_with("napoleon_bonaparte")), "{rows:?}");
     screenshot(&s, "memories");
 
+    // Filters narrow the list.
+    s.click(&s.find("#filter-type option[value=procedural]"));
+    let procedures = s.wait_for("procedures only", |s| {
+        let k = s.texts(".list li .kind");
+        (k.len() == 2 && k.iter().all(|x| x == "procedural")).then_some(k)
+    });
+    assert_eq!(procedures.len(), 2);
+    s.click(&s.find("#filter-type option[value='']"));
+    s.wait_for("every type again", |s| (s.all(".list li").len() == 8).then_some(()));
+
     // Search as you type.
     let search = s.find("#search");
     s.type_into(&search, "Napoleon Corsica");

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
   commands,
+  type FilterForm,
   type EventView_Serialize as EventView,
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
@@ -17,6 +18,9 @@ const PAGE = 100;
 // selected memory's details and history beside the list.
 export function Memories() {
   const [query, setQuery] = useState("");
+  const [type, setType] = useState("");
+  const [tier, setTier] = useState("");
+  const [tag, setTag] = useState("");
   const [rows, setRows] = useState<Row[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState<MemoryView | null>(null);
@@ -28,14 +32,24 @@ export function Memories() {
   const [editing, setEditing] = useState(false);
   const seq = useRef(0);
 
+  const filter: FilterForm = {
+    types: type ? [type] : [],
+    tiers: tier ? [tier] : [],
+    tags: tag.trim() ? [tag.trim()] : [],
+    since: null,
+    until: null,
+  };
+  const filterKey = JSON.stringify(filter);
+
   const load = useCallback(async (q: string) => {
+    const filter = JSON.parse(filterKey) as FilterForm;
     const mine = ++seq.current;
     const started = performance.now();
     const r = q.trim()
-      ? await commands.recall(q, 50).then((res) =>
+      ? await commands.recall(q, filter, 50).then((res) =>
           res.status === "ok" ? { ok: res.data.map((x) => ({ memory: x.memory, why: x.why })), next: null } : { err: res.error },
         )
-      : await commands.listMemories(PAGE, null).then((res) =>
+      : await commands.listMemories(filter, PAGE, null).then((res) =>
           res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
         );
     if (mine !== seq.current) return; // a newer keystroke won
@@ -47,7 +61,7 @@ export function Memories() {
     setRows(r.ok!);
     setCursor(r.next);
     setElapsed(Math.round(performance.now() - started));
-  }, []);
+  }, [filterKey]);
 
   useEffect(() => {
     const t = setTimeout(() => load(query), query ? 80 : 0);
@@ -68,7 +82,7 @@ export function Memories() {
 
   const more = async () => {
     if (!cursor) return;
-    const res = await commands.listMemories(PAGE, cursor);
+    const res = await commands.listMemories(filter, PAGE, cursor);
     if (res.status === "ok") {
       setRows((old) => [...old, ...res.data.items.map((m) => ({ memory: m }))]);
       setCursor(res.data.next_cursor ?? null);
@@ -113,6 +127,21 @@ export function Memories() {
           autoFocus
           onChange={(e) => setQuery(e.target.value)}
         />
+        <div className="filters">
+          <select id="filter-type" value={type} onChange={(e) => setType(e.target.value)} aria-label="Type">
+            <option value="">Any type</option>
+            <option value="semantic">Facts</option>
+            <option value="episodic">Episodes</option>
+            <option value="procedural">Procedures</option>
+          </select>
+          <select id="filter-tier" value={tier} onChange={(e) => setTier(e.target.value)} aria-label="Tier">
+            <option value="">Any tier</option>
+            <option value="short">Short-term</option>
+            <option value="medium">Medium-term</option>
+            <option value="long">Long-term</option>
+          </select>
+          <input id="filter-tag" value={tag} onChange={(e) => setTag(e.target.value)} placeholder="Tag" aria-label="Tag" />
+        </div>
         <button
           id="new"
           className="new"

@@ -7,9 +7,9 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 /** Commands */
 export const commands = {
 	/**  A page of memories, newest first. */
-	listMemories: (limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { limit, cursor })),
+	listMemories: (filter: FilterForm_Deserialize, limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { filter, limit, cursor })),
 	/**  Hybrid recall, each result with why it was recalled. */
-	recall: (query: string, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("recall", { query, limit })),
+	recall: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("recall", { query, filter, limit })),
 	/**  One memory by id or key. */
 	getMemory: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("get_memory", { id })),
 	/**  A memory's events, oldest first. */
@@ -417,6 +417,37 @@ export type EventView_Serialize = {
 	summary: string,
 	/**  Whether its payload was erased by forget. */
 	redacted: boolean,
+};
+
+/**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
+export type FilterForm = FilterForm_Serialize | FilterForm_Deserialize;
+
+/**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
+export type FilterForm_Deserialize = {
+	/**  Types: `semantic`, `episodic`, `procedural`. */
+	types: string[],
+	/**  Tiers: `short`, `medium`, `long`. */
+	tiers: string[],
+	/**  Tags every memory must have. */
+	tags: string[],
+	/**  Occurred at or after (RFC 3339 or YYYY-MM-DD). */
+	since?: string | null,
+	/**  Occurred before. */
+	until?: string | null,
+};
+
+/**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
+export type FilterForm_Serialize = {
+	/**  Types: `semantic`, `episodic`, `procedural`. */
+	types: string[],
+	/**  Tiers: `short`, `medium`, `long`. */
+	tiers: string[],
+	/**  Tags every memory must have. */
+	tags: string[],
+	/**  Occurred at or after (RFC 3339 or YYYY-MM-DD). */
+	since: string | null,
+	/**  Occurred before. */
+	until: string | null,
 };
 
 /**  What `forget` did. */

@@ -106,6 +106,42 @@ impl MemoryForm {
     }
 }
 
+/// Which memories a list or a search shows, as the filter bar holds it (empty means any).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FilterForm {
+    /// Types: `semantic`, `episodic`, `procedural`.
+    pub types: Vec<String>,
+    /// Tiers: `short`, `medium`, `long`.
+    pub tiers: Vec<String>,
+    /// Tags every memory must have.
+    pub tags: Vec<String>,
+    /// Occurred at or after (RFC 3339 or YYYY-MM-DD).
+    pub since: Option<String>,
+    /// Occurred before.
+    pub until: Option<String>,
+}
+
+impl FilterForm {
+    /// The filter, or a sentence naming what does not parse.
+    pub fn filter(self) -> ApiResult<strata_core::Filter> {
+        let time = |s: Option<String>| -> ApiResult<_> {
+            Ok(match s.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                Some(t) => Some(strata_core::time::parse_time(t)?),
+                None => None,
+            })
+        };
+        Ok(strata_core::Filter {
+            kinds: self.types.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
+            tiers: self.tiers.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
+            tags: self.tags.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
+            since: time(self.since)?,
+            until: time(self.until)?,
+            ..Default::default()
+        })
+    }
+}
+
 /// Changes to a memory as the edit form holds them: its fields as they should now read (the
 /// type, key and name stay), its tags and importance.
 #[derive(Debug, Clone, Serialize, Deserialize)]
