@@ -129,6 +129,8 @@ fn search_open_and_forget_a_memory() {
     s.click(&s.all(".list li")[0]);
     let detail = s.text(&s.find("#detail"));
     assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
+    let why = s.text(&s.find("#why"));
+    assert!(why.contains("keywords #1") && why.contains("recency"), "the last search's score breakdown: {why}");
     assert!(!s.texts(".timeline li").is_empty(), "the history shows its events");
     screenshot(&s, "memory-detail");
 

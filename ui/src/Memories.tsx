@@ -25,6 +25,7 @@ export function Memories() {
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState<MemoryView | null>(null);
   const [history, setHistory] = useState<EventView[]>([]);
+  const [why, setWhy] = useState<RecallView["why"] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
@@ -89,7 +90,8 @@ export function Memories() {
     } else setError(describe(res.error));
   };
 
-  const open = async (m: MemoryView) => {
+  const open = async (m: MemoryView, because: RecallView["why"] | null = null) => {
+    setWhy(because);
     setCreating(false);
     setEditing(false);
     setSelected(m);
@@ -187,7 +189,7 @@ export function Memories() {
         )}
         <ul>
           {rows.map((r) => (
-            <li key={r.memory.id} className={selected?.id === r.memory.id ? "selected" : ""} onClick={() => open(r.memory)}>
+            <li key={r.memory.id} className={selected?.id === r.memory.id ? "selected" : ""} onClick={() => open(r.memory, r.why ?? null)}>
               <span className={`kind ${r.memory.type}`}>{r.memory.type}</span>
               <span className="title">{title(r.memory)}</span>
               {r.why && <span className="score">{(r.why.score ?? 0).toFixed(2)}</span>}
@@ -275,6 +277,42 @@ export function Memories() {
                   <li key={i}>{s}</li>
                 ))}
               </ol>
+            )}
+            {why && (
+              <>
+                <h3>Why it was recalled</h3>
+                <table className="why-table" id="why">
+                  <tbody>
+                    <tr>
+                      <th>Score</th>
+                      <td>{(why.score ?? 0).toFixed(3)}</td>
+                    </tr>
+                    <tr>
+                      <th>Match</th>
+                      <td>
+                        {(why.matched ?? 0).toFixed(3)}
+                        {why.keyword_rank != null && ` · keywords #${why.keyword_rank}`}
+                        {why.similarity != null && ` · meaning ${(why.similarity ?? 0).toFixed(2)}`}
+                      </td>
+                    </tr>
+                    {why.time_phrase && (
+                      <tr>
+                        <th>Time</th>
+                        <td>
+                          “{why.time_phrase}” +{(why.time ?? 0).toFixed(3)}
+                        </td>
+                      </tr>
+                    )}
+                    <tr>
+                      <th>Relevance</th>
+                      <td>
+                        recency +{(why.recency ?? 0).toFixed(3)} · use +{(why.frequency ?? 0).toFixed(3)} · importance +
+                        {(why.importance ?? 0).toFixed(3)} · tier +{(why.tier ?? 0).toFixed(3)}
+                      </td>
+                    </tr>
+                  </tbody>
+                </table>
+              </>
             )}
             <h3>History</h3>
             <ol className="timeline">
