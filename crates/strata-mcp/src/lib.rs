@@ -264,3 +264,24 @@ pub async fn serve_stdio(server: StrataMcp) -> std::io::Result<()> {
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{fitting, normalize_identity};
+
+    #[test]
+    fn results_are_cut_to_the_byte_limit_but_keep_at_least_one_item() {
+        let items: Vec<String> = (0..10).map(|i| format!("{i:0>98}")).collect(); // 100 bytes of JSON each
+        assert_eq!(fitting(&items, 1_000), 10);
+        assert_eq!(fitting(&items, 350), 3);
+        assert_eq!(fitting(&items, 10), 1, "one oversized item still goes, alone");
+        assert_eq!(fitting::<String>(&[], 10), 0);
+    }
+
+    #[test]
+    fn client_names_become_agent_ids() {
+        assert_eq!(normalize_identity("  Claude-AI "), "claude-ai");
+        assert_eq!(normalize_identity(""), "mcp-client");
+        assert_eq!(normalize_identity(&"x".repeat(100)).len(), 64);
+    }
+}
