@@ -1,8 +1,8 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
-use strata_api::dto::{EventView, ImportView, MemoryView, PageView, RecallView};
+use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, FilterForm, MemoryForm};
-use strata_api::{ApiError, AskParams, ChatTurnView, ForgetReport, Target};
+use strata_api::{ApiError, AskParams, ChatChoice, ChatTurnView, ErrorCode, ForgetReport, Target};
 use strata_core::Filter;
 use tauri::State;
 use tauri::ipc::Channel;
@@ -38,6 +38,13 @@ pub(crate) async fn recall(
 #[specta::specta]
 pub(crate) async fn get_memory(state: State<'_, AppState>, id: String) -> Result<MemoryView, ApiError> {
     state.run(move |e| e.get(&Target::new(id), None)).await
+}
+
+/// A memory as it was just after the event numbered `seq` (the history's "as of" view).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn memory_as_of(state: State<'_, AppState>, id: String, seq: f64) -> Result<MemoryView, ApiError> {
+    state.run(move |e| e.get(&Target::new(id), Some(strata_core::AsOf::Seq(seq as i64)))).await
 }
 
 /// A memory's events, oldest first.
@@ -96,22 +103,8 @@ pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: Stri
         .await
 }
 
-/// Imports a file's text (a seed-002 document, a backup, or a reference-server memory.json;
-/// the format is detected) in one transaction: a bad file changes nothing.
-#[tauri::command]
-#[specta::specta]
-pub(crate) async fn import_text(
-    state: State<'_, AppState>,
-    name: String,
-    text: String,
-) -> Result<ImportView, ApiError> {
-    state
-        .run(move |e| {
-            let (format, imported) = e.import(&name, &mut text.as_bytes(), None)?;
-            Ok(ImportView { format, imported })
-        })
-        .await
-}
+/// The chat choice that names the on-device model.
+pub(crate) const ON_DEVICE: &str = "on-device";
 
 /// One message of the conversation so far.
 #[derive(Debug, Clone, serde::Deserialize, specta::Type)]
@@ -122,17 +115,33 @@ pub(crate) struct ChatMessage {
     content: String,
 }
 
-/// One memory-augmented turn with the on-device model: the answer streams over `on_text`
-/// piece by piece; the exchange is remembered.
+/// One memory-augmented turn with the chosen model (none or `on-device`: the on-device
+/// model; else a provider, its key from the environment or the keychain): the answer streams
+/// over `on_text` piece by piece; the exchange is remembered.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn chat(
     state: State<'_, AppState>,
     question: String,
     history: Vec<ChatMessage>,
+    model: Option<ChatChoice>,
     on_text: Channel<String>,
 ) -> Result<ChatTurnView, ApiError> {
-    let model = state.chat_model()?;
+    let model: std::sync::Arc<dyn strata_core::ChatModel> = match model.filter(|c| c.provider != ON_DEVICE) {
+        None => state.chat_model()?,
+        Some(c) => {
+            let config = strata_providers::ProviderConfig {
+                provider: c.provider,
+                model: c.model.trim().to_string(),
+                base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
+                key: None,
+            };
+            tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
+                .await
+                .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
+                .into()
+        }
+    };
     state
         .run(move |e| {
             let history = history
@@ -163,71 +172,4 @@ pub(crate) async fn chat(
             )
         })
         .await
-}
-
-/// What Settings shows: where things are, and the MCP server's state.
-#[derive(Debug, Clone, serde::Serialize, specta::Type)]
-pub(crate) struct SettingsView {
-    /// The database file.
-    database: String,
-    /// The folder the on-device models are read from.
-    models: String,
-    /// Whether the embedding model is there.
-    embedder_present: bool,
-    /// Whether the chat model is there.
-    chat_model_present: bool,
-    /// The MCP server, when running.
-    mcp: Option<McpView>,
-}
-
-/// A running MCP server, for clients' configuration.
-#[derive(Debug, Clone, serde::Serialize, specta::Type)]
-pub(crate) struct McpView {
-    /// The address clients connect to.
-    url: String,
-    /// The bearer token they send.
-    token: String,
-}
-
-async fn settings_view(state: &AppState) -> SettingsView {
-    let models = strata_models::models_dir();
-    let mcp = state.mcp.lock().await.as_ref().map(|m| McpView {
-        url: format!("http://{}{}", m.running.addr, strata_mcp::http::PATH),
-        token: m.token.clone(),
-    });
-    SettingsView {
-        database: state.db_path.display().to_string(),
-        embedder_present: models.join(strata_models::EMBEDDER_DIR).join("model.safetensors").exists(),
-        chat_model_present: models.join(strata_models::CHAT_DIR).join(strata_models::CHAT_FILE).exists(),
-        models: models.display().to_string(),
-        mcp,
-    }
-}
-
-/// Where things are, and whether the MCP server runs.
-#[tauri::command]
-#[specta::specta]
-pub(crate) async fn settings(state: State<'_, AppState>) -> Result<SettingsView, ApiError> {
-    Ok(settings_view(&state).await)
-}
-
-/// Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off.
-#[tauri::command]
-#[specta::specta]
-pub(crate) async fn set_mcp(state: State<'_, AppState>, on: bool, port: u16) -> Result<SettingsView, ApiError> {
-    let mut mcp = state.mcp.lock().await;
-    if let Some(old) = mcp.take() {
-        let _ = old.running.stop().await;
-    }
-    if on {
-        let server = strata_mcp::StrataMcp::new(state.engine_for_mcp()?, strata_mcp::McpSettings::default());
-        let token = strata_mcp::http::new_token();
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-        let running = strata_mcp::http::serve(server, addr, token.clone()).await.map_err(|e| {
-            ApiError::new(strata_api::ErrorCode::Io, format!("cannot start the MCP server on {addr}: {e}"))
-        })?;
-        *mcp = Some(crate::state::McpServer { running, token });
-    }
-    drop(mcp);
-    Ok(settings_view(&state).await)
 }

@@ -4,6 +4,8 @@
 //! generated from them by `tauri-specta`.
 
 mod commands;
+mod jobs;
+mod settings;
 mod state;
 
 use tauri_specta::{Builder, collect_commands};
@@ -14,16 +16,24 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::list_memories,
         commands::recall,
         commands::get_memory,
+        commands::memory_as_of,
         commands::history,
         commands::forget,
         commands::add_memory,
         commands::edit_memory,
         commands::pin,
         commands::move_tier,
-        commands::import_text,
         commands::chat,
-        commands::settings,
-        commands::set_mcp,
+        jobs::import_file,
+        jobs::export_file,
+        jobs::reembed,
+        jobs::maintain,
+        jobs::cancel_job,
+        settings::settings,
+        settings::save_settings,
+        settings::set_mcp,
+        settings::providers,
+        settings::set_key,
     ])
 }
 

@@ -16,6 +16,8 @@ pub struct AppState {
     pub mcp: tokio::sync::Mutex<Option<McpServer>>,
     /// Where the database is.
     pub db_path: PathBuf,
+    /// The long jobs running, by the id the window gave them: their stop flags.
+    pub jobs: Arc<Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicBool>>>>,
 }
 
 /// A running MCP server: where it listens and the token clients send.
@@ -56,7 +58,7 @@ impl AppState {
                 None
             }
         };
-        Ok(AppState { engine, chat, mcp: tokio::sync::Mutex::new(None), db_path: path })
+        Ok(AppState { engine, chat, mcp: tokio::sync::Mutex::new(None), db_path: path, jobs: Default::default() })
     }
 
     /// The on-device chat model, or why there is none.
@@ -71,6 +73,21 @@ impl AppState {
         let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
         let opts = EngineOptions { client: "mcp".into(), ..e.options().clone() };
         e.for_caller(opts)
+    }
+
+    /// Runs `f` off the async runtime on an engine of its own (same database, person,
+    /// embedder and worker), so that a long job leaves the window's engine free.
+    pub async fn run_apart<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        let mut apart = {
+            let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+            e.for_caller(e.options().clone())?
+        };
+        tauri::async_runtime::spawn_blocking(move || f(&mut apart))
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the job failed: {e}")))?
     }
 
     /// Runs `f` on the engine off the async runtime.

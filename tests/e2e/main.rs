@@ -3,10 +3,14 @@
 //! Xvfb, on a database of its own. Each screen's screenshot is saved under the test's temp
 //! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
 
+mod detail;
+mod jobs;
+mod providers;
 mod webdriver;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,6 +31,13 @@ fn free_port() -> u16 {
 
 impl Driver {
     fn start(db: &Path) -> Driver {
+        Driver::start_with(db, &[], false)
+    }
+
+    /// With more environment for the app, and with `keychain`, inside a D-Bus session of its
+    /// own that holds an unlocked secret service (GNOME Keyring), so the app's keys go there.
+    /// The settings file is kept beside the database.
+    fn start_with(db: &Path, env: &[(&str, &str)], keychain: bool) -> Driver {
         // Xvfb picks a free display and writes its number on the descriptor we name.
         let mut xvfb = Command::new("Xvfb")
             .args(["-displayfd", "1", "-screen", "0", "1200x800x24", "-nolisten", "tcp"])
@@ -38,14 +49,35 @@ impl Driver {
         BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut display).unwrap();
         let display = format!(":{}", display.trim());
         let (port, native) = (free_port(), free_port());
-        let driver = Command::new(tauri_driver())
-            .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+        let driver_args = ["--port".to_string(), port.to_string(), "--native-port".to_string(), native.to_string()];
+        let mut command = if keychain {
+            let mut c = Command::new("dbus-run-session");
+            c.args([
+                "--",
+                "sh",
+                "-c",
+                "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec \"$0\" \"$@\"",
+            ]);
+            c.arg(tauri_driver()).args(driver_args);
+            c
+        } else {
+            let mut c = Command::new(tauri_driver());
+            c.args(driver_args);
+            c
+        };
+        let settings = db.with_file_name("settings.json");
+        command
             .env("DISPLAY", &display)
             .env("STRATA_DB", db)
+            .env("STRATA_SETTINGS", settings)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_COMPATIBLE_API_KEY")
+            .envs(env.iter().copied())
+            .process_group(0)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("tauri-driver is missing: run scripts/setup");
+            .stderr(Stdio::null());
+        let driver = command.spawn().expect("tauri-driver is missing: run scripts/setup");
         let url = format!("http://127.0.0.1:{port}");
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -58,10 +90,12 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        for child in [&mut self.driver, &mut self.xvfb] {
-            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-            let _ = child.wait();
-        }
+        // The driver's whole process group: tauri-driver, WebKitWebDriver, and with a
+        // keychain the D-Bus session and its daemons.
+        let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.driver.id())]).status();
+        let _ = self.driver.wait();
+        let _ = Command::new("kill").args(["-TERM", &self.xvfb.id().to_string()]).status();
+        let _ = self.xvfb.wait();
     }
 }
 

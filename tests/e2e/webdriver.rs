@@ -22,7 +22,16 @@ impl Session {
     pub fn start(driver: &str, application: &str) -> Session {
         let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
         let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {"application": application}}}});
-        let v: Value = http.post(format!("{driver}/session")).json(&caps).send().unwrap().json().unwrap();
+        // tauri-driver listens before its WebKitWebDriver does: a first request may find the
+        // connection dropped; it is tried again for a while.
+        let start = Instant::now();
+        let v: Value = loop {
+            match http.post(format!("{driver}/session")).json(&caps).send().and_then(|r| r.json()) {
+                Ok(v) => break v,
+                Err(_) if start.elapsed() < Duration::from_secs(30) => std::thread::sleep(Duration::from_millis(500)),
+                Err(e) => panic!("no WebDriver session: {e}"),
+            }
+        };
         let id = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {v}")).to_string();
         Session { http, base: format!("{driver}/session/{id}") }
     }
@@ -109,6 +118,11 @@ impl Session {
     /// Accepts the open dialog.
     pub fn accept_dialog(&self) {
         self.post("/alert/accept", json!({}));
+    }
+
+    /// Runs a script in the page (its `arguments` are `args`) and returns what it returns.
+    pub fn execute(&self, script: &str, args: Value) -> Value {
+        self.post("/execute/sync", json!({"script": script, "args": args}))
     }
 
     /// A PNG of the window.

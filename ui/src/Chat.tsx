@@ -1,6 +1,6 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import { commands, type ChatTurnView_Serialize as Turn } from "./bindings";
+import { commands, type ChatChoice_Serialize as ChatChoice, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView, type ChatTurnView_Serialize as Turn } from "./bindings";
 import { describe } from "./errors";
 
 type Entry = { question: string; answer: string; turn?: Turn; error?: string };
@@ -32,12 +32,87 @@ function Budget({ turn }: { turn: Turn }) {
   );
 }
 
-// Chat with the on-device model: each answer streams in, with the memories that were put in
-// its prompt and how the token budget was spent beside it. Every exchange is remembered.
+const ON_DEVICE: ChatChoice = { provider: "on-device", model: "", base_url: null };
+
+// Which model answers: the on-device one (the default, no key) or a provider's, remembered
+// in Settings for next time.
+function Picker({ choice, onChange }: { choice: ChatChoice; onChange: (c: ChatChoice) => void }) {
+  const [providers, setProviders] = useState<ProviderView[]>([]);
+  useEffect(() => {
+    commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
+  }, []);
+  const models = providers.find((p) => p.name === choice.provider)?.models ?? [];
+  return (
+    <div className="picker">
+      Model:
+      <select
+        id="chat-provider"
+        value={choice.provider}
+        onChange={(e) => onChange(e.target.value === "on-device" ? ON_DEVICE : { provider: e.target.value, model: "", base_url: null })}
+        aria-label="Provider"
+      >
+        <option value="on-device">On this computer (SmolLM2)</option>
+        {providers.map((p) => (
+          <option key={p.name} value={p.name}>
+            {p.name}
+            {p.needs_key && p.key_from === "missing" ? " (no key)" : ""}
+          </option>
+        ))}
+      </select>
+      {choice.provider !== "on-device" && (
+        <>
+          <input
+            id="chat-model"
+            list="chat-models"
+            value={choice.model}
+            onChange={(e) => onChange({ ...choice, model: e.target.value })}
+            placeholder="model name"
+            aria-label="Model"
+          />
+          <datalist id="chat-models">
+            {models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+          {(choice.provider === "openai-compatible" || choice.provider === "ollama") && (
+            <input
+              id="chat-address"
+              value={choice.base_url ?? ""}
+              onChange={(e) => onChange({ ...choice, base_url: e.target.value || null })}
+              placeholder={choice.provider === "ollama" ? "http://127.0.0.1:11434" : "http://127.0.0.1:4000/v1"}
+              aria-label="Address"
+            />
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+// Chat with memory: each answer streams in, with the memories that were put in its prompt and
+// how the token budget was spent beside it. Every exchange is remembered.
 export function Chat() {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
+  const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
+  const [saved, setSaved] = useState<SettingsView | null>(null);
+
+  useEffect(() => {
+    commands.settings().then((r) => {
+      if (r.status !== "ok") return;
+      setSaved(r.data);
+      if (r.data.saved.chat) setChoice(r.data.saved.chat);
+    });
+  }, []);
+
+  const choose = (c: ChatChoice) => {
+    setChoice(c);
+    if (saved) {
+      const next = { ...saved.saved, chat: c.provider === "on-device" ? null : c };
+      commands.saveSettings(next).then((r) => r.status === "ok" && setSaved(r.data));
+    }
+  };
 
   const send = async () => {
     const question = input.trim();
@@ -53,7 +128,7 @@ export function Chat() {
     const update = (f: (e: Entry) => Entry) => setEntries((old) => old.map((e, i) => (i === index ? f(e) : e)));
     const onText = new Channel<string>();
     onText.onmessage = (piece) => update((e) => ({ ...e, answer: e.answer + piece }));
-    const res = await commands.chat(question, history, onText);
+    const res = await commands.chat(question, history, choice.provider === "on-device" ? null : choice, onText);
     if (res.status === "ok") update((e) => ({ ...e, answer: res.data.answer, turn: res.data }));
     else update((e) => ({ ...e, error: describe(res.error) }));
     setBusy(false);
@@ -61,11 +136,11 @@ export function Chat() {
 
   return (
     <div className="chat">
+      <Picker choice={choice} onChange={choose} />
       <div className="turns">
         {entries.length === 0 && (
           <div className="empty">
-            Ask anything. The on-device model answers with what Strata remembers, and the conversation is remembered
-            too.
+            Ask anything. The model answers with what Strata remembers, and the conversation is remembered too.
           </div>
         )}
         {entries.map((e, i) => (

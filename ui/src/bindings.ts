@@ -12,6 +12,8 @@ export const commands = {
 	recall: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("recall", { query, filter, limit })),
 	/**  One memory by id or key. */
 	getMemory: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("get_memory", { id })),
+	/**  A memory as it was just after the event numbered `seq` (the history's "as of" view). */
+	memoryAsOf: (id: string, seq: number | null) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("memory_as_of", { id, seq })),
 	/**  A memory's events, oldest first. */
 	history: (id: string) => typedError<EventView_Serialize[], ApiError>(__TAURI_INVOKE("history", { id })),
 	/**  Forgets a memory for good. */
@@ -25,19 +27,45 @@ export const commands = {
 	/**  Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice. */
 	moveTier: (id: string, tier: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("move_tier", { id, tier })),
 	/**
-	 *  Imports a file's text (a seed-002 document, a backup, or a reference-server memory.json;
-	 *  the format is detected) in one transaction: a bad file changes nothing.
+	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
+	 *  model; else a provider, its key from the environment or the keychain): the answer streams
+	 *  over `on_text` piece by piece; the exchange is remembered.
 	 */
-	importText: (name: string, text: string) => typedError<ImportView, ApiError>(__TAURI_INVOKE("import_text", { name, text })),
+	chat: (question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { question, history, model, onText })),
 	/**
-	 *  One memory-augmented turn with the on-device model: the answer streams over `on_text`
-	 *  piece by piece; the exchange is remembered.
+	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
+	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
+	 *  import changes nothing.
 	 */
-	chat: (question: string, history: ChatMessage[], onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { question, history, onText })),
-	/**  Where things are, and whether the MCP server runs. */
+	importFile: (job: string, name: string, text: string, onProgress: Channel<JobProgress>) => typedError<ImportView, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onProgress })),
+	/**
+	 *  Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
+	 *  a reference-server memory.json (`graph`) into `path` (default: a dated file in the
+	 *  Downloads folder). An existing file is never overwritten; a stopped export leaves none.
+	 */
+	exportFile: (job: string, format: ImportFormat, path: string | null, onProgress: Channel<JobProgress>) => typedError<ExportView, ApiError>(__TAURI_INVOKE("export_file", { job, format, path, onProgress })),
+	/**
+	 *  Embeds every memory that has no vector from the loaded model (after a model change or a
+	 *  large import), with progress; a stopped run keeps what it finished.
+	 */
+	reembed: (job: string, onProgress: Channel<JobProgress>) => typedError<JobProgress, ApiError>(__TAURI_INVOKE("reembed", { job, onProgress })),
+	/**
+	 *  Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
+	 *  it), with progress; a stopped run moves nothing.
+	 */
+	maintain: (job: string, apply: boolean, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, onProgress })),
+	/**  Asks a running job to stop; whether one by that id was running. */
+	cancelJob: (job: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("cancel_job", { job })),
+	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
+	/**  Checks and saves the settings (a bad value is refused and nothing changes). */
+	saveSettings: (saved: Settings_Deserialize) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("save_settings", { saved })),
 	/**  Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off. */
 	setMcp: (on: boolean, port: number) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("set_mcp", { on, port })),
+	/**  The providers and where their keys are. */
+	providers: () => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("providers")),
+	/**  Files a provider's key in the OS keychain (`key` empty: removes it). */
+	setKey: (provider: string, key: string) => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("set_key", { provider, key })),
 };
 
 /* Types */
@@ -82,6 +110,29 @@ export type BreakdownShape_Serialize = {
 	importance: number | null,
 	tier: number | null,
 	score: number | null,
+};
+
+/**  A chat model: which provider, which of its models, and where, when not the usual address. */
+export type ChatChoice = ChatChoice_Serialize | ChatChoice_Deserialize;
+
+/**  A chat model: which provider, which of its models, and where, when not the usual address. */
+export type ChatChoice_Deserialize = {
+	/**  `on-device`, `openai`, `anthropic`, `ollama` or `openai-compatible`. */
+	provider: string,
+	/**  The model's name at that provider (empty for the on-device model). */
+	model?: string,
+	/**  Another address than the provider's usual one. */
+	base_url?: string | null,
+};
+
+/**  A chat model: which provider, which of its models, and where, when not the usual address. */
+export type ChatChoice_Serialize = {
+	/**  `on-device`, `openai`, `anthropic`, `ollama` or `openai-compatible`. */
+	provider: string,
+	/**  The model's name at that provider (empty for the on-device model). */
+	model: string,
+	/**  Another address than the provider's usual one. */
+	base_url: string | null,
 };
 
 /**  One message of the conversation so far. */
@@ -419,6 +470,14 @@ export type EventView_Serialize = {
 	redacted: boolean,
 };
 
+/**  Where an export went. */
+export type ExportView = {
+	/**  The file written. */
+	path: string,
+	/**  Memories (seed), lines (graph) or events (backup) written. */
+	written: number,
+};
+
 /**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
 export type FilterForm = FilterForm_Serialize | FilterForm_Deserialize;
 
@@ -434,6 +493,10 @@ export type FilterForm_Deserialize = {
 	since?: string | null,
 	/**  Occurred before. */
 	until?: string | null,
+	/**  Only this agent's private memories. */
+	agent?: string | null,
+	/**  Only this session's memories. */
+	session?: string | null,
 };
 
 /**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
@@ -448,6 +511,10 @@ export type FilterForm_Serialize = {
 	since: string | null,
 	/**  Occurred before. */
 	until: string | null,
+	/**  Only this agent's private memories. */
+	agent: string | null,
+	/**  Only this session's memories. */
+	session: string | null,
 };
 
 /**  What `forget` did. */
@@ -492,6 +559,12 @@ export type InjectedView = {
 	score: number | null,
 	/**  What it cost. */
 	tokens: number,
+};
+
+/**  How far a job has come: `done` of `total` (`total` 0 while not known). */
+export type JobProgress = {
+	done: number,
+	total: number,
 };
 
 /**  Any JSON value (numbers as JavaScript numbers). */
@@ -615,6 +688,16 @@ export type MemoryView_Serialize = {
 	expired_at?: string,
 } & ContentShape_Serialize;
 
+/**  One tier change, as Maintenance lists it. */
+export type MoveView = {
+	/**  The memory. */
+	id: string,
+	/**  `short → medium`, `expire` … */
+	change: string,
+	/**  The rule and the numbers that decided it. */
+	reason: string,
+};
+
 /**  A page of a list. */
 export type PageView = PageView_Serialize | PageView_Deserialize;
 
@@ -632,6 +715,41 @@ export type PageView_Serialize = {
 	items: MemoryView_Serialize[],
 	/**  Cursor for the next page, absent on the last. */
 	next_cursor?: string,
+};
+
+/**  A model provider and where its key is (never the key itself). */
+export type ProviderView = ProviderView_Serialize | ProviderView_Deserialize;
+
+/**  A model provider and where its key is (never the key itself). */
+export type ProviderView_Deserialize = {
+	/**  `openai`, `anthropic`, `ollama` or `openai-compatible`. */
+	name: string,
+	/**  Whether it needs a key at all (Ollama does not). */
+	needs_key: boolean,
+	/**  `environment`, `keychain` or `missing`. */
+	key_from: string,
+	/**  The environment variable a key is read from first. */
+	key_variable?: string | null,
+	/**  The environment variable its address is read from. */
+	address_variable?: string | null,
+	/**  Model names the catalogue knows for it (others may be typed in). */
+	models: string[],
+};
+
+/**  A model provider and where its key is (never the key itself). */
+export type ProviderView_Serialize = {
+	/**  `openai`, `anthropic`, `ollama` or `openai-compatible`. */
+	name: string,
+	/**  Whether it needs a key at all (Ollama does not). */
+	needs_key: boolean,
+	/**  `environment`, `keychain` or `missing`. */
+	key_from: string,
+	/**  The environment variable a key is read from first. */
+	key_variable: string | null,
+	/**  The environment variable its address is read from. */
+	address_variable: string | null,
+	/**  Model names the catalogue knows for it (others may be typed in). */
+	models: string[],
 };
 
 /**  A recalled memory and why it was recalled. */
@@ -676,10 +794,13 @@ export type ScopeShape_Serialize = {
 	session_id?: string | null,
 };
 
-/**  What Settings shows: where things are, and the MCP server's state. */
+/**  What is kept between sessions. */
+export type Settings = Settings_Serialize | Settings_Deserialize;
+
+/**  What Settings shows: where things are, what is saved, and the MCP server's state. */
 export type SettingsView = SettingsView_Serialize | SettingsView_Deserialize;
 
-/**  What Settings shows: where things are, and the MCP server's state. */
+/**  What Settings shows: where things are, what is saved, and the MCP server's state. */
 export type SettingsView_Deserialize = {
 	/**  The database file. */
 	database: string,
@@ -689,11 +810,15 @@ export type SettingsView_Deserialize = {
 	embedder_present: boolean,
 	/**  Whether the chat model is there. */
 	chat_model_present: boolean,
+	/**  The settings file. */
+	settings_file: string,
+	/**  What it holds. */
+	saved: Settings_Deserialize,
 	/**  The MCP server, when running. */
 	mcp?: McpView | null,
 };
 
-/**  What Settings shows: where things are, and the MCP server's state. */
+/**  What Settings shows: where things are, what is saved, and the MCP server's state. */
 export type SettingsView_Serialize = {
 	/**  The database file. */
 	database: string,
@@ -703,8 +828,28 @@ export type SettingsView_Serialize = {
 	embedder_present: boolean,
 	/**  Whether the chat model is there. */
 	chat_model_present: boolean,
+	/**  The settings file. */
+	settings_file: string,
+	/**  What it holds. */
+	saved: Settings_Serialize,
 	/**  The MCP server, when running. */
 	mcp: McpView | null,
+};
+
+/**  What is kept between sessions. */
+export type Settings_Deserialize = {
+	/**  The tier rule's weights and thresholds. */
+	tiers?: TierPolicyShape,
+	/**  The chat model chosen last (none: the on-device model). */
+	chat?: ChatChoice_Deserialize | null,
+};
+
+/**  What is kept between sessions. */
+export type Settings_Serialize = {
+	/**  The tier rule's weights and thresholds. */
+	tiers: TierPolicyShape,
+	/**  The chat model chosen last (none: the on-device model). */
+	chat: ChatChoice_Serialize | null,
 };
 
 /**  Where a memory came from. */
@@ -728,6 +873,36 @@ export type SourceShape_Serialize = {
 	provider?: string | null,
 	/**  The model. */
 	model?: string | null,
+};
+
+/**  The tier rule's weights and thresholds (`strata_core::TierPolicy`). */
+export type TierPolicyShape = {
+	/**  Weight of importance in a memory's value. */
+	importance_weight: number | null,
+	/**  Weight of access frequency. */
+	frequency_weight: number | null,
+	/**  Weight of recency. */
+	recency_weight: number | null,
+	/**  Retrievals at which the frequency part is full. */
+	frequent_accesses: number,
+	/**  Days for the recency part to halve. */
+	half_life_days: number | null,
+	/**  Working memory holds at most this many memories per session. */
+	working_memory_items: number,
+	/**  … and at most this many tokens per session. */
+	working_memory_tokens: number,
+	/**  … touched at most this many hours ago. */
+	short_ttl_hours: number | null,
+	/**  Leaving working memory below this value expires a memory. */
+	expire_below: number | null,
+	/**  Medium-term at or above this value becomes long-term … */
+	promote_to_long: number | null,
+	/**  … once retrieved this many times. */
+	promote_min_accesses: number,
+	/**  Long-term below this value goes back to medium-term … */
+	demote_below: number | null,
+	/**  … after this many days untouched. */
+	long_idle_days: number | null,
 };
 
 /**  A memory tier. */

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{
     AsOf, Clock, Concept, Content, Embedder, Episode, EpisodeBody, EventMeta, Expected, FactValue, Filter,
@@ -71,6 +71,13 @@ pub struct AddRequest {
     pub private: bool,
 }
 
+impl AddRequest {
+    /// `content` with the defaults: no tags, importance and tier by type, no session, shared.
+    pub fn new(content: Content) -> AddRequest {
+        AddRequest { content, tags: Vec::new(), importance: None, tier: None, session_id: None, private: false }
+    }
+}
+
 /// Changes to a memory; `None` fields stay as they are.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateRequest {
@@ -109,7 +116,7 @@ impl Target {
 }
 
 /// Import/export file formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum ImportFormat {
@@ -493,6 +500,17 @@ impl Engine {
         Ok(self.store.maintain(policy, apply)?)
     }
 
+    /// [`Engine::maintain`], reporting the moves applied to `tick` (an error from it rolls
+    /// them all back).
+    pub fn maintain_with(
+        &mut self,
+        policy: &strata_core::TierPolicy,
+        apply: bool,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<Vec<strata_core::Move>> {
+        Ok(self.store.maintain_with(policy, apply, tick)?)
+    }
+
     /// Records that one memory relates to another.
     pub fn link(&mut self, target: &Target, to: &Target, relation: &str) -> ApiResult<MemoryView> {
         let (id, to) = (self.resolve(target)?, self.resolve(to)?);
@@ -535,6 +553,18 @@ impl Engine {
         input: &mut dyn BufRead,
         format: Option<ImportFormat>,
     ) -> ApiResult<(ImportFormat, u64)> {
+        self.import_with(name, input, format, &mut strata_core::interchange::no_tick)
+    }
+
+    /// [`Engine::import`], reporting to `tick` as it goes; an error from `tick` (the person
+    /// cancelled) rolls the whole import back.
+    pub fn import_with(
+        &mut self,
+        name: &str,
+        input: &mut dyn BufRead,
+        format: Option<ImportFormat>,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<(ImportFormat, u64)> {
         let mut text = String::new();
         input
             .read_to_string(&mut text)
@@ -548,11 +578,11 @@ impl Engine {
                     ..Default::default()
                 };
                 let meta = self.meta();
-                self.store.import_seed(name, &text, &template, &meta)?.total()
+                self.store.import_seed_with(name, &text, &template, &meta, tick)?.total()
             }
-            ImportFormat::Backup => self.store.import_backup(name, &mut text.as_bytes())?.1,
+            ImportFormat::Backup => self.store.import_backup_with(name, &mut text.as_bytes(), tick)?.1,
             ImportFormat::Graph => {
-                let r = self.graph_import(name, &mut text.as_bytes())?;
+                let r = self.graph_import_with(name, &mut text.as_bytes(), tick)?;
                 r.entities_created + r.entities_merged + r.relations_created
             }
         };
@@ -564,12 +594,22 @@ impl Engine {
     /// whole log as a backup. Returns the count of memories (seed), lines (graph) or events
     /// (backup) written.
     pub fn export(&self, format: ImportFormat, out: &mut dyn Write) -> ApiResult<u64> {
+        self.export_with(format, out, &mut strata_core::interchange::no_tick)
+    }
+
+    /// [`Engine::export`], reporting to `tick` as it goes (and stopped by it).
+    pub fn export_with(
+        &self,
+        format: ImportFormat,
+        out: &mut dyn Write,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<u64> {
         Ok(match format {
             ImportFormat::Seed => {
-                self.store.export_seed(&self.opts.user_id, self.opts.agent_id.as_deref(), out)?.total()
+                self.store.export_seed_with(&self.opts.user_id, self.opts.agent_id.as_deref(), out, tick)?.total()
             }
-            ImportFormat::Backup => self.store.export_backup(out)?,
-            ImportFormat::Graph => self.graph_export(out)?,
+            ImportFormat::Backup => self.store.export_backup_with(out, tick)?,
+            ImportFormat::Graph => self.graph_export_with(out, tick)?,
         })
     }
 

@@ -106,6 +106,7 @@ impl From<Error> for ApiError {
             Error::BadImport { .. } => ErrorCode::BadImport,
             Error::Io { .. } => ErrorCode::Io,
             Error::Model(_) => ErrorCode::Model,
+            Error::Cancelled(_) => ErrorCode::Cancelled,
             Error::BadEvent { .. } | Error::Sqlite(_) => ErrorCode::Internal,
         };
         ApiError { code, message: e.to_string() }

@@ -120,11 +120,18 @@ pub struct FilterForm {
     pub since: Option<String>,
     /// Occurred before.
     pub until: Option<String>,
+    /// Only this agent's private memories.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only this session's memories.
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 impl FilterForm {
     /// The filter, or a sentence naming what does not parse.
     pub fn filter(self) -> ApiResult<strata_core::Filter> {
+        let given = |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         let time = |s: Option<String>| -> ApiResult<_> {
             Ok(match s.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
                 Some(t) => Some(strata_core::time::parse_time(t)?),
@@ -137,6 +144,8 @@ impl FilterForm {
             tags: self.tags.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
             since: time(self.since)?,
             until: time(self.until)?,
+            agent_id: given(self.agent),
+            session_id: given(self.session),
             ..Default::default()
         })
     }

@@ -488,6 +488,17 @@ impl Engine {
     /// relations are linked (those with a missing end are skipped and listed). A malformed line
     /// names its number and nothing is written.
     pub fn graph_import(&mut self, name: &str, input: &mut dyn BufRead) -> ApiResult<GraphImport> {
+        self.graph_import_with(name, input, &mut strata_core::interchange::no_tick)
+    }
+
+    /// [`Engine::graph_import`], reporting to `tick` line by line; an error from `tick` rolls
+    /// the whole import back.
+    pub fn graph_import_with(
+        &mut self,
+        name: &str,
+        input: &mut dyn BufRead,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<GraphImport> {
         let mut lines = Vec::new();
         for (i, line) in input.lines().enumerate() {
             let line = line.map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {name}: {e}")))?;
@@ -502,7 +513,9 @@ impl Engine {
         self.graph_write(|w| {
             let mut counts = GraphImport::default();
             let mut relations = Vec::new();
-            for line in lines {
+            let total = lines.len() as u64;
+            for (done, line) in lines.into_iter().enumerate() {
+                tick(done as u64, total)?;
                 match line {
                     Line::Entity { name, entity_type, observations } => match w.who.entity(&w.tx, &name)? {
                         Some(m) => {
@@ -537,19 +550,27 @@ impl Engine {
 
     /// Writes the graph this caller sees as a `memory.json` (JSON Lines); returns the lines.
     pub fn graph_export(&self, out: &mut dyn Write) -> ApiResult<u64> {
+        self.graph_export_with(out, &mut strata_core::interchange::no_tick)
+    }
+
+    /// [`Engine::graph_export`], reporting to `tick` as lines are written (and stopped by it).
+    pub fn graph_export_with(&self, out: &mut dyn Write, tick: strata_core::interchange::Tick) -> ApiResult<u64> {
         let graph = self.graph_read()?;
+        let total = (graph.entities.len() + graph.relations.len()) as u64;
         let io = |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("cannot write the graph: {e}"));
         let mut n = 0;
         for e in &graph.entities {
             let line = serde_json::json!({"type": "entity", "name": e.name, "entityType": e.entity_type, "observations": e.observations});
             writeln!(out, "{line}").map_err(io)?;
             n += 1;
+            tick(n, total)?;
         }
         for r in &graph.relations {
             let line =
                 serde_json::json!({"type": "relation", "from": r.from, "to": r.to, "relationType": r.relation_type});
             writeln!(out, "{line}").map_err(io)?;
             n += 1;
+            tick(n, total)?;
         }
         Ok(n)
     }

@@ -15,6 +15,7 @@ pub mod graph;
 pub mod locomo;
 mod reference;
 pub mod scalebench;
+pub mod settings;
 #[cfg(feature = "specta")]
 pub mod shapes;
 pub mod tokenbench;
@@ -24,3 +25,4 @@ pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};
 pub use error::{ApiError, ApiResult, ErrorCode};
+pub use settings::{ChatChoice, Settings};

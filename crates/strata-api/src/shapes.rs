@@ -140,3 +140,34 @@ pub struct BreakdownShape {
     tier: f64,
     score: f64,
 }
+
+/// The tier rule's weights and thresholds (`strata_core::TierPolicy`).
+#[derive(Serialize, Type)]
+pub struct TierPolicyShape {
+    /// Weight of importance in a memory's value.
+    importance_weight: f64,
+    /// Weight of access frequency.
+    frequency_weight: f64,
+    /// Weight of recency.
+    recency_weight: f64,
+    /// Retrievals at which the frequency part is full.
+    frequent_accesses: u32,
+    /// Days for the recency part to halve.
+    half_life_days: f64,
+    /// Working memory holds at most this many memories per session.
+    working_memory_items: u32,
+    /// … and at most this many tokens per session.
+    working_memory_tokens: u32,
+    /// … touched at most this many hours ago.
+    short_ttl_hours: f64,
+    /// Leaving working memory below this value expires a memory.
+    expire_below: f64,
+    /// Medium-term at or above this value becomes long-term …
+    promote_to_long: f64,
+    /// … once retrieved this many times.
+    promote_min_accesses: u32,
+    /// Long-term below this value goes back to medium-term …
+    demote_below: f64,
+    /// … after this many days untouched.
+    long_idle_days: f64,
+}

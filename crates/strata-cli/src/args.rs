@@ -347,8 +347,6 @@ pub enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         configs: Vec<String>,
     },
-    /// Recall latency by store size: one person's store filled with a LoCoMo-layout file's
-    /// turns (repeated in new sessions), every memory embedded, its questions asked warm.
     /// The MCP server's recall tool timed by the official MCP Python SDK: round trips over
     /// stdio and HTTP, and four clients at once, on a store of --size memories.
     Mcp {
@@ -362,6 +360,8 @@ pub enum BenchCommand {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// Recall latency by store size: one person's store filled with a LoCoMo-layout file's
+    /// turns (repeated in new sessions), every memory embedded, its questions asked warm.
     Recall {
         /// A file in the LoCoMo layout.
         #[arg(long)]

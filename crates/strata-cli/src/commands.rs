@@ -232,7 +232,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Pin { target } => out.memory(&engine.pin(&target_of(target), true)?, "Pinned"),
         Command::Unpin { target } => out.memory(&engine.pin(&target_of(target), false)?, "Unpinned"),
         Command::Maintain { dry_run } => {
-            let moves = engine.maintain(&strata_core::TierPolicy::default(), !dry_run)?;
+            let moves = engine.maintain(&strata_api::Settings::load()?.tiers, !dry_run)?;
             out.maintained(&moves, dry_run)
         }
         Command::History { target } => out.history(&engine.history(&target_of(target))?),

@@ -97,6 +97,9 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The person stopped a long job; what it was writing was rolled back.
+    #[error("{0}")]
+    Cancelled(String),
     /// Any other SQLite failure.
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),

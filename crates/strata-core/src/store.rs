@@ -196,6 +196,17 @@ impl Store {
     /// returns the moves (each recorded as a `tier_changed` or `expired` event with its
     /// reason). With `apply` false nothing is written: a preview.
     pub fn maintain(&mut self, policy: &TierPolicy, apply: bool) -> Result<Vec<Move>> {
+        self.maintain_with(policy, apply, &mut crate::interchange::no_tick)
+    }
+
+    /// [`Store::maintain`], reporting the moves applied to `tick`; an error from `tick` rolls
+    /// every move back.
+    pub fn maintain_with(
+        &mut self,
+        policy: &TierPolicy,
+        apply: bool,
+        tick: crate::interchange::Tick,
+    ) -> Result<Vec<Move>> {
         let now = self.clock.now();
         let meta = EventMeta { client: Some("maintenance".into()), ..EventMeta::actor(crate::event::Actor::System) };
         self.transact(|tx| {
@@ -207,8 +218,13 @@ impl Store {
                 rows.collect::<rusqlite::Result<Vec<_>>>()?
             };
             let moves = tiers::plan(&memories, now, policy);
+            let total = moves.len() as u64;
+            tick(0, total)?;
             if apply {
-                for mv in &moves {
+                for (done, mv) in moves.iter().enumerate() {
+                    if (done as u64).is_multiple_of(crate::interchange::TICK_EVERY) {
+                        tick(done as u64, total)?;
+                    }
                     match mv {
                         Move::Tier { id, to, reason, .. } => {
                             tx.set_tier(*id, *to, reason, &meta)?;
@@ -219,6 +235,7 @@ impl Store {
                     }
                 }
             }
+            tick(total, total)?;
             Ok(moves)
         })
     }

@@ -10,6 +10,7 @@ mod ask;
 mod embedding;
 mod forms;
 mod graph;
+mod jobs;
 
 struct Db {
     dir: tempfile::TempDir,

@@ -44,13 +44,18 @@ struct Line {
 impl Store {
     /// Writes every event as JSON Lines. Returns the number of events written.
     pub fn export_backup(&self, out: &mut dyn Write) -> Result<u64> {
+        self.export_backup_with(out, &mut super::no_tick)
+    }
+
+    /// [`Store::export_backup`], reporting to `tick` as it goes (and stopped by it).
+    pub fn export_backup_with(&self, out: &mut dyn Write, tick: super::Tick) -> Result<u64> {
         let io = |e: std::io::Error| Error::io("cannot write the backup", e);
         let total = self.event_count()?;
         let header =
             Header { format: FORMAT.into(), version: 1, events: total, exported_at: format_time(self.clock.now()) };
         writeln!(out, "{}", serde_json::to_string(&header).map_err(|e| io(e.into()))?).map_err(io)?;
         let mut after = 0;
-        let mut written = 0;
+        let mut written: u64 = 0;
         loop {
             let batch = self.events_after(after, 10_000)?;
             let Some(last) = batch.last() else { break };
@@ -71,15 +76,25 @@ impl Store {
                 };
                 writeln!(out, "{}", serde_json::to_string(&line).map_err(|e| io(e.into()))?).map_err(io)?;
                 written += 1;
+                if written.is_multiple_of(super::TICK_EVERY) {
+                    tick(written, total)?;
+                }
             }
         }
         out.flush().map_err(io)?;
+        tick(written, total)?;
         Ok(written)
     }
 
     /// Loads a backup into this database, which must have no events yet, and replays it.
     /// One transaction: on any error nothing is imported. Returns (events, memories).
     pub fn import_backup(&mut self, file: &str, input: &mut dyn BufRead) -> Result<(u64, u64)> {
+        self.import_backup_with(file, input, &mut super::no_tick)
+    }
+
+    /// [`Store::import_backup`], reporting to `tick` as it goes; an error from `tick` rolls
+    /// the whole import back.
+    pub fn import_backup_with(&mut self, file: &str, input: &mut dyn BufRead, tick: super::Tick) -> Result<(u64, u64)> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         if existing > 0 {
@@ -173,6 +188,9 @@ impl Store {
                     .map_err(|e| bad(n, e.to_string()))?;
                 last_seq = l.seq;
                 count += 1;
+                if count.is_multiple_of(super::TICK_EVERY) {
+                    tick(count, header.events)?;
+                }
             }
         }
         if count != header.events {
@@ -187,6 +205,7 @@ impl Store {
             }
             other => other,
         })?;
+        tick(count, header.events)?;
         tx.commit()?;
         Ok((count, memories))
     }

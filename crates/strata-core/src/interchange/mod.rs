@@ -6,6 +6,19 @@ pub mod seed;
 
 use crate::error::Error;
 
+/// Called as an import or export goes, with the work done and the work in all (0 when not
+/// known yet). An error it returns (the person cancelled) stops the job; an import's
+/// transaction then rolls back and nothing is imported.
+pub type Tick<'a> = &'a mut dyn FnMut(u64, u64) -> Result<(), Error>;
+
+/// How often (in items) a job reports.
+pub(crate) const TICK_EVERY: u64 = 200;
+
+/// A [`Tick`] that reports nothing and never stops.
+pub fn no_tick(_: u64, _: u64) -> Result<(), Error> {
+    Ok(())
+}
+
 /// Deserializes JSON with the failing field's path and line in the error.
 pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
     file: &str,

@@ -129,10 +129,25 @@ impl Store {
         template: &NewMemory,
         meta: &EventMeta,
     ) -> Result<ImportCounts> {
+        self.import_seed_with(file, text, template, meta, &mut super::no_tick)
+    }
+
+    /// [`Store::import_seed`], reporting to `tick` after each memory; an error from `tick`
+    /// rolls the whole import back.
+    pub fn import_seed_with(
+        &mut self,
+        file: &str,
+        text: &str,
+        template: &NewMemory,
+        meta: &EventMeta,
+        tick: super::Tick,
+    ) -> Result<ImportCounts> {
         let contents = parse(file, text)?;
+        let total = contents.len() as u64;
         self.transact(|tx| {
             let mut counts = ImportCounts::default();
-            for (content, session_id) in contents {
+            for (done, (content, session_id)) in contents.into_iter().enumerate() {
+                tick(done as u64, total)?;
                 let kind = content.kind();
                 let line = content.key().map_or(1, |k| line_of(text, &format!("\"{k}\"")));
                 let mut new = template.clone();
@@ -149,6 +164,7 @@ impl Store {
                     crate::model::MemoryKind::Procedural => counts.procedural += 1,
                 }
             }
+            tick(total, total)?;
             Ok(counts)
         })
     }
@@ -156,6 +172,17 @@ impl Store {
     /// Writes a user's shared memories (`agent_id` None), or one agent's private ones, as a
     /// seed-002 document. One scope at a time: keys are unique within a scope, not across.
     pub fn export_seed(&self, user_id: &str, agent_id: Option<&str>, out: &mut dyn Write) -> Result<ImportCounts> {
+        self.export_seed_with(user_id, agent_id, out, &mut super::no_tick)
+    }
+
+    /// [`Store::export_seed`], reporting to `tick` as memories are read (and stopped by it).
+    pub fn export_seed_with(
+        &self,
+        user_id: &str,
+        agent_id: Option<&str>,
+        out: &mut dyn Write,
+        tick: super::Tick,
+    ) -> Result<ImportCounts> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND m.agent_id IS ?2 \
              ORDER BY m.occurred_at, m.rid"
@@ -164,8 +191,11 @@ impl Store {
         let memories = stmt.query_map(rusqlite::params![user_id, agent_id], memory_from_row)?;
         let mut doc = Doc::default();
         let mut counts = ImportCounts::default();
-        for m in memories {
+        for (read, m) in memories.enumerate() {
             let m = m?;
+            if (read as u64).is_multiple_of(super::TICK_EVERY) {
+                tick(read as u64, 0)?;
+            }
             match m.content {
                 Content::Semantic(c) => {
                     counts.semantic += 1;
@@ -202,6 +232,8 @@ impl Store {
         }
         serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Error::io("cannot write the export", e.into()))?;
         out.write_all(b"\n").map_err(|e| Error::io("cannot write the export", e))?;
+        let n = counts.total();
+        tick(n, n)?;
         Ok(counts)
     }
 }

@@ -1,0 +1,226 @@
+//! Long jobs — import, export, re-embedding, maintenance — each on an engine of its own (so
+//! the window stays responsive), reporting progress over a channel and stopped by
+//! `cancel_job`. A stopped import or maintenance rolls back whole; a stopped export leaves no
+//! file; stopped embedding keeps what it finished and resumes when run again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use strata_api::dto::ImportView;
+use strata_api::embedding::EmbedProgress;
+use strata_api::{ApiError, ApiResult, ErrorCode, ImportFormat, Settings};
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::state::AppState;
+
+/// How far a job has come: `done` of `total` (`total` 0 while not known).
+#[derive(Debug, Clone, Copy, serde::Serialize, specta::Type)]
+pub(crate) struct JobProgress {
+    done: u32,
+    total: u32,
+}
+
+/// A running job: its stop flag, registered under the id the window chose, and the channel
+/// its progress goes to (at most every 50 ms, and always the last step).
+struct Job {
+    id: String,
+    stop: Arc<AtomicBool>,
+    channel: Channel<JobProgress>,
+    last: Option<Instant>,
+    jobs: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<AtomicBool>>>>,
+}
+
+impl Job {
+    fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut jobs = state.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        if jobs.contains_key(&id) {
+            return Err(ApiError::invalid(format!("a job named {id} is already running")));
+        }
+        jobs.insert(id.clone(), stop.clone());
+        Ok(Job { id, stop, channel, last: None, jobs: state.jobs.clone() })
+    }
+
+    /// Reports progress; an error once the person asked to stop (the job then ends).
+    fn tick(&mut self, done: u64, total: u64, stopped: &str) -> strata_core::Result<()> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(strata_core::Error::Cancelled(stopped.to_string()));
+        }
+        let due = self.last.is_none_or(|t| t.elapsed() >= Duration::from_millis(50));
+        if due || (total > 0 && done >= total) {
+            self.last = Some(Instant::now());
+            let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+            let _ = self.channel.send(JobProgress { done: clamp(done), total: clamp(total) });
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.id);
+    }
+}
+
+/// Asks a running job to stop; whether one by that id was running.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn cancel_job(state: State<'_, AppState>, job: String) -> Result<bool, ApiError> {
+    let jobs = state.jobs.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(jobs.get(&job).map(|stop| stop.store(true, Ordering::Relaxed)).is_some())
+}
+
+/// Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
+/// memory.json; the format is detected) in one transaction, with progress: a bad or stopped
+/// import changes nothing.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn import_file(
+    state: State<'_, AppState>,
+    job: String,
+    name: String,
+    text: String,
+    on_progress: Channel<JobProgress>,
+) -> Result<ImportView, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    state
+        .run_apart(move |e| {
+            let stopped = "the import was stopped; nothing was imported";
+            let (format, imported) =
+                e.import_with(&name, &mut text.as_bytes(), None, &mut |d, t| job.tick(d, t, stopped))?;
+            Ok(ImportView { format, imported })
+        })
+        .await
+}
+
+/// Where an export went.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct ExportView {
+    /// The file written.
+    path: String,
+    /// Memories (seed), lines (graph) or events (backup) written.
+    written: u32,
+}
+
+/// Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
+/// a reference-server memory.json (`graph`) into `path` (default: a dated file in the
+/// Downloads folder). An existing file is never overwritten; a stopped export leaves none.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn export_file(
+    state: State<'_, AppState>,
+    job: String,
+    format: ImportFormat,
+    path: Option<String>,
+    on_progress: Channel<JobProgress>,
+) -> Result<ExportView, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    let path = match path.map(|p| p.trim().to_string()).filter(|p| !p.is_empty()) {
+        Some(p) => std::path::PathBuf::from(p),
+        None => default_export_path(format)?,
+    };
+    state
+        .run_apart(move |e| {
+            let io = |what: &str, err: std::io::Error| {
+                ApiError::new(ErrorCode::Io, format!("cannot {what} {}: {err}", path.display()))
+            };
+            if path.exists() {
+                return Err(ApiError::invalid(format!("{} already exists; choose another name", path.display())));
+            }
+            let tmp = path.with_extension("part");
+            let file = std::fs::File::create(&tmp).map_err(|err| io("create", err))?;
+            let mut out = std::io::BufWriter::new(file);
+            let stopped = "the export was stopped; no file was written";
+            let written = e.export_with(format, &mut out, &mut |d, t| job.tick(d, t, stopped)).and_then(|n| {
+                use std::io::Write;
+                out.flush().map_err(|err| io("write", err))?;
+                drop(out);
+                std::fs::rename(&tmp, &path).map_err(|err| io("write", err))?;
+                Ok(n)
+            });
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            Ok(ExportView { path: path.display().to_string(), written: u32::try_from(written?).unwrap_or(u32::MAX) })
+        })
+        .await
+}
+
+fn default_export_path(format: ImportFormat) -> ApiResult<std::path::PathBuf> {
+    let dirs = directories::UserDirs::new()
+        .ok_or_else(|| ApiError::new(ErrorCode::Io, "cannot find your home folder; name the file to export to"))?;
+    let dir = dirs.download_dir().unwrap_or(dirs.home_dir()).to_path_buf();
+    let stamp = chrono::Local::now().format("%Y-%m-%d-%H%M%S");
+    let name = match format {
+        ImportFormat::Seed => format!("strata-memories-{stamp}.json"),
+        ImportFormat::Backup => format!("strata-backup-{stamp}.jsonl"),
+        ImportFormat::Graph => format!("strata-memory-{stamp}.json"),
+    };
+    Ok(dir.join(name))
+}
+
+/// Embeds every memory that has no vector from the loaded model (after a model change or a
+/// large import), with progress; a stopped run keeps what it finished.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn reembed(
+    state: State<'_, AppState>,
+    job: String,
+    on_progress: Channel<JobProgress>,
+) -> Result<JobProgress, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    state
+        .run_apart(move |e| {
+            let stop = job.stop.clone();
+            let p = e.embed_all(&stop, &mut |p: EmbedProgress| {
+                let _ = job.tick(p.done, p.total, "");
+            })?;
+            let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+            Ok(JobProgress { done: clamp(p.done), total: clamp(p.total) })
+        })
+        .await
+}
+
+/// One tier change, as Maintenance lists it.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct MoveView {
+    /// The memory.
+    id: String,
+    /// `short → medium`, `expire` …
+    change: String,
+    /// The rule and the numbers that decided it.
+    reason: String,
+}
+
+/// Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
+/// it), with progress; a stopped run moves nothing.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn maintain(
+    state: State<'_, AppState>,
+    job: String,
+    apply: bool,
+    on_progress: Channel<JobProgress>,
+) -> Result<Vec<MoveView>, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    let policy = Settings::load()?.tiers;
+    state
+        .run_apart(move |e| {
+            let stopped = "maintenance was stopped; no memory moved";
+            let moves = e.maintain_with(&policy, apply, &mut |d, t| job.tick(d, t, stopped))?;
+            Ok(moves
+                .into_iter()
+                .map(|m| match m {
+                    strata_core::Move::Tier { id, from, to, reason } => {
+                        MoveView { id: id.to_string(), change: format!("{from} → {to}"), reason }
+                    }
+                    strata_core::Move::Expire { id, reason } => {
+                        MoveView { id: id.to_string(), change: "expire".into(), reason }
+                    }
+                })
+                .collect())
+        })
+        .await
+}

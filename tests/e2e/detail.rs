@@ -1,0 +1,102 @@
+//! The memory browser's finer tools: the history's "as of" view, the scope and date filters,
+//! and the keyboard.
+
+use strata_api::{AddRequest, Engine, EngineOptions, Target, UpdateRequest};
+use strata_core::{Content, Episode, EpisodeBody, FactValue};
+
+use crate::webdriver::Session;
+use crate::{Driver, screenshot, seeded};
+
+fn utterance(speaker: &str, text: &str, at: &str) -> Content {
+    Content::Episodic(Episode {
+        occurred_at: strata_core::time::parse_time(at).unwrap(),
+        body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
+        concepts: vec![],
+        extra: Default::default(),
+    })
+}
+
+/// Sets a date input as its picker does (WebKitWebDriver cannot type into one).
+fn set_date(s: &Session, id: &str, value: &str) {
+    s.execute(
+        "const i = document.getElementById(arguments[0]); \
+         Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(i, arguments[1]); \
+         i.dispatchEvent(new Event('input', { bubbles: true }));",
+        serde_json::json!([id, value]),
+    );
+}
+
+#[test]
+fn history_as_of_scope_and_date_filters_and_the_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    {
+        // An agent's private note in a session, a dated episode, and a fact changed once.
+        let opts = EngineOptions { agent_id: Some("cursor".into()), ..Default::default() };
+        let mut agent = Engine::open(&db, opts).unwrap();
+        let req = AddRequest {
+            session_id: Some("s-42".into()),
+            private: true,
+            ..AddRequest::new(utterance("cursor", "The build uses cargo nextest", "2026-03-02T10:00:00Z"))
+        };
+        agent.add(req).unwrap();
+        let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+        let old = AddRequest::new(utterance("Ana", "We met in Lisbon", "2023-05-07T18:00:00Z"));
+        e.add(old).unwrap();
+        let update = UpdateRequest {
+            set_facts: vec![("favourite_drink".into(), FactValue::Text("green tea".into()))],
+            ..Default::default()
+        };
+        e.update(&Target::new("user_preferences"), update).unwrap();
+    }
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    let titles = |s: &Session| s.texts(".list li .title");
+    s.wait_for("the list", |s| (titles(s).len() == 10).then_some(()));
+
+    // Scope: one agent's private memories; one session's.
+    s.click(&s.find(".more-filters summary"));
+    s.type_into(&s.find("#filter-agent"), "cursor");
+    s.wait_for("the agent's memories", |s| (titles(s) == ["cursor: The build uses cargo nextest"]).then_some(()));
+    s.clear(&s.find("#filter-agent"));
+    s.type_into(&s.find("#filter-session"), "s-42");
+    s.wait_for("the session's memories", |s| (titles(s).len() == 1).then_some(()));
+    s.clear(&s.find("#filter-session"));
+    // Dates: May 2023 only (both ends included).
+    set_date(&s, "filter-since", "2023-05-01");
+    set_date(&s, "filter-until", "2023-05-07");
+    s.wait_for("May 2023", |s| (titles(s) == ["Ana: We met in Lisbon"]).then_some(()));
+    set_date(&s, "filter-since", "");
+    set_date(&s, "filter-until", "");
+    s.wait_for("every memory again", |s| (titles(s).len() == 10).then_some(()));
+
+    // The keyboard: / searches, ↓ opens the first result, Escape clears the search.
+    s.execute(
+        "document.activeElement.blur(); window.dispatchEvent(new KeyboardEvent('keydown', { key: '/' }));",
+        serde_json::json!([]),
+    );
+    let focused = s.execute("return document.activeElement.id", serde_json::json!([]));
+    assert_eq!(focused, "search", "/ goes to the search box");
+    s.type_into(&s.find("#search"), "favourite drink");
+    s.wait_for("results", |s| titles(s).first().filter(|t| t.starts_with("user_preferences")).map(|_| ()));
+    s.type_into(&s.find("#search"), "\u{E015}"); // ↓
+    let detail = s.wait_for("the detail", |s| s.all("#detail h2").first().map(|e| s.text(e)));
+    assert!(detail.starts_with("user_preferences"), "{detail}");
+    assert!(detail.contains("green tea"), "now: {detail}");
+
+    // As of the first event: the memory as it was created, read-only; then back to now.
+    let events = s.all(".timeline li button");
+    assert!(events.len() >= 2, "created, then changed");
+    s.click(&events[0]);
+    let banner = s.wait_for("the past", |s| s.all("#as-of").first().map(|e| s.text(e)));
+    assert!(banner.contains("version 1"), "{banner}");
+    let then = s.text(&s.find("#detail h2"));
+    assert!(!then.contains("green tea") && then.contains("oolong tea"), "as of creation: {then}");
+    assert!(s.all("#edit").is_empty() && s.all("#tier").is_empty(), "the past is read-only");
+    screenshot(&s, "history-as-of");
+    s.click(&s.find("#as-of-now"));
+    s.wait_for("now again", |s| Some(s.text(&s.find("#detail h2"))).filter(|t| t.contains("green tea")));
+    s.type_into(&s.find("#search"), "\u{E00C}"); // Escape
+    s.wait_for("the search cleared", |s| (titles(s).len() == 10).then_some(()));
+    s.end();
+}

@@ -1,0 +1,148 @@
+//! Long jobs in the window: re-embedding, export, import and maintenance show their progress
+//! and stop when asked (a stopped import or maintenance changes nothing); the long list stays
+//! light (only the rows in view are in the page) and pages in as it scrolls.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+use strata_api::{Engine, EngineOptions};
+
+use crate::webdriver::Session;
+use crate::{Driver, screenshot};
+
+/// A seed-002 document of `n` facts (`thing0` … with a colour each), `offset` apart from
+/// another's.
+fn facts(n: usize, offset: usize) -> String {
+    let semantic: Vec<String> =
+        (offset..offset + n).map(|i| format!(r#""thing{i}": {{"colour": "colour {i}", "size": {i}}}"#)).collect();
+    format!(r#"{{"semantic": {{{}}}, "episodic": [], "procedural": {{}}}}"#, semantic.join(", "))
+}
+
+fn with_facts(dir: &Path, n: usize) -> std::path::PathBuf {
+    let db = dir.join("strata.db");
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    e.import("facts.json", &mut facts(n, 0).as_bytes(), None).unwrap();
+    db
+}
+
+/// Waits for the running job to report numbers, then stops it; returns the error shown.
+fn cancel_when_running(s: &Session, error_css: &str) -> String {
+    s.wait_up_to(Duration::from_secs(60), &format!("the job's progress (then {error_css})"), |s| {
+        s.all("#job-count").first().map(|e| s.text(e)).filter(|t| t.contains(" of "))
+    });
+    s.click(&s.find("#job-cancel"));
+    s.wait_up_to(Duration::from_secs(30), "the job to stop", |s| s.all(error_css).first().map(|e| s.text(e)))
+}
+
+#[test]
+fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = with_facts(dir.path(), 3000);
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    // Re-embedding: progress, then stopped (what was embedded stays).
+    s.click(&s.find("#nav-settings"));
+    s.find("#provider-openai"); // the providers load after the page: the layout settles first
+    s.wait_up_to(Duration::from_secs(60), "the embedding job to start", |s| {
+        s.click(&s.find("#reembed"));
+        let started = s.wait_for("the job or an error", |s| {
+            let error = s.all("#tiers-error").first().map(|e| s.text(e));
+            let count = s.all("#job-count").first().map(|e| s.text(e)).filter(|t| t.contains(" of "));
+            match (count, error) {
+                (Some(_), _) => Some(true),
+                // The embedding model loads in the background after the window opens.
+                (None, Some(t)) if t.contains("no embedding model is loaded") => Some(false),
+                (None, Some(t)) => panic!("{t}"),
+                (None, None) => None,
+            }
+        });
+        if !started {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        started.then_some(())
+    });
+    let stopped = cancel_when_running(&s, "#tiers-error");
+    assert!(stopped.contains("embedding stopped after"), "{stopped}");
+
+    // Maintenance with thresholds of the person's own: a bad one is refused and not saved.
+    let field = |name: &str| s.find(&format!("input[name=tier-{name}]"));
+    for (name, value) in [("promote_to_long", "0"), ("promote_min_accesses", "0")] {
+        s.clear(&field(name));
+        s.type_into(&field(name), value);
+    }
+    s.click(&s.find("#save-tiers"));
+    let refused = s.wait_for("the refusal", |s| {
+        s.all("#tiers-error").first().map(|e| s.text(e)).filter(|t| t.contains("threshold"))
+    });
+    assert!(refused.contains("the demotion threshold must be at most the promotion threshold"), "{refused}");
+    assert!(!db.with_file_name("settings.json").exists(), "nothing saved");
+    s.clear(&field("demote_below"));
+    s.type_into(&field("demote_below"), "0");
+    s.click(&s.find("#save-tiers"));
+    s.wait_for("saved", |s| s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Saved")));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(db.with_file_name("settings.json")).unwrap()).unwrap();
+    assert_eq!(saved["tiers"]["promote_to_long"], 0.0);
+    s.click(&s.find("#maintain-preview"));
+    let preview = s.wait_up_to(Duration::from_secs(30), "the preview", |s| {
+        s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Would move"))
+    });
+    assert_eq!(preview, "Would move 3000 memories.");
+    s.click(&s.find("#maintain"));
+    let moved = s.wait_up_to(Duration::from_secs(60), "maintenance", |s| {
+        s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Moved"))
+    });
+    assert_eq!(moved, "Moved 3000 memories.");
+    assert!(s.texts("#moves td").iter().any(|t| t == "medium → long"), "the moves are listed");
+    screenshot(&s, "settings-jobs");
+
+    // The list: only the rows in view are in the page; scrolling pages the rest in.
+    s.click(&s.find("#nav-memories"));
+    s.wait_for("the first page", |s| Some(s.text(&s.find("#meta"))).filter(|t| t.starts_with("200+")));
+    for shown in (400..=3000).step_by(200) {
+        s.execute("const r = document.getElementById('rows'); r.scrollTop = r.scrollHeight;", json!([]));
+        let want = if shown == 3000 { "3000 shown".to_string() } else { format!("{shown}+") };
+        // The count may be written with digit grouping (the system's locale).
+        s.wait_for(&format!("{shown} rows"), |s| {
+            Some(s.text(&s.find("#meta")).replace([',', '\u{a0}', '.'], "")).filter(|t| t.starts_with(&want))
+        });
+    }
+    s.execute("const r = document.getElementById('rows'); r.scrollTop = r.scrollHeight;", json!([]));
+    s.wait_for("the end of the list in view", |s| {
+        let last = s.execute("return document.querySelector('.list li:last-child').dataset.index", json!([]));
+        (last == "2999").then_some(())
+    });
+    let in_page = s.all(".list li").len();
+    assert!(in_page < 80, "3,000 memories, {in_page} rows in the page");
+
+    // Export: a backup file, with progress; the same name again is refused.
+    let backup = dir.path().join("backup.jsonl");
+    s.click(&s.find(".export summary"));
+    s.click(&s.find("#export-format option[value=backup]"));
+    s.type_into(&s.find("#export-path"), backup.to_str().unwrap());
+    s.click(&s.find("#export"));
+    let notice = s.wait_up_to(Duration::from_secs(30), "the export", |s| {
+        s.all("#notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Exported"))
+    });
+    let lines = std::fs::read_to_string(&backup).unwrap().lines().count();
+    assert_eq!(notice, format!("Exported {} to {}.", lines - 1, backup.display()));
+    s.click(&s.find("#export"));
+    let again = s.wait_for("the refusal", |s| s.all("#transfer-error").first().map(|e| s.text(e)));
+    assert!(again.contains("already exists; choose another name"), "{again}");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap().lines().count(), lines, "the first export is untouched");
+
+    // Import: a large file, stopped half-way: nothing of it is kept.
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, facts(30_000, 10_000)).unwrap();
+    s.type_into(&s.find("#import"), big.to_str().unwrap());
+    let stopped = cancel_when_running(&s, "#transfer-error");
+    assert!(stopped.contains("the import was stopped; nothing was imported"), "{stopped}");
+    s.end();
+    drop(driver);
+
+    let stats = Engine::open(&db, EngineOptions::default()).unwrap().stats().unwrap();
+    assert_eq!(stats.memories, 3000, "the stopped import left nothing");
+    assert_eq!(stats.by_tier, [("long".to_string(), 3000)], "maintenance moved them to long-term");
+}

@@ -1,0 +1,240 @@
+import { useEffect, useState } from "react";
+import {
+  commands,
+  type EventView_Serialize as EventView,
+  type MemoryView_Serialize as MemoryView,
+  type RecallView_Serialize as RecallView,
+} from "./bindings";
+import { describe } from "./errors";
+import { title, when } from "./format";
+
+type Why = RecallView["why"];
+
+// One memory in full: its fields as its type lays them out, tier, pin, tags, why the last
+// search recalled it, and its history — any event of which shows the memory as it was then.
+export function Detail({
+  memory,
+  why,
+  onChanged,
+  onEdit,
+  onForgotten,
+}: {
+  memory: MemoryView;
+  why: Why | null;
+  onChanged: (m: MemoryView) => void;
+  onEdit: () => void;
+  onForgotten: () => void;
+}) {
+  const [history, setHistory] = useState<EventView[]>([]);
+  const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    setAsOf(null);
+    commands.history(memory.id).then((h) => (h.status === "ok" ? setHistory(h.data) : setError(describe(h.error))));
+  }, [memory.id, memory.version]);
+
+  const act = async (p: ReturnType<typeof commands.pin>) => {
+    const res = await p;
+    if (res.status === "ok") {
+      setError(null);
+      onChanged(res.data);
+    } else setError(describe(res.error));
+  };
+
+  const showAsOf = async (event: EventView) => {
+    const res = await commands.memoryAsOf(memory.id, event.seq);
+    if (res.status === "ok") setAsOf({ event, memory: res.data });
+    else setError(describe(res.error));
+  };
+
+  const forget = async () => {
+    if (!window.confirm(`Forget "${title(memory)}"?\n\nIts content will be erased everywhere, history included. This cannot be undone.`)) return;
+    const res = await commands.forget(memory.id);
+    if (res.status === "ok") onForgotten();
+    else setError(describe(res.error));
+  };
+
+  const m = asOf?.memory ?? memory;
+  const past = asOf !== null;
+  return (
+    <div id="detail" className={past ? "past" : ""}>
+      {asOf && (
+        <div className="as-of" id="as-of">
+          As it was after “{asOf.event.summary}” ({when(asOf.event.at)}), version {asOf.memory.version}.{" "}
+          <button id="as-of-now" onClick={() => setAsOf(null)}>
+            Back to now
+          </button>
+        </div>
+      )}
+      <h2>{title(m)}</h2>
+      <dl>
+        <dt>Type</dt>
+        <dd>{m.type}</dd>
+        <dt>Tier</dt>
+        <dd>
+          {past ? (
+            m.tier
+          ) : (
+            <select id="tier" value={m.tier} onChange={(e) => act(commands.moveTier(m.id, e.target.value))}>
+              <option value="short">short (working memory)</option>
+              <option value="medium">medium (recent)</option>
+              <option value="long">long (persistent)</option>
+            </select>
+          )}
+        </dd>
+        <dt>Pinned</dt>
+        <dd>
+          <label>
+            <input id="pinned" type="checkbox" checked={m.pinned} disabled={past} onChange={(e) => act(commands.pin(m.id, e.target.checked))} />{" "}
+            never moved down by maintenance
+          </label>
+        </dd>
+        <dt>Tags</dt>
+        <dd id="tags">{m.tags.join(", ") || "none"}</dd>
+        <dt>Importance</dt>
+        <dd>{m.importance}</dd>
+        <dt>Created</dt>
+        <dd>{when(m.created_at)}</dd>
+        <dt>From</dt>
+        <dd>{m.source.app}</dd>
+        {(m.scope.agent_id || m.scope.session_id) && (
+          <>
+            <dt>Scope</dt>
+            <dd>
+              {m.scope.agent_id ? `private to ${m.scope.agent_id}` : "shared"}
+              {m.scope.session_id ? ` · session ${m.scope.session_id}` : ""}
+            </dd>
+          </>
+        )}
+      </dl>
+      <Fields memory={m} />
+      {why && !past && <WhyTable why={why} />}
+      <h3>History</h3>
+      <p className="muted">Click an event to see the memory as it was then.</p>
+      <ol className="timeline">
+        {history.map((e) => (
+          <li key={e.seq} className={asOf?.event.seq === e.seq ? "current" : ""}>
+            <button className="link" onClick={() => showAsOf(e)} title="Show the memory as of this event">
+              <time>{when(e.at)}</time> {e.summary}
+            </button>{" "}
+            <span className="who">{e.client ?? e.actor}</span>
+          </li>
+        ))}
+      </ol>
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+      {!past && (
+        <>
+          <button id="edit" className="edit" onClick={onEdit} title="Edit (E)">
+            Edit
+          </button>
+          <button className="danger" onClick={forget} title="Forget (Delete)">
+            Forget…
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
+// The content, laid out for its type.
+function Fields({ memory: m }: { memory: MemoryView }) {
+  if (m.type === "semantic")
+    return (
+      <table className="facts">
+        <tbody>
+          {Object.entries(m.facts).map(([k, v]) => (
+            <tr key={k}>
+              <th>{k}</th>
+              <td>{typeof v === "string" ? v : JSON.stringify(v)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  if (m.type === "procedural")
+    return (
+      <ol>
+        {m.steps.map((s, i) => (
+          <li key={i}>{s}</li>
+        ))}
+      </ol>
+    );
+  return (
+    <table className="facts">
+      <tbody>
+        <tr>
+          <th>When</th>
+          <td>{when(m.occurred_at)}</td>
+        </tr>
+        {m.body.form === "utterance" ? (
+          <>
+            <tr>
+              <th>Speaker</th>
+              <td>{m.body.speaker}</td>
+            </tr>
+            <tr>
+              <th>Said</th>
+              <td>{m.body.text}</td>
+            </tr>
+          </>
+        ) : (
+          <>
+            <tr>
+              <th>Asked</th>
+              <td>{m.body.query}</td>
+            </tr>
+            <tr>
+              <th>Answered</th>
+              <td>{m.body.response}</td>
+            </tr>
+          </>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+// Why the last search recalled it: the parts of its score.
+function WhyTable({ why }: { why: Why }) {
+  return (
+    <>
+      <h3>Why it was recalled</h3>
+      <table className="why-table" id="why">
+        <tbody>
+          <tr>
+            <th>Score</th>
+            <td>{(why.score ?? 0).toFixed(3)}</td>
+          </tr>
+          <tr>
+            <th>Match</th>
+            <td>
+              {(why.matched ?? 0).toFixed(3)}
+              {why.keyword_rank != null && ` · keywords #${why.keyword_rank}`}
+              {why.similarity != null && ` · meaning ${(why.similarity ?? 0).toFixed(2)}`}
+            </td>
+          </tr>
+          {why.time_phrase && (
+            <tr>
+              <th>Time</th>
+              <td>
+                “{why.time_phrase}” +{(why.time ?? 0).toFixed(3)}
+              </td>
+            </tr>
+          )}
+          <tr>
+            <th>Relevance</th>
+            <td>
+              recency +{(why.recency ?? 0).toFixed(3)} · use +{(why.frequency ?? 0).toFixed(3)} · importance +{(why.importance ?? 0).toFixed(3)} · tier +
+              {(why.tier ?? 0).toFixed(3)}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </>
+  );
+}
