@@ -34,7 +34,10 @@ impl AppState {
             std::fs::create_dir_all(dir)
                 .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot create {}: {e}", dir.display())))?;
         }
+        let defaults = EngineOptions::default();
         let opts = EngineOptions {
+            // Whose memories the window shows (as the CLI's --user): `STRATA_USER`, else the default.
+            user_id: std::env::var("STRATA_USER").ok().filter(|u| !u.trim().is_empty()).unwrap_or(defaults.user_id),
             client: "desktop".into(),
             context: strata_api::ContextSettings::for_user(),
             ..Default::default()
@@ -51,8 +54,11 @@ impl AppState {
             }
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         });
+        // The active crystallized adapter, if any, is applied when the model loads.
+        let adapter =
+            engine.lock().unwrap_or_else(|p| p.into_inner()).store_view().active_adapter()?.map(|a| (a.path, a.id));
         let chat = match strata_models::LazyLocalChat::new() {
-            Ok(c) => Some(Arc::new(c)),
+            Ok(c) => Some(Arc::new(c.with_adapter(adapter))),
             Err(err) => {
                 tracing::warn!("no on-device chat model: {err}");
                 None

@@ -4,108 +4,18 @@
 //! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
 
 mod detail;
+mod driver;
 mod jobs;
 mod providers;
 mod webdriver;
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use driver::Driver;
 
 use strata_api::{Engine, EngineOptions, Target};
 use webdriver::Session;
-
-/// Xvfb and tauri-driver, stopped (gently: SIGTERM, so WebKitWebDriver goes too) on drop.
-struct Driver {
-    xvfb: Child,
-    driver: Child,
-    url: String,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-impl Driver {
-    fn start(db: &Path) -> Driver {
-        Driver::start_with(db, &[], false)
-    }
-
-    /// With more environment for the app, and with `keychain`, inside a D-Bus session of its
-    /// own that holds an unlocked secret service (GNOME Keyring), so the app's keys go there.
-    /// The settings file is kept beside the database.
-    fn start_with(db: &Path, env: &[(&str, &str)], keychain: bool) -> Driver {
-        // Xvfb picks a free display and writes its number on the descriptor we name.
-        let mut xvfb = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1200x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb is missing: run scripts/setup");
-        let mut display = String::new();
-        BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut display).unwrap();
-        let display = format!(":{}", display.trim());
-        let (port, native) = (free_port(), free_port());
-        let driver_args = ["--port".to_string(), port.to_string(), "--native-port".to_string(), native.to_string()];
-        let mut command = if keychain {
-            let mut c = Command::new("dbus-run-session");
-            c.args([
-                "--",
-                "sh",
-                "-c",
-                "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec \"$0\" \"$@\"",
-            ]);
-            c.arg(tauri_driver()).args(driver_args);
-            c
-        } else {
-            let mut c = Command::new(tauri_driver());
-            c.args(driver_args);
-            c
-        };
-        let settings = db.with_file_name("settings.json");
-        command
-            .env("DISPLAY", &display)
-            .env("STRATA_DB", db)
-            .env("STRATA_SETTINGS", settings)
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_COMPATIBLE_API_KEY")
-            .envs(env.iter().copied())
-            .process_group(0)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let driver = command.spawn().expect("tauri-driver is missing: run scripts/setup");
-        let url = format!("http://127.0.0.1:{port}");
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(20), "tauri-driver did not start");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Driver { xvfb, driver, url }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        // The driver's whole process group: tauri-driver, WebKitWebDriver, and with a
-        // keychain the D-Bus session and its daemons.
-        let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.driver.id())]).status();
-        let _ = self.driver.wait();
-        let _ = Command::new("kill").args(["-TERM", &self.xvfb.id().to_string()]).status();
-        let _ = self.xvfb.wait();
-    }
-}
-
-fn tauri_driver() -> PathBuf {
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"));
-    let installed = cargo_home.join("bin/tauri-driver");
-    if installed.exists() { installed } else { PathBuf::from("tauri-driver") }
-}
 
 fn screenshot(s: &Session, name: &str) {
     let dir = std::env::var_os("STRATA_SCREENSHOTS")
@@ -165,11 +75,10 @@ fn search_open_and_forget_a_memory() {
     assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
     let why = s.text(&s.find("#why"));
     assert!(why.contains("keywords #1") && why.contains("recency"), "the last search's score breakdown: {why}");
-    assert!(!s.texts(".timeline li").is_empty(), "the history shows its events");
+    let before = s.wait_for("the history's events", |s| Some(s.all(".timeline li").len()).filter(|n| *n > 0));
     screenshot(&s, "memory-detail");
 
     // Pin it and move it to long-term: each change shows in its history.
-    let before = s.all(".timeline li").len();
     s.click(&s.find("#pinned"));
     s.wait_for("the pin in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == before + 1));
     s.click(&s.find("#tier option[value=long]"));
@@ -227,7 +136,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     assert!(detail.contains("pets"), "{detail}");
 
     // Edit it: the change shows, and its history grows.
-    assert_eq!(s.all(".timeline li").len(), 1);
+    s.wait_for("its history", |s| (s.all(".timeline li").len() == 1).then_some(()));
     s.click(&s.find("#edit"));
     let colour = s.find("input[name=fact-value-0]");
     s.clear(&colour);

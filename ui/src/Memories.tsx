@@ -16,6 +16,8 @@ type Row = { memory: MemoryView; why?: RecallView["why"] };
 
 const PAGE = 200;
 const ROW_HEIGHT = 36;
+// Keystrokes closer together than this make one search.
+const SEARCH_DELAY_MS = 25;
 
 // The day after a YYYY-MM-DD date (the filter's "until" is exclusive; the person means
 // "up to and including").
@@ -43,6 +45,7 @@ export function Memories() {
   const [why, setWhy] = useState<RecallView["why"] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
+  const [shown, setShown] = useState("");
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState(false);
   const seq = useRef(0);
@@ -79,6 +82,7 @@ export function Memories() {
       }
       setError(null);
       setRows(r.ok!);
+      setShown(q);
       setCursor(r.next);
       // Rendered: the time from the keystroke's request to the next frame with the results.
       requestAnimationFrame(() => setElapsed(Math.round(performance.now() - started)));
@@ -87,7 +91,7 @@ export function Memories() {
   );
 
   useEffect(() => {
-    const t = setTimeout(() => load(query), query ? 60 : 0);
+    const t = setTimeout(() => load(query), query ? SEARCH_DELAY_MS : 0);
     return () => clearTimeout(t);
   }, [query, load]);
 
@@ -194,7 +198,7 @@ export function Memories() {
           </button>
           <Transfer onImported={() => load(query)} />
         </div>
-        <div className="meta" id="meta">
+        <div className="meta" id="meta" data-query={shown}>
           {rows.length.toLocaleString()}
           {cursor && !query ? "+" : ""} {query ? "found" : "shown"}
           {elapsed !== null && <span id="elapsed"> · {elapsed} ms</span>}

@@ -381,6 +381,20 @@ impl Engine {
         Ok(PageView { items: page.items.into_iter().map(Into::into).collect(), next_cursor: page.next_cursor })
     }
 
+    /// Every memory in this scope that `filter` selects, newest first (all pages).
+    pub fn all_memories(&self, filter: Filter) -> ApiResult<Vec<strata_core::Memory>> {
+        let filter = self.scoped(filter);
+        let (mut out, mut cursor) = (Vec::new(), None::<String>);
+        loop {
+            let page = self.store.list(&filter, 500, cursor.as_deref())?;
+            out.extend(page.items);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(out),
+            }
+        }
+    }
+
     /// Keyword search in this scope (recording accesses of what it returns).
     pub fn search(&mut self, text: &str, filter: Filter, limit: usize, marks: (&str, &str)) -> ApiResult<Vec<HitView>> {
         let hits = self.store.search(text, &self.scoped(filter), limit, marks)?;

@@ -262,6 +262,133 @@ pub enum Command {
     /// Provider keys in the OS keychain (a key in the environment, e.g. OPENAI_API_KEY, wins).
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Crystallization: train memories into a LoRA adapter of the on-device model, evaluate
+    /// it, and choose which adapter the model uses.
+    #[command(subcommand)]
+    Train(TrainCommand),
+}
+
+/// `strata train …`
+#[derive(Debug, Subcommand)]
+pub enum TrainCommand {
+    /// Build a training set from memories (facts and procedures) and report its problems.
+    Dataset {
+        #[command(flatten)]
+        select: TrainSelect,
+        /// Write the set here as JSON Lines (default: beside the database, named by its hash).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        hyper: TrainHyper,
+    },
+    /// Train an adapter (a candidate until evaluated and activated). A killed run resumes
+    /// from its last checkpoint when run again with the same set and settings.
+    Run {
+        #[command(flatten)]
+        select: TrainSelect,
+        /// Train on this set (from `strata train dataset`) instead of selecting memories.
+        #[arg(long, conflicts_with_all = ["ids", "kinds", "tags"])]
+        dataset: Option<PathBuf>,
+        #[command(flatten)]
+        hyper: TrainHyper,
+        /// Evaluate it right after training.
+        #[arg(long)]
+        eval: bool,
+    },
+    /// Evaluate an adapter: held-out fact recall with, without and by retrieval; general
+    /// perplexity. The report is stored with it.
+    Eval {
+        /// The adapter's id.
+        id: String,
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+    /// List the adapters, newest first.
+    List,
+    /// Show an adapter, its report and its history.
+    Show {
+        /// The adapter's id.
+        id: String,
+    },
+    /// Make an adapter the one the on-device model uses.
+    Activate {
+        /// The adapter's id.
+        id: String,
+        /// Activate it even though it failed or skipped its evaluation.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Retire the active adapter and restore the one active before it (or none).
+    Rollback,
+    /// Store the example facts in a fresh scope, build the set, train, evaluate, and print
+    /// the report.
+    Demo {
+        #[command(flatten)]
+        hyper: TrainHyper,
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+}
+
+/// Which memories to train on.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainSelect {
+    /// These memories (repeatable); otherwise every fact and procedure the filters select.
+    #[arg(long = "id")]
+    pub ids: Vec<String>,
+    /// Only this type (semantic or procedural). Repeatable.
+    #[arg(long = "type", value_enum)]
+    pub kinds: Vec<KindArg>,
+    /// Only memories with this tag. Repeatable (all must match).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+}
+
+/// Training settings.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainHyper {
+    /// LoRA rank.
+    #[arg(long, default_value_t = 8)]
+    pub rank: usize,
+    /// LoRA alpha (the update is scaled by alpha / rank).
+    #[arg(long, default_value_t = 16.0)]
+    pub alpha: f64,
+    /// Dropout on the adapters' input.
+    #[arg(long, default_value_t = 0.05)]
+    pub dropout: f64,
+    /// Adapted projections, comma-separated: q, k, v, o, gate, up, down.
+    #[arg(long, default_value = "q,k,v,o", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 1.5e-3)]
+    pub lr: f64,
+    /// Passes over the examples.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// Examples per micro-batch.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    /// Micro-batches per optimizer step (gradient accumulation).
+    #[arg(long, default_value_t = 1)]
+    pub accumulate: usize,
+    /// Seed (adapter start, data order, dropout).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// General questions answered by the base model mixed into training, with general prose
+    /// (replay); 0 for none.
+    #[arg(long, default_value_t = 16)]
+    pub replay: usize,
+}
+
+/// The evaluation gate.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GateArgs {
+    /// The largest rise in general perplexity allowed, as a share (0.1 = 10%).
+    #[arg(long, default_value_t = 0.10)]
+    pub margin: f64,
+    /// The least held-out fact recall with the adapter, as a share.
+    #[arg(long, default_value_t = 0.5)]
+    pub min_recall: f64,
 }
 
 /// `strata key …`
@@ -390,6 +517,13 @@ pub enum BenchCommand {
         /// Tokens to generate per prompt.
         #[arg(long, default_value_t = 64)]
         tokens: usize,
+        /// With this LoRA adapter (a folder of PEFT files, e.g. strata.adapters/ad_…), merged
+        /// into the weights at load.
+        #[arg(long)]
+        adapter: Option<PathBuf>,
+        /// Apply the adapter beside the weights instead (switchable without a reload).
+        #[arg(long, requires = "adapter")]
+        unmerged: bool,
     },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the

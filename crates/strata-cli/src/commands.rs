@@ -58,6 +58,9 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
+    if let Command::Train(train) = command {
+        return crate::train::run(&mut engine, &db, train, &out);
+    }
     if let Command::Serve { port, provider, token } = command {
         return serve(engine, port, provider, token, &out);
     }
@@ -129,13 +132,13 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         }
         Command::Ask { question, provider, turn, no_record } => {
             load_embedder(engine, out)?;
-            let chat = open_chat(provider)?;
+            let chat = open_chat(provider, active_adapter(engine)?)?;
             let view = ask_turn(engine, chat.as_ref(), &turn, !no_record, None, question, vec![], out)?;
             out.asked(&view)
         }
         Command::Chat { provider, turn } => {
             load_embedder(engine, out)?;
-            let mut chat = open_chat(provider)?;
+            let mut chat = open_chat(provider, active_adapter(engine)?)?;
             let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
             let mut history: Vec<strata_core::Message> = Vec::new();
             let mut last: Option<strata_api::AskView> = None;
@@ -156,7 +159,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                             base_url: None,
                         };
                         // A provider that cannot be opened (no key…) leaves the conversation as it was.
-                        match open_chat(wanted) {
+                        match active_adapter(engine).and_then(|a| open_chat(wanted, a)) {
                             Ok(c) => {
                                 chat = c;
                                 eprintln!("Now talking with {} {}.", chat.provider(), chat.model());
@@ -277,7 +280,12 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let counts = engine.demo()?;
             out.demo(&counts)
         }
-        Command::Bench(_) | Command::Tokens(_) | Command::Key(_) | Command::Serve { .. } | Command::Mcp { .. } => {
+        Command::Bench(_)
+        | Command::Tokens(_)
+        | Command::Key(_)
+        | Command::Train(_)
+        | Command::Serve { .. }
+        | Command::Mcp { .. } => {
             unreachable!("these run before dispatch")
         }
     }
@@ -349,7 +357,11 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.token_bench(&strata_api::tokenbench::report(&texts, ours, theirs))
         }
-        BenchCommand::Chat { tokens } => out.chat_bench(&strata_models::chatbench::run(tokens)?),
+        BenchCommand::Chat { tokens, adapter, unmerged } => {
+            use strata_models::chatbench::AdapterUse;
+            let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
+            out.chat_bench(&strata_models::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
+        }
         BenchCommand::Embed { data, sentences, reference } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();
@@ -394,7 +406,7 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
 /// `strata serve`: the memory proxy, until Ctrl-C.
 fn serve(mut engine: Engine, port: u16, provider: ProviderArgs, token: Option<String>, out: &Out) -> Result<()> {
     load_embedder(&mut engine, out)?;
-    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider)?);
+    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, active_adapter(&engine)?)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -484,12 +496,18 @@ fn ask_turn(
     )?)
 }
 
-/// The chat model `provider` names (`on-device` loads the local model).
-fn open_chat(args: ProviderArgs) -> Result<Box<dyn strata_core::ChatModel>> {
+/// The active crystallized adapter (its folder and id): the on-device model applies it.
+fn active_adapter(engine: &Engine) -> Result<Option<(PathBuf, String)>> {
+    Ok(engine.store_view().active_adapter()?.map(|a| (a.path, a.id)))
+}
+
+/// The chat model `provider` names (`on-device` loads the local model, with `adapter` when
+/// one is active).
+fn open_chat(args: ProviderArgs, adapter: Option<(PathBuf, String)>) -> Result<Box<dyn strata_core::ChatModel>> {
     let ProviderArgs { provider, model, base_url } = args;
     let provider = provider.as_str();
     if matches!(provider, "on-device" | "local") {
-        return Ok(Box::new(strata_models::LazyLocalChat::new()?));
+        return Ok(Box::new(strata_models::LazyLocalChat::new()?.with_adapter(adapter)));
     }
     let model = model.unwrap_or_else(|| {
         match provider {
@@ -682,7 +700,7 @@ fn target_of(k: KeyArg) -> Target {
     Target { id_or_key: k.target, kind: k.kind.map(kind_of) }
 }
 
-fn kind_of(k: KindArg) -> MemoryKind {
+pub(crate) fn kind_of(k: KindArg) -> MemoryKind {
     match k {
         KindArg::Semantic => MemoryKind::Semantic,
         KindArg::Episodic => MemoryKind::Episodic,

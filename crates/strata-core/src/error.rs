@@ -111,7 +111,8 @@ impl Error {
         Error::Invalid(msg.into())
     }
 
-    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+    /// An I/O failure with what was being done.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { context: context.into(), source }
     }
 }

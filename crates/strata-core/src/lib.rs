@@ -2,6 +2,7 @@
 //! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI.
 #![deny(missing_docs)]
 
+pub mod adapters;
 pub mod chat;
 pub mod clock;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod time;
 mod vector_scan;
 pub mod vectors;
 
+pub use adapters::{AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
 pub use chat::{
     ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage,
 };

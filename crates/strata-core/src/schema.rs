@@ -15,6 +15,7 @@ pub const APPLICATION_ID: i64 = 0x5354_5241;
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_episode_context", include_str!("../migrations/0002_episode_context.sql")),
+    ("0003_adapters", include_str!("../migrations/0003_adapters.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

@@ -130,6 +130,7 @@ impl Store {
     /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
         let redacted_events = self.transact(|tx| tx.forget(id, meta))?;
+        self.delete_forgotten_adapter_files()?;
         let scrubbed = self.scrub()?;
         Ok(ForgetOutcome { redacted_events, scrubbed })
     }
@@ -655,6 +656,7 @@ impl StoreTx<'_> {
             )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
+        crate::adapters::retire_from(&self.tx, &id.to_string(), self.clock.now())?;
         Ok(n)
     }
 

@@ -53,10 +53,35 @@ fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-/// Loads the default model and runs a short and a long prompt, `generate` tokens each.
-pub fn run(generate: usize) -> Result<ChatBench> {
+/// How an adapter is applied for the measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterUse {
+    /// Merged into the weights at load.
+    Merged,
+    /// Applied beside them (switchable without a reload).
+    Unmerged,
+}
+
+/// Loads the default model and runs a short and a long prompt, `generate` tokens each; with
+/// `adapter` (a folder of PEFT files), with that adapter applied as `how` says.
+pub fn run(generate: usize, adapter: Option<(&std::path::Path, AdapterUse)>) -> Result<ChatBench> {
     let started = Instant::now();
-    let chat = LocalChat::load_default()?;
+    let chat = match adapter {
+        None => LocalChat::load_default()?,
+        Some((dir, how)) => {
+            let file = LocalChat::default_file();
+            let shape = crate::Llama::read_shape(&file).map_err(|e| strata_core::Error::Model(e.to_string()))?;
+            let a = crate::Adapter::load(dir, &shape)?;
+            match how {
+                AdapterUse::Merged => LocalChat::load_with(&file, Some(&a))?,
+                AdapterUse::Unmerged => {
+                    let chat = LocalChat::load(&file)?;
+                    chat.set_adapter(Some(&a))?;
+                    chat
+                }
+            }
+        }
+    };
     let load_ms = round1(started.elapsed().as_secs_f64() * 1000.0);
     let go = AtomicBool::new(false);
     let system = Message::system("You are a helpful assistant.");

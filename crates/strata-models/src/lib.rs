@@ -3,6 +3,7 @@
 //! chat model (SmolLM2-135M-Instruct, GGUF).
 #![deny(missing_docs)]
 
+pub mod adapter;
 mod bert;
 pub mod chatbench;
 mod llama;
@@ -10,6 +11,7 @@ mod local_chat;
 mod minilm;
 mod process;
 
+pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Shape};
 pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, Sampling};
 pub use minilm::MiniLm;

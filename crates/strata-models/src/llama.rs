@@ -14,6 +14,8 @@ use std::path::Path;
 use candle_core::quantized::{GgmlDType, QMatMul, QTensor, gguf_file};
 use candle_core::{DType, Device, IndexOp, Module, Tensor};
 
+use crate::adapter::{Adapter, Target};
+
 /// The shape of the model, from the GGUF metadata.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shape {
@@ -29,25 +31,85 @@ pub struct Shape {
     pub eps: f64,
     /// RoPE base frequency.
     pub rope_base: f32,
+    /// The MLP's inner size.
+    pub mlp: usize,
     /// Longest context.
     pub context: usize,
 }
 
-/// A projection in both forms: Q8_0 for one token, f32 `(in, out)` for many.
+/// A projection in both forms: Q8_0 for one token, f32 `(in, out)` for many; with an
+/// adapter applied unmerged, its `(in, R)` and `(R, out)` factors.
 struct Weight {
     q8: QMatMul,
     t: Tensor,
+    /// The `out` size of each stacked part.
+    parts: Vec<usize>,
+    lora: Option<(Tensor, Tensor)>,
 }
 
+/// One projection's adapter update: `A (r, in)` and `scale · B (out, r)`.
+type Delta = Option<(Tensor, Tensor)>;
+
 impl Weight {
-    /// From `(out, in)` f32 parts stacked along `out`.
-    fn new(parts: &[Tensor]) -> candle_core::Result<Weight> {
-        let w = Tensor::cat(parts, 0)?;
-        Ok(Weight { q8: QMatMul::from_qtensor(QTensor::quantize(&w, GgmlDType::Q8_0)?)?, t: w.t()?.contiguous()? })
+    /// From `(out, in)` f32 parts stacked along `out`, each with its update merged in.
+    fn new(parts: &[Tensor], deltas: &[Delta]) -> candle_core::Result<Weight> {
+        let merged = parts
+            .iter()
+            .zip(deltas)
+            .map(|(w, d)| match d {
+                Some((a, b)) => w + b.matmul(a)?,
+                None => Ok(w.clone()),
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let w = Tensor::cat(&merged, 0)?;
+        let sizes = parts.iter().map(|p| p.dim(0)).collect::<candle_core::Result<_>>()?;
+        Ok(Weight {
+            q8: QMatMul::from_qtensor(QTensor::quantize(&w, GgmlDType::Q8_0)?)?,
+            t: w.t()?.contiguous()?,
+            parts: sizes,
+            lora: None,
+        })
+    }
+
+    /// Applies the parts' updates unmerged (or none): the stacked A's and a block-diagonal B.
+    fn set_lora(&mut self, deltas: &[Delta]) -> candle_core::Result<()> {
+        let ranks: Vec<usize> = deltas.iter().map(|d| d.as_ref().map_or(0, |(a, _)| a.dim(0).unwrap_or(0))).collect();
+        let total: usize = ranks.iter().sum();
+        if total == 0 {
+            self.lora = None;
+            return Ok(());
+        }
+        let a: Vec<Tensor> = deltas.iter().flatten().map(|(a, _)| a.clone()).collect();
+        let mut rows = Vec::with_capacity(deltas.len());
+        let mut before = 0;
+        for ((d, &rank), &out) in deltas.iter().zip(&ranks).zip(&self.parts) {
+            let row = match d {
+                Some((_, b)) => {
+                    let left = Tensor::zeros((out, before), DType::F32, &Device::Cpu)?;
+                    let right = Tensor::zeros((out, total - before - rank), DType::F32, &Device::Cpu)?;
+                    Tensor::cat(&[&left, b, &right], 1)?
+                }
+                None => Tensor::zeros((out, total), DType::F32, &Device::Cpu)?,
+            };
+            rows.push(row);
+            before += rank;
+        }
+        let a = Tensor::cat(&a, 0)?.t()?.contiguous()?;
+        let b = Tensor::cat(&rows, 0)?.t()?.contiguous()?;
+        self.lora = Some((a, b));
+        Ok(())
     }
 
     /// `x` is (1, n, in).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let y = self.base(x)?;
+        match &self.lora {
+            Some((a, b)) => y + x.broadcast_matmul(a)?.broadcast_matmul(b)?,
+            None => Ok(y),
+        }
+    }
+
+    fn base(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         let n = x.dim(1)?;
         if n == 1 {
             return self.q8.forward(x);
@@ -86,15 +148,16 @@ impl RawLayer {
     const NAMES: [&str; 9] =
         ["attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down"];
 
-    fn convert(self) -> candle_core::Result<Layer> {
+    /// `deltas` in [`Target::ALL`]'s order, merged into the weights.
+    fn convert(self, deltas: &[Delta; 7]) -> candle_core::Result<Layer> {
         let d: Vec<Tensor> = self.0.iter().map(|t| t.dequantize(&Device::Cpu)).collect::<candle_core::Result<_>>()?;
         Ok(Layer {
             attn_norm: d[0].clone(),
-            qkv: Weight::new(&d[1..4])?,
-            o: Weight::new(&d[4..5])?,
+            qkv: Weight::new(&d[1..4], &deltas[0..3])?,
+            o: Weight::new(&d[4..5], &deltas[3..4])?,
             ffn_norm: d[5].clone(),
-            gate_up: Weight::new(&d[6..8])?,
-            down: Weight::new(&d[8..9])?,
+            gate_up: Weight::new(&d[6..8], &deltas[4..6])?,
+            down: Weight::new(&d[8..9], &deltas[6..7])?,
             cache: candle_nn::kv_cache::KvCache::new(2, 512),
         })
     }
@@ -123,30 +186,76 @@ fn meta_f(ct: &gguf_file::Content, key: &str, default: f32) -> f32 {
     ct.metadata.get(key).and_then(|v| v.to_f32().ok()).unwrap_or(default)
 }
 
+fn shape_of(ct: &gguf_file::Content) -> candle_core::Result<Shape> {
+    let arch = ct.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+    if arch != "llama" {
+        return Err(candle_core::Error::Msg(format!("a '{arch}' model; only llama models run on this device")));
+    }
+    Ok(Shape {
+        layers: meta_u(ct, "llama.block_count")?,
+        hidden: meta_u(ct, "llama.embedding_length")?,
+        heads: meta_u(ct, "llama.attention.head_count")?,
+        kv_heads: meta_u(ct, "llama.attention.head_count_kv")?,
+        eps: meta_f(ct, "llama.attention.layer_norm_rms_epsilon", 1e-5) as f64,
+        rope_base: meta_f(ct, "llama.rope.freq_base", 10_000.0),
+        mlp: meta_u(ct, "llama.feed_forward_length")?,
+        context: meta_u(ct, "llama.context_length").unwrap_or(2048).min(8192),
+    })
+}
+
+/// One layer's adapter updates in [`Target::ALL`]'s order.
+fn deltas(adapter: Option<&Adapter>, layer: usize, shape: &Shape) -> candle_core::Result<[Delta; 7]> {
+    let mut out: [Delta; 7] = Default::default();
+    if let Some(a) = adapter {
+        for (slot, t) in out.iter_mut().zip(Target::ALL) {
+            *slot = a.delta(layer, t, shape).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        }
+    }
+    Ok(out)
+}
+
 impl Llama {
     /// Loads the model in `file`.
     pub fn load(file: &Path) -> candle_core::Result<Llama> {
-        let mut f = std::fs::File::open(file)?;
-        let ct = gguf_file::Content::read(&mut f).map_err(|e| e.with_path(file))?;
-        Llama::from_gguf(&ct, &mut f)
+        Llama::load_merged(file, None)
     }
 
-    fn from_gguf<R: Read + Seek>(ct: &gguf_file::Content, r: &mut R) -> candle_core::Result<Llama> {
-        let device = Device::Cpu;
-        let arch =
-            ct.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
-        if arch != "llama" {
-            return Err(candle_core::Error::Msg(format!("a '{arch}' model; only llama models run on this device")));
+    /// Loads the model in `file` with `adapter` merged into its weights (no cost per token;
+    /// changing the adapter means loading again).
+    pub fn load_merged(file: &Path, adapter: Option<&Adapter>) -> candle_core::Result<Llama> {
+        let mut f = std::fs::File::open(file)?;
+        let ct = gguf_file::Content::read(&mut f).map_err(|e| e.with_path(file))?;
+        Llama::from_gguf(&ct, &mut f, adapter)
+    }
+
+    /// The model's shape as the file's metadata gives it, without loading the weights.
+    pub fn read_shape(file: &Path) -> candle_core::Result<Shape> {
+        let mut f = std::fs::File::open(file)?;
+        let ct = gguf_file::Content::read(&mut f).map_err(|e| e.with_path(file))?;
+        shape_of(&ct)
+    }
+
+    /// Applies `adapter` unmerged (two small products more per projection), or removes it:
+    /// switching needs no reload. An adapter merged at load stays merged underneath.
+    pub fn set_adapter(&mut self, adapter: Option<&Adapter>) -> candle_core::Result<()> {
+        let shape = self.shape;
+        for (i, l) in self.layers.iter_mut().enumerate() {
+            let d = deltas(adapter, i, &shape)?;
+            l.qkv.set_lora(&d[0..3])?;
+            l.o.set_lora(&d[3..4])?;
+            l.gate_up.set_lora(&d[4..6])?;
+            l.down.set_lora(&d[6..7])?;
         }
-        let shape = Shape {
-            layers: meta_u(ct, "llama.block_count")?,
-            hidden: meta_u(ct, "llama.embedding_length")?,
-            heads: meta_u(ct, "llama.attention.head_count")?,
-            kv_heads: meta_u(ct, "llama.attention.head_count_kv")?,
-            eps: meta_f(ct, "llama.attention.layer_norm_rms_epsilon", 1e-5) as f64,
-            rope_base: meta_f(ct, "llama.rope.freq_base", 10_000.0),
-            context: meta_u(ct, "llama.context_length").unwrap_or(2048).min(8192),
-        };
+        Ok(())
+    }
+
+    fn from_gguf<R: Read + Seek>(
+        ct: &gguf_file::Content,
+        r: &mut R,
+        adapter: Option<&Adapter>,
+    ) -> candle_core::Result<Llama> {
+        let device = Device::Cpu;
+        let shape = shape_of(ct)?;
         let mut tensor = |name: &str| ct.tensor(r, name, &device);
         let embedding_q = tensor("token_embd.weight")?;
         let output_q = tensor("output.weight").ok(); // absent: tied to the embeddings
@@ -154,12 +263,12 @@ impl Llama {
         let mut raw = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
             let names = RawLayer::NAMES.iter().map(|n| tensor(&format!("blk.{i}.{n}.weight")));
-            raw.push(RawLayer(names.collect::<candle_core::Result<_>>()?));
+            raw.push((RawLayer(names.collect::<candle_core::Result<_>>()?), deltas(adapter, i, &shape)?));
         }
         // Conversion (dequantize, re-quantize, transpose) on every core, a share of layers each.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
         let per = shape.layers.div_ceil(cores).max(1);
-        let mut chunks: Vec<Vec<RawLayer>> = Vec::new();
+        let mut chunks: Vec<Vec<(RawLayer, [Delta; 7])>> = Vec::new();
         let mut rest = raw.into_iter().peekable();
         while rest.peek().is_some() {
             chunks.push(rest.by_ref().take(per).collect());
@@ -167,7 +276,11 @@ impl Llama {
         let (layers, embeddings, output) = std::thread::scope(|s| {
             let workers: Vec<_> = chunks
                 .into_iter()
-                .map(|c| s.spawn(move || c.into_iter().map(RawLayer::convert).collect::<candle_core::Result<Vec<_>>>()))
+                .map(|c| {
+                    s.spawn(move || {
+                        c.into_iter().map(|(raw, d)| raw.convert(&d)).collect::<candle_core::Result<Vec<_>>>()
+                    })
+                })
                 .collect();
             let embeddings = embedding_q.dequantize(&device)?;
             let output = match output_q {
@@ -205,6 +318,23 @@ impl Llama {
     /// Runs `ids` (the next tokens, at position `pos` of the conversation) and returns the
     /// logits of the last one.
     pub fn forward(&mut self, ids: &[u32], pos: usize) -> candle_core::Result<Tensor> {
+        let x = self.hidden(ids, pos)?;
+        let n = ids.len();
+        let last = x.i((.., n - 1..n, ..))?;
+        let last = candle_nn::ops::rms_norm(&last, &self.norm, self.shape.eps as f32)?;
+        self.output.forward(&last)?.flatten_all()
+    }
+
+    /// Runs `ids` from the start of a conversation and returns the logits after every token,
+    /// `(n, vocabulary)`.
+    pub fn forward_all(&mut self, ids: &[u32]) -> candle_core::Result<Tensor> {
+        let x = self.hidden(ids, 0)?;
+        let x = candle_nn::ops::rms_norm(&x, &self.norm, self.shape.eps as f32)?;
+        self.output.forward(&x)?.squeeze(0)
+    }
+
+    /// The last block's output for `ids` at position `pos`, `(1, n, hidden)`.
+    fn hidden(&mut self, ids: &[u32], pos: usize) -> candle_core::Result<Tensor> {
         let n = ids.len();
         if pos + n > self.shape.context {
             return Err(candle_core::Error::Msg(format!(
@@ -275,8 +405,6 @@ impl Llama {
             let g = candle_nn::ops::silu(&gu.narrow(2, 0, inner)?)?;
             x = (x + l.down.forward(&(g * gu.narrow(2, inner, inner)?)?)?)?;
         }
-        let last = x.i((.., n - 1..n, ..))?;
-        let last = candle_nn::ops::rms_norm(&last, &self.norm, s.eps as f32)?;
-        self.output.forward(&last)?.flatten_all()
+        Ok(x)
     }
 }

@@ -11,6 +11,7 @@ use rand::{Rng, SeedableRng};
 use strata_core::{Error, Message, Result, Role};
 use tokenizers::Tokenizer;
 
+use crate::adapter::Adapter;
 use crate::llama::Llama;
 
 /// The system message of a conversation that has none. (The template's own default, "You are
@@ -125,13 +126,18 @@ impl LocalChat {
     /// Loads the model in `file` (a llama GGUF with a byte-level BPE tokenizer and the ChatML
     /// markers `<|im_start|>` / `<|im_end|>`).
     pub fn load(file: &Path) -> Result<LocalChat> {
+        LocalChat::load_with(file, None)
+    }
+
+    /// Loads the model in `file` with a LoRA adapter merged into its weights.
+    pub fn load_with(file: &Path, adapter: Option<&Adapter>) -> Result<LocalChat> {
         let mut text = strata_tokens::gguf::tokenizer(file)?;
         let id = |t: &str| text.token_to_id(t).ok_or_else(|| model_error(file, format!("its vocabulary has no {t}")));
         let (im_start, im_end) = (id("<|im_start|>")?, id("<|im_end|>")?);
         let mut stops = vec![im_end];
         stops.extend(text.token_to_id("<|endoftext|>"));
         text.set_encode_special_tokens(true);
-        let model = Llama::load(file).map_err(|e| model_error(file, e))?;
+        let model = Llama::load_merged(file, adapter).map_err(|e| model_error(file, e))?;
         let name = name_of(file);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
@@ -145,6 +151,45 @@ impl LocalChat {
     /// The model's name (its file's).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The model's shape.
+    pub fn shape(&self) -> crate::Shape {
+        self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).shape()
+    }
+
+    /// Applies a LoRA adapter unmerged, or removes it, without reloading the weights.
+    pub fn set_adapter(&self, adapter: Option<&Adapter>) -> Result<()> {
+        let mut model = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        model.set_adapter(adapter).map_err(|e| Error::Model(format!("{}: {e}", self.name)))
+    }
+
+    /// A training example in the chat template: the ids of `question` asked as the user's
+    /// turn (as [`LocalChat::prompt_ids`] writes it) followed by `answer` and the end of turn,
+    /// and where the answer starts.
+    pub fn example_ids(&self, question: &str, answer: &str) -> Result<(Vec<u32>, usize)> {
+        let mut ids = self.prompt_ids(&[Message::new(Role::User, question)])?;
+        let start = ids.len();
+        ids.extend(self.encode(answer)?);
+        ids.push(self.im_end);
+        Ok((ids, start))
+    }
+
+    /// The ids of plain text (no template).
+    pub fn text_ids(&self, text: &str) -> Result<Vec<u32>> {
+        self.encode(text)
+    }
+
+    /// The log-probabilities the model gives each next token of `ids` (one per token after the
+    /// first), read in one pass: for perplexity.
+    pub fn token_logprobs(&self, ids: &[u32]) -> Result<Vec<f32>> {
+        let mut guard = self.model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let model: &mut Llama = &mut guard;
+        let fail = |e: candle_core::Error| Error::Model(format!("{}: {e}", self.name));
+        let logits = self.pool.install(|| model.forward_all(ids)).map_err(fail)?;
+        let lp = candle_nn::ops::log_softmax(&logits, 1).map_err(fail)?;
+        let lp: Vec<Vec<f32>> = lp.to_vec2().map_err(fail)?;
+        Ok(ids[1..].iter().zip(&lp).map(|(&next, row)| row[next as usize]).collect())
     }
 
     fn encode(&self, text: &str) -> Result<Vec<u32>> {
@@ -340,6 +385,8 @@ impl strata_core::ChatModel for LocalChat {
 /// a server or a chat does not wait for the weights.
 pub struct LazyLocalChat {
     file: PathBuf,
+    /// A LoRA adapter folder (PEFT files) merged in at load: the active crystallized adapter.
+    adapter: Option<PathBuf>,
     name: String,
     model: std::sync::OnceLock<std::result::Result<LocalChat, String>>,
 }
@@ -352,7 +399,28 @@ impl LazyLocalChat {
             return Err(missing(&file));
         }
         let name = name_of(&file);
-        Ok(LazyLocalChat { file, name, model: std::sync::OnceLock::new() })
+        Ok(LazyLocalChat { file, adapter: None, name, model: std::sync::OnceLock::new() })
+    }
+
+    /// The same with a LoRA adapter (a folder of PEFT files) merged in when it loads; its
+    /// name is shown after the model's (`model+adapter`).
+    pub fn with_adapter(mut self, adapter: Option<(PathBuf, String)>) -> LazyLocalChat {
+        if let Some((dir, id)) = adapter {
+            self.name = format!("{}+{id}", self.name);
+            self.adapter = Some(dir);
+        }
+        self
+    }
+
+    fn load(&self) -> Result<LocalChat> {
+        let Some(dir) = &self.adapter else {
+            return LocalChat::load(&self.file);
+        };
+        let shape = Llama::read_shape(&self.file).map_err(|e| model_error(&self.file, e))?;
+        let adapter = Adapter::load(dir, &shape)?;
+        let mut chat = LocalChat::load_with(&self.file, Some(&adapter))?;
+        chat.name.clone_from(&self.name);
+        Ok(chat)
     }
 
     /// Whether the weights are loaded.
@@ -380,7 +448,7 @@ impl strata_core::ChatModel for LazyLocalChat {
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> std::result::Result<strata_core::ChatResponse, strata_core::ChatError> {
-        match self.model.get_or_init(|| LocalChat::load(&self.file).map_err(|e| e.to_string())) {
+        match self.model.get_or_init(|| self.load().map_err(|e| e.to_string())) {
             Ok(m) => m.chat(request, on_text, cancel),
             Err(e) => Err(strata_core::ChatError::new(strata_core::ChatErrorKind::Server, e.clone())),
         }

@@ -9,6 +9,7 @@ use expect_test::expect;
 use serde_json::Value;
 
 mod mcp;
+mod train;
 
 /// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains
 /// `banner` and the server's `http://` address; returns the server and that address. The rest

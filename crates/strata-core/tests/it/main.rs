@@ -2,6 +2,7 @@
 
 mod support;
 
+mod adapters;
 mod asof;
 mod context;
 mod forget;

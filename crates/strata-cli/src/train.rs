@@ -1,0 +1,424 @@
+//! `strata train …`: training sets from memories, training runs, the evaluation gate, and the
+//! adapter registry (list, show, activate, rollback), plus the end-to-end demo.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result, anyhow, bail};
+use comfy_table::Table;
+use strata_api::Engine;
+use strata_core::{AdapterRecord, Filter, Memory, MemoryKind, NewAdapter};
+use strata_models::{Adapter, LocalChat};
+use strata_train::{Dataset, Gate, Report, TrainConfig, Trained};
+
+use crate::args::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
+use crate::render::Out;
+
+/// Adapters, training sets and checkpoints live beside the database (`strata.adapters/`).
+fn root(db: &Path) -> PathBuf {
+    db.with_extension("adapters")
+}
+
+fn config_of(h: &TrainHyper) -> Result<TrainConfig> {
+    let targets = h.targets.iter().map(|t| strata_models::Target::parse(t)).collect::<strata_core::Result<Vec<_>>>()?;
+    let c = TrainConfig {
+        rank: h.rank,
+        alpha: h.alpha,
+        dropout: h.dropout,
+        targets,
+        lr: h.lr,
+        epochs: h.epochs,
+        batch: h.batch,
+        accumulate: h.accumulate,
+        seed: h.seed,
+        replay: h.replay,
+        ..TrainConfig::default()
+    };
+    c.check()?;
+    Ok(c)
+}
+
+fn gate_of(g: &GateArgs) -> Gate {
+    Gate { margin: g.margin, min_recall: g.min_recall }
+}
+
+fn chat() -> Result<LocalChat> {
+    Ok(LocalChat::load_default()?)
+}
+
+fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
+    if !s.ids.is_empty() {
+        return s
+            .ids
+            .iter()
+            .map(|id| {
+                let id = id.parse().map_err(|_| anyhow!("'{id}' is not a memory id"))?;
+                Ok(engine.store_view().get(id)?)
+            })
+            .collect();
+    }
+    let kinds: Vec<MemoryKind> = if s.kinds.is_empty() {
+        vec![MemoryKind::Semantic, MemoryKind::Procedural]
+    } else {
+        s.kinds.iter().map(|k| crate::commands::kind_of(*k)).collect()
+    };
+    let filter = Filter { kinds, tags: s.tags.clone(), ..Default::default() };
+    let memories = engine.all_memories(filter)?;
+    if memories.is_empty() {
+        bail!("no facts or procedures match; add some first (strata add fact …) or change the filters");
+    }
+    Ok(memories)
+}
+
+fn print_problems(set: &Dataset) {
+    for p in &set.problems {
+        eprintln!("{}: {}", if p.blocks() { "problem" } else { "note" }, p.describe());
+    }
+}
+
+fn refuse_blocking(set: &Dataset) -> Result<()> {
+    let blocking = set.blocking();
+    if blocking.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = blocking.iter().map(|p| p.describe()).collect();
+    bail!("the training set has problems to fix first: {}", lines.join("; "))
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// Trains on `set`, stores the adapter (and its set, for evaluation and provenance) and
+/// registers it as a candidate.
+fn train_and_register(
+    engine: &mut Engine,
+    db: &Path,
+    chat: &LocalChat,
+    set: &Dataset,
+    config: &TrainConfig,
+    out: &Out,
+) -> Result<(AdapterRecord, Trained)> {
+    refuse_blocking(set)?;
+    let examples = strata_train::tokenize(chat, set)?;
+    let model = LocalChat::default_file();
+    let hash = set.hash();
+    let run = strata_train::train::Run {
+        model: &model,
+        base_name: chat.name(),
+        examples: &examples,
+        pad: 0,
+        config,
+        checkpoints: root(db).join("checkpoints").join(&hash[..16]),
+    };
+    let live = std::io::stderr().is_terminal() && !out.json;
+    let trained = run.train(
+        &mut |p| {
+            let line = format!(
+                "step {}/{}  loss {:.3}  {:.0} tokens/s  {:.0} s left",
+                p.step, p.steps, p.loss, p.tokens_per_s, p.eta_s
+            );
+            if live {
+                eprint!("\r{line}   ");
+            } else {
+                tracing::info!("{line}");
+            }
+        },
+        &AtomicBool::new(false),
+    )?;
+    if live {
+        eprintln!();
+    }
+    let id = engine.store().new_adapter_id();
+    let dir = root(db).join(&id);
+    trained.adapter.save(&dir)?;
+    set.write(&dir.join("training-set.jsonl"))?;
+    let bytes = dir_bytes(&dir);
+    let record = engine.store().register_adapter(NewAdapter {
+        id,
+        base_model: chat.name().to_string(),
+        base_hash: strata_train::file_hash(&model)?,
+        dataset_hash: hash,
+        sources: set.sources(),
+        hyperparameters: serde_json::to_value(config)?,
+        path: dir,
+        bytes,
+        trained: serde_json::json!({
+            "steps": trained.losses.len(),
+            "seconds": trained.seconds,
+            "tokens": trained.tokens,
+            "final_loss": trained.losses.last(),
+            "resumed_from": trained.resumed_from,
+        }),
+    })?;
+    Ok((record, trained))
+}
+
+fn evaluate(engine: &mut Engine, chat: &LocalChat, id: &str, gate: Gate) -> Result<Report> {
+    let record = engine.store_view().adapter(id)?;
+    let adapter = Adapter::load(&record.path, &chat.shape())?;
+    let set = Dataset::read(&record.path.join("training-set.jsonl"))?;
+    let heldout: Vec<_> = set.heldout().collect();
+    if heldout.is_empty() {
+        bail!("adapter {id}'s training set has no held-out questions to evaluate it with");
+    }
+    let live = std::io::stderr().is_terminal();
+    let report = strata_train::eval::evaluate(chat, &adapter, &heldout, gate, &mut |done, total| {
+        if live {
+            eprint!("\revaluating {done}/{total}   ");
+        }
+    })?;
+    if live {
+        eprintln!();
+    }
+    engine.store().record_evaluation(id, &serde_json::to_value(&report)?, report.passed)?;
+    Ok(report)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+fn print_report(r: &Report) {
+    let mut t = Table::new();
+    t.set_header(["", "with adapter", "without", "by retrieval"]);
+    t.add_row([
+        format!("held-out fact recall ({} questions, {} facts)", r.questions, r.facts),
+        pct(r.recall_with_adapter),
+        pct(r.recall_without),
+        pct(r.recall_with_retrieval),
+    ]);
+    t.add_row([
+        "general perplexity".to_string(),
+        format!("{:.2} ({:+.1}%)", r.perplexity_adapter, r.perplexity_change() * 100.0),
+        format!("{:.2}", r.perplexity_base),
+        "—".into(),
+    ]);
+    println!("{t}");
+    if r.passed {
+        println!("Passed the gate (perplexity within {}, recall at least {}).", pct(r.margin), pct(r.min_recall));
+    } else {
+        println!("Failed the gate: {}.", r.reasons.join("; "));
+    }
+}
+
+fn print_record(a: &AdapterRecord) {
+    let passed = match a.passed {
+        Some(true) => "passed",
+        Some(false) => "failed",
+        None => "not evaluated",
+    };
+    println!(
+        "{}  {}  {}  {} source memories  {:.1} MB  {}",
+        a.id,
+        a.status.as_str(),
+        passed,
+        a.sources.len(),
+        a.bytes as f64 / 1e6,
+        a.created_at.format("%Y-%m-%d %H:%M")
+    );
+}
+
+/// Runs one `strata train` command on the database at `db`.
+pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> Result<()> {
+    match command {
+        TrainCommand::Dataset { select: s, out: file, hyper } => {
+            let config = config_of(&hyper)?;
+            let memories = select(engine, &s)?;
+            let chat = chat()?;
+            let set = strata_train::dataset(&chat, &memories, &config)?;
+            let file = match file {
+                Some(f) => f,
+                None => {
+                    let dir = root(db).join("datasets");
+                    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                    dir.join(format!("{}.jsonl", &set.hash()[..16]))
+                }
+            };
+            set.write(&file)?;
+            print_problems(&set);
+            let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();
+            if out.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "file": file, "hash": set.hash(), "facts": set.facts().len(),
+                        "train": set.train().count(), "heldout": set.heldout().count(),
+                        "replay": count(strata_train::Kind::Replay), "problems": set.problems,
+                    })
+                );
+            } else {
+                println!(
+                    "{} examples to train on ({} facts, {} procedure examples, {} replay), {} held out for \
+                     evaluation, {} problems → {}",
+                    set.train().count(),
+                    set.facts().len(),
+                    count(strata_train::Kind::Procedure),
+                    count(strata_train::Kind::Replay),
+                    set.heldout().count(),
+                    set.problems.len(),
+                    file.display()
+                );
+            }
+            Ok(())
+        }
+        TrainCommand::Run { select: s, dataset, hyper, eval } => {
+            let config = config_of(&hyper)?;
+            let chat = chat()?;
+            let set = match dataset {
+                Some(f) => Dataset::read(&f)?,
+                None => strata_train::dataset(&chat, &select(engine, &s)?, &config)?,
+            };
+            print_problems(&set);
+            let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
+            let report = if eval { Some(evaluate(engine, &chat, &record.id, Gate::default())?) } else { None };
+            if out.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "adapter": record.id, "seconds": trained.seconds, "steps": trained.losses.len(),
+                        "final_loss": trained.losses.last(), "bytes": record.bytes, "report": report,
+                    })
+                );
+            } else {
+                println!(
+                    "Trained adapter {} in {:.0} s ({} steps, final loss {:.3}); it is a candidate.",
+                    record.id,
+                    trained.seconds,
+                    trained.losses.len(),
+                    trained.losses.last().copied().unwrap_or(f32::NAN)
+                );
+                match report {
+                    Some(r) => print_report(&r),
+                    None => println!("Next: strata train eval {}", record.id),
+                }
+            }
+            Ok(())
+        }
+        TrainCommand::Eval { id, gate } => {
+            let chat = chat()?;
+            let report = evaluate(engine, &chat, &id, gate_of(&gate))?;
+            if out.json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print_report(&report);
+            }
+            Ok(())
+        }
+        TrainCommand::List => {
+            let all = engine.store_view().adapters()?;
+            if out.json {
+                println!("{}", serde_json::to_string(&all)?);
+            } else if all.is_empty() {
+                println!("No adapters yet. Train one with `strata train run` (or try `strata train demo`).");
+            } else {
+                all.iter().for_each(print_record);
+            }
+            Ok(())
+        }
+        TrainCommand::Show { id } => {
+            let a = engine.store_view().adapter(&id)?;
+            let history = engine.store_view().adapter_history(&id)?;
+            if out.json {
+                println!("{}", serde_json::json!({ "adapter": a, "history": history }));
+                return Ok(());
+            }
+            print_record(&a);
+            println!("base model {} (sha256 {}…)", a.base_model, &a.base_hash[..12.min(a.base_hash.len())]);
+            println!(
+                "training set sha256 {}…, files in {}",
+                &a.dataset_hash[..12.min(a.dataset_hash.len())],
+                a.path.display()
+            );
+            println!("settings {}", a.hyperparameters);
+            if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
+                print_report(&r);
+            }
+            for e in history {
+                println!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
+            }
+            Ok(())
+        }
+        TrainCommand::Activate { id, force } => {
+            let a = engine.store().activate_adapter(&id, force)?;
+            if out.json {
+                println!("{}", serde_json::to_string(&a)?);
+            } else {
+                println!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
+            }
+            Ok(())
+        }
+        TrainCommand::Rollback => {
+            let now = engine.store().rollback_adapter()?;
+            if out.json {
+                println!("{}", serde_json::json!({ "active": now.as_ref().map(|a| &a.id) }));
+            } else {
+                match now {
+                    Some(a) => println!("Rolled back: adapter {} is active again.", a.id),
+                    None => println!("Rolled back: no adapter is active; the model answers on its own."),
+                }
+            }
+            Ok(())
+        }
+        TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
+    }
+}
+
+fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out: &Out) -> Result<()> {
+    let config = config_of(hyper)?;
+    // A fresh scope, so the demo's facts are all that is trained.
+    let scope = format!("train-demo-{}", engine.store().new_adapter_id().trim_start_matches("ad_"));
+    let mut memories = Vec::new();
+    {
+        let mut demo_engine =
+            Engine::open(db, strata_api::EngineOptions { user_id: scope.clone(), ..Default::default() })?;
+        for content in strata_train::demo::contents() {
+            let req = strata_api::AddRequest::new(content);
+            let view = demo_engine.add(req)?;
+            memories.push(demo_engine.store_view().get(view.id.parse().map_err(|_| anyhow!("bad id"))?)?);
+        }
+    }
+    let chat = chat()?;
+    let set = strata_train::dataset(&chat, &memories, &config)?;
+    let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
+    let report = evaluate(engine, &chat, &record.id, gate_of(gate))?;
+    let peak = strata_train::peak_memory_mib();
+    if out.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "facts": set.facts().len(),
+                "recall_with_adapter": report.recall_with_adapter,
+                "recall_without": report.recall_without,
+                "recall_with_retrieval": report.recall_with_retrieval,
+                "perplexity_base": report.perplexity_base,
+                "perplexity_adapter": report.perplexity_adapter,
+                "train_seconds": trained.seconds,
+                "adapter_bytes": std::fs::metadata(record.path.join(strata_models::adapter::WEIGHTS_FILE))?.len(),
+                "adapter": record.id,
+                "scope": scope,
+                "passed": report.passed,
+                "steps": trained.losses.len(),
+                "train_tokens_per_s": trained.tokens as f64 / trained.seconds.max(1e-9),
+                "peak_memory_mib": peak,
+            })
+        );
+    } else {
+        println!(
+            "Stored {} facts in scope {scope}, trained adapter {} on {} examples in {:.0} s ({:.0} tokens/s, \
+             peak memory {:.0} MiB).",
+            set.facts().len(),
+            record.id,
+            set.train().count(),
+            trained.seconds,
+            trained.tokens as f64 / trained.seconds.max(1e-9),
+            peak
+        );
+        print_report(&report);
+        println!("Activate it with: strata train activate {}", record.id);
+    }
+    Ok(())
+}

@@ -1,0 +1,329 @@
+//! The adapter registry: LoRA adapters trained from memories, versioned in the store with
+//! their provenance (base model hash, training-set hash, source memory ids), hyperparameters,
+//! evaluation metrics and status (candidate / active / retired), and an event for every change
+//! (trained, evaluated, activated, deactivated, rolled back, retired). At most one is active.
+//! Forgetting a memory retires every adapter trained from it and deletes its files: an adapter
+//! holds what it learned, so forget must reach it too.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, Result};
+use crate::names::named_enum;
+use crate::store::Store;
+
+named_enum! {
+    /// Where an adapter stands.
+    pub enum AdapterStatus ("adapter status") {
+        /// Trained, not in use.
+        Candidate = "candidate",
+        /// Used by the on-device model.
+        Active = "active",
+        /// Withdrawn (rolled back, or a source memory was forgotten).
+        Retired = "retired",
+    }
+}
+
+/// A registered adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterRecord {
+    /// Its id (`ad_` and a ULID).
+    pub id: String,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+    /// The base model's name.
+    pub base_model: String,
+    /// SHA-256 of the base model file.
+    pub base_hash: String,
+    /// SHA-256 of the training set.
+    pub dataset_hash: String,
+    /// The memories it was trained from.
+    pub sources: Vec<String>,
+    /// How it was trained.
+    pub hyperparameters: serde_json::Value,
+    /// Its evaluation report, once evaluated.
+    pub metrics: Option<serde_json::Value>,
+    /// Whether it passed the evaluation gate, once evaluated.
+    pub passed: Option<bool>,
+    /// Where it stands.
+    pub status: AdapterStatus,
+    /// The folder of its files.
+    pub path: PathBuf,
+    /// Its size on disk.
+    pub bytes: u64,
+}
+
+/// One event in an adapter's history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterEvent {
+    /// Order of all adapter events.
+    pub seq: i64,
+    /// The adapter.
+    pub adapter_id: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// What happened: trained, evaluated, activated, deactivated, rolled_back, retired.
+    pub kind: String,
+    /// Details (JSON).
+    pub detail: serde_json::Value,
+}
+
+/// What to register after training.
+#[derive(Debug, Clone)]
+pub struct NewAdapter {
+    /// Its id, from [`Store::new_adapter_id`] (its files' folder is usually named by it).
+    pub id: String,
+    /// Base model name.
+    pub base_model: String,
+    /// Base model SHA-256.
+    pub base_hash: String,
+    /// Training set SHA-256.
+    pub dataset_hash: String,
+    /// Source memory ids.
+    pub sources: Vec<String>,
+    /// Hyperparameters.
+    pub hyperparameters: serde_json::Value,
+    /// The folder of its files.
+    pub path: PathBuf,
+    /// Size on disk.
+    pub bytes: u64,
+    /// Training details for the `trained` event (steps, seconds, loss).
+    pub trained: serde_json::Value,
+}
+
+const COLUMNS: &str = "id, created_at, base_model, base_hash, dataset_hash, sources, hyperparameters, metrics, \
+                       passed, status, path, bytes";
+
+fn json(text: &str) -> rusqlite::Result<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AdapterRecord> {
+    let sources: String = r.get(5)?;
+    let status: String = r.get(9)?;
+    let metrics: Option<String> = r.get(7)?;
+    Ok(AdapterRecord {
+        id: r.get(0)?,
+        created_at: from_ms(r.get(1)?),
+        base_model: r.get(2)?,
+        base_hash: r.get(3)?,
+        dataset_hash: r.get(4)?,
+        sources: serde_json::from_value(json(&sources)?).unwrap_or_default(),
+        hyperparameters: json(&r.get::<_, String>(6)?)?,
+        metrics: metrics.as_deref().map(json).transpose()?,
+        passed: r.get(8)?,
+        status: status.parse().map_err(|e: Error| {
+            rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, e.to_string().into())
+        })?,
+        path: PathBuf::from(r.get::<_, String>(10)?),
+        bytes: r.get::<_, i64>(11)? as u64,
+    })
+}
+
+impl Store {
+    fn adapter_event(&self, id: &str, kind: &str, detail: serde_json::Value) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            params![id, to_ms(self.clock().now()), kind, detail.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// A fresh adapter id (`ad_` and a lower-case ULID).
+    pub fn new_adapter_id(&self) -> String {
+        format!("ad_{}", crate::event::new_event_id(self.clock().as_ref()).to_lowercase())
+    }
+
+    /// Registers a trained adapter as a candidate (with its `trained` event).
+    pub fn register_adapter(&mut self, new: NewAdapter) -> Result<AdapterRecord> {
+        let id = new.id.clone();
+        if !id.starts_with("ad_") || id.len() > 64 {
+            return Err(Error::invalid(format!("'{id}' is not an adapter id")));
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO adapters (id, created_at, base_model, base_hash, dataset_hash, sources, hyperparameters, \
+             status, path, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9)",
+            params![
+                id,
+                to_ms(self.clock().now()),
+                new.base_model,
+                new.base_hash,
+                new.dataset_hash,
+                serde_json::to_string(&new.sources).unwrap_or_default(),
+                new.hyperparameters.to_string(),
+                new.path.to_string_lossy(),
+                new.bytes as i64
+            ],
+        )?;
+        self.adapter_event(&id, "trained", new.trained)?;
+        tx.commit()?;
+        self.adapter(&id)
+    }
+
+    /// One adapter; an unknown id is an error that says so.
+    pub fn adapter(&self, id: &str) -> Result<AdapterRecord> {
+        self.conn
+            .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE id = ?1"), [id], row)
+            .optional()?
+            .ok_or_else(|| Error::invalid(format!("no adapter {id} (`strata train list` shows them)")))
+    }
+
+    /// Every adapter, newest first.
+    pub fn adapters(&self) -> Result<Vec<AdapterRecord>> {
+        let mut stmt =
+            self.conn.prepare(&format!("SELECT {COLUMNS} FROM adapters ORDER BY created_at DESC, id DESC"))?;
+        let rows = stmt.query_map([], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// The active adapter, if any.
+    pub fn active_adapter(&self) -> Result<Option<AdapterRecord>> {
+        Ok(self
+            .conn
+            .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE status = 'active'"), [], row)
+            .optional()?)
+    }
+
+    /// An adapter's events, oldest first.
+    pub fn adapter_history(&self, id: &str) -> Result<Vec<AdapterEvent>> {
+        self.adapter(id)?;
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, adapter_id, at, kind, detail FROM adapter_events WHERE adapter_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt
+            .query_map([id], |r| {
+                Ok(AdapterEvent {
+                    seq: r.get(0)?,
+                    adapter_id: r.get(1)?,
+                    at: from_ms(r.get(2)?),
+                    kind: r.get(3)?,
+                    detail: json(&r.get::<_, String>(4)?)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Stores an adapter's evaluation report and whether it passed the gate.
+    pub fn record_evaluation(&mut self, id: &str, metrics: &serde_json::Value, passed: bool) -> Result<AdapterRecord> {
+        self.adapter(id)?;
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "UPDATE adapters SET metrics = ?2, passed = ?3 WHERE id = ?1",
+            params![id, metrics.to_string(), passed],
+        )?;
+        self.adapter_event(id, "evaluated", serde_json::json!({ "passed": passed }))?;
+        tx.commit()?;
+        self.adapter(id)
+    }
+
+    /// Makes `id` the active adapter (the one active before becomes a candidate). An adapter
+    /// that failed or never had the gate is refused unless `force`; a retired one always is.
+    pub fn activate_adapter(&mut self, id: &str, force: bool) -> Result<AdapterRecord> {
+        let a = self.adapter(id)?;
+        match (a.status, a.passed) {
+            (AdapterStatus::Active, _) => return Ok(a),
+            (AdapterStatus::Retired, _) => {
+                return Err(Error::invalid(format!("adapter {id} is retired; train a new one")));
+            }
+            (_, Some(true)) => {}
+            (_, _) if force => {}
+            (_, None) => {
+                return Err(Error::invalid(format!(
+                    "adapter {id} has not been evaluated; run `strata train eval {id}` first (or force it)"
+                )));
+            }
+            (_, Some(false)) => {
+                return Err(Error::invalid(format!(
+                    "adapter {id} failed its evaluation; activating it anyway needs --force"
+                )));
+            }
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        if let Some(prev) = self.active_adapter()? {
+            tx.execute("UPDATE adapters SET status = 'candidate' WHERE id = ?1", [&prev.id])?;
+            self.adapter_event(&prev.id, "deactivated", serde_json::json!({ "replaced_by": id }))?;
+        }
+        tx.execute("UPDATE adapters SET status = 'active' WHERE id = ?1", [id])?;
+        self.adapter_event(id, "activated", serde_json::json!({ "forced": force && a.passed != Some(true) }))?;
+        tx.commit()?;
+        self.adapter(id)
+    }
+
+    /// Rolls back the active adapter: it is retired, and the adapter that was active before
+    /// it (if it is still a candidate) is active again; otherwise no adapter is. Returns the
+    /// adapter now active.
+    pub fn rollback_adapter(&mut self) -> Result<Option<AdapterRecord>> {
+        let Some(current) = self.active_adapter()? else {
+            return Err(Error::invalid("no adapter is active; there is nothing to roll back"));
+        };
+        let previous: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT e.adapter_id FROM adapter_events e JOIN adapters a ON a.id = e.adapter_id \
+                 WHERE e.kind = 'activated' AND e.adapter_id != ?1 AND a.status = 'candidate' \
+                 ORDER BY e.seq DESC LIMIT 1",
+                [&current.id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [&current.id])?;
+        self.adapter_event(&current.id, "rolled_back", serde_json::json!({ "restored": previous }))?;
+        if let Some(p) = &previous {
+            tx.execute("UPDATE adapters SET status = 'active' WHERE id = ?1", [p])?;
+            self.adapter_event(p, "activated", serde_json::json!({ "by": "rollback" }))?;
+        }
+        tx.commit()?;
+        previous.map(|p: String| self.adapter(&p)).transpose()
+    }
+
+    /// Deletes the files of adapters retired because a source memory was forgotten (called
+    /// after the forgetting commits). Returns how many folders were deleted.
+    pub fn delete_forgotten_adapter_files(&mut self) -> Result<usize> {
+        let retired: Vec<String> = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT a.path FROM adapters a JOIN adapter_events e ON e.adapter_id = a.id \
+                      WHERE a.status = 'retired' AND e.kind = 'retired'",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut deleted = 0;
+        for path in retired.iter().map(PathBuf::from).filter(|p| p.exists()) {
+            std::fs::remove_dir_all(&path)
+                .map_err(|e| Error::io(format!("cannot delete the adapter files in {}", path.display()), e))?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+}
+
+/// Inside a forgetting transaction: retires every adapter trained from `memory_id` (its files
+/// go once the transaction commits, [`Store::delete_forgotten_adapter_files`]).
+pub(crate) fn retire_from(tx: &rusqlite::Transaction<'_>, memory_id: &str, now: DateTime<Utc>) -> Result<usize> {
+    let ids: Vec<String> = tx
+        .prepare_cached(
+            "SELECT a.id FROM adapters a, json_each(a.sources) s WHERE s.value = ?1 AND a.status != 'retired'",
+        )?
+        .query_map([memory_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in &ids {
+        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
+        tx.execute(
+            "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, 'retired', ?3)",
+            params![
+                id,
+                to_ms(now),
+                serde_json::json!({ "reason": "a source memory was forgotten", "memory": memory_id }).to_string()
+            ],
+        )?;
+    }
+    Ok(ids.len())
+}

@@ -1,0 +1,90 @@
+//! The adapter registry: provenance and status kept in the store, an event per change, at most
+//! one active, rollback to the one before, and forgetting a source memory retires an adapter
+//! and deletes its files.
+
+use crate::support::*;
+use strata_core::*;
+
+fn new_adapter(f: &Fixture, sources: &[&Memory], dir: &std::path::Path) -> NewAdapter {
+    let id = f.store.new_adapter_id();
+    let path = dir.join(&id);
+    std::fs::create_dir_all(&path).unwrap();
+    std::fs::write(path.join("adapter_model.safetensors"), b"weights").unwrap();
+    NewAdapter {
+        id,
+        base_model: "SmolLM2-135M-Instruct.Q4_1".into(),
+        base_hash: "ab".repeat(32),
+        dataset_hash: "cd".repeat(32),
+        sources: sources.iter().map(|m| m.id.to_string()).collect(),
+        hyperparameters: serde_json::json!({ "rank": 8, "alpha": 16.0 }),
+        path,
+        bytes: 7,
+        trained: serde_json::json!({ "steps": 40 }),
+    }
+}
+
+#[test]
+fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_history() {
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let rex = f.add(concept("rex", &[("owner", "Maya")]));
+    let a = f.store.register_adapter(new_adapter(&f, &[&rex], dir.path())).unwrap();
+    assert_eq!((a.status, a.passed, a.sources.clone()), (AdapterStatus::Candidate, None, vec![rex.id.to_string()]));
+    assert_eq!(a.hyperparameters["rank"], 8);
+
+    // Not evaluated: refused unless forced. Failed: refused unless forced.
+    let err = f.store.activate_adapter(&a.id, false).unwrap_err().to_string();
+    assert!(err.contains("not been evaluated"), "{err}");
+    f.store.record_evaluation(&a.id, &serde_json::json!({ "recall_with_adapter": 0.9 }), true).unwrap();
+    f.tick(1);
+    let b = f.store.register_adapter(new_adapter(&f, &[&rex], dir.path())).unwrap();
+    f.store.record_evaluation(&b.id, &serde_json::json!({ "recall_with_adapter": 0.1 }), false).unwrap();
+    let err = f.store.activate_adapter(&b.id, false).unwrap_err().to_string();
+    assert!(err.contains("--force"), "{err}");
+    assert!(f.store.adapter("ad_nope").unwrap_err().to_string().contains("no adapter ad_nope"));
+
+    // A, then B (forced): A steps back to candidate; one active at a time.
+    assert_eq!(f.store.activate_adapter(&a.id, false).unwrap().status, AdapterStatus::Active);
+    f.store.activate_adapter(&b.id, true).unwrap();
+    assert_eq!(f.store.active_adapter().unwrap().unwrap().id, b.id);
+    assert_eq!(f.store.adapter(&a.id).unwrap().status, AdapterStatus::Candidate);
+    let listed: Vec<String> = f.store.adapters().unwrap().into_iter().map(|x| x.id).collect();
+    assert_eq!(listed, vec![b.id.clone(), a.id.clone()], "newest first");
+
+    // Rollback retires B and restores A; again retires A and leaves none.
+    assert_eq!(f.store.rollback_adapter().unwrap().unwrap().id, a.id);
+    assert_eq!(f.store.adapter(&b.id).unwrap().status, AdapterStatus::Retired);
+    assert!(f.store.rollback_adapter().unwrap().is_none());
+    assert!(f.store.active_adapter().unwrap().is_none());
+    assert!(f.store.rollback_adapter().unwrap_err().to_string().contains("nothing to roll back"));
+    assert!(f.store.activate_adapter(&b.id, true).unwrap_err().to_string().contains("retired"));
+
+    let kinds: Vec<String> = f.store.adapter_history(&a.id).unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, ["trained", "evaluated", "activated", "deactivated", "activated", "rolled_back"]);
+    let kinds: Vec<String> = f.store.adapter_history(&b.id).unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, ["trained", "evaluated", "activated", "rolled_back"]);
+}
+
+#[test]
+fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let rex = f.add(concept("rex", &[("owner", "Maya")]));
+    let tea = f.add(concept("tea", &[("likes", "green")]));
+    let from_rex = f.store.register_adapter(new_adapter(&f, &[&rex, &tea], dir.path())).unwrap();
+    let from_tea = f.store.register_adapter(new_adapter(&f, &[&tea], dir.path())).unwrap();
+    f.store.record_evaluation(&from_rex.id, &serde_json::json!({}), true).unwrap();
+    f.store.activate_adapter(&from_rex.id, false).unwrap();
+
+    f.store.forget(rex.id, &user()).unwrap();
+    let gone = f.store.adapter(&from_rex.id).unwrap();
+    assert_eq!(gone.status, AdapterStatus::Retired);
+    assert!(!gone.path.exists(), "the adapter's files hold what it learned: they must go");
+    assert!(f.store.active_adapter().unwrap().is_none());
+    let last = f.store.adapter_history(&from_rex.id).unwrap().pop().unwrap();
+    assert_eq!((last.kind.as_str(), last.detail["memory"].as_str()), ("retired", Some(rex.id.to_string().as_str())));
+    // An adapter not trained on it is untouched.
+    let kept = f.store.adapter(&from_tea.id).unwrap();
+    assert_eq!(kept.status, AdapterStatus::Candidate);
+    assert!(kept.path.exists());
+}

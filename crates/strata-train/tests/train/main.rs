@@ -1,0 +1,14 @@
+//! strata-train's tests, on the real on-device model (fetched by scripts/setup).
+
+mod data;
+mod peft;
+mod run;
+
+use std::path::PathBuf;
+
+/// The on-device model file; setup fetches it.
+pub fn model() -> PathBuf {
+    let f = strata_models::LocalChat::default_file();
+    assert!(f.exists(), "the on-device model is missing at {}: run scripts/setup", f.display());
+    f
+}
