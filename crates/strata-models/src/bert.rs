@@ -34,6 +34,9 @@ struct Linear {
     bias: Tensor,
     /// Made on the first query (loading stays fast for programs that only store).
     int8: std::sync::OnceLock<Int8>,
+    /// The AMX tiles' copy, where the CPU has AMX ([`crate::amx`]).
+    amx: Option<crate::amx::Packed>,
+    bias_v: Vec<f32>,
 }
 
 /// Weights as int8 with one scale per output, (out, in) row-major: a short input's product
@@ -87,7 +90,14 @@ impl Linear {
     fn new(weights: &[Tensor], biases: &[Tensor]) -> candle_core::Result<Linear> {
         let w = Tensor::cat(weights, 0)?; // (out, in)
         let b = Tensor::cat(biases, 0)?;
-        Ok(Linear { weight: w.t()?.contiguous()?, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
+        let weight = w.t()?.contiguous()?; // (in, out)
+        let amx = if crate::amx::available() {
+            let (k, n) = weight.dims2()?;
+            crate::amx::Packed::new(&weight.flatten_all()?.to_vec1::<f32>()?, k, n)
+        } else {
+            None
+        };
+        Ok(Linear { weight, bias_v: b.to_vec1()?, bias: b.contiguous()?, int8: std::sync::OnceLock::new(), amx })
     }
 
     fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
@@ -102,6 +112,29 @@ impl Linear {
 
     /// `x` is (rows, in).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        self.forward_then(x, false)
+    }
+
+    /// `x` is (rows, in); the output through GELU (erf form).
+    fn forward_gelu(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        self.forward_then(x, true)
+    }
+
+    fn forward_then(&self, x: &Tensor, gelu: bool) -> candle_core::Result<Tensor> {
+        if let (Some(p), false) = (&self.amx, QUANTIZED.with(std::cell::Cell::get)) {
+            let rows = x.dim(0)?;
+            let xv = x.flatten_all()?.to_vec1::<f32>()?;
+            let mut out = p.matmul(&xv, rows, &self.bias_v, rayon::current_num_threads());
+            if gelu {
+                crate::amx::gelu_erf(&mut out);
+            }
+            return Tensor::from_vec(out, (rows, p.n()), x.device());
+        }
+        let y = self.product(x)?;
+        if gelu { y.gelu_erf() } else { Ok(y) }
+    }
+
+    fn product(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         if QUANTIZED.with(std::cell::Cell::get) && x.dim(0)? <= SPLIT_ROWS {
             if self.int8.get().is_none() {
                 let _ = self.int8.set(Int8::new(&self.weight.t()?, &self.bias)?);
@@ -210,7 +243,7 @@ impl Bert {
             let probs = candle_nn::ops::softmax_last_dim(&scores)?;
             let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b * s, h))?;
             let a = l.attention_norm.forward(&(l.attention_out.forward(&ctx)? + &x)?)?;
-            let i = l.intermediate.forward(&a)?.gelu_erf()?;
+            let i = l.intermediate.forward_gelu(&a)?;
             x = l.output_norm.forward(&(l.output.forward(&i)? + &a)?)?;
         }
         x.reshape((b, s, h))

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod adapter;
+mod amx;
 mod bert;
 pub mod chatbench;
 mod llama;
