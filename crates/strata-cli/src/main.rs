@@ -15,13 +15,17 @@ use clap::Parser;
 fn main() -> ExitCode {
     // Training multiplies large matrices: candle's products get every core there (inference
     // keeps them at one, see tune_process). Set before any thread starts.
-    if std::env::args().skip(1).any(|a| a == "train") && std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // SAFETY: first thing in main, before any other thread exists.
-        #[allow(unsafe_code)]
-        unsafe {
-            std::env::set_var("RAYON_NUM_THREADS", cores.to_string())
-        };
+    if std::env::args().skip(1).any(|a| a == "train") {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+        for var in ["RAYON_NUM_THREADS", "CANDLE_NUM_THREADS"] {
+            if std::env::var_os(var).is_none() {
+                // SAFETY: first thing in main, before any other thread exists.
+                #[allow(unsafe_code)]
+                unsafe {
+                    std::env::set_var(var, &cores)
+                };
+            }
+        }
     }
     strata_models::tune_process();
     let cli = match args::Cli::try_parse() {

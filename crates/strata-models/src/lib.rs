@@ -11,6 +11,7 @@ mod llama;
 mod local_chat;
 mod minilm;
 mod process;
+mod q8;
 
 pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Shape};

@@ -11,10 +11,13 @@
 use std::io::{Read, Seek};
 use std::path::Path;
 
-use candle_core::quantized::{GgmlDType, QMatMul, QTensor, gguf_file};
-use candle_core::{DType, Device, IndexOp, Module, Tensor};
+use candle_core::quantized::{QTensor, gguf_file};
+use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::adapter::{Adapter, Target};
+use crate::q8::{Q8, Q8Input};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shape of the model, from the GGUF metadata.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,10 +40,10 @@ pub struct Shape {
     pub context: usize,
 }
 
-/// A projection in both forms: Q8_0 for one token, f32 `(in, out)` for many; with an
-/// adapter applied unmerged, its `(in, R)` and `(R, out)` factors.
+/// A projection in both forms: int8 blocks ([`Q8`]) for one token, f32 `(in, out)` for many;
+/// with an adapter applied unmerged, its `(in, R)` and `(R, out)` factors.
 struct Weight {
-    q8: QMatMul,
+    q8: Q8,
     t: Tensor,
     /// The `out` size of each stacked part.
     parts: Vec<usize>,
@@ -63,12 +66,7 @@ impl Weight {
             .collect::<candle_core::Result<Vec<_>>>()?;
         let w = Tensor::cat(&merged, 0)?;
         let sizes = parts.iter().map(|p| p.dim(0)).collect::<candle_core::Result<_>>()?;
-        Ok(Weight {
-            q8: QMatMul::from_qtensor(QTensor::quantize(&w, GgmlDType::Q8_0)?)?,
-            t: w.t()?.contiguous()?,
-            parts: sizes,
-            lora: None,
-        })
+        Ok(Weight { q8: q8_of(&w)?, t: w.t()?.contiguous()?, parts: sizes, lora: None })
     }
 
     /// Applies the parts' updates unmerged (or none): the stacked A's and a block-diagonal B.
@@ -112,7 +110,7 @@ impl Weight {
     fn base(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         let n = x.dim(1)?;
         if n == 1 {
-            return self.q8.forward(x);
+            return q8_forward(&self.q8, x);
         }
         let x = x.squeeze(0)?;
         let out = self.t.dim(1)?;
@@ -128,6 +126,128 @@ impl Weight {
     }
 }
 
+/// Int8 blocks of an `(out, in)` f32 matrix.
+fn q8_of(w: &Tensor) -> candle_core::Result<Q8> {
+    let (out, inp) = w.dims2()?;
+    Q8::new(&w.flatten_all()?.to_vec1::<f32>()?, out, inp)
+        .ok_or_else(|| candle_core::Error::Msg(format!("a {out}×{inp} weight is not in whole blocks of 32")))
+}
+
+/// `x (1, n, in)` times an int8 matrix, token by token: `(1, n, out)`.
+fn q8_forward(q: &Q8, x: &Tensor) -> candle_core::Result<Tensor> {
+    let n = x.dim(1)?;
+    let xv = x.flatten_all()?.to_vec1::<f32>()?;
+    let mut out = Vec::with_capacity(n * q.outputs());
+    for row in xv.chunks_exact(q.inputs()) {
+        out.extend(q.matvec(&q.input(row)));
+    }
+    Tensor::from_vec(out, (1, n, q.outputs()), x.device())
+}
+
+/// `x / rms(x) · w`, as candle's `rms_norm`.
+fn rms_norm(x: &[f32], w: &[f32], eps: f32) -> Vec<f32> {
+    let mean = x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
+    let r = 1.0 / (mean + eps).sqrt();
+    x.iter().zip(w).map(|(v, w)| v * r * w).collect()
+}
+
+/// Rotates each head's interleaved pairs `(x[2i], x[2i+1])` by the position's angles (as
+/// candle's `rope_i`).
+fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
+    for head in x.chunks_exact_mut(2 * cos.len()) {
+        for ((pair, c), s) in head.chunks_exact_mut(2).zip(cos).zip(sin) {
+            let (a, b) = (pair[0], pair[1]);
+            pair[0] = a * c - b * s;
+            pair[1] = a * s + b * c;
+        }
+    }
+}
+
+/// A dot product in eight lanes (so that it vectorizes; a plain sum must add in order).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for ((l, p), q) in lanes.iter_mut().zip(x).zip(y) {
+            *l += p * q;
+        }
+    }
+    let tail: f32 = a.chunks_exact(8).remainder().iter().zip(b.chunks_exact(8).remainder()).map(|(p, q)| p * q).sum();
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// Softmax in place.
+fn softmax(x: &mut [f32]) {
+    let max = x.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+    let mut sum = 0.0;
+    for v in x.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    for v in x.iter_mut() {
+        *v /= sum;
+    }
+}
+
+/// The norms' weights the one-token step reads.
+struct Norms<'a> {
+    layers: &'a [Layer],
+    last: &'a [f32],
+}
+
+/// The one-token step's arithmetic ([`Llama::step`]); `product` computes the next matrix
+/// product in the order q·k·v, output, gate·up, down per layer, then the vocabulary.
+fn token(
+    s: Shape,
+    pos: usize,
+    mut x: Vec<f32>,
+    norms: &Norms,
+    caches: &mut [Cache],
+    (cos_v, sin_v): (&[f32], &[f32]),
+    product: &mut dyn FnMut(&[f32]) -> candle_core::Result<Vec<f32>>,
+) -> candle_core::Result<Vec<f32>> {
+    let d = s.hidden / s.heads;
+    let (kv_dim, group, half) = (s.kv_heads * d, s.heads / s.kv_heads, d / 2);
+    let eps = s.eps as f32;
+    let scale = 1.0 / (d as f32).sqrt();
+    let (cos, sin) = (&cos_v[pos * half..(pos + 1) * half], &sin_v[pos * half..(pos + 1) * half]);
+    let mut scores = vec![0f32; pos + 1];
+    for (l, cache) in norms.layers.iter().zip(caches.iter_mut()) {
+        let mut qkv = product(&rms_norm(&x, &l.attn_norm_v, eps))?;
+        let (q, kv) = qkv.split_at_mut(s.hidden);
+        let (k, v) = kv.split_at_mut(kv_dim);
+        rope(q, cos, sin);
+        rope(k, cos, sin);
+        cache.rewind(pos, kv_dim)?;
+        cache.k.extend_from_slice(k);
+        cache.v.extend_from_slice(v);
+        let mut y = vec![0f32; s.hidden];
+        for (head, (qh, yh)) in q.chunks_exact(d).zip(y.chunks_exact_mut(d)).enumerate() {
+            let at = (head / group) * d;
+            for (j, sc) in scores.iter_mut().enumerate() {
+                let kj = &cache.k[j * kv_dim + at..j * kv_dim + at + d];
+                *sc = dot(qh, kj) * scale;
+            }
+            softmax(&mut scores);
+            for (j, p) in scores.iter().enumerate() {
+                let vj = &cache.v[j * kv_dim + at..j * kv_dim + at + d];
+                for (o, vv) in yh.iter_mut().zip(vj) {
+                    *o += p * vv;
+                }
+            }
+        }
+        for (xi, o) in x.iter_mut().zip(product(&y)?) {
+            *xi += o;
+        }
+        let gu = product(&rms_norm(&x, &l.ffn_norm_v, eps))?;
+        let (g, u) = gu.split_at(gu.len() / 2);
+        let a: Vec<f32> = g.iter().zip(u).map(|(g, u)| g / (1.0 + (-g).exp()) * u).collect();
+        for (xi, o) in x.iter_mut().zip(product(&a)?) {
+            *xi += o;
+        }
+    }
+    product(&rms_norm(&x, norms.last, eps))
+}
+
 struct Layer {
     attn_norm: Tensor,
     /// q, k and v stacked.
@@ -137,8 +257,40 @@ struct Layer {
     /// gate and up stacked.
     gate_up: Weight,
     down: Weight,
-    /// Keys and values so far, in a buffer that grows in steps (no copy per token).
-    cache: candle_nn::kv_cache::KvCache,
+    /// The norms' weights as plain vectors, for the one-token step.
+    attn_norm_v: Vec<f32>,
+    ffn_norm_v: Vec<f32>,
+}
+
+/// Keys and values of the positions so far, position-major `(t, kv_heads · head_dim)`: a new
+/// token appends one row, no copy of the rest.
+#[derive(Default)]
+struct Cache {
+    k: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl Cache {
+    /// Keeps the first `positions` (a conversation continued from there); an error if it holds
+    /// fewer.
+    fn rewind(&mut self, positions: usize, kv_dim: usize) -> candle_core::Result<()> {
+        if self.k.len() < positions * kv_dim {
+            return Err(candle_core::Error::Msg(format!(
+                "the model was asked to continue at position {positions} but holds {}",
+                self.k.len() / kv_dim.max(1)
+            )));
+        }
+        self.k.truncate(positions * kv_dim);
+        self.v.truncate(positions * kv_dim);
+        Ok(())
+    }
+}
+
+impl Layer {
+    /// Whether no adapter is applied unmerged (the one-token step has no adapter products).
+    fn plain(&self) -> bool {
+        [&self.qkv, &self.o, &self.gate_up, &self.down].iter().all(|w| w.lora.is_none())
+    }
 }
 
 /// A layer's tensors as the file holds them.
@@ -152,13 +304,14 @@ impl RawLayer {
     fn convert(self, deltas: &[Delta; 7]) -> candle_core::Result<Layer> {
         let d: Vec<Tensor> = self.0.iter().map(|t| t.dequantize(&Device::Cpu)).collect::<candle_core::Result<_>>()?;
         Ok(Layer {
+            attn_norm_v: d[0].to_vec1()?,
+            ffn_norm_v: d[5].to_vec1()?,
             attn_norm: d[0].clone(),
             qkv: Weight::new(&d[1..4], &deltas[0..3])?,
             o: Weight::new(&d[4..5], &deltas[3..4])?,
             ffn_norm: d[5].clone(),
             gate_up: Weight::new(&d[6..8], &deltas[4..6])?,
             down: Weight::new(&d[8..9], &deltas[6..7])?,
-            cache: candle_nn::kv_cache::KvCache::new(2, 512),
         })
     }
 }
@@ -169,9 +322,17 @@ pub struct Llama {
     embeddings: Tensor,
     layers: Vec<Layer>,
     norm: Tensor,
-    output: QMatMul,
+    output: Q8,
     cos: Tensor,
     sin: Tensor,
+    /// Each layer's keys and values so far.
+    caches: Vec<Cache>,
+    /// Whether the one-token step splits its products with a second thread.
+    two_threads: bool,
+    /// The final norm and the rotary tables as plain vectors, for the one-token step.
+    norm_v: Vec<f32>,
+    cos_v: Vec<f32>,
+    sin_v: Vec<f32>,
 }
 
 fn meta_u(ct: &gguf_file::Content, key: &str) -> candle_core::Result<usize> {
@@ -287,7 +448,7 @@ impl Llama {
                 Some(t) => t.dequantize(&device)?,
                 None => embeddings.clone(),
             };
-            let output = QMatMul::from_qtensor(QTensor::quantize(&output, GgmlDType::Q8_0)?);
+            let output = q8_of(&output);
             let mut layers = Vec::with_capacity(shape.layers);
             for w in workers {
                 layers.extend(w.join().map_err(|_| candle_core::Error::Msg("a loader thread failed".into()))??);
@@ -300,7 +461,21 @@ impl Llama {
         let theta = Tensor::new(theta.as_slice(), &device)?;
         let positions = Tensor::arange(0, shape.context as u32, &device)?.to_dtype(DType::F32)?;
         let angles = positions.reshape((shape.context, 1))?.matmul(&theta.reshape((1, head_dim / 2))?)?;
-        Ok(Llama { shape, embeddings, layers, norm, output, cos: angles.cos()?, sin: angles.sin()? })
+        let (cos, sin) = (angles.cos()?, angles.sin()?);
+        Ok(Llama {
+            shape,
+            embeddings,
+            caches: layers.iter().map(|_| Cache::default()).collect(),
+            layers,
+            two_threads: cores >= 2,
+            norm_v: norm.to_vec1()?,
+            norm,
+            output,
+            cos_v: cos.flatten_all()?.to_vec1()?,
+            sin_v: sin.flatten_all()?.to_vec1()?,
+            cos,
+            sin,
+        })
     }
 
     /// The model's shape.
@@ -310,19 +485,24 @@ impl Llama {
 
     /// Forgets the conversation held in the cache.
     pub fn reset(&mut self) {
-        for l in &mut self.layers {
-            l.cache.reset();
+        for c in &mut self.caches {
+            *c = Cache::default();
         }
     }
 
     /// Runs `ids` (the next tokens, at position `pos` of the conversation) and returns the
     /// logits of the last one.
     pub fn forward(&mut self, ids: &[u32], pos: usize) -> candle_core::Result<Tensor> {
+        if let ([id], true) = (ids, self.layers.iter().all(Layer::plain)) {
+            let logits = self.step(*id, pos)?;
+            let n = logits.len();
+            return Tensor::from_vec(logits, n, &Device::Cpu);
+        }
         let x = self.hidden(ids, pos)?;
         let n = ids.len();
         let last = x.i((.., n - 1..n, ..))?;
         let last = candle_nn::ops::rms_norm(&last, &self.norm, self.shape.eps as f32)?;
-        self.output.forward(&last)?.flatten_all()
+        q8_forward(&self.output, &last)?.flatten_all()
     }
 
     /// Runs `ids` from the start of a conversation and returns the logits after every token,
@@ -330,7 +510,74 @@ impl Llama {
     pub fn forward_all(&mut self, ids: &[u32]) -> candle_core::Result<Tensor> {
         let x = self.hidden(ids, 0)?;
         let x = candle_nn::ops::rms_norm(&x, &self.norm, self.shape.eps as f32)?;
-        self.output.forward(&x)?.squeeze(0)
+        q8_forward(&self.output, &x)?.squeeze(0)
+    }
+
+    /// One token at position `pos` → the logits: the same computation as [`Llama::hidden`] on
+    /// plain vectors (no tensor bookkeeping per operation, which cost more than the products
+    /// themselves at this model's size), the products on [`Q8`]. With two cores a helper
+    /// thread computes the second half of every product's rows: it knows their order, waits
+    /// (spinning — a product takes tens of microseconds, a sleeping thread longer to wake) for
+    /// each input, and hands its half back.
+    fn step(&mut self, id: u32, pos: usize) -> candle_core::Result<Vec<f32>> {
+        let s = self.shape;
+        if pos + 1 > s.context {
+            return Err(candle_core::Error::Msg(format!(
+                "the conversation is longer than the model's {} tokens",
+                s.context
+            )));
+        }
+        let x: Vec<f32> = self.embeddings.get(id as usize)?.to_vec1()?;
+        let products: Vec<&Q8> = self
+            .layers
+            .iter()
+            .flat_map(|l| [&l.qkv.q8, &l.o.q8, &l.gate_up.q8, &l.down.q8])
+            .chain([&self.output])
+            .collect();
+        let inputs: Vec<OnceLock<Q8Input>> = products.iter().map(|_| OnceLock::new()).collect();
+        let halves: Vec<OnceLock<Vec<f32>>> = products.iter().map(|_| OnceLock::new()).collect();
+        let stop = AtomicBool::new(false);
+        let (norms, caches) = (Norms { layers: &self.layers, last: &self.norm_v }, &mut self.caches);
+        let (cos_v, sin_v) = (&self.cos_v, &self.sin_v);
+        std::thread::scope(|scope| {
+            let helper = self.two_threads.then(|| {
+                scope.spawn(|| {
+                    for ((q, input), half) in products.iter().zip(&inputs).zip(&halves) {
+                        let x = loop {
+                            if let Some(x) = input.get() {
+                                break x;
+                            }
+                            if stop.load(Ordering::Acquire) {
+                                return;
+                            }
+                            std::hint::spin_loop();
+                        };
+                        let _ = half.set(q.rows(x, q.outputs() / 2..q.outputs()));
+                    }
+                })
+            });
+            let mut next = 0;
+            let mut product = |x: &[f32]| -> candle_core::Result<Vec<f32>> {
+                let (j, q) = (next, products[next]);
+                next += 1;
+                let Some(helper) = &helper else { return Ok(q.rows(&q.input(x), 0..q.outputs())) };
+                let input = inputs[j].get_or_init(|| q.input(x));
+                let mut y = q.rows(input, 0..q.outputs() / 2);
+                loop {
+                    if let Some(rest) = halves[j].get() {
+                        y.extend_from_slice(rest);
+                        return Ok(y);
+                    }
+                    if helper.is_finished() {
+                        return Err(candle_core::Error::Msg("the model's helper thread stopped".into()));
+                    }
+                    std::hint::spin_loop();
+                }
+            };
+            let out = token(s, pos, x, &norms, caches, (cos_v, sin_v), &mut product);
+            stop.store(true, Ordering::Release);
+            out
+        })
     }
 
     /// The last block's output for `ids` at position `pos`, `(1, n, hidden)`.
@@ -357,7 +604,7 @@ impl Llama {
         } else {
             None
         };
-        for l in &mut self.layers {
+        for (l, cache) in self.layers.iter().zip(self.caches.iter_mut()) {
             let h = candle_nn::ops::rms_norm(&x, &l.attn_norm, s.eps as f32)?;
             let qkv = l.qkv.forward(&h)?;
             let kv_dim = s.kv_heads * head_dim;
@@ -375,10 +622,15 @@ impl Llama {
             let v = split(s.hidden + kv_dim, kv_dim, s.kv_heads)?;
             let q = candle_nn::rotary_emb::rope_i(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_i(&k, &cos, &sin)?;
-            if pos == 0 {
-                l.cache.reset();
-            }
-            let (k, v) = l.cache.append(&k, &v)?;
+            cache.rewind(pos, kv_dim)?;
+            // Into the cache position-major, then all positions back as (1, kv_heads, t, d).
+            let rows = |t: &Tensor| t.transpose(1, 2)?.flatten_all()?.to_vec1::<f32>();
+            cache.k.extend(rows(&k)?);
+            cache.v.extend(rows(&v)?);
+            let all = |c: &[f32]| {
+                Tensor::from_slice(c, (1, pos + n, s.kv_heads, head_dim), &device)?.transpose(1, 2)?.contiguous()
+            };
+            let (k, v) = (all(&cache.k)?, all(&cache.v)?);
             // Grouped-query attention: each key/value head serves heads / kv_heads query heads.
             let group = s.heads / s.kv_heads;
             let q = q.reshape((s.kv_heads, group * n, head_dim))?;

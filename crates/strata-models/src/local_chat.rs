@@ -286,7 +286,7 @@ impl LocalChat {
             if out.len() >= sampling.max_tokens {
                 break Finish::Length;
             }
-            logits = model.forward(&[next], prompt.len() + out.len() - 1).map_err(fail)?;
+            logits = self.pool.install(|| model.forward(&[next], prompt.len() + out.len() - 1)).map_err(fail)?;
         };
         let first = first_token_ms.unwrap_or(prompt_ms);
         Ok(Generation {

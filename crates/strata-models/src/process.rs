@@ -7,8 +7,11 @@
 //!   product). For the embedder's small products that costs more than it gains; the embedder
 //!   runs one sub-batch per core instead, so candle's own splitting is turned off
 //!   (docs/benchmarks.md has both figures). A `RAYON_NUM_THREADS` the user set is kept.
-//! - The chat model's quantized products run on candle's own pool, which is given every core
-//!   (`CANDLE_NUM_THREADS`, unless set).
+//! - candle's own pool for element-wise operations (`CANDLE_NUM_THREADS`) is kept at one
+//!   thread unless set: it is one pool for the whole process, so the embedder's two workers
+//!   queued for it (at 2, batch 16 ran at 110 sentences/s instead of 152), and the chat model
+//!   no longer uses it (its one-token step is plain Rust on two threads of its own, `llama.rs`).
+//!   `strata train` sets it to every core.
 
 /// Tunes the process for inference. Call first thing in `main`, before any thread starts.
 #[allow(unsafe_code)]
@@ -19,12 +22,10 @@ pub fn tune_process() {
         libc::mallopt(libc::M_MMAP_MAX, 0);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
     }
-    // candle's quantized products (the chat model) use their own pool, sized once from
-    // CANDLE_NUM_THREADS (else RAYON_NUM_THREADS): give it every core.
+    // candle's element-wise pool, sized once from CANDLE_NUM_THREADS: one thread (see above).
     if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         // SAFETY: as below, before any other thread exists.
-        unsafe { std::env::set_var("CANDLE_NUM_THREADS", cores.to_string()) };
+        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
     }
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         // SAFETY: called at the start of main, before any other thread exists that could read

@@ -1,0 +1,216 @@
+//! The chat model's weights for generating, one token at a time: int8 codes in blocks of 32
+//! with an f32 scale per block (Q8_0's layout, its scales kept as f32 so that no block pays a
+//! half-precision conversion), multiplied by the token's activations quantized the same way.
+//! Generating is bound by reading the weights, so the kernel reads each row once, with AVX2
+//! integer products (runtime-detected; a portable loop elsewhere), the rows split over two
+//! threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
+//! half-precision scales and candle's thread pool (figures in docs/benchmarks.md).
+
+/// Values per block.
+const BLOCK: usize = 32;
+
+/// A weight matrix `(out, in)` as int8 blocks.
+pub(crate) struct Q8 {
+    inputs: usize,
+    outputs: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+/// One token's activations, quantized per block.
+pub(crate) struct Q8Input {
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+/// Quantizes `v` (a multiple of 32 long) into `codes` and one scale per block, as ggml's Q8_0
+/// does: scale = largest magnitude / 127, codes rounded to nearest.
+fn quantize_blocks(v: &[f32], codes: &mut Vec<i8>, scales: &mut Vec<f32>) {
+    for block in v.chunks_exact(BLOCK) {
+        let max = block.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let d = max / 127.0;
+        let inv = if d > 0.0 { 1.0 / d } else { 0.0 };
+        // Round half away from zero without a libm call: add ±0.5, then truncate.
+        codes.extend(block.iter().map(|x| (x * inv + 0.5f32.copysign(*x)) as i8));
+        scales.push(d);
+    }
+}
+
+impl Q8 {
+    /// From row-major `(outputs, inputs)` f32 weights; None unless `inputs` is a multiple of 32.
+    pub(crate) fn new(w: &[f32], outputs: usize, inputs: usize) -> Option<Q8> {
+        if !inputs.is_multiple_of(BLOCK) || w.len() != outputs * inputs {
+            return None;
+        }
+        let mut codes = Vec::with_capacity(w.len());
+        let mut scales = Vec::with_capacity(w.len() / BLOCK);
+        quantize_blocks(w, &mut codes, &mut scales);
+        Some(Q8 { inputs, outputs, codes, scales })
+    }
+
+    /// Input size.
+    pub(crate) fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Output size.
+    pub(crate) fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// Quantizes one token's activations for [`Q8::matvec`].
+    pub(crate) fn input(&self, x: &[f32]) -> Q8Input {
+        let mut codes = Vec::with_capacity(x.len());
+        let mut scales = Vec::with_capacity(x.len() / BLOCK);
+        quantize_blocks(x, &mut codes, &mut scales);
+        Q8Input { codes, scales }
+    }
+
+    /// Rows `rows` of `W · x` for one token, on this thread.
+    pub(crate) fn rows(&self, x: &Q8Input, rows: std::ops::Range<usize>) -> Vec<f32> {
+        let dot = dot_fn();
+        let blocks = self.inputs / BLOCK;
+        rows.map(|r| {
+            dot(
+                &self.codes[r * self.inputs..(r + 1) * self.inputs],
+                &self.scales[r * blocks..(r + 1) * blocks],
+                &x.codes,
+                &x.scales,
+            )
+        })
+        .collect()
+    }
+
+    /// `W · x` for one token, the rows split over the current rayon pool's threads (two).
+    pub(crate) fn matvec(&self, x: &Q8Input) -> Vec<f32> {
+        let mut out = vec![0f32; self.outputs];
+        let dot = dot_fn();
+        let fill = |first: usize, dst: &mut [f32]| {
+            let blocks = self.inputs / BLOCK;
+            for (i, o) in dst.iter_mut().enumerate() {
+                let r = first + i;
+                *o = dot(
+                    &self.codes[r * self.inputs..(r + 1) * self.inputs],
+                    &self.scales[r * blocks..(r + 1) * blocks],
+                    &x.codes,
+                    &x.scales,
+                );
+            }
+        };
+        if rayon::current_num_threads() >= 2 && self.outputs >= 64 {
+            let half = self.outputs / 2;
+            let (a, b) = out.split_at_mut(half);
+            rayon::join(|| fill(0, a), || fill(half, b));
+        } else {
+            fill(0, &mut out);
+        }
+        out
+    }
+}
+
+/// A row's dot product with a token: Σ over blocks of `w_scale · x_scale · Σ w_code · x_code`.
+type Dot = fn(&[i8], &[f32], &[i8], &[f32]) -> f32;
+
+fn dot_fn() -> Dot {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        return dot_avx2_checked;
+    }
+    dot_portable
+}
+
+fn dot_portable(w: &[i8], ws: &[f32], x: &[i8], xs: &[f32]) -> f32 {
+    w.chunks_exact(BLOCK)
+        .zip(x.chunks_exact(BLOCK))
+        .zip(ws.iter().zip(xs))
+        .map(|((a, b), (sa, sb))| {
+            let s: i32 = a.iter().zip(b).map(|(p, q)| i32::from(*p) * i32::from(*q)).sum();
+            s as f32 * (sa * sb)
+        })
+        .sum()
+}
+
+/// Only handed out by [`dot_fn`] after AVX2 and FMA were detected.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn dot_avx2_checked(w: &[i8], ws: &[f32], x: &[i8], xs: &[f32]) -> f32 {
+    // SAFETY: only returned by `dot_fn`, which checked for AVX2 and FMA.
+    unsafe { dot_avx2(w, ws, x, xs) }
+}
+
+/// Per block: |w| as unsigned bytes times x with w's sign (`maddubs`, pairs into 16 bits —
+/// at most 2 · 127 · 127, no saturation), pairs again into 32 bits, to f32, scaled, added.
+/// Four blocks per step into four sums, so no addition waits for the one before.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot_avx2(w: &[i8], ws: &[f32], x: &[i8], xs: &[f32]) -> f32 {
+    use std::arch::x86_64::{
+        __m256, __m256i, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps, _mm256_add_ps, _mm256_castps256_ps128,
+        _mm256_cvtepi32_ps, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_madd_epi16,
+        _mm256_maddubs_epi16, _mm256_set1_epi16, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sign_epi8,
+    };
+    let blocks = ws.len().min(xs.len()).min(w.len() / BLOCK).min(x.len() / BLOCK);
+    let ones = _mm256_set1_epi16(1);
+    let block = |b: usize, acc: __m256| -> __m256 {
+        // SAFETY: callers pass b < blocks, so both 32-byte loads lie inside `w` and `x`
+        // (unaligned loads).
+        let (bw, bx) = unsafe {
+            (
+                _mm256_loadu_si256(w.as_ptr().add(b * BLOCK).cast::<__m256i>()),
+                _mm256_loadu_si256(x.as_ptr().add(b * BLOCK).cast::<__m256i>()),
+            )
+        };
+        let products =
+            _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(bw, bw), _mm256_sign_epi8(bx, bw)), ones);
+        _mm256_fmadd_ps(_mm256_set1_ps(ws[b] * xs[b]), _mm256_cvtepi32_ps(products), acc)
+    };
+    let mut acc = [_mm256_setzero_ps(); 4];
+    let whole = blocks / 4 * 4;
+    for b in (0..whole).step_by(4) {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a = block(b + j, *a);
+        }
+    }
+    for b in whole..blocks {
+        acc[0] = block(b, acc[0]);
+    }
+    let acc = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let sum = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    let sum = _mm_hadd_ps(sum, sum);
+    _mm_cvtss_f32(_mm_hadd_ps(sum, sum))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn products_match_the_portable_loop_and_f32() {
+        let (out, inp) = (70, 96);
+        let mut seed = 3u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+        };
+        let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
+        let x: Vec<f32> = (0..inp).map(|_| next()).collect();
+        let q = Q8::new(&w, out, inp).expect("a multiple of 32");
+        let xi = q.input(&x);
+        let got = q.matvec(&xi);
+        for (r, g) in got.iter().enumerate() {
+            let row = &w[r * inp..(r + 1) * inp];
+            let exact: f32 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+            assert!((g - exact).abs() < 0.05, "row {r}: {g} vs {exact}");
+            let blocks = inp / BLOCK;
+            let portable = dot_portable(
+                &q.codes[r * inp..(r + 1) * inp],
+                &q.scales[r * blocks..(r + 1) * blocks],
+                &xi.codes,
+                &xi.scales,
+            );
+            assert!((g - portable).abs() < 1e-4, "row {r}: {g} vs {portable}");
+        }
+        assert!(Q8::new(&w[..out * 40], out, 40).is_none(), "40 is not whole blocks");
+    }
+}
