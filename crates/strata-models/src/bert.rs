@@ -121,7 +121,9 @@ impl Linear {
     }
 
     fn forward_then(&self, x: &Tensor, gelu: bool) -> candle_core::Result<Tensor> {
-        if let (Some(p), false) = (&self.amx, QUANTIZED.with(std::cell::Cell::get)) {
+        // AMX, where the CPU has it, for stored memories and queries alike: exact to ~1e-6 and
+        // faster than the int8 query path (p50 3.8 vs 5.0 ms here).
+        if let Some(p) = &self.amx {
             let rows = x.dim(0)?;
             let xv = x.flatten_all()?.to_vec1::<f32>()?;
             let mut out = p.matmul(&xv, rows, &self.bias_v, rayon::current_num_threads());
