@@ -188,6 +188,18 @@ fn softmax(x: &mut [f32]) {
     }
 }
 
+/// Waits a moment for the other thread: spins for ~the length of a small product, then yields
+/// the core (another process may need it, and the thread being waited for may be the one
+/// that is not running).
+fn pause(waited: &mut u32) {
+    *waited += 1;
+    if *waited < 4096 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
 /// The norms' weights the one-token step reads.
 struct Norms<'a> {
     layers: &'a [Layer],
@@ -498,6 +510,13 @@ impl Llama {
             let n = logits.len();
             return Tensor::from_vec(logits, n, &Device::Cpu);
         }
+        self.forward_tensors(ids, pos)
+    }
+
+    /// [`Llama::forward`] on candle tensors whatever the input (the path a prompt takes; for
+    /// one token it uses the same int8 products as the one-token step, which the tests compare).
+    #[doc(hidden)]
+    pub fn forward_tensors(&mut self, ids: &[u32], pos: usize) -> candle_core::Result<Tensor> {
         let x = self.hidden(ids, pos)?;
         let n = ids.len();
         let last = x.i((.., n - 1..n, ..))?;
@@ -518,7 +537,7 @@ impl Llama {
     /// themselves at this model's size), the products on [`Q8`]. With two cores a helper
     /// thread computes the second half of every product's rows: it knows their order, waits
     /// (spinning — a product takes tens of microseconds, a sleeping thread longer to wake) for
-    /// each input, and hands its half back.
+    /// each input, claims the half unless this thread already did, and hands it back.
     fn step(&mut self, id: u32, pos: usize) -> candle_core::Result<Vec<f32>> {
         let s = self.shape;
         if pos + 1 > s.context {
@@ -536,13 +555,18 @@ impl Llama {
             .collect();
         let inputs: Vec<OnceLock<Q8Input>> = products.iter().map(|_| OnceLock::new()).collect();
         let halves: Vec<OnceLock<Vec<f32>>> = products.iter().map(|_| OnceLock::new()).collect();
+        // Whoever claims a product's second half computes it: the helper when it is running,
+        // this thread itself when the helper has not got there (another process holds the
+        // other core) — so a busy machine costs the second core, not a wait for it.
+        let claimed: Vec<AtomicBool> = products.iter().map(|_| AtomicBool::new(false)).collect();
         let stop = AtomicBool::new(false);
         let (norms, caches) = (Norms { layers: &self.layers, last: &self.norm_v }, &mut self.caches);
         let (cos_v, sin_v) = (&self.cos_v, &self.sin_v);
         std::thread::scope(|scope| {
             let helper = self.two_threads.then(|| {
                 scope.spawn(|| {
-                    for ((q, input), half) in products.iter().zip(&inputs).zip(&halves) {
+                    for (((q, input), half), claim) in products.iter().zip(&inputs).zip(&halves).zip(&claimed) {
+                        let mut waited = 0u32;
                         let x = loop {
                             if let Some(x) = input.get() {
                                 break x;
@@ -550,9 +574,11 @@ impl Llama {
                             if stop.load(Ordering::Acquire) {
                                 return;
                             }
-                            std::hint::spin_loop();
+                            pause(&mut waited);
                         };
-                        let _ = half.set(q.rows(x, q.outputs() / 2..q.outputs()));
+                        if !claim.swap(true, Ordering::AcqRel) {
+                            let _ = half.set(q.rows(x, q.outputs() / 2..q.outputs()));
+                        }
                     }
                 })
             });
@@ -563,15 +589,23 @@ impl Llama {
                 let Some(helper) = &helper else { return Ok(q.rows(&q.input(x), 0..q.outputs())) };
                 let input = inputs[j].get_or_init(|| q.input(x));
                 let mut y = q.rows(input, 0..q.outputs() / 2);
+                if !claimed[j].swap(true, Ordering::AcqRel) {
+                    y.extend(q.rows(input, q.outputs() / 2..q.outputs()));
+                    return Ok(y);
+                }
+                let mut waited = 0u32;
                 loop {
+                    // Checked before and after: a helper may hand in its last half and end
+                    // between the two looks.
+                    let finished = helper.is_finished();
                     if let Some(rest) = halves[j].get() {
                         y.extend_from_slice(rest);
                         return Ok(y);
                     }
-                    if helper.is_finished() {
+                    if finished {
                         return Err(candle_core::Error::Msg("the model's helper thread stopped".into()));
                     }
-                    std::hint::spin_loop();
+                    pause(&mut waited);
                 }
             };
             let out = token(s, pos, x, &norms, caches, (cos_v, sin_v), &mut product);
