@@ -6,6 +6,8 @@
 //! threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
 //! half-precision scales and candle's thread pool (figures in docs/benchmarks.md).
 
+use strata_core::vectors::quantize_i8;
+
 /// Values per block.
 const BLOCK: usize = 32;
 
@@ -23,16 +25,12 @@ pub(crate) struct Q8Input {
     scales: Vec<f32>,
 }
 
-/// Quantizes `v` (a multiple of 32 long) into `codes` and one scale per block, as ggml's Q8_0
-/// does: scale = largest magnitude / 127, codes rounded to nearest.
+/// Quantizes `v` (a multiple of 32 long) into `codes` and one scale per block of 32, as
+/// ggml's Q8_0 does (scale = largest magnitude / 127, rounded to nearest) — core's int8
+/// quantizer applied block by block.
 fn quantize_blocks(v: &[f32], codes: &mut Vec<i8>, scales: &mut Vec<f32>) {
     for block in v.chunks_exact(BLOCK) {
-        let max = block.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let d = max / 127.0;
-        let inv = if d > 0.0 { 1.0 / d } else { 0.0 };
-        // Round half away from zero without a libm call: add ±0.5, then truncate.
-        codes.extend(block.iter().map(|x| (x * inv + 0.5f32.copysign(*x)) as i8));
-        scales.push(d);
+        scales.push(quantize_i8(block, codes));
     }
 }
 
@@ -83,28 +81,13 @@ impl Q8 {
 
     /// `W · x` for one token, the rows split over the current rayon pool's threads (two).
     pub(crate) fn matvec(&self, x: &Q8Input) -> Vec<f32> {
-        let mut out = vec![0f32; self.outputs];
-        let dot = dot_fn();
-        let fill = |first: usize, dst: &mut [f32]| {
-            let blocks = self.inputs / BLOCK;
-            for (i, o) in dst.iter_mut().enumerate() {
-                let r = first + i;
-                *o = dot(
-                    &self.codes[r * self.inputs..(r + 1) * self.inputs],
-                    &self.scales[r * blocks..(r + 1) * blocks],
-                    &x.codes,
-                    &x.scales,
-                );
-            }
-        };
-        if rayon::current_num_threads() >= 2 && self.outputs >= 64 {
-            let half = self.outputs / 2;
-            let (a, b) = out.split_at_mut(half);
-            rayon::join(|| fill(0, a), || fill(half, b));
-        } else {
-            fill(0, &mut out);
+        if rayon::current_num_threads() < 2 || self.outputs < 64 {
+            return self.rows(x, 0..self.outputs);
         }
-        out
+        let half = self.outputs / 2;
+        let (mut top, bottom) = rayon::join(|| self.rows(x, 0..half), || self.rows(x, half..self.outputs));
+        top.extend(bottom);
+        top
     }
 }
 
