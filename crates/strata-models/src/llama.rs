@@ -2,11 +2,13 @@
 //! embeddings (interleaved, as GGUF stores q and k), grouped-query attention with a key/value
 //! cache, a SwiGLU MLP and tied output embeddings.
 //!
-//! Each projection is kept twice, one per phase ([`Weight`]): Q8_0 for generating one token
-//! at a time, which is bound by memory traffic (candle has only a scalar kernel for the
-//! shipped Q4_1, and a fast one for Q8_0), and f32 for reading a prompt, which is bound by
-//! arithmetic and where f32 products split over the cores are fastest. q, k and v are one
-//! product, as are the MLP's gate and up. Weights are converted on every core at load.
+//! Each projection is kept twice, one per phase ([`Weight`]): int8 blocks ([`Q8`]) for
+//! generating one token at a time, which is bound by reading the weights, and f32 for reading
+//! a prompt, which is bound by arithmetic and where f32 products split over the cores are
+//! fastest. q, k and v are one product, as are the MLP's gate and up. Weights are converted on
+//! every core at load. A prompt runs on candle tensors ([`Llama::hidden`]); one generated
+//! token runs on plain vectors ([`Llama::step`]), with a helper thread for half of each
+//! product.
 
 use std::io::{Read, Seek};
 use std::path::Path;
@@ -144,6 +146,11 @@ fn q8_forward(q: &Q8, x: &Tensor) -> candle_core::Result<Tensor> {
     Tensor::from_vec(out, (1, n, q.outputs()), x.device())
 }
 
+/// A vector as a 1-D tensor.
+fn vector(v: &[f32]) -> candle_core::Result<Tensor> {
+    Tensor::from_slice(v, v.len(), &Device::Cpu)
+}
+
 /// `x / rms(x) · w`, as candle's `rms_norm`.
 fn rms_norm(x: &[f32], w: &[f32], eps: f32) -> Vec<f32> {
     let mean = x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
@@ -224,7 +231,7 @@ fn token(
     let (cos, sin) = (&cos_v[pos * half..(pos + 1) * half], &sin_v[pos * half..(pos + 1) * half]);
     let mut scores = vec![0f32; pos + 1];
     for (l, cache) in norms.layers.iter().zip(caches.iter_mut()) {
-        let mut qkv = product(&rms_norm(&x, &l.attn_norm_v, eps))?;
+        let mut qkv = product(&rms_norm(&x, &l.attn_norm, eps))?;
         let (q, kv) = qkv.split_at_mut(s.hidden);
         let (k, v) = kv.split_at_mut(kv_dim);
         rope(q, cos, sin);
@@ -250,7 +257,7 @@ fn token(
         for (xi, o) in x.iter_mut().zip(product(&y)?) {
             *xi += o;
         }
-        let gu = product(&rms_norm(&x, &l.ffn_norm_v, eps))?;
+        let gu = product(&rms_norm(&x, &l.ffn_norm, eps))?;
         let (g, u) = gu.split_at(gu.len() / 2);
         let a: Vec<f32> = g.iter().zip(u).map(|(g, u)| g / (1.0 + (-g).exp()) * u).collect();
         for (xi, o) in x.iter_mut().zip(product(&a)?) {
@@ -261,17 +268,15 @@ fn token(
 }
 
 struct Layer {
-    attn_norm: Tensor,
+    /// The norms' weights (plain vectors: the one-token step reads them as they are).
+    attn_norm: Vec<f32>,
     /// q, k and v stacked.
     qkv: Weight,
     o: Weight,
-    ffn_norm: Tensor,
+    ffn_norm: Vec<f32>,
     /// gate and up stacked.
     gate_up: Weight,
     down: Weight,
-    /// The norms' weights as plain vectors, for the one-token step.
-    attn_norm_v: Vec<f32>,
-    ffn_norm_v: Vec<f32>,
 }
 
 /// Keys and values of the positions so far, position-major `(t, kv_heads · head_dim)`: a new
@@ -316,12 +321,10 @@ impl RawLayer {
     fn convert(self, deltas: &[Delta; 7]) -> candle_core::Result<Layer> {
         let d: Vec<Tensor> = self.0.iter().map(|t| t.dequantize(&Device::Cpu)).collect::<candle_core::Result<_>>()?;
         Ok(Layer {
-            attn_norm_v: d[0].to_vec1()?,
-            ffn_norm_v: d[5].to_vec1()?,
-            attn_norm: d[0].clone(),
+            attn_norm: d[0].to_vec1()?,
             qkv: Weight::new(&d[1..4], &deltas[0..3])?,
             o: Weight::new(&d[4..5], &deltas[3..4])?,
-            ffn_norm: d[5].clone(),
+            ffn_norm: d[5].to_vec1()?,
             gate_up: Weight::new(&d[6..8], &deltas[4..6])?,
             down: Weight::new(&d[8..9], &deltas[6..7])?,
         })
@@ -333,18 +336,16 @@ pub struct Llama {
     shape: Shape,
     embeddings: Tensor,
     layers: Vec<Layer>,
-    norm: Tensor,
+    /// The final norm's weights.
+    norm: Vec<f32>,
     output: Q8,
-    cos: Tensor,
-    sin: Tensor,
+    /// The rotary angles' cosines and sines, `(context, head_dim / 2)` row-major.
+    cos: Vec<f32>,
+    sin: Vec<f32>,
     /// Each layer's keys and values so far.
     caches: Vec<Cache>,
     /// Whether the one-token step splits its products with a second thread.
     two_threads: bool,
-    /// The final norm and the rotary tables as plain vectors, for the one-token step.
-    norm_v: Vec<f32>,
-    cos_v: Vec<f32>,
-    sin_v: Vec<f32>,
 }
 
 fn meta_u(ct: &gguf_file::Content, key: &str) -> candle_core::Result<usize> {
@@ -432,7 +433,7 @@ impl Llama {
         let mut tensor = |name: &str| ct.tensor(r, name, &device);
         let embedding_q = tensor("token_embd.weight")?;
         let output_q = tensor("output.weight").ok(); // absent: tied to the embeddings
-        let norm = tensor("output_norm.weight")?.dequantize(&device)?;
+        let norm = tensor("output_norm.weight")?.dequantize(&device)?.to_vec1()?;
         let mut raw = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
             let names = RawLayer::NAMES.iter().map(|n| tensor(&format!("blk.{i}.{n}.weight")));
@@ -473,18 +474,15 @@ impl Llama {
         let theta = Tensor::new(theta.as_slice(), &device)?;
         let positions = Tensor::arange(0, shape.context as u32, &device)?.to_dtype(DType::F32)?;
         let angles = positions.reshape((shape.context, 1))?.matmul(&theta.reshape((1, head_dim / 2))?)?;
-        let (cos, sin) = (angles.cos()?, angles.sin()?);
+        let (cos, sin) = (angles.cos()?.flatten_all()?.to_vec1()?, angles.sin()?.flatten_all()?.to_vec1()?);
         Ok(Llama {
             shape,
             embeddings,
             caches: layers.iter().map(|_| Cache::default()).collect(),
             layers,
             two_threads: cores >= 2,
-            norm_v: norm.to_vec1()?,
             norm,
             output,
-            cos_v: cos.flatten_all()?.to_vec1()?,
-            sin_v: sin.flatten_all()?.to_vec1()?,
             cos,
             sin,
         })
@@ -520,7 +518,7 @@ impl Llama {
         let x = self.hidden(ids, pos)?;
         let n = ids.len();
         let last = x.i((.., n - 1..n, ..))?;
-        let last = candle_nn::ops::rms_norm(&last, &self.norm, self.shape.eps as f32)?;
+        let last = candle_nn::ops::rms_norm(&last, &vector(&self.norm)?, self.shape.eps as f32)?;
         q8_forward(&self.output, &last)?.flatten_all()
     }
 
@@ -528,7 +526,7 @@ impl Llama {
     /// `(n, vocabulary)`.
     pub fn forward_all(&mut self, ids: &[u32]) -> candle_core::Result<Tensor> {
         let x = self.hidden(ids, 0)?;
-        let x = candle_nn::ops::rms_norm(&x, &self.norm, self.shape.eps as f32)?;
+        let x = candle_nn::ops::rms_norm(&x, &vector(&self.norm)?, self.shape.eps as f32)?;
         q8_forward(&self.output, &x)?.squeeze(0)
     }
 
@@ -560,8 +558,8 @@ impl Llama {
         // other core) — so a busy machine costs the second core, not a wait for it.
         let claimed: Vec<AtomicBool> = products.iter().map(|_| AtomicBool::new(false)).collect();
         let stop = AtomicBool::new(false);
-        let (norms, caches) = (Norms { layers: &self.layers, last: &self.norm_v }, &mut self.caches);
-        let (cos_v, sin_v) = (&self.cos_v, &self.sin_v);
+        let (norms, caches) = (Norms { layers: &self.layers, last: &self.norm }, &mut self.caches);
+        let (cos_v, sin_v) = (&self.cos, &self.sin);
         std::thread::scope(|scope| {
             let helper = self.two_threads.then(|| {
                 scope.spawn(|| {
@@ -628,8 +626,9 @@ impl Llama {
         let head_dim = s.hidden / s.heads;
         let ids_t = Tensor::new(ids, &device)?;
         let mut x = self.embeddings.index_select(&ids_t, 0)?.unsqueeze(0)?; // (1, n, hidden)
-        let cos = self.cos.narrow(0, pos, n)?;
-        let sin = self.sin.narrow(0, pos, n)?;
+        let half = head_dim / 2;
+        let cos = Tensor::from_slice(&self.cos[pos * half..(pos + n) * half], (n, half), &device)?;
+        let sin = Tensor::from_slice(&self.sin[pos * half..(pos + n) * half], (n, half), &device)?;
         let mask = if n > 1 {
             let m: Vec<f32> = (0..n)
                 .flat_map(|i| (0..pos + n).map(move |j| if j > pos + i { f32::NEG_INFINITY } else { 0.0 }))
@@ -639,7 +638,7 @@ impl Llama {
             None
         };
         for (l, cache) in self.layers.iter().zip(self.caches.iter_mut()) {
-            let h = candle_nn::ops::rms_norm(&x, &l.attn_norm, s.eps as f32)?;
+            let h = candle_nn::ops::rms_norm(&x, &vector(&l.attn_norm)?, s.eps as f32)?;
             let qkv = l.qkv.forward(&h)?;
             let kv_dim = s.kv_heads * head_dim;
             // (1, n, heads·d) → (1, heads, n, d); for one token that is a reshape, no copy.
@@ -685,7 +684,7 @@ impl Llama {
                 y.reshape((1, s.heads, n, head_dim))?.transpose(1, 2)?.reshape((1, n, s.hidden))?
             };
             x = (x + l.o.forward(&y)?)?;
-            let h = candle_nn::ops::rms_norm(&x, &l.ffn_norm, s.eps as f32)?;
+            let h = candle_nn::ops::rms_norm(&x, &vector(&l.ffn_norm)?, s.eps as f32)?;
             let gu = l.gate_up.forward(&h)?;
             let inner = gu.dim(2)? / 2;
             let g = candle_nn::ops::silu(&gu.narrow(2, 0, inner)?)?;

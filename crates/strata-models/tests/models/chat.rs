@@ -106,4 +106,9 @@ fn the_one_token_step_agrees_with_the_tensor_path() {
         assert_eq!(argmax(&step), argmax(&tensor), "at position {pos}");
         ids.push(argmax(&step));
     }
+    // Continuing past what the cache holds is refused with a reason, on either path.
+    for id in [&ids[..1], &ids[..2]] {
+        let err = model.forward(id, ids.len() + 5).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("continue at position"), "{err}");
+    }
 }
