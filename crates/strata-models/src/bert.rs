@@ -29,16 +29,13 @@ pub(crate) fn quantized<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// A linear layer `x · W + b`, with W transposed at load to (in, out); and an int8 copy for
-/// the query path.
-struct Linear {
-    weight: Tensor,
-    bias: Tensor,
-    /// Made on the first query (loading stays fast for programs that only store).
-    int8: std::sync::OnceLock<Int8>,
-    /// The AMX tiles' copy, where the CPU has AMX ([`crate::amx`]).
-    amx: Option<crate::amx::Packed>,
-    bias_v: Vec<f32>,
+/// A linear layer `x · W + b`, in the form this CPU runs fastest (one copy of the weights).
+enum Linear {
+    /// On AMX tiles ([`crate::amx`]), the bias inside.
+    Amx(crate::amx::Packed),
+    /// candle's f32 products, W transposed at load to (in, out); and an int8 copy for the
+    /// query path, made on the first query (loading stays fast for programs that only store).
+    Candle { weight: Tensor, bias: Tensor, int8: std::sync::OnceLock<Int8> },
 }
 
 /// Weights as int8 with one scale per output, (out, in) row-major: a short input's product
@@ -93,13 +90,13 @@ impl Linear {
         let w = Tensor::cat(weights, 0)?; // (out, in)
         let b = Tensor::cat(biases, 0)?;
         let weight = w.t()?.contiguous()?; // (in, out)
-        let amx = if crate::amx::available() {
+        if crate::amx::available() {
             let (k, n) = weight.dims2()?;
-            crate::amx::Packed::new(&weight.flatten_all()?.to_vec1::<f32>()?, k, n)
-        } else {
-            None
-        };
-        Ok(Linear { weight, bias_v: b.to_vec1()?, bias: b.contiguous()?, int8: std::sync::OnceLock::new(), amx })
+            if let Some(p) = crate::amx::Packed::new(&weight.flatten_all()?.to_vec1::<f32>()?, k, n, b.to_vec1()?) {
+                return Ok(Linear::Amx(p));
+            }
+        }
+        Ok(Linear::Candle { weight, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
     }
 
     fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
@@ -123,38 +120,46 @@ impl Linear {
     }
 
     fn forward_then(&self, x: &Tensor, gelu: bool) -> candle_core::Result<Tensor> {
-        // AMX, where the CPU has it, for stored memories and queries alike: exact to ~1e-6 and
-        // faster than the int8 query path (p50 3.8 vs 5.0 ms here).
-        if let Some(p) = &self.amx {
-            let rows = x.dim(0)?;
-            let xv = x.flatten_all()?.to_vec1::<f32>()?;
-            let mut out = p.matmul(&xv, rows, &self.bias_v, rayon::current_num_threads());
-            if gelu {
-                crate::amx::gelu_erf(&mut out);
+        let (weight, bias, int8) = match self {
+            // AMX, for stored memories and queries alike: f32 accuracy, and faster than the
+            // int8 query path (p50 3.8 vs 5.0 ms on the Xeon of docs/benchmarks.md). GELU runs
+            // on the product's values while they are at hand.
+            Linear::Amx(p) => {
+                let rows = x.dim(0)?;
+                let mut out = p.matmul(&x.flatten_all()?.to_vec1::<f32>()?, rows, rayon::current_num_threads());
+                if gelu {
+                    crate::gelu::gelu_erf(&mut out);
+                }
+                return Tensor::from_vec(out, (rows, p.n()), x.device());
             }
-            return Tensor::from_vec(out, (rows, p.n()), x.device());
-        }
-        let y = self.product(x)?;
+            Linear::Candle { weight, bias, int8 } => (weight, bias, int8),
+        };
+        let y = Linear::product(weight, bias, int8, x)?;
         if gelu { y.gelu_erf() } else { Ok(y) }
     }
 
-    fn product(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+    fn product(
+        weight: &Tensor,
+        bias: &Tensor,
+        int8: &std::sync::OnceLock<Int8>,
+        x: &Tensor,
+    ) -> candle_core::Result<Tensor> {
         if QUANTIZED.with(std::cell::Cell::get) && x.dim(0)? <= SPLIT_ROWS {
-            if self.int8.get().is_none() {
-                let _ = self.int8.set(Int8::new(&self.weight.t()?, &self.bias)?);
+            if int8.get().is_none() {
+                let _ = int8.set(Int8::new(&weight.t()?, bias)?);
             }
-            if let Some(q) = self.int8.get() {
+            if let Some(q) = int8.get() {
                 return q.forward(x);
             }
         }
         if x.dim(0)? > SPLIT_ROWS || rayon::current_num_threads() < 2 {
-            return x.matmul(&self.weight)?.broadcast_add(&self.bias);
+            return x.matmul(weight)?.broadcast_add(bias);
         }
         // Each thread multiplies by one half of W's columns (a strided view, no copy).
-        let out = self.weight.dim(1)?;
+        let out = weight.dim(1)?;
         let half = out / 2;
         let run = |start: usize, len: usize| {
-            x.matmul(&self.weight.narrow(1, start, len)?)?.broadcast_add(&self.bias.narrow(0, start, len)?)
+            x.matmul(&weight.narrow(1, start, len)?)?.broadcast_add(&bias.narrow(0, start, len)?)
         };
         let (a, b) = rayon::join(|| run(0, half), || run(half, out - half));
         Tensor::cat(&[a?, b?], 1)

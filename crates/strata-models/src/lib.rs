@@ -7,6 +7,7 @@ pub mod adapter;
 mod amx;
 mod bert;
 pub mod chatbench;
+mod gelu;
 mod llama;
 mod local_chat;
 mod minilm;
