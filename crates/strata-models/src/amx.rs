@@ -7,6 +7,12 @@
 //! tile products, `hi·hi + hi·lo + lo·hi` (the fourth, `lo·lo`, is below f32's rounding),
 //! accumulated in f32. Products agree with f64 ones to ~1e-5 (tested).
 //!
+//! What bounds the speed is loading tiles, not multiplying them: on the Xeon of
+//! docs/benchmarks.md a 1 KiB tile load costs about three tile products, even from L1. So the
+//! kernel loads each of the eight tiles of a 32 × 32 output over 32 values of k once (x's
+//! `hi` and `lo` for two row tiles, W's `lo` and `hi` for two column tiles) and makes the
+//! twelve products from them: 8 loads per 12 products, where three plain 2 × 2 steps take 12.
+//!
 //! Used when the CPU has AMX-TILE and AMX-BF16 and Linux grants the process the tile state
 //! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); `STRATA_AMX=0` turns it off. Elsewhere the callers keep
 //! their f32 products.
@@ -67,11 +73,9 @@ fn split(x: f32) -> (u16, u16) {
     (hi, bf16(x - f32_of(hi)))
 }
 
-/// A weight matrix `W (k, n)` (so that `y = x · W`) as one bf16 matrix of `3k` rows: for each
-/// block of 32 rows of W, its high halves, its low halves and its high halves again, to meet
-/// x's `hi, hi, lo` (so one product over `3k` is `hi·hi + hi·lo + lo·hi`). Stored in AMX's
-/// pair-interleaved tiles: per block of 16 columns and 32 rows, a 16 × 32 tile whose row r
-/// holds `W'[2r][c], W'[2r+1][c]` for the 16 columns c.
+/// A weight matrix `W (k, n)` (so that `y = x · W`) as bf16 tiles: per block of 16 columns and
+/// 32 rows of W, the tile of its low halves, then the tile of its high halves, in AMX's
+/// pair-interleaved layout (row r of a tile holds `W[2r][c], W[2r+1][c]` for its 16 columns c).
 pub(crate) struct Packed {
     k: usize,
     n: usize,
@@ -80,8 +84,8 @@ pub(crate) struct Packed {
     bias: Vec<f32>,
 }
 
-/// Which half of x and of W each of the three parts of a 32-block takes.
-const PARTS: [(bool, bool); 3] = [(true, true), (true, false), (false, true)]; // (x hi?, w hi?)
+/// u16 values in one tile (16 rows of 32).
+const TILE: usize = T * KT;
 
 impl Packed {
     /// Packs `w`, row-major `(k, n)`, and its `bias` (n). None when the shape does not fit
@@ -90,17 +94,18 @@ impl Packed {
         if !k.is_multiple_of(KT) || !n.is_multiple_of(2 * T) || w.len() != k * n || bias.len() != n {
             return None;
         }
-        let (kb, nb) = (3 * k / KT, n / T);
-        let mut tiles = vec![0u16; 3 * k * n];
-        for b in 0..nb {
-            for t in 0..kb {
-                let tile = (b * kb + t) * T * KT;
-                let w_hi = PARTS[t % 3].1;
+        let kj = k / KT;
+        let mut tiles = vec![0u16; 2 * k * n];
+        for b in 0..n / T {
+            for j in 0..kj {
+                let lo = (b * kj + j) * 2 * TILE;
                 for r in 0..T {
                     for c in 0..T {
                         for p in 0..2 {
-                            let (h, l) = split(w[((t / 3) * KT + 2 * r + p) * n + b * T + c]);
-                            tiles[tile + r * KT + c * 2 + p] = if w_hi { h } else { l };
+                            let (h, l) = split(w[(j * KT + 2 * r + p) * n + b * T + c]);
+                            let at = r * KT + c * 2 + p;
+                            tiles[lo + at] = l;
+                            tiles[lo + TILE + at] = h;
                         }
                     }
                 }
@@ -117,51 +122,92 @@ impl Packed {
     /// `x (m, k) · W + bias`, row-major `(m, n)`, split over `threads` (1 or 2).
     /// Only call when [`available`] said yes.
     pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
-        let (k, n) = (self.k, self.n);
-        debug_assert_eq!(x.len(), m * k);
-        // Rows in pairs of tiles (32) — one tile for an input of at most 16 rows (a query) —
-        // x as `hi, hi, lo` per 32 values.
-        let mp = if m <= T { T } else { m.div_ceil(2 * T) * 2 * T };
-        let k3 = 3 * k;
-        let mut a = vec![0u16; mp * k3];
-        for (src, dst) in x.chunks_exact(k).zip(a.chunks_exact_mut(k3)) {
-            for (block, out) in src.chunks_exact(KT).zip(dst.chunks_exact_mut(3 * KT)) {
-                for (i, v) in block.iter().enumerate() {
-                    let (h, l) = split(*v);
-                    out[i] = h;
-                    out[KT + i] = h;
-                    out[2 * KT + i] = l;
-                }
-            }
+        let a = Rows::split(x, m, self.k);
+        self.matmul_rows(&a, threads)
+    }
+
+    /// The product for rows already split into tiles ([`Rows`]).
+    pub(crate) fn matmul_rows(&self, a: &Rows, threads: usize) -> Vec<f32> {
+        assert_eq!(a.k, self.k, "rows of {} values for a product over {}", a.k, self.k);
+        let n = self.n;
+        let mp = a.blocks * a.r * T;
+        // The bias first: the kernel accumulates onto what is there.
+        let mut out = Vec::with_capacity(mp * n);
+        for _ in 0..mp {
+            out.extend_from_slice(&self.bias);
         }
-        let mut out = vec![0f32; mp * n];
-        let (blocks, pairs) = (mp.div_ceil(2 * T), n / (2 * T));
-        if threads >= 2 && blocks >= 2 {
-            // By rows: each thread its own rows of x and of the output.
-            let half = blocks / 2 * 2 * T;
-            let (top, bottom) = out.split_at_mut(half * n);
-            let (a_top, a_bottom) = a.split_at(half * k3);
-            rayon::join(|| kernel(self, a_top, 0, pairs, top), || kernel(self, a_bottom, 0, pairs, bottom));
+        let pairs = n / (2 * T);
+        let dst = Out(out.as_mut_ptr());
+        if threads >= 2 && a.blocks >= 2 {
+            // By rows: each thread its own row blocks.
+            let half = a.blocks / 2;
+            rayon::join(
+                || kernel(self, a, 0..half, 0..pairs, &dst),
+                || kernel(self, a, half..a.blocks, 0..pairs, &dst),
+            );
         } else if threads >= 2 && pairs >= 2 {
-            // One pair of row blocks (a query): by columns, the left half into a buffer of its own.
+            // One row block (a query): by columns.
             let half = pairs / 2;
-            let mut left = vec![0f32; mp * n];
-            rayon::join(|| kernel(self, &a, 0, half, &mut left), || kernel(self, &a, half, pairs - half, &mut out));
-            for (o, v) in out.iter_mut().zip(&left) {
-                *o += v;
-            }
+            rayon::join(|| kernel(self, a, 0..1, 0..half, &dst), || kernel(self, a, 0..1, half..pairs, &dst));
         } else {
-            kernel(self, &a, 0, pairs, &mut out);
+            kernel(self, a, 0..a.blocks, 0..pairs, &dst);
         }
-        out.truncate(m * n);
-        for row in out.chunks_exact_mut(n) {
-            for (o, b) in row.iter_mut().zip(&self.bias) {
-                *o += b;
-            }
-        }
+        out.truncate(a.m * n);
         out
     }
 }
+
+/// Rows of x split into bf16 halves and laid out as whole AMX tiles: row blocks of `r` tiles of
+/// 16 rows (r = 2, or 1 for at most 16 rows); within a block, for each 32 values along k, the
+/// `r` tiles of high halves, then the `r` tiles of low halves (the order the kernel loads them).
+pub(crate) struct Rows {
+    m: usize,
+    k: usize,
+    r: usize,
+    blocks: usize,
+    tiles: Vec<u16>,
+}
+
+impl Rows {
+    /// Splits `x`, row-major `(m, k)` with k a multiple of 32.
+    pub(crate) fn split(x: &[f32], m: usize, k: usize) -> Rows {
+        let mut rows = Rows::new(m, k);
+        for (i, row) in x.chunks_exact(k).enumerate() {
+            rows.set_row(i, row);
+        }
+        rows
+    }
+
+    /// `m` rows of `k` values, all zero.
+    pub(crate) fn new(m: usize, k: usize) -> Rows {
+        assert!(k.is_multiple_of(KT), "rows of {k} values do not fill whole tiles");
+        let r = if m <= T { 1 } else { 2 };
+        let blocks = m.div_ceil(r * T).max(1);
+        Rows { m, k, r, blocks, tiles: vec![0u16; blocks * r * T * 2 * k] }
+    }
+
+    /// Writes row `i`.
+    pub(crate) fn set_row(&mut self, i: usize, row: &[f32]) {
+        let (kj, r) = (self.k / KT, self.r);
+        let (block, tile, line) = (i / (r * T), (i / T) % r, i % T);
+        for (j, values) in row.chunks_exact(KT).enumerate() {
+            let hi = (((block * kj + j) * 2 * r + tile) * T + line) * KT;
+            let lo = hi + r * TILE;
+            for (c, v) in values.iter().enumerate() {
+                let (h, l) = split(*v);
+                self.tiles[hi + c] = h;
+                self.tiles[lo + c] = l;
+            }
+        }
+    }
+}
+
+/// The output of a product, shared by the threads that write disjoint tiles of it.
+struct Out(*mut f32);
+// SAFETY: the threads given an `Out` write disjoint row blocks or disjoint columns (see
+// `Packed::matmul_rows`), and the buffer outlives them (`rayon::join` returns first).
+#[allow(unsafe_code)]
+unsafe impl Sync for Out {}
 
 /// The tile configuration: palette 1, eight tiles of 16 rows × 64 bytes.
 #[repr(C, align(64))]
@@ -179,125 +225,171 @@ impl Config {
     }
 }
 
-/// Column pairs `first .. first + count` of `x · W` for the rows of `a` (x as packed by
-/// [`Packed::matmul`]: 16 rows, or a multiple of 32) into `out`, row-major with all n columns
-/// (the other columns are left as they are). Four accumulators (2 × 2 tiles) so that each
-/// loaded tile serves two products and no product waits for the one before; 1 × 2 for 16 rows.
+/// Adds `x · W` for row blocks `blocks` and column pairs `pairs` to `out` (row-major, all n
+/// columns, holding the bias). Accumulators are 2 × 2 tiles (1 × 2 for a one-tile block) kept
+/// over all of k; x's chunk of rows stays in L2 while every column pair passes over it.
 #[allow(unsafe_code)]
-fn kernel(p: &Packed, a: &[u16], first: usize, count: usize, out: &mut [f32]) {
-    let (k3, n) = (3 * p.k, p.n);
-    let mp = a.len() / k3;
-    let kb = k3 / KT;
+fn kernel(p: &Packed, a: &Rows, blocks: std::ops::Range<usize>, pairs: std::ops::Range<usize>, out: &Out) {
+    let (k, n, r) = (a.k, p.n, a.r);
+    let kj = k / KT;
     let cfg = Config::new();
-    let a_stride = k3 * 2; // bytes between rows of x
     let c_stride = n * 4;
-    let b_stride = KT * 2; // a packed tile's rows are 64 bytes apart
-    let row_pairs = mp.div_ceil(2 * T);
-    let single = mp == T;
-    // Rows in chunks whose x stays in L2 while every column pair passes over it; a pair's
-    // packed weights then stay in cache across the chunk's rows.
-    let chunk = (CHUNK_BYTES / (k3 * 2) / (2 * T)).max(1);
-    assert!(out.len() >= mp * n && a.len() == mp * k3 && p.tiles.len() == k3 * n && first + count <= n / (2 * T));
+    let chunk = (CHUNK_BYTES / (4 * k * r * T)).max(1);
+    assert!(
+        blocks.end <= a.blocks
+            && a.tiles.len() == a.blocks * r * T * 2 * k
+            && p.tiles.len() == 2 * k * n
+            && pairs.end <= n / (2 * T)
+            && (r == 1 || r == 2)
+    );
     // SAFETY: `available()` was true (the callers check), so the CPU has AMX and the kernel
-    // granted this process the tile state. Tile loads read 16 rows of 64 bytes: from `a` at
-    // row r < mp, values kk .. kk + 32 with kk + 32 <= 3k (inside mp·3k values); from
-    // `p.tiles` whole tiles below 3k·n (asserted above). Stores write 16 rows × 64 bytes at
-    // row r < mp, columns col .. col + 16 <= n: inside `out` (at least mp·n values).
+    // granted this process the tile state. Tile loads read 16 rows of 64 bytes, 64 bytes apart:
+    // whole tiles of `a.tiles` (block < a.blocks, j < k/32, 2r tiles each) and of `p.tiles`
+    // (column block < n/16, j < k/32, 2 tiles each), inside both (asserted above). Accumulator
+    // loads and stores touch 16 rows × 16 f32 at rows < a.blocks·r·16 and columns < n: inside
+    // `out`, which holds that many rows of n (`matmul_rows`), and only this call's tiles.
     unsafe {
         std::arch::asm!("ldtilecfg [{0}]", in(reg) cfg.0.as_ptr(), options(nostack, readonly));
-        for c0 in (0..row_pairs).step_by(chunk) {
-            for pair in first..first + count {
-                let (b0, b1) = (2 * pair, 2 * pair + 1);
-                for rp in c0..(c0 + chunk).min(row_pairs) {
-                    let r0 = rp * 2 * T;
-                    if single {
-                        one_row_block(p, a, kb, a_stride, b0, b1, out, c_stride);
-                        continue;
+        let mut c0 = blocks.start;
+        while c0 < blocks.end {
+            let c1 = (c0 + chunk).min(blocks.end);
+            for pair in pairs.clone() {
+                let w0 = p.tiles.as_ptr().add(2 * pair * kj * 2 * TILE);
+                let w1 = w0.add(kj * 2 * TILE);
+                for block in c0..c1 {
+                    let c = out.0.add(block * r * T * n + 2 * pair * T);
+                    let x = a.tiles.as_ptr().add(block * kj * 2 * r * TILE);
+                    if r == 2 {
+                        two_by_two(x, w0, w1, kj, c, n, c_stride);
+                    } else {
+                        one_by_two(x, w0, w1, kj, c, c_stride);
                     }
-                    std::arch::asm!(
-                        "tilezero tmm0",
-                        "tilezero tmm1",
-                        "tilezero tmm2",
-                        "tilezero tmm3",
-                        options(nostack, nomem)
-                    );
-                    for t in 0..kb {
-                        let a0 = r0 * k3 + t * KT;
-                        std::arch::asm!(
-                            "tileloadd tmm4, [{a0} + {as}*1]",
-                            "tileloadd tmm5, [{a1} + {as}*1]",
-                            "tileloadd tmm6, [{b0} + {bs}*1]",
-                            "tileloadd tmm7, [{b1} + {bs}*1]",
-                            "tdpbf16ps tmm0, tmm4, tmm6",
-                            "tdpbf16ps tmm1, tmm4, tmm7",
-                            "tdpbf16ps tmm2, tmm5, tmm6",
-                            "tdpbf16ps tmm3, tmm5, tmm7",
-                            a0 = in(reg) a.as_ptr().add(a0),
-                            a1 = in(reg) a.as_ptr().add(a0 + T * k3),
-                            as = in(reg) a_stride,
-                            b0 = in(reg) p.tiles.as_ptr().add((b0 * kb + t) * T * KT),
-                            b1 = in(reg) p.tiles.as_ptr().add((b1 * kb + t) * T * KT),
-                            bs = in(reg) b_stride,
-                            options(nostack, readonly),
-                        );
-                    }
-                    let c = out.as_mut_ptr().add(r0 * n + b0 * T);
-                    std::arch::asm!(
-                        "tilestored [{c00} + {cs}*1], tmm0",
-                        "tilestored [{c01} + {cs}*1], tmm1",
-                        "tilestored [{c10} + {cs}*1], tmm2",
-                        "tilestored [{c11} + {cs}*1], tmm3",
-                        c00 = in(reg) c,
-                        c01 = in(reg) c.add(T),
-                        c10 = in(reg) c.add(T * n),
-                        c11 = in(reg) c.add(T * n + T),
-                        cs = in(reg) c_stride,
-                        options(nostack),
-                    );
                 }
             }
+            c0 = c1;
         }
         std::arch::asm!("tilerelease", options(nostack, nomem));
     }
 }
 
-/// Columns blocks `b0` and `b1` for the 16 rows of `a` (tiles configured by [`kernel`]).
-#[allow(unsafe_code, clippy::too_many_arguments)]
-unsafe fn one_row_block(
-    p: &Packed,
-    a: &[u16],
-    kb: usize,
-    a_stride: usize,
-    b0: usize,
-    b1: usize,
-    out: &mut [f32],
-    c_stride: usize,
-) {
-    let b_stride = KT * 2;
-    // SAFETY: as in `kernel`, whose checks cover these reads (16 rows of `a`, whole packed
-    // tiles) and the two 16 × 16 stores at columns b0·16 and b1·16 of the first 16 rows.
+/// 32 rows × 32 columns over `kj` blocks of 32 values: per block, x's tiles at `x` (hi 0, hi 1,
+/// lo 0, lo 1) and the columns' at `w0` and `w1` (lo, hi), accumulated onto `c` (row stride
+/// `c_stride` bytes, n f32 per row). Loads are placed as soon as the tile they replace has had
+/// its last use, so that they overlap the products.
+#[allow(unsafe_code)]
+#[inline(always)]
+unsafe fn two_by_two(x: *const u16, w0: *const u16, w1: *const u16, kj: usize, c: *mut f32, n: usize, c_stride: usize) {
+    // SAFETY: the caller (`kernel`) checked the bounds of every tile read and written here.
     unsafe {
-        std::arch::asm!("tilezero tmm0", "tilezero tmm1", options(nostack, nomem));
-        for t in 0..kb {
+        std::arch::asm!(
+            "tileloadd tmm0, [{c00} + {cs}*1]",
+            "tileloadd tmm1, [{c01} + {cs}*1]",
+            "tileloadd tmm2, [{c10} + {cs}*1]",
+            "tileloadd tmm3, [{c11} + {cs}*1]",
+            c00 = in(reg) c,
+            c01 = in(reg) c.add(T),
+            c10 = in(reg) c.add(T * n),
+            c11 = in(reg) c.add(T * n + T),
+            cs = in(reg) c_stride,
+            options(nostack, readonly),
+        );
+        for j in 0..kj {
+            let (x, w0, w1) = (x.add(j * 4 * TILE), w0.add(j * 2 * TILE), w1.add(j * 2 * TILE));
             std::arch::asm!(
-                "tileloadd tmm4, [{a0} + {as}*1]",
-                "tileloadd tmm6, [{b0} + {bs}*1]",
-                "tileloadd tmm7, [{b1} + {bs}*1]",
+                // x hi · W lo
+                "tileloadd tmm4, [{xh0} + {s}*1]",
+                "tileloadd tmm6, [{wl0} + {s}*1]",
+                "tileloadd tmm5, [{xh1} + {s}*1]",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tileloadd tmm7, [{wl1} + {s}*1]",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                // x hi · W hi
+                "tileloadd tmm6, [{wh0} + {s}*1]",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tileloadd tmm7, [{wh1} + {s}*1]",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                // x lo · W hi
+                "tileloadd tmm4, [{xl0} + {s}*1]",
                 "tdpbf16ps tmm0, tmm4, tmm6",
                 "tdpbf16ps tmm1, tmm4, tmm7",
-                a0 = in(reg) a.as_ptr().add(t * KT),
-                as = in(reg) a_stride,
-                b0 = in(reg) p.tiles.as_ptr().add((b0 * kb + t) * T * KT),
-                b1 = in(reg) p.tiles.as_ptr().add((b1 * kb + t) * T * KT),
-                bs = in(reg) b_stride,
+                "tileloadd tmm5, [{xl1} + {s}*1]",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                xh0 = in(reg) x,
+                xh1 = in(reg) x.add(TILE),
+                xl0 = in(reg) x.add(2 * TILE),
+                xl1 = in(reg) x.add(3 * TILE),
+                wl0 = in(reg) w0,
+                wh0 = in(reg) w0.add(TILE),
+                wl1 = in(reg) w1,
+                wh1 = in(reg) w1.add(TILE),
+                s = in(reg) KT * 2,
+                options(nostack, readonly),
+            );
+        }
+        std::arch::asm!(
+            "tilestored [{c00} + {cs}*1], tmm0",
+            "tilestored [{c01} + {cs}*1], tmm1",
+            "tilestored [{c10} + {cs}*1], tmm2",
+            "tilestored [{c11} + {cs}*1], tmm3",
+            c00 = in(reg) c,
+            c01 = in(reg) c.add(T),
+            c10 = in(reg) c.add(T * n),
+            c11 = in(reg) c.add(T * n + T),
+            cs = in(reg) c_stride,
+            options(nostack),
+        );
+    }
+}
+
+/// 16 rows × 32 columns: as [`two_by_two`] for a block of one row tile (hi, lo per 32 values).
+#[allow(unsafe_code)]
+#[inline(always)]
+unsafe fn one_by_two(x: *const u16, w0: *const u16, w1: *const u16, kj: usize, c: *mut f32, c_stride: usize) {
+    // SAFETY: the caller (`kernel`) checked the bounds of every tile read and written here.
+    unsafe {
+        std::arch::asm!(
+            "tileloadd tmm0, [{c0} + {cs}*1]",
+            "tileloadd tmm1, [{c1} + {cs}*1]",
+            c0 = in(reg) c,
+            c1 = in(reg) c.add(T),
+            cs = in(reg) c_stride,
+            options(nostack, readonly),
+        );
+        for j in 0..kj {
+            let (x, w0, w1) = (x.add(j * 2 * TILE), w0.add(j * 2 * TILE), w1.add(j * 2 * TILE));
+            std::arch::asm!(
+                "tileloadd tmm4, [{xh} + {s}*1]",
+                "tileloadd tmm6, [{wl0} + {s}*1]",
+                "tileloadd tmm7, [{wl1} + {s}*1]",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tileloadd tmm6, [{wh0} + {s}*1]",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tileloadd tmm7, [{wh1} + {s}*1]",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tileloadd tmm5, [{xl} + {s}*1]",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tdpbf16ps tmm0, tmm5, tmm6",
+                "tdpbf16ps tmm1, tmm5, tmm7",
+                xh = in(reg) x,
+                xl = in(reg) x.add(TILE),
+                wl0 = in(reg) w0,
+                wh0 = in(reg) w0.add(TILE),
+                wl1 = in(reg) w1,
+                wh1 = in(reg) w1.add(TILE),
+                s = in(reg) KT * 2,
                 options(nostack, readonly),
             );
         }
         std::arch::asm!(
             "tilestored [{c0} + {cs}*1], tmm0",
             "tilestored [{c1} + {cs}*1], tmm1",
-            c0 = in(reg) out.as_mut_ptr().add(b0 * T),
-            c1 = in(reg) out.as_mut_ptr().add(b1 * T),
+            c0 = in(reg) c,
+            c1 = in(reg) c.add(T),
             cs = in(reg) c_stride,
             options(nostack),
         );
