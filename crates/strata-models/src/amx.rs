@@ -58,16 +58,19 @@ fn detect() -> bool {
 
 /// f32 → bf16, rounded to nearest even; branch-free so that loops of it vectorize (finite
 /// inputs: activations and weights of a model; a NaN stays a NaN or becomes an infinity).
+#[inline(always)]
 fn bf16(x: f32) -> u16 {
     let b = x.to_bits();
     (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16
 }
 
+#[inline(always)]
 fn f32_of(h: u16) -> f32 {
     f32::from_bits(u32::from(h) << 16)
 }
 
 /// Splits `x` into `hi + lo`, both bf16.
+#[inline(always)]
 fn split(x: f32) -> (u16, u16) {
     let hi = bf16(x);
     (hi, bf16(x - f32_of(hi)))
@@ -114,19 +117,8 @@ impl Packed {
         Some(Packed { k, n, tiles, bias })
     }
 
-    /// Output columns.
-    pub(crate) fn n(&self) -> usize {
-        self.n
-    }
-
-    /// `x (m, k) · W + bias`, row-major `(m, n)`, split over `threads` (1 or 2).
-    /// Only call when [`available`] said yes.
-    pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
-        let a = Rows::split(x, m, self.k);
-        self.matmul_rows(&a, threads)
-    }
-
-    /// The product for rows already split into tiles ([`Rows`]).
+    /// `x · W + bias` for the rows of `a` ([`Rows`]), row-major `(m, n)`, split over `threads`
+    /// (1 or 2). Only call when [`available`] said yes.
     pub(crate) fn matmul_rows(&self, a: &Rows, threads: usize) -> Vec<f32> {
         assert_eq!(a.k, self.k, "rows of {} values for a product over {}", a.k, self.k);
         let n = self.n;
@@ -169,7 +161,9 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
-    /// Splits `x`, row-major `(m, k)` with k a multiple of 32.
+    /// Splits `x`, row-major `(m, k)` with k a multiple of 32. Inlined, so that a caller
+    /// compiled for AVX-512 splits with it.
+    #[inline(always)]
     pub(crate) fn split(x: &[f32], m: usize, k: usize) -> Rows {
         let mut rows = Rows::new(m, k);
         for (i, row) in x.chunks_exact(k).enumerate() {
@@ -179,6 +173,7 @@ impl Rows {
     }
 
     /// `m` rows of `k` values, all zero.
+    #[inline(always)]
     pub(crate) fn new(m: usize, k: usize) -> Rows {
         assert!(k.is_multiple_of(KT), "rows of {k} values do not fill whole tiles");
         let r = if m <= T { 1 } else { 2 };
@@ -187,16 +182,16 @@ impl Rows {
     }
 
     /// Writes row `i`.
+    #[inline(always)]
     pub(crate) fn set_row(&mut self, i: usize, row: &[f32]) {
         let (kj, r) = (self.k / KT, self.r);
         let (block, tile, line) = (i / (r * T), (i / T) % r, i % T);
         for (j, values) in row.chunks_exact(KT).enumerate() {
             let hi = (((block * kj + j) * 2 * r + tile) * T + line) * KT;
-            let lo = hi + r * TILE;
-            for (c, v) in values.iter().enumerate() {
-                let (h, l) = split(*v);
-                self.tiles[hi + c] = h;
-                self.tiles[lo + c] = l;
+            // The low halves' row lies r tiles after the high halves' row.
+            let (head, tail) = self.tiles.split_at_mut(hi + r * TILE);
+            for ((h, l), v) in head[hi..hi + KT].iter_mut().zip(&mut tail[..KT]).zip(values) {
+                (*h, *l) = split(*v);
             }
         }
     }
@@ -442,7 +437,7 @@ mod tests {
         for rows in [m, 9] {
             let expect = &expect[..rows * n];
             for threads in [1, 2] {
-                let got = p.matmul(&x[..rows * k], rows, threads);
+                let got = p.matmul_rows(&Rows::split(&x[..rows * k], rows, k), threads);
                 assert_eq!(got.len(), rows * n);
                 let worst = got.iter().zip(expect).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
                 assert!(worst < 2e-5, "{rows} rows, threads {threads}: worst difference {worst}");

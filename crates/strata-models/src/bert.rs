@@ -3,10 +3,9 @@
 //! are stored transposed once at load, and for short inputs (a search query) each product is
 //! split in two halves run on two threads — a single query has too few rows to keep two cores
 //! busy otherwise. Numerically it is the model sentence-transformers runs (tests check 1e-3).
-//! Where the CPU has AMX, every product runs on its tiles at f32 accuracy ([`crate::amx`]),
-//! queries included. Elsewhere search queries may take the int8 path ([`quantized`]): ~35%
-//! faster, cosine ≥ 0.99 to the exact vector for real questions (tested), LoCoMo recall
-//! unchanged.
+//! Search queries may take the int8 path ([`quantized`]): ~35% faster, cosine ≥ 0.99 to the
+//! exact vector for real questions (tested), LoCoMo recall unchanged. Where the CPU has AMX,
+//! [`crate::encoder`] runs the model instead.
 
 use candle_core::{DType, Module, Tensor};
 use candle_nn::VarBuilder;
@@ -29,13 +28,13 @@ pub(crate) fn quantized<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// A linear layer `x · W + b`, in the form this CPU runs fastest (one copy of the weights).
-enum Linear {
-    /// On AMX tiles ([`crate::amx`]), the bias inside.
-    Amx(crate::amx::Packed),
-    /// candle's f32 products, W transposed at load to (in, out); and an int8 copy for the
-    /// query path, made on the first query (loading stays fast for programs that only store).
-    Candle { weight: Tensor, bias: Tensor, int8: std::sync::OnceLock<Int8> },
+/// A linear layer `x · W + b`: candle's f32 products, W transposed at load to (in, out); and an
+/// int8 copy for the query path, made on the first query (loading stays fast for programs that
+/// only store).
+struct Linear {
+    weight: Tensor,
+    bias: Tensor,
+    int8: std::sync::OnceLock<Int8>,
 }
 
 /// Weights as int8 with one scale per output, (out, in) row-major: a short input's product
@@ -90,13 +89,7 @@ impl Linear {
         let w = Tensor::cat(weights, 0)?; // (out, in)
         let b = Tensor::cat(biases, 0)?;
         let weight = w.t()?.contiguous()?; // (in, out)
-        if crate::amx::available() {
-            let (k, n) = weight.dims2()?;
-            if let Some(p) = crate::amx::Packed::new(&weight.flatten_all()?.to_vec1::<f32>()?, k, n, b.to_vec1()?) {
-                return Ok(Linear::Amx(p));
-            }
-        }
-        Ok(Linear::Candle { weight, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
+        Ok(Linear { weight, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
     }
 
     fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
@@ -111,31 +104,7 @@ impl Linear {
 
     /// `x` is (rows, in).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        self.forward_then(x, false)
-    }
-
-    /// `x` is (rows, in); the output through GELU (erf form).
-    fn forward_gelu(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        self.forward_then(x, true)
-    }
-
-    fn forward_then(&self, x: &Tensor, gelu: bool) -> candle_core::Result<Tensor> {
-        let (weight, bias, int8) = match self {
-            // AMX, for stored memories and queries alike: f32 accuracy, and faster than the
-            // int8 query path (p50 3.8 vs 5.0 ms on the Xeon of docs/benchmarks.md). GELU runs
-            // on the product's values while they are at hand.
-            Linear::Amx(p) => {
-                let rows = x.dim(0)?;
-                let mut out = p.matmul(&x.flatten_all()?.to_vec1::<f32>()?, rows, rayon::current_num_threads());
-                if gelu {
-                    crate::gelu::gelu_erf(&mut out);
-                }
-                return Tensor::from_vec(out, (rows, p.n()), x.device());
-            }
-            Linear::Candle { weight, bias, int8 } => (weight, bias, int8),
-        };
-        let y = Linear::product(weight, bias, int8, x)?;
-        if gelu { y.gelu_erf() } else { Ok(y) }
+        Linear::product(&self.weight, &self.bias, &self.int8, x)
     }
 
     fn product(
@@ -252,7 +221,7 @@ impl Bert {
             let probs = candle_nn::ops::softmax_last_dim(&scores)?;
             let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b * s, h))?;
             let a = l.attention_norm.forward(&(l.attention_out.forward(&ctx)? + &x)?)?;
-            let i = l.intermediate.forward_gelu(&a)?;
+            let i = l.intermediate.forward(&a)?.gelu_erf()?;
             x = l.output_norm.forward(&(l.output.forward(&i)? + &a)?)?;
         }
         x.reshape((b, s, h))

@@ -15,6 +15,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 
 use crate::bert::Bert;
+use crate::encoder::Encoder;
 use strata_core::{Embedder, Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
@@ -27,9 +28,17 @@ type Done = (usize, Vec<Vec<f32>>);
 /// Texts per forward pass: sorted by length, so each pass pads little.
 const SUB_BATCH: usize = 16;
 
+/// The encoder this CPU runs fastest.
+enum Model {
+    /// Plain Rust on AMX tiles, texts unpadded ([`crate::encoder`]).
+    Amx(Encoder),
+    /// candle's tensors, sub-batches padded to their longest text ([`crate::bert`]).
+    Candle(Bert),
+}
+
 /// The on-device sentence embedder.
 pub struct MiniLm {
-    model: Bert,
+    model: Model,
     tokenizer: Tokenizer,
     device: Device,
     dim: usize,
@@ -63,6 +72,11 @@ fn model_err(context: &str) -> impl Fn(candle_core::Error) -> Error + '_ {
 impl MiniLm {
     /// Loads the model from `dir` (holding model.safetensors, tokenizer.json, config.json).
     pub fn load(dir: &Path) -> Result<MiniLm> {
+        MiniLm::load_with(dir, true)
+    }
+
+    /// As [`MiniLm::load`]; `amx: false` keeps the candle path even where AMX is available.
+    fn load_with(dir: &Path, amx: bool) -> Result<MiniLm> {
         let file = |name: &str| -> Result<PathBuf> {
             let p = dir.join(name);
             if p.is_file() { Ok(p) } else { Err(missing(dir, &format!("no {name}"))) }
@@ -83,7 +97,12 @@ impl MiniLm {
         let weights = candle_core::safetensors::load(file("model.safetensors")?, &device)
             .map_err(|e| Error::Model(format!("{}: model.safetensors cannot be read: {e}", dir.display())))?;
         let vb = VarBuilder::from_tensors(weights, DType::F32, &device);
-        let model = Bert::load(vb, &config).map_err(model_err("the model's weights do not fit BERT"))?;
+        let fit = model_err("the model's weights do not fit BERT");
+        let encoder = if amx { Encoder::load(&vb, &config).map_err(&fit)? } else { None };
+        let model = match encoder {
+            Some(encoder) => Model::Amx(encoder),
+            None => Model::Candle(Bert::load(vb, &config).map_err(&fit)?),
+        };
         let workers = std::env::var("STRATA_EMBED_THREADS")
             .ok()
             .and_then(|s| s.parse::<usize>().ok())
@@ -111,8 +130,21 @@ impl MiniLm {
         MiniLm::load(&crate::models_dir().join(crate::EMBEDDER_DIR))
     }
 
-    /// One forward pass over texts of similar length, padded to the longest.
+    /// One forward pass over texts of similar length; each product split over this rayon
+    /// pool's threads (one in a worker, all in `wide`).
     fn forward(&self, encodings: &[&Encoding]) -> candle_core::Result<Vec<Vec<f32>>> {
+        let bert = match &self.model {
+            Model::Amx(encoder) => {
+                let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
+                return Ok(encoder.embed(&ids, rayon::current_num_threads().min(2)));
+            }
+            Model::Candle(bert) => bert,
+        };
+        self.forward_padded(bert, encodings)
+    }
+
+    /// candle's forward pass, the texts padded to the longest.
+    fn forward_padded(&self, bert: &Bert, encodings: &[&Encoding]) -> candle_core::Result<Vec<Vec<f32>>> {
         let rows = encodings.len();
         let cols = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
         let mut ids = vec![0u32; rows * cols];
@@ -125,7 +157,7 @@ impl MiniLm {
         }
         let ids = Tensor::from_vec(ids, (rows, cols), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, cols), &self.device)?;
-        let hidden = self.model.forward(&ids, &mask)?; // (rows, cols, dim)
+        let hidden = bert.forward(&ids, &mask)?; // (rows, cols, dim)
         // Mean over real tokens only.
         let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (rows, cols, 1)
         let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?; // (rows, dim)
@@ -207,5 +239,37 @@ impl Embedder for MiniLm {
             .install(|| crate::bert::quantized(|| self.forward(&[&encoding])))
             .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
         v.pop().ok_or_else(|| Error::Model("embedding returned nothing".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where AMX runs the model, its vectors are the candle path's: same texts (lengths 12 to
+    /// 256 tokens, mixed in one call so that unpadded neighbours must not leak into each
+    /// other), same vectors to ~1e-5.
+    #[test]
+    fn the_amx_encoder_agrees_with_the_candle_path() {
+        let dir = crate::models_dir().join(crate::EMBEDDER_DIR);
+        let fast = MiniLm::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+        if !matches!(fast.model, Model::Amx(_)) {
+            return; // this CPU has no AMX: the candle path is the only one, tested elsewhere
+        }
+        let slow = MiniLm::load_with(&dir, false).expect("the candle path");
+        assert!(matches!(slow.model, Model::Candle(_)));
+        let mut texts: Vec<String> = (0..24)
+            .map(|i| {
+                format!("Caroline said on day {i}: {}", "we went hiking by the lake and talked ".repeat(i * i % 21))
+            })
+            .collect();
+        texts.push("a text longer than the model's 256 tokens, cut there. ".repeat(40));
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (a, b) = (fast.embed(&refs).expect("amx"), slow.embed(&refs).expect("candle"));
+        let q = (fast.embed_query(refs[5]).expect("amx query"), slow.embed(&refs[5..6]).expect("candle")[0].clone());
+        for (x, y) in a.iter().zip(&b).chain([(&q.0, &q.1)]) {
+            let worst = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
+            assert!(worst < 1e-5, "vectors differ by {worst}");
+        }
     }
 }
