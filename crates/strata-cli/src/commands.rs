@@ -370,7 +370,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let started = std::time::Instant::now();
             let model = strata_models::MiniLm::load_default()?;
             let load_ms = started.elapsed().as_secs_f64() * 1000.0;
-            let ours = format!("Strata MiniLm (candle), loaded in {load_ms:.0} ms");
+            let ours = format!("Strata MiniLm ({}), loaded in {load_ms:.0} ms", model.engine());
             let mut runs = vec![strata_api::embedbench::measure(&model, &ours, &texts, &queries)?];
             if let Some(python) = reference {
                 let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/embed_reference.py");

@@ -1,11 +1,13 @@
-//! all-MiniLM-L6-v2 (BERT, 384 dimensions) with candle: tokenize, run the encoder, mean-pool
-//! over the attention mask, L2-normalize — what sentence-transformers does for this model.
+//! all-MiniLM-L6-v2 (BERT, 384 dimensions): tokenize, run the encoder, mean-pool over the
+//! attention mask, L2-normalize — what sentence-transformers does for this model.
 //!
-//! Speed on a small CPU comes from the batching, not the kernels: texts are sorted by length
-//! and run in sub-batches of similar length (little padding), and the sub-batches are spread
-//! over one worker per core, each running candle's kernels single-threaded. Candle's own
-//! threading splits each small matrix product across cores and leaves them idle in between
-//! (measured in docs/benchmarks.md).
+//! Two encoders run it, whichever this CPU runs fastest: on a CPU with AMX, Strata's own
+//! ([`crate::encoder`]: plain Rust, texts unpadded, products on AMX tiles); elsewhere candle's
+//! tensors ([`crate::bert`]), where texts are sorted by length and run in sub-batches of
+//! similar length (little padding). Either way the sub-batches are spread over one worker per
+//! core, each running its products single-threaded: splitting each small product across cores
+//! leaves them idle in between (measured in docs/benchmarks.md). A single text (a query)
+//! splits its products over every core instead.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -123,6 +125,14 @@ impl MiniLm {
             .build()
             .map_err(|e| Error::Model(format!("cannot start the embedding threads: {e}")))?;
         Ok(MiniLm { model, tokenizer, device, dim: config.hidden_size, pools, wide })
+    }
+
+    /// Which encoder runs the model on this CPU, in words (for benchmarks and logs).
+    pub fn engine(&self) -> &'static str {
+        match self.model {
+            Model::Amx(_) => "AMX encoder",
+            Model::Candle(_) => "candle",
+        }
     }
 
     /// Loads from the models directory ([`crate::models_dir`]).
