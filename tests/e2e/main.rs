@@ -189,12 +189,15 @@ fn import_a_seed_file_and_refuse_a_bad_one() {
     let db = dir.path().join("strata.db");
     let bad = dir.path().join("broken.json");
     std::fs::write(&bad, "{\"semantic_memory\": {\"concepts\": {\"x\": [1, 2,").unwrap();
-    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/strata-core/tests/fixtures/seed-002.json");
+    // Read when the test runs, not baked in at compile time (a shared build cache can hold a
+    // binary compiled in another checkout).
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    let seed = format!("{root}/crates/strata-core/tests/fixtures/seed-002.json");
     let driver = Driver::start(&db);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
     s.find(".list .empty");
 
-    s.type_into(&s.find("#import"), seed);
+    s.type_into(&s.find("#import"), &seed);
     let notice = s.wait_for("the import", |s| Some(s.text(&s.find("#notice"))).filter(|t| t.starts_with("Imported")));
     assert!(notice.contains("seed-002.json"), "{notice}");
     let count = s.wait_for("the imported memories", |s| Some(s.all(".list li").len()).filter(|n| *n > 0));

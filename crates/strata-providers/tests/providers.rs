@@ -15,8 +15,12 @@ use strata_providers::{Anthropic, Endpoint, Ollama, OpenAi, ProviderConfig};
 
 const KEY: &str = "sk-test-PLANTED0123456789";
 
+/// A recorded payload. The crate's folder is read when the test runs (cargo sets
+/// `CARGO_MANIFEST_DIR`), not baked in when it compiles: a build cache shared by checkouts in
+/// different places otherwise hands one checkout another's paths.
 fn fixture(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    std::fs::read_to_string(format!("{dir}/tests/fixtures/{path}")).unwrap()
 }
 
 /// One scripted reply.

@@ -18,8 +18,7 @@ fn names(g: &Graph) -> Vec<&str> {
 }
 
 fn fixture() -> std::io::BufReader<std::fs::File> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory.json");
-    std::io::BufReader::new(std::fs::File::open(path).unwrap())
+    std::io::BufReader::new(std::fs::File::open(crate::in_crate("tests/fixtures/memory.json")).unwrap())
 }
 
 #[test]

@@ -127,3 +127,11 @@ fn every_operation_records_its_client_and_groups_its_events() {
     e.add(in_session).unwrap();
     assert_eq!(e.history(&Target::new("note")).unwrap()[0].session_id.as_deref(), Some("s9"));
 }
+
+/// A path below this crate's folder. The folder is read when the test runs (cargo sets
+/// `CARGO_MANIFEST_DIR` for it), not baked in when it compiles: a build cache shared by
+/// checkouts in different places otherwise hands one checkout another's paths.
+fn in_crate(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
+        .join(path)
+}

@@ -428,7 +428,7 @@ fn db_flag_time_travel_and_types_for_shared_keys() {
 #[test]
 fn locomo_bench_on_a_small_file_in_the_layout() {
     let e = Env::new();
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-tiny.json");
+    let data = &in_crate("tests/fixtures/locomo-tiny.json");
     let r = e.json(&["bench", "locomo", "--data", data]);
     assert_eq!(r["questions"], 3);
     assert_eq!(r["skipped"], 1, "the adversarial question names no turn");
@@ -562,7 +562,7 @@ fn recall_with_the_on_device_model_says_why() {
 #[test]
 fn recall_and_embedding_benchmarks_report_their_shape() {
     let e = Env::new();
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-tiny.json");
+    let data = &in_crate("tests/fixtures/locomo-tiny.json");
     let r = e.json(&["bench", "recall", "--data", data, "--sizes", "5,40"]);
     assert_eq!(r["questions"], 4);
     let sizes = r["sizes"].as_array().unwrap();
@@ -576,7 +576,7 @@ fn recall_and_embedding_benchmarks_report_their_shape() {
     let r = e.json(&["bench", "embed", "--data", data, "--sentences", "5"]);
     assert_eq!((r["sentences"].as_u64(), r["queries"].as_u64()), (Some(5), Some(4)));
     let ours = &r["runs"][0];
-    assert!(ours["implementation"].as_str().unwrap().contains("candle"));
+    assert!(ours["implementation"].as_str().unwrap().starts_with("Strata MiniLm ("), "{ours}");
     for b in ["1", "16", "64"] {
         assert!(ours["per_second"][b].as_f64().unwrap() > 0.0);
     }
@@ -960,7 +960,7 @@ fn the_memory_proxy_serves_the_official_openai_client() {
     let e = Env::new();
     e.json(&["add", "semantic", "ana", "--fact", "lives_in=Porto"]);
     let (mut server, url) = spawn_server(&e, &["serve", "--port", "0", "--token", "local-secret"], "memory proxy");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_client.py");
+    let script = &in_crate("tests/fixtures/openai_client.py");
     let out = Command::new(&python).args([script, &url, "local-secret"]).output().unwrap();
     let _ = server.kill();
     let _ = server.wait();
@@ -1092,4 +1092,11 @@ fn ask_with_claude_has_the_prompt_counted_by_anthropic() {
     let paths: Vec<String> =
         seen.lock().unwrap().iter().map(|(h, _)| h.lines().next().unwrap_or("").to_string()).collect();
     assert!(paths[0].contains("/v1/messages/count_tokens") && paths[1].contains("/v1/messages "), "{paths:?}");
+}
+
+/// A path below this crate's folder. The folder is read when the test runs (cargo sets
+/// `CARGO_MANIFEST_DIR` for it), not baked in when it compiles: a build cache shared by
+/// checkouts in different places otherwise hands one checkout another's paths.
+fn in_crate(path: &str) -> String {
+    format!("{}/{path}", std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
 }

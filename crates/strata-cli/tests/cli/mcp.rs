@@ -8,11 +8,13 @@ use serde_json::Value;
 
 use crate::{Env, python, spawn_server};
 
-const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_client.py");
+fn client() -> String {
+    crate::in_crate("tests/fixtures/mcp_client.py")
+}
 const REFERENCE: &str = include_str!("../fixtures/server-memory-tools.json");
 
 fn run_client(args: &[&str]) -> Value {
-    let out = Command::new(python()).arg(CLIENT).args(args).output().unwrap();
+    let out = Command::new(python()).arg(client()).args(args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
@@ -198,7 +200,7 @@ fn two_clients_writing_at_once_lose_nothing_and_keep_their_private_notes() {
         .iter()
         .map(|name| {
             Command::new(python())
-                .args([CLIENT, "writer", &url, "local-secret", name, "60"])
+                .args([&client(), "writer", &url, "local-secret", name, "60"])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -233,7 +235,7 @@ fn two_clients_writing_at_once_lose_nothing_and_keep_their_private_notes() {
 #[test]
 fn a_reference_memory_json_imports_and_exports() {
     let e = Env::new();
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../strata-api/tests/fixtures/memory.json");
+    let file = &crate::in_crate("../strata-api/tests/fixtures/memory.json");
     let imported = e.json(&["import", file]);
     assert_eq!(imported["format"], "graph");
     assert_eq!(imported["imported"], 5, "three entities and two relations");
