@@ -8,8 +8,9 @@
 //! [`crate::encoder`] runs the model instead.
 
 use candle_core::{DType, Module, Tensor};
-use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
+
+use crate::checkpoint::{Checkpoint, Dense, Norm};
 use strata_core::vectors::{dot_i8_fn, quantize_i8};
 
 /// Inputs with at most this many rows (tokens × texts) split each product across threads.
@@ -84,22 +85,8 @@ impl Int8 {
 }
 
 impl Linear {
-    /// From PyTorch-layout (out, in) weights, possibly several stacked along `out`.
-    fn new(weights: &[Tensor], biases: &[Tensor]) -> candle_core::Result<Linear> {
-        let w = Tensor::cat(weights, 0)?; // (out, in)
-        let b = Tensor::cat(biases, 0)?;
-        let weight = w.t()?.contiguous()?; // (in, out)
-        Ok(Linear { weight, bias: b.contiguous()?, int8: std::sync::OnceLock::new() })
-    }
-
-    fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Linear> {
-        let mut ws = Vec::new();
-        let mut bs = Vec::new();
-        for (name, out) in names.iter().zip(out_dims) {
-            ws.push(vb.get((*out, in_dim), &format!("{name}.weight"))?);
-            bs.push(vb.get(*out, &format!("{name}.bias"))?);
-        }
-        Linear::new(&ws, &bs)
+    fn new(d: Dense) -> Linear {
+        Linear { weight: d.weight, bias: d.bias, int8: std::sync::OnceLock::new() }
     }
 
     /// `x` is (rows, in).
@@ -135,23 +122,11 @@ impl Linear {
     }
 }
 
-struct LayerNorm {
-    weight: Tensor,
-    bias: Tensor,
-    eps: f32,
-}
+struct LayerNorm(Norm);
 
 impl LayerNorm {
-    fn load(vb: &VarBuilder, name: &str, dim: usize, eps: f64) -> candle_core::Result<LayerNorm> {
-        Ok(LayerNorm {
-            weight: vb.get(dim, &format!("{name}.weight"))?,
-            bias: vb.get(dim, &format!("{name}.bias"))?,
-            eps: eps as f32,
-        })
-    }
-
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+        candle_nn::ops::layer_norm(x, &self.0.weight, &self.0.bias, self.0.eps)
     }
 }
 
@@ -176,30 +151,28 @@ pub(crate) struct Bert {
 }
 
 impl Bert {
-    pub(crate) fn load(vb: VarBuilder, c: &Config) -> candle_core::Result<Bert> {
-        // Some exports put everything under "bert.".
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") { vb } else { vb.pp("bert") };
-        let h = c.hidden_size;
-        let e = vb.pp("embeddings");
-        let word = candle_nn::Embedding::new(e.get((c.vocab_size, h), "word_embeddings.weight")?, h);
-        let position = e.get((c.max_position_embeddings, h), "position_embeddings.weight")?;
-        let token_type = e.get((c.type_vocab_size, h), "token_type_embeddings.weight")?.narrow(0, 0, 1)?;
-        let norm = LayerNorm::load(&e, "LayerNorm", h, c.layer_norm_eps)?;
-        let mut layers = Vec::with_capacity(c.num_hidden_layers);
-        for i in 0..c.num_hidden_layers {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let a = l.pp("attention");
-            let s = a.pp("self");
-            layers.push(Layer {
-                qkv: Linear::load(&s, &["query", "key", "value"], h, &[h, h, h])?,
-                attention_out: Linear::load(&a.pp("output"), &["dense"], h, &[h])?,
-                attention_norm: LayerNorm::load(&a.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
-                intermediate: Linear::load(&l.pp("intermediate"), &["dense"], h, &[c.intermediate_size])?,
-                output: Linear::load(&l.pp("output"), &["dense"], c.intermediate_size, &[h])?,
-                output_norm: LayerNorm::load(&l.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
-            });
+    pub(crate) fn new(w: Checkpoint, c: &Config) -> Bert {
+        let layers = w
+            .layers
+            .into_iter()
+            .map(|l| Layer {
+                qkv: Linear::new(l.qkv),
+                attention_out: Linear::new(l.attention_out),
+                attention_norm: LayerNorm(l.attention_norm),
+                intermediate: Linear::new(l.intermediate),
+                output: Linear::new(l.output),
+                output_norm: LayerNorm(l.output_norm),
+            })
+            .collect();
+        Bert {
+            word: candle_nn::Embedding::new(w.word, c.hidden_size),
+            position: w.position,
+            token_type: w.token_type,
+            norm: LayerNorm(w.norm),
+            layers,
+            heads: c.num_attention_heads,
+            hidden: c.hidden_size,
         }
-        Ok(Bert { word, position, token_type, norm, layers, heads: c.num_attention_heads, hidden: h })
     }
 
     /// `ids` and `mask` are (texts, tokens); returns (texts, tokens, hidden).

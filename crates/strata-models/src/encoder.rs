@@ -15,11 +15,10 @@
 //! ([`crate::amx`]), softmax and norms in f32 (tests check the reference's similarities to
 //! 1e-3 and agreement with the candle path).
 
-use candle_core::Tensor;
-use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 
 use crate::amx::{Packed, Rows};
+use crate::checkpoint::{self, Checkpoint, Dense};
 use crate::elementwise::{add_norm, gelu_erf, norm, softmax};
 
 /// Values per attention head: this path is written for MiniLM's 384 = 12 × 32 (other shapes
@@ -34,12 +33,8 @@ struct Norm {
 }
 
 impl Norm {
-    fn load(vb: &VarBuilder, name: &str, dim: usize, eps: f64) -> candle_core::Result<Norm> {
-        Ok(Norm {
-            weight: vb.get(dim, &format!("{name}.weight"))?.to_vec1()?,
-            bias: vb.get(dim, &format!("{name}.bias"))?.to_vec1()?,
-            eps: eps as f32,
-        })
+    fn new(n: &checkpoint::Norm) -> candle_core::Result<Norm> {
+        Ok(Norm { weight: n.weight.to_vec1()?, bias: n.bias.to_vec1()?, eps: n.eps })
     }
 }
 
@@ -65,57 +60,43 @@ pub(crate) struct Encoder {
     hidden: usize,
 }
 
-/// Packs PyTorch-layout (out, in) weights, several stacked along `out`, for `x · W`.
-fn packed(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dims: &[usize]) -> candle_core::Result<Option<Packed>> {
-    let mut ws = Vec::new();
-    let mut bs = Vec::new();
-    for (name, out) in names.iter().zip(out_dims) {
-        ws.push(vb.get((*out, in_dim), &format!("{name}.weight"))?);
-        bs.push(vb.get(*out, &format!("{name}.bias"))?);
-    }
-    let w = Tensor::cat(&ws, 0)?.t()?.contiguous()?; // (in, out)
-    let (k, n) = w.dims2()?;
-    Ok(Packed::new(&w.flatten_all()?.to_vec1()?, k, n, Tensor::cat(&bs, 0)?.to_vec1()?))
+/// Packs a dense layer for AMX; None when its shape does not fill whole tiles.
+fn packed(d: &Dense) -> candle_core::Result<Option<Packed>> {
+    let (k, n) = d.weight.dims2()?;
+    Ok(Packed::new(&d.weight.flatten_all()?.to_vec1()?, k, n, d.bias.to_vec1()?))
 }
 
 impl Encoder {
-    /// Loads the weights when this CPU has AMX (and AVX-512) and the model's shapes fit whole
+    /// Packs the weights when this CPU has AMX (and AVX-512) and the model's shapes fit whole
     /// tiles; None otherwise (the caller keeps [`crate::bert`]).
-    pub(crate) fn load(vb: &VarBuilder, c: &Config) -> candle_core::Result<Option<Encoder>> {
+    pub(crate) fn new(w: &Checkpoint, c: &Config) -> candle_core::Result<Option<Encoder>> {
         if !crate::amx::available() || !avx512() || c.hidden_size != HD * c.num_attention_heads {
             return Ok(None);
         }
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") { vb.clone() } else { vb.pp("bert") };
-        let h = c.hidden_size;
-        let e = vb.pp("embeddings");
-        let word = e.get((c.vocab_size, h), "word_embeddings.weight")?.flatten_all()?.to_vec1()?;
-        let position = e.get((c.max_position_embeddings, h), "position_embeddings.weight")?.flatten_all()?.to_vec1()?;
-        let token_type = e.get((c.type_vocab_size, h), "token_type_embeddings.weight")?.get(0)?.to_vec1()?;
-        let norm = Norm::load(&e, "LayerNorm", h, c.layer_norm_eps)?;
-        let mut layers = Vec::with_capacity(c.num_hidden_layers);
-        for i in 0..c.num_hidden_layers {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let a = l.pp("attention");
-            let s = a.pp("self");
-            let products = (
-                packed(&s, &["query", "key", "value"], h, &[h, h, h])?,
-                packed(&a.pp("output"), &["dense"], h, &[h])?,
-                packed(&l.pp("intermediate"), &["dense"], h, &[c.intermediate_size])?,
-                packed(&l.pp("output"), &["dense"], c.intermediate_size, &[h])?,
-            );
+        let mut layers = Vec::with_capacity(w.layers.len());
+        for l in &w.layers {
+            let products = (packed(&l.qkv)?, packed(&l.attention_out)?, packed(&l.intermediate)?, packed(&l.output)?);
             let (Some(qkv), Some(attention_out), Some(intermediate), Some(output)) = products else {
                 return Ok(None); // shapes that do not fill whole tiles
             };
             layers.push(Layer {
                 qkv,
                 attention_out,
-                attention_norm: Norm::load(&a.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
+                attention_norm: Norm::new(&l.attention_norm)?,
                 intermediate,
                 output,
-                output_norm: Norm::load(&l.pp("output"), "LayerNorm", h, c.layer_norm_eps)?,
+                output_norm: Norm::new(&l.output_norm)?,
             });
         }
-        Ok(Some(Encoder { word, position, token_type, norm, layers, heads: c.num_attention_heads, hidden: h }))
+        Ok(Some(Encoder {
+            word: w.word.flatten_all()?.to_vec1()?,
+            position: w.position.flatten_all()?.to_vec1()?,
+            token_type: w.token_type.flatten_all()?.to_vec1()?,
+            norm: Norm::new(&w.norm)?,
+            layers,
+            heads: c.num_attention_heads,
+            hidden: c.hidden_size,
+        }))
     }
 
     /// The pooled, L2-normalized vector of each text (its token ids, at most the model's

@@ -7,6 +7,7 @@ pub mod adapter;
 mod amx;
 mod bert;
 pub mod chatbench;
+mod checkpoint;
 mod elementwise;
 mod encoder;
 mod llama;

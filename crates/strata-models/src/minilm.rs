@@ -17,6 +17,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 
 use crate::bert::Bert;
+use crate::checkpoint::Checkpoint;
 use crate::encoder::Encoder;
 use strata_core::{Embedder, Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -100,10 +101,11 @@ impl MiniLm {
             .map_err(|e| Error::Model(format!("{}: model.safetensors cannot be read: {e}", dir.display())))?;
         let vb = VarBuilder::from_tensors(weights, DType::F32, &device);
         let fit = model_err("the model's weights do not fit BERT");
-        let encoder = if amx { Encoder::load(&vb, &config).map_err(&fit)? } else { None };
+        let weights = Checkpoint::read(&vb, &config).map_err(&fit)?;
+        let encoder = if amx { Encoder::new(&weights, &config).map_err(&fit)? } else { None };
         let model = match encoder {
             Some(encoder) => Model::Amx(encoder),
-            None => Model::Candle(Bert::load(vb, &config).map_err(&fit)?),
+            None => Model::Candle(Bert::new(weights, &config)),
         };
         let workers = std::env::var("STRATA_EMBED_THREADS")
             .ok()
