@@ -90,11 +90,22 @@ impl MiniLm {
         .map_err(|e| Error::Model(format!("{}: config.json is not a BERT config: {e}", dir.display())))?;
         let mut tokenizer = Tokenizer::from_file(file("tokenizer.json")?)
             .map_err(|e| Error::Model(format!("{}: tokenizer.json cannot be read: {e}", dir.display())))?;
+        // Every id the tokenizer can produce must have an embedding row.
+        let tokens = tokenizer.get_vocab_size(true);
+        if tokens > config.vocab_size {
+            return Err(Error::Model(format!(
+                "{}: tokenizer.json has {tokens} tokens but the model has {} embeddings; the two files are \
+                 from different models",
+                dir.display(),
+                config.vocab_size
+            )));
+        }
         // The shipped tokenizer pads and truncates to 128: no padding (each sub-batch is padded
-        // to its longest text here), truncation at the model's limit.
+        // to its longest text here), truncation at the model's limit (and within its positions).
         tokenizer.with_padding(None);
+        let max_length = MAX_TOKENS.min(config.max_position_embeddings);
         tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .with_truncation(Some(TruncationParams { max_length, ..Default::default() }))
             .map_err(|e| Error::Model(format!("tokenizer truncation: {e}")))?;
         let device = Device::Cpu;
         let weights = candle_core::safetensors::load(file("model.safetensors")?, &device)

@@ -90,3 +90,20 @@ fn a_missing_model_says_how_to_fetch_it() {
         "{err}"
     );
 }
+
+/// A tokenizer that can produce ids the model has no embedding for is refused at load, with
+/// what is wrong, instead of failing on some later text.
+#[test]
+fn a_tokenizer_from_another_model_is_refused() {
+    let real = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["tokenizer.json", "model.safetensors"] {
+        std::os::unix::fs::symlink(real.join(name), dir.path().join(name)).unwrap();
+    }
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(real.join("config.json")).unwrap()).unwrap();
+    config["vocab_size"] = 1000.into();
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let err = MiniLm::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("tokenizer.json has 30522 tokens but the model has 1000"), "{err}");
+}
