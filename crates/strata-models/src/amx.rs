@@ -174,7 +174,7 @@ impl Rows {
 
     /// `m` rows of `k` values, all zero.
     #[inline(always)]
-    pub(crate) fn new(m: usize, k: usize) -> Rows {
+    fn new(m: usize, k: usize) -> Rows {
         assert!(k.is_multiple_of(KT), "rows of {k} values do not fill whole tiles");
         let r = if m <= T { 1 } else { 2 };
         let blocks = m.div_ceil(r * T).max(1);
@@ -183,7 +183,7 @@ impl Rows {
 
     /// Writes row `i`.
     #[inline(always)]
-    pub(crate) fn set_row(&mut self, i: usize, row: &[f32]) {
+    fn set_row(&mut self, i: usize, row: &[f32]) {
         let (kj, r) = (self.k / KT, self.r);
         let (block, tile, line) = (i / (r * T), (i / T) % r, i % T);
         for (j, values) in row.chunks_exact(KT).enumerate() {

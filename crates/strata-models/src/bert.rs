@@ -91,31 +91,22 @@ impl Linear {
 
     /// `x` is (rows, in).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        Linear::product(&self.weight, &self.bias, &self.int8, x)
-    }
-
-    fn product(
-        weight: &Tensor,
-        bias: &Tensor,
-        int8: &std::sync::OnceLock<Int8>,
-        x: &Tensor,
-    ) -> candle_core::Result<Tensor> {
         if QUANTIZED.with(std::cell::Cell::get) && x.dim(0)? <= SPLIT_ROWS {
-            if int8.get().is_none() {
-                let _ = int8.set(Int8::new(&weight.t()?, bias)?);
+            if self.int8.get().is_none() {
+                let _ = self.int8.set(Int8::new(&self.weight.t()?, &self.bias)?);
             }
-            if let Some(q) = int8.get() {
+            if let Some(q) = self.int8.get() {
                 return q.forward(x);
             }
         }
         if x.dim(0)? > SPLIT_ROWS || rayon::current_num_threads() < 2 {
-            return x.matmul(weight)?.broadcast_add(bias);
+            return x.matmul(&self.weight)?.broadcast_add(&self.bias);
         }
         // Each thread multiplies by one half of W's columns (a strided view, no copy).
-        let out = weight.dim(1)?;
+        let out = self.weight.dim(1)?;
         let half = out / 2;
         let run = |start: usize, len: usize| {
-            x.matmul(&weight.narrow(1, start, len)?)?.broadcast_add(&bias.narrow(0, start, len)?)
+            x.matmul(&self.weight.narrow(1, start, len)?)?.broadcast_add(&self.bias.narrow(0, start, len)?)
         };
         let (a, b) = rayon::join(|| run(0, half), || run(half, out - half));
         Tensor::cat(&[a?, b?], 1)

@@ -2,7 +2,7 @@
 //! a branch-free erf and exp (libm's `erff` and `expf` were ~18% of embedding time as calls),
 //! GELU in its exact (erf) form as BERT uses it, softmax, and layer norm with its residual.
 //! All are `#[inline(always)]`, so that a caller compiled for AVX-512 (`encoder.rs`) gets them
-//! as AVX-512 code.
+//! as AVX-512 code. The chat model's one-token step (`llama.rs`) uses the same softmax.
 
 /// `erf`, to ~1.2e-7 (the Chebyshev fit of Numerical Recipes' `erfcc`), written so that a loop
 /// of it vectorizes: no branches, no libm call. Beyond |x| = 4, erf is ±1 to f32's precision.

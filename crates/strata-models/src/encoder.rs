@@ -102,7 +102,7 @@ impl Encoder {
     /// The pooled, L2-normalized vector of each text (its token ids, at most the model's
     /// positions long), each product split over `threads` (1 or 2).
     pub(crate) fn embed(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        // SAFETY: `load` returned this encoder only where AVX-512 (F, BW, VL) and FMA are
+        // SAFETY: `new` returned this encoder only where AVX-512 (F, BW, VL), AVX2 and FMA are
         // available, which is all that `embed_avx512` is compiled to use.
         #[allow(unsafe_code)]
         unsafe {
@@ -305,16 +305,9 @@ struct Scratch {
 
 /// Whether the element-wise code of [`Encoder::embed`] may use AVX-512 and FMA here.
 fn avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
 }

@@ -17,6 +17,7 @@ use candle_core::quantized::{QTensor, gguf_file};
 use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::adapter::{Adapter, Target};
+use crate::elementwise::softmax;
 use crate::q8::{Q8, Q8Input};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -180,19 +181,6 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     }
     let tail: f32 = a.chunks_exact(8).remainder().iter().zip(b.chunks_exact(8).remainder()).map(|(p, q)| p * q).sum();
     lanes.iter().sum::<f32>() + tail
-}
-
-/// Softmax in place.
-fn softmax(x: &mut [f32]) {
-    let max = x.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
-    let mut sum = 0.0;
-    for v in x.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
-    for v in x.iter_mut() {
-        *v /= sum;
-    }
 }
 
 /// Waits a moment for the other thread: spins for ~the length of a small product, then yields
