@@ -42,9 +42,12 @@ requestAnimationFrame(look);
 
 #[allow(clippy::print_stdout)]
 fn main() {
-    let data = std::env::var_os("STRATA_LOCOMO")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/locomo/locomo-dev.json"));
+    let data = std::env::var_os("STRATA_LOCOMO").map(PathBuf::from).unwrap_or_else(|| {
+        // The checkout as cargo gives it at run time (a shared build cache may hold a build
+        // from another checkout).
+        let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+        PathBuf::from(root).join("../shared/bench/locomo/locomo-dev.json")
+    });
     let (turns, questions) = strata_api::locomo::texts(&data).expect("a LoCoMo-layout file (STRATA_LOCOMO)");
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("strata.db");

@@ -86,11 +86,15 @@ mod tests {
     #[test]
     fn the_typescript_bindings_are_current() {
         let fresh = super::typescript_bindings().unwrap();
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/ui/src/bindings.ts");
+        // The checkout's folder as cargo gives it when the test runs, not as it was when the
+        // test compiled (a shared build cache can hold a binary built in another checkout,
+        // which would then read, or rewrite, that checkout's bindings).
+        let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+        let path = format!("{root}/ui/src/bindings.ts");
         if std::env::var_os("STRATA_WRITE_BINDINGS").is_some() {
-            std::fs::write(path, &fresh).unwrap();
+            std::fs::write(&path, &fresh).unwrap();
         }
-        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == fresh,
             "ui/src/bindings.ts is stale: run `STRATA_WRITE_BINDINGS=1 cargo test -p strata-desktop` and commit it"

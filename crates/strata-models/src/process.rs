@@ -9,8 +9,9 @@
 //!   (docs/benchmarks.md has both figures). A `RAYON_NUM_THREADS` the user set is kept.
 //! - candle's own pool for element-wise operations (`CANDLE_NUM_THREADS`) is kept at one
 //!   thread unless set: it is one pool for the whole process, so the embedder's two workers
-//!   queued for it (at 2, batch 16 ran at 110 sentences/s instead of 152), and the chat model
-//!   no longer uses it (its one-token step is plain Rust on two threads of its own, `llama.rs`).
+//!   (on its candle path) queued for it (at 2, batch 16 ran at 110 sentences/s instead of 152);
+//!   the chat model no longer uses it (its one-token step is plain Rust on two threads of its
+//!   own, `llama.rs`).
 //!   `strata train` sets it to every core.
 
 /// Tunes the process for inference. Call first thing in `main`, before any thread starts.
