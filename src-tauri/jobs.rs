@@ -123,27 +123,12 @@ pub(crate) async fn export_file(
     };
     state
         .run_apart(move |e| {
-            let io = |what: &str, err: std::io::Error| {
-                ApiError::new(ErrorCode::Io, format!("cannot {what} {}: {err}", path.display()))
-            };
             if path.exists() {
                 return Err(ApiError::invalid(format!("{} already exists; choose another name", path.display())));
             }
-            let tmp = path.with_extension("part");
-            let file = std::fs::File::create(&tmp).map_err(|err| io("create", err))?;
-            let mut out = std::io::BufWriter::new(file);
             let stopped = "the export was stopped; no file was written";
-            let written = e.export_with(format, &mut out, &mut |d, t| job.tick(d, t, stopped)).and_then(|n| {
-                use std::io::Write;
-                out.flush().map_err(|err| io("write", err))?;
-                drop(out);
-                std::fs::rename(&tmp, &path).map_err(|err| io("write", err))?;
-                Ok(n)
-            });
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            Ok(ExportView { path: path.display().to_string(), written: u32::try_from(written?).unwrap_or(u32::MAX) })
+            let written = e.export_to_file(format, &path, &mut |d, t| job.tick(d, t, stopped))?;
+            Ok(ExportView { path: path.display().to_string(), written: u32::try_from(written).unwrap_or(u32::MAX) })
         })
         .await
 }

@@ -611,6 +611,17 @@ impl Engine {
         self.export_with(format, out, &mut strata_core::interchange::no_tick)
     }
 
+    /// Exports into the file at `path`, written whole by [`strata_core::files::write_whole`]'s
+    /// rule (a failed or stopped export leaves the old file or none; a pipe is written into).
+    pub fn export_to_file(
+        &self,
+        format: ImportFormat,
+        path: &std::path::Path,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<u64> {
+        strata_core::files::write_whole(path, |out| self.export_with(format, out, tick))
+    }
+
     /// [`Engine::export`], reporting to `tick` as it goes (and stopped by it).
     pub fn export_with(
         &self,

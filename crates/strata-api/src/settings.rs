@@ -76,7 +76,7 @@ impl Settings {
         self.save_to(&Settings::path()?)
     }
 
-    /// Checks, then writes `path` whole (a temporary file renamed over it: a crash leaves the
+    /// Checks, then writes `path` whole ([`strata_core::files::write_whole`]: a crash leaves the
     /// old settings or the new, never half).
     pub fn save_to(&self, path: &Path) -> ApiResult<()> {
         self.check()?;
@@ -86,9 +86,7 @@ impl Settings {
         }
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot encode the settings: {e}")))?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text + "\n").map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        strata_core::files::write_bytes(path, (text + "\n").as_bytes()).map_err(ApiError::from)
     }
 
     /// Values that make sense, or an error that names the first that does not.

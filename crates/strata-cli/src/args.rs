@@ -148,15 +148,29 @@ pub enum Command {
     },
     /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
     /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
+    /// Only requests addressed to this machine's loopback, from no web page but this machine's,
+    /// with a JSON body, are answered.
     Serve {
         /// The port (0: any free one; the address is printed).
         #[arg(long, default_value_t = 8088)]
         port: u16,
+        /// The address to listen on. Anything but loopback needs --allow-remote.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
         #[command(flatten)]
         provider: ProviderArgs,
-        /// Require `Authorization: Bearer TOKEN` on every request.
-        #[arg(long)]
+        /// Require `Authorization: Bearer TOKEN` on every request (beyond loopback one is
+        /// always required: a new random one is printed unless given).
+        #[arg(long, env = "STRATA_PROXY_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// Listen on a non-loopback address: other machines could then reach your memory, with
+        /// the token.
+        #[arg(long)]
+        allow_remote: bool,
+        /// With --allow-remote, a host name clients use to reach this machine (accepted in
+        /// their Host header besides the address listened on); repeatable.
+        #[arg(long, value_name = "NAME", requires = "allow_remote")]
+        allow_host: Vec<String>,
     },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
@@ -224,6 +238,11 @@ pub enum Command {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Finish wiping forgotten content that another process's read kept in the files: waits
+    /// for that read to end (up to a day), then checkpoints. `forget` starts this by itself
+    /// when it is needed.
+    #[command(hide = true)]
+    Scrub,
     /// Show a memory's history from the event log.
     History {
         #[command(flatten)]

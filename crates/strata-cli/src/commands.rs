@@ -56,13 +56,18 @@ pub fn run(cli: Cli) -> Result<()> {
         recall: HybridOptions::default(),
         context: context_settings(),
     };
+    if let Command::Scrub = command {
+        let done = strata_core::store::finish_scrub(&db, strata_core::store::SCRUB_PATIENCE)?;
+        return if done { Ok(()) } else { bail!("another process kept reading {} for a whole day", db.display()) };
+    }
     let clock = clock()?;
     let mut engine = Engine::open_with_clock(&db, opts, clock.clone())?;
     if let Command::Train(train) = command {
         return crate::train::run(&mut engine, &db, train, &out);
     }
-    if let Command::Serve { port, provider, token } = command {
-        return serve(engine, port, provider, token, &out);
+    if let Command::Serve { port, host, provider, token, allow_remote, allow_host } = command {
+        let listen = Listen { addr: std::net::SocketAddr::new(host, port), allow_remote, allow_host };
+        return serve(engine, listen, provider, token, &out);
     }
     if let Command::Mcp { http, token, graph_tools, allow_remote } = command {
         let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
@@ -150,7 +155,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                     ["/quit" | "/exit"] => break,
                     ["/memories"] => match &last {
                         Some(v) => out.injected(&v.context.report)?,
-                        None => eprintln!("Nothing asked yet."),
+                        None => note!("Nothing asked yet."),
                     },
                     ["/provider", name, rest @ ..] => {
                         let wanted = ProviderArgs {
@@ -162,15 +167,15 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                         match active_adapter(engine).and_then(|a| open_chat(wanted, a)) {
                             Ok(c) => {
                                 chat = c;
-                                eprintln!("Now talking with {} {}.", chat.provider(), chat.model());
+                                note!("Now talking with {} {}.", chat.provider(), chat.model());
                             }
                             Err(e) => {
-                                eprintln!("error: {e:#}; still talking with {} {}.", chat.provider(), chat.model())
+                                note!("error: {e:#}; still talking with {} {}.", chat.provider(), chat.model())
                             }
                         }
                     }
                     [cmd, ..] if cmd.starts_with('/') => {
-                        eprintln!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
+                        note!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
                     }
                     _ => {
                         let asked = ask_turn(
@@ -191,7 +196,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                                 out.asked(&view)?;
                                 last = Some(view);
                             }
-                            Err(e) => eprintln!("error: {e:#}"),
+                            Err(e) => note!("error: {e:#}"),
                         }
                     }
                 }
@@ -230,7 +235,11 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             if !yes {
                 confirm_forget(engine, &target)?;
             }
-            out.forgotten(&engine.forget(&target)?)
+            let report = engine.forget(&target)?;
+            if !report.scrubbed {
+                finish_scrub_later(engine)?;
+            }
+            out.forgotten(&report)
         }
         Command::Pin { target } => out.memory(&engine.pin(&target_of(target), true)?, "Pinned"),
         Command::Unpin { target } => out.memory(&engine.pin(&target_of(target), false)?, "Unpinned"),
@@ -256,15 +265,9 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let format = format_of(format);
             match output {
                 Some(path) => {
-                    // A temporary file beside the target, renamed at the end: an interrupted or
-                    // failed export leaves no half file (the temporary one is removed).
-                    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-                    let tmp = tempfile::NamedTempFile::new_in(dir)
-                        .with_context(|| format!("cannot write in {}", dir.display()))?;
-                    let mut w = std::io::BufWriter::new(tmp);
-                    let n = engine.export(format, &mut w)?;
-                    let tmp = w.into_inner().map_err(|e| e.into_error())?;
-                    tmp.persist(&path).with_context(|| format!("cannot write {}", path.display()))?;
+                    // Written whole (strata_core::files): a failed export leaves the old file or
+                    // none; a pipe or a terminal is written into, never replaced.
+                    let n = engine.export_to_file(format, &path, &mut strata_core::interchange::no_tick)?;
                     out.exported(format, n, &path)
                 }
                 None => {
@@ -285,6 +288,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         | Command::Key(_)
         | Command::Train(_)
         | Command::Serve { .. }
+        | Command::Scrub
         | Command::Mcp { .. } => {
             unreachable!("these run before dispatch")
         }
@@ -394,31 +398,84 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
     let started = std::time::Instant::now();
     let p = engine.embed_all(&cancel, &mut |p| {
         if show && p.total > strata_api::embedding::BATCH as u64 {
-            eprint!("\rEmbedding: {} of {} ({:.0} s)", p.done, p.total, started.elapsed().as_secs_f64());
+            note_part!("\rEmbedding: {} of {} ({:.0} s)", p.done, p.total, started.elapsed().as_secs_f64());
         }
     })?;
     if show && p.total > strata_api::embedding::BATCH as u64 {
-        eprintln!();
+        note!();
     }
     Ok(p)
 }
 
+/// Where a server listens, and whom beyond loopback it lets in.
+struct Listen {
+    addr: std::net::SocketAddr,
+    allow_remote: bool,
+    allow_host: Vec<String>,
+}
+
+impl Listen {
+    /// Who may call: the token clients must send, and the hosts they may name. Beyond
+    /// loopback only with --allow-remote, and then always with a token (a new one unless
+    /// given, which is then printed for the person to hand to their clients).
+    fn access(&self, token: Option<String>) -> Result<strata_proxy::Access> {
+        let token = token.filter(|t| !t.trim().is_empty());
+        if self.addr.ip().is_loopback() {
+            return Ok(strata_proxy::Access { token, hosts: strata_core::access::Hosts::loopback() });
+        }
+        if !self.allow_remote {
+            bail!(
+                "{} is not a loopback address: other machines could reach your memory; pass --allow-remote if you mean it",
+                self.addr
+            );
+        }
+        let mut hosts = self.allow_host.clone();
+        if !self.addr.ip().is_unspecified() {
+            hosts.push(self.addr.ip().to_string());
+        }
+        let token = token.unwrap_or_else(|| {
+            let new = strata_core::access::new_token();
+            note!("Clients send the header  Authorization: Bearer {new}");
+            new
+        });
+        Ok(strata_proxy::Access { token: Some(token), hosts: strata_core::access::Hosts::with(hosts) })
+    }
+}
+
+/// Hands a scrub that another process's read delayed to a `strata scrub` process of its own,
+/// which outlives this command and finishes as soon as that read ends.
+fn finish_scrub_later(engine: &Engine) -> Result<()> {
+    let db = engine.store_view().path().context("an in-memory database has no file to scrub")?.to_path_buf();
+    let exe = std::env::current_exe().context("cannot find the strata program to finish the scrub")?;
+    std::process::Command::new(exe)
+        .arg("--db")
+        .arg(&db)
+        .arg("scrub")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .context("cannot start `strata scrub` to finish wiping the forgotten content")?;
+    Ok(())
+}
+
 /// `strata serve`: the memory proxy, until Ctrl-C.
-fn serve(mut engine: Engine, port: u16, provider: ProviderArgs, token: Option<String>, out: &Out) -> Result<()> {
+fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Option<String>, out: &Out) -> Result<()> {
+    let access = listen.access(token)?;
     load_embedder(&mut engine, out)?;
     let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, active_adapter(&engine)?)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        let listener = tokio::net::TcpListener::bind(listen.addr)
             .await
-            .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+            .with_context(|| format!("cannot listen on {}", listen.addr))?;
         let addr = listener.local_addr()?;
-        eprintln!(
+        note!(
             "Strata's memory proxy: http://{addr}/v1 (answers from {} {}). Ctrl-C stops it.",
             chat.provider(),
             chat.model()
         );
-        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, token));
+        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access));
         strata_proxy::serve(listener, proxy, async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -439,7 +496,7 @@ fn mcp(
     match strata_models::MiniLm::load_default() {
         // New and not yet embedded memories are embedded in the background.
         Ok(model) => engine.use_embedder(Arc::new(model), true)?,
-        Err(e) => eprintln!("{e}\nRanking by keywords only."),
+        Err(e) => note!("{e}\nRanking by keywords only."),
     }
     let server = strata_mcp::StrataMcp::new(engine, settings);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -452,8 +509,8 @@ fn mcp(
         }
         let token = token.filter(|t| !t.trim().is_empty()).unwrap_or_else(strata_mcp::http::new_token);
         let running = strata_mcp::http::serve(server, addr, token.clone()).await.with_context(|| format!("cannot listen on {addr}"))?;
-        eprintln!("Strata's MCP server: http://{}{} (Ctrl-C stops it)", running.addr, strata_mcp::http::PATH);
-        eprintln!("Clients send the header  Authorization: Bearer {token}");
+        note!("Strata's MCP server: http://{}{} (Ctrl-C stops it)", running.addr, strata_mcp::http::PATH);
+        note!("Clients send the header  Authorization: Bearer {token}");
         tokio::signal::ctrl_c().await?;
         running.stop().await?;
         Ok(())
@@ -545,7 +602,7 @@ fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
             engine.use_embedder(Arc::new(model), false)?;
             embed_with_progress(engine, out)?;
         }
-        Err(e) => eprintln!("{e}\nRanking by keywords only."),
+        Err(e) => note!("{e}\nRanking by keywords only."),
     }
     Ok(())
 }
@@ -600,7 +657,7 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
     let strata_api::context::ModelTokens { tokens, unknown, .. } =
         strata_api::context::tokenizer(&context_settings(), &model)?;
     if let Some(note) = &unknown {
-        eprintln!("{note}");
+        note!("{note}");
     }
     match max {
         None => {
@@ -617,7 +674,7 @@ fn confirm_forget(engine: &mut Engine, target: &Target) -> Result<()> {
     }
     let id = engine.resolve(target)?;
     let m = engine.store().get(id)?;
-    eprint!(
+    note_part!(
         "Forget {} ({})?\nIts content will be erased everywhere, including its history. This cannot be undone. [y/N] ",
         id,
         strata_api::dto::content_title(&m.content)

@@ -2,6 +2,23 @@
 //! Errors are one line on stderr and a non-zero exit, never a panic or a backtrace.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+/// `eprintln!` that never panics: with standard error closed (`2>&-`, or a pipe whose reader
+/// went away) the message is lost, not the command.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`note!`] without the line break (progress lines that rewrite themselves).
+macro_rules! note_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod args;
 mod commands;
 mod mcpbench;
@@ -39,7 +56,7 @@ fn main() -> ExitCode {
             // One line, like every other error; `strata help` shows the full usage.
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            eprintln!("error: {first} (see `strata --help`)");
+            note!("error: {first} (see `strata --help`)");
             return ExitCode::from(2);
         }
     };
@@ -52,7 +69,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("error: {}", chain.join(": "));
+            note!("error: {}", chain.join(": "));
             ExitCode::from(1)
         }
     }

@@ -52,7 +52,7 @@ pub fn run(data: &Path, size: usize, python: Option<PathBuf>) -> Result<McpRepor
     let (turns, questions) = strata_api::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(200).collect();
     let model: Arc<dyn strata_core::Embedder> = Arc::new(strata_models::MiniLm::load_default()?);
-    eprintln!("Filling a store of {size} memories…");
+    note!("Filling a store of {size} memories…");
     strata_api::scalebench::fill(&db, &turns, size, strata_api::scalebench::caching(model).as_ref())?;
     let questions_file = work.path().join("questions.json");
     std::fs::write(&questions_file, serde_json::to_vec(&questions)?)?;
@@ -75,7 +75,7 @@ pub fn run(data: &Path, size: usize, python: Option<PathBuf>) -> Result<McpRepor
     }
     std::thread::spawn(move || for _ in stderr.lines() {});
     let url = line.split_whitespace().find(|w| w.starts_with("http://")).context("the server's address")?.to_string();
-    eprintln!("Timing over stdio and {url}…");
+    note!("Timing over stdio and {url}…");
     let out = Command::new(&python)
         .arg(&script)
         .args([questions_file.as_os_str(), strata.as_os_str(), db.as_os_str()])

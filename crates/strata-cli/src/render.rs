@@ -57,6 +57,22 @@ fn print_table(t: &Table) -> Result<()> {
     Ok(())
 }
 
+/// Prints `label  value` rows, the labels padded to the widest, a value's further lines
+/// indented under its first — the look of a borderless table, in time linear in the text (a
+/// memory may hold megabytes; a table layout of it took seconds).
+fn print_fields(rows: &[(String, String)]) -> Result<()> {
+    let width = rows.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+    for (label, value) in rows {
+        let mut lines = value.lines();
+        let first = format!("{label:width$}  {}", lines.next().unwrap_or_default());
+        say!("{}", first.trim_end());
+        for line in lines {
+            say!("{:width$}  {}", "", line.trim_end());
+        }
+    }
+    Ok(())
+}
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::NOTHING);
@@ -81,39 +97,39 @@ impl Out {
         if !verb.is_empty() {
             say!("{verb} {} memory {}", m.content.kind(), m.id);
         }
-        let mut t = table(&[]);
-        t.add_row(vec!["id".to_string(), m.id.clone()]);
-        t.add_row(vec!["type".to_string(), m.content.kind().to_string()]);
+        let mut t: Vec<(String, String)> = Vec::new();
+        t.push(("id".to_string(), m.id.clone()));
+        t.push(("type".to_string(), m.content.kind().to_string()));
         match &m.content {
             Content::Semantic(c) => {
-                t.add_row(vec!["key".to_string(), c.key.clone()]);
+                t.push(("key".to_string(), c.key.clone()));
                 for (k, v) in &c.facts {
-                    t.add_row(vec![format!("  {k}"), fact_text(v)]);
+                    t.push((format!("  {k}"), fact_text(v)));
                 }
             }
             Content::Episodic(e) => {
-                t.add_row(vec!["when".to_string(), strata_core::time::format_time(e.occurred_at)]);
+                t.push(("when".to_string(), strata_core::time::format_time(e.occurred_at)));
                 match &e.body {
                     EpisodeBody::Exchange { query, response } => {
-                        t.add_row(vec!["query".to_string(), query.clone()]);
-                        t.add_row(vec!["response".to_string(), response.clone()]);
+                        t.push(("query".to_string(), query.clone()));
+                        t.push(("response".to_string(), response.clone()));
                     }
                     EpisodeBody::Utterance { speaker, text } => {
-                        t.add_row(vec!["speaker".to_string(), speaker.clone()]);
-                        t.add_row(vec!["text".to_string(), text.clone()]);
+                        t.push(("speaker".to_string(), speaker.clone()));
+                        t.push(("text".to_string(), text.clone()));
                     }
                 }
                 if !e.concepts.is_empty() {
-                    t.add_row(vec!["concepts".to_string(), e.concepts.join(", ")]);
+                    t.push(("concepts".to_string(), e.concepts.join(", ")));
                 }
             }
             Content::Procedural(p) => {
-                t.add_row(vec!["name".to_string(), p.name.clone()]);
+                t.push(("name".to_string(), p.name.clone()));
                 for (i, s) in p.steps.iter().enumerate() {
-                    t.add_row(vec![if i == 0 { "steps".to_string() } else { String::new() }, s.clone()]);
+                    t.push((if i == 0 { "steps".to_string() } else { String::new() }, s.clone()));
                 }
                 if let Some(c) = &p.context {
-                    t.add_row(vec!["context".to_string(), c.clone()]);
+                    t.push(("context".to_string(), c.clone()));
                 }
             }
         }
@@ -136,13 +152,12 @@ impl Out {
             ("expired", m.expired_at.clone().unwrap_or_else(|| "-".into())),
         ];
         for (k, v) in rows {
-            t.add_row(vec![k.to_string(), v]);
+            t.push((k.to_string(), v));
         }
         for l in &m.links {
-            t.add_row(vec!["link".to_string(), format!("{} → {}", l.relation, l.target)]);
+            t.push(("link".to_string(), format!("{} → {}", l.relation, l.target)));
         }
-        print_table(&t)?;
-        Ok(())
+        print_fields(&t)
     }
 
     pub fn page(&self, p: &PageView) -> Result<()> {
@@ -272,8 +287,10 @@ impl Out {
         say!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
         if !r.scrubbed {
             say!(
-                "Another Strata process is reading the database, so the old bytes are still in its \
-                 write-ahead log; they are wiped at the next checkpoint (when that process finishes)."
+                "Another process is still reading an older snapshot of the database, so the erased text \
+                 is still in the database file and its write-ahead log (NAME-wal) until that read ends. \
+                 A background `strata scrub` wipes it from both as soon as it does; until then, do not \
+                 copy or back up those files."
             );
         }
         Ok(())
@@ -465,7 +482,7 @@ impl Out {
 
     pub fn context(&self, c: &strata_api::ContextView) -> Result<()> {
         for note in &c.notes {
-            eprintln!("{note}");
+            note!("{note}");
         }
         if self.json {
             return print_json(c);
@@ -532,7 +549,7 @@ impl Out {
         say!("");
         let r = &v.context.report;
         let recorded = v.recorded.as_ref().map_or(String::new(), |m| format!("; remembered as {}", m.id));
-        eprintln!(
+        note!(
             "({} {}: {} memories in a {}-token prompt of {}; {} + {} tokens{}{recorded})",
             v.provider,
             v.model,

@@ -73,7 +73,7 @@ fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
 
 fn print_problems(set: &Dataset) {
     for p in &set.problems {
-        eprintln!("{}: {}", if p.blocks() { "problem" } else { "note" }, p.describe());
+        note!("{}: {}", if p.blocks() { "problem" } else { "note" }, p.describe());
     }
 }
 
@@ -122,7 +122,7 @@ fn train_and_register(
                 p.step, p.steps, p.loss, p.tokens_per_s, p.eta_s
             );
             if live {
-                eprint!("\r{line}   ");
+                note_part!("\r{line}   ");
             } else {
                 tracing::info!("{line}");
             }
@@ -130,7 +130,7 @@ fn train_and_register(
         &AtomicBool::new(false),
     )?;
     if live {
-        eprintln!();
+        note!();
     }
     let id = engine.store().new_adapter_id();
     let dir = root(db).join(&id);
@@ -168,11 +168,11 @@ fn evaluate(engine: &mut Engine, chat: &LocalChat, id: &str, gate: Gate) -> Resu
     let live = std::io::stderr().is_terminal();
     let report = strata_train::eval::evaluate(chat, &adapter, &heldout, gate, &mut |done, total| {
         if live {
-            eprint!("\revaluating {done}/{total}   ");
+            note_part!("\revaluating {done}/{total}   ");
         }
     })?;
     if live {
-        eprintln!();
+        note!();
     }
     engine.store().record_evaluation(id, &serde_json::to_value(&report)?, report.passed)?;
     Ok(report)

@@ -65,6 +65,27 @@ pub enum Error {
     /// The database file is damaged.
     #[error("the database file is corrupted ({0}); restore it from a backup")]
     Corrupt(String),
+    /// The database file failed its integrity check when it was opened: nothing reads from or
+    /// writes to it.
+    #[error(
+        "{path} is damaged ({detail}). Strata neither reads nor writes it, so nothing more is lost. Restore your latest backup into a new file (`strata --db NEW.db import BACKUP.jsonl`; `strata export --format backup` makes backups), or salvage what is readable with a recovery tool such as sqlite3's `.recover` on a copy"
+    )]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What the check found (its first findings).
+        detail: String,
+    },
+    /// The database (or the folder it is in) cannot be written.
+    #[error(
+        "{path} cannot be opened for writing: {reason}. Strata writes to the database and creates its journal files (NAME-wal, NAME-shm) beside it; give yourself write permission, or copy the file to a folder you can write to"
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// The file or its folder, and why.
+        reason: String,
+    },
     /// The database is locked by another writer for longer than the busy timeout.
     #[error("the database is busy (another Strata process holds the write lock); try again")]
     Busy,

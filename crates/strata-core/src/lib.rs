@@ -2,12 +2,14 @@
 //! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI.
 #![deny(missing_docs)]
 
+pub mod access;
 pub mod adapters;
 pub mod chat;
 pub mod clock;
 pub mod error;
 pub mod event;
 pub mod evolve;
+pub mod files;
 mod fts;
 pub mod interchange;
 pub mod model;

@@ -138,6 +138,12 @@ impl Store {
     /// After forgetting in a transaction of one's own: drops the in-memory vector copy (it
     /// may hold a forgotten vector) and checkpoints the WAL so the erased bytes leave every
     /// file — waiting up to ~2 s for a reader in another process. Returns whether they left.
+    ///
+    /// While another process reads an older snapshot, the erased text stays where that
+    /// snapshot needs it: in the database file itself and in earlier frames of its write-ahead
+    /// log. Then a background thread ([`finish_scrub`]) keeps checkpointing from a connection of
+    /// its own and completes the scrub as soon as that read ends (a process that exits first
+    /// leaves it to the next checkpoint; the CLI hands it to a `strata scrub` process).
     pub fn scrub(&mut self) -> Result<bool> {
         *self.vector_cache.borrow_mut() = None;
         let mut scrubbed = self.checkpoint()?;
@@ -146,6 +152,13 @@ impl Store {
                 break;
             }
             scrubbed = self.checkpoint()?;
+        }
+        if let (false, Some(path)) = (scrubbed, self.path.clone()) {
+            std::thread::spawn(move || {
+                if let Err(e) = finish_scrub(&path, SCRUB_PATIENCE) {
+                    tracing::warn!("could not finish wiping forgotten content from {}: {e}", path.display());
+                }
+            });
         }
         Ok(scrubbed)
     }
@@ -252,6 +265,36 @@ impl Store {
 
 /// Empties the projections and folds the whole log into them again (inside the caller's
 /// transaction). Returns (events read, memories projected).
+/// How long a delayed scrub waits for another process's read to end.
+pub const SCRUB_PATIENCE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Completes a scrub that a reader in another process delayed: checkpoints the database at
+/// `path` from a connection of its own — every 200 ms for a minute, then every 5 s — until
+/// the WAL could be copied into the file and truncated (the erased bytes are then gone from
+/// both), or `patience` runs out. Returns whether it completed. Opens nothing but the file's
+/// existing WAL: no migration, no write.
+pub fn finish_scrub(path: &Path, patience: std::time::Duration) -> Result<bool> {
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_millis(100))?;
+    let started = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)).map_err(Error::from) {
+            Ok(0) => return Ok(true),
+            Ok(_) | Err(Error::Busy) => {}
+            Err(e) => return Err(e),
+        }
+        let waited = started.elapsed();
+        if waited >= patience {
+            return Ok(false);
+        }
+        let pause = if waited < std::time::Duration::from_secs(60) { 200 } else { 5_000 };
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+    }
+}
+
 pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
     projection::clear_all(conn)?;
     let mut states: indexmap::IndexMap<MemoryId, Option<Memory>> = indexmap::IndexMap::new();

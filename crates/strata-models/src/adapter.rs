@@ -196,8 +196,8 @@ fn bad(dir: &Path, e: impl std::fmt::Display) -> Error {
 }
 
 impl Adapter {
-    /// Writes the adapter into `dir` (created if needed), through temporary files renamed into
-    /// place so a crash never leaves half an adapter.
+    /// Writes the adapter into `dir` (created if needed), each file whole
+    /// ([`strata_core::files::write_whole`]): a crash never leaves half a file.
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
         let mut tensors = HashMap::new();
@@ -207,15 +207,10 @@ impl Adapter {
                 tensors.insert(tensor_name(i, *t, 'B'), b.to_dtype(DType::F32).map_err(|e| bad(dir, e))?);
             }
         }
-        let weights = dir.join(format!("{WEIGHTS_FILE}.part"));
-        candle_core::safetensors::save(&tensors, &weights).map_err(|e| bad(dir, e))?;
+        let weights = safetensors::serialize(&tensors, None).map_err(|e| bad(dir, e))?;
+        strata_core::files::write_bytes(&dir.join(WEIGHTS_FILE), &weights)?;
         let config = serde_json::to_vec_pretty(&self.config).map_err(|e| bad(dir, e))?;
-        let config_part = dir.join(format!("{CONFIG_FILE}.part"));
-        std::fs::write(&config_part, config).map_err(|e| Error::io(format!("cannot write {}", dir.display()), e))?;
-        for (part, name) in [(weights, WEIGHTS_FILE), (config_part, CONFIG_FILE)] {
-            std::fs::rename(&part, dir.join(name))
-                .map_err(|e| Error::io(format!("cannot write {}", dir.join(name).display()), e))?;
-        }
+        strata_core::files::write_bytes(&dir.join(CONFIG_FILE), &config)?;
         Ok(())
     }
 

@@ -72,6 +72,12 @@ pub fn open_with(
             )
         })
     };
+    if !PROVIDERS.contains(&p) {
+        return Err(ChatError::new(
+            ChatErrorKind::BadRequest,
+            format!("unknown provider '{p}' (expected on-device, {})", PROVIDERS.join(", ")),
+        ));
+    }
     if config.model.trim().is_empty() {
         return Err(ChatError::new(ChatErrorKind::ModelNotFound, format!("no model named for {p}")));
     }
@@ -102,11 +108,6 @@ pub fn open_with(
             }
             Box::new(Ollama::new(&config.model, Endpoint::new(base, None))?)
         }
-        other => {
-            return Err(ChatError::new(
-                ChatErrorKind::BadRequest,
-                format!("unknown provider '{other}' (expected on-device, {})", PROVIDERS.join(", ")),
-            ));
-        }
+        other => unreachable!("'{other}' was checked against PROVIDERS above"),
     })
 }

@@ -26,14 +26,23 @@ pub const MAX_BODY: usize = 1 << 20;
 pub struct Proxy {
     engine: Mutex<Engine>,
     model: Arc<dyn ChatModel>,
-    token: Option<String>,
+    access: Access,
+}
+
+/// Who may call the proxy (see [`strata_core::access`] for the rules).
+#[derive(Debug, Clone, Default)]
+pub struct Access {
+    /// With a token, requests must carry `Authorization: Bearer <token>`.
+    pub token: Option<String>,
+    /// The `Host` names accepted besides loopback ones (a proxy listening beyond loopback is
+    /// reached by the machine's name or address).
+    pub hosts: strata_core::access::Hosts,
 }
 
 impl Proxy {
-    /// Serves `engine`'s memory with `model` upstream. With `token`, requests must carry
-    /// `Authorization: Bearer <token>`.
-    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, token: Option<String>) -> Proxy {
-        Proxy { engine: Mutex::new(engine), model, token }
+    /// Serves `engine`'s memory with `model` upstream, to the callers `access` lets in.
+    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, access: Access) -> Proxy {
+        Proxy { engine: Mutex::new(engine), model, access }
     }
 }
 
@@ -58,27 +67,56 @@ fn api_error(e: &ApiError) -> Response {
     error(status, kind, code, &e.message)
 }
 
-/// Every route: with a token configured, a request without `Authorization: Bearer <token>`
-/// gets 401 in OpenAI's shape.
-async fn authorize(
+/// Every route, before anything else: a `Host` that is not loopback (or named), a foreign
+/// `Origin`, a POST whose body is not declared JSON (what a page's plain cross-site request
+/// sends) get 403 / 415; with a token configured, a request without
+/// `Authorization: Bearer <token>` gets 401. All in OpenAI's error shape.
+async fn guard(
     State(proxy): State<Arc<Proxy>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let given = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match &proxy.token {
-        Some(t) if given != Some(t.as_str()) => error(
+    match refusal(&proxy.access, &request) {
+        Some(refused) => refused,
+        None => next.run(request).await,
+    }
+}
+
+/// Why `request` is refused, if it is.
+fn refusal(access: &Access, request: &axum::extract::Request) -> Option<Response> {
+    let header = |name: header::HeaderName| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let forbidden = |message: &str| error(StatusCode::FORBIDDEN, "permission_error", None, message);
+    if !access.hosts.allows_host(header(header::HOST)) {
+        return Some(forbidden("this proxy answers only requests addressed to this machine's loopback address"));
+    }
+    if !strata_core::access::allows_origin(header(header::ORIGIN)) {
+        return Some(forbidden("web pages from other sites may not call this proxy"));
+    }
+    if request.method() == axum::http::Method::POST && !is_json(header(header::CONTENT_TYPE)) {
+        return Some(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request_error",
+            None,
+            "the request body must be JSON (Content-Type: application/json)",
+        ));
+    }
+    let given = header(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer ")).unwrap_or_default();
+    match &access.token {
+        Some(t) if !strata_core::access::same_secret(given.as_bytes(), t.as_bytes()) => Some(error(
             StatusCode::UNAUTHORIZED,
             "authentication_error",
             Some("invalid_api_key"),
             "a bearer token is required",
-        ),
-        _ => next.run(request).await,
+        )),
+        _ => None,
     }
+}
+
+/// Whether a `Content-Type` is JSON (`application/json`, any parameters).
+fn is_json(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// OpenAI's usage object.
@@ -118,6 +156,46 @@ fn turn(body: &Value) -> Result<(Option<String>, Vec<Message>, String), String> 
     Ok(((!system.is_empty()).then(|| system.join("\n\n")), all, last.content))
 }
 
+/// The request's options Strata honours, checked: nonsense is refused rather than ignored.
+struct Options {
+    max_tokens: Option<u32>,
+    stream: bool,
+    include_usage: bool,
+}
+
+impl Options {
+    fn of(body: &Value) -> Result<Options, String> {
+        let mut max_tokens = None;
+        for name in ["max_tokens", "max_completion_tokens"] {
+            match &body[name] {
+                Value::Null => {}
+                v => {
+                    let n = v
+                        .as_u64()
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| format!("'{name}' must be a whole number of at least 1, not {v}"))?;
+                    max_tokens = Some(u32::try_from(n).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        match &body["n"] {
+            Value::Null => {}
+            v if v.as_u64() == Some(1) => {}
+            v => return Err(format!("'n' must be 1 (this proxy answers with one choice), not {v}")),
+        }
+        let flag = |v: &Value, name: &str| match v {
+            Value::Null => Ok(false),
+            Value::Bool(b) => Ok(*b),
+            other => Err(format!("'{name}' must be true or false, not {other}")),
+        };
+        Ok(Options {
+            max_tokens,
+            stream: flag(&body["stream"], "stream")?,
+            include_usage: flag(&body["stream_options"]["include_usage"], "stream_options.include_usage")?,
+        })
+    }
+}
+
 async fn models(State(proxy): State<Arc<Proxy>>) -> Response {
     let data = json!([{"id": proxy.model.model(), "object": "model", "created": 0, "owned_by": format!("strata ({})", proxy.model.provider())}]);
     axum::Json(json!({"object": "list", "data": data})).into_response()
@@ -140,9 +218,11 @@ async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -
         Ok(t) => t,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &e),
     };
-    let max_tokens = body["max_completion_tokens"].as_u64().or(body["max_tokens"].as_u64()).map(|n| n as u32);
-    let stream = body["stream"].as_bool().unwrap_or(false);
-    let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
+    let options = match Options::of(&body) {
+        Ok(o) => o,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &e),
+    };
+    let Options { max_tokens, stream, include_usage } = options;
     let params = AskParams { question, system, history, max_tokens, record: true, ..Default::default() };
     let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());
     let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -183,7 +263,8 @@ async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -
         }))
         .into_response();
     }
-    let stream = async_stream(id, created, model_name, include_usage, worker, &mut rx).await;
+    let stream =
+        async_stream(Streamed { id, created, model: model_name, include_usage, cancel }, worker, &mut rx).await;
     match stream {
         Ok(events) => Response::builder()
             .header(header::CONTENT_TYPE, "text/event-stream")
@@ -205,16 +286,25 @@ fn finish_reason(f: &str) -> &'static str {
 
 type Events = tokio_stream::wrappers::UnboundedReceiverStream<Result<String, Infallible>>;
 
-/// The server-sent events of a streamed answer. The first piece (or the failure) is awaited
-/// before the response starts, so an upstream error still gets its status code.
-async fn async_stream(
+/// A streamed answer's identity, and its generation's cancel flag.
+struct Streamed {
     id: String,
     created: u64,
     model: String,
     include_usage: bool,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The server-sent events of a streamed answer. The first piece (or the failure) is awaited
+/// before the response starts, so an upstream error still gets its status code. A client that
+/// goes away (the response body is dropped) stops the generation at once: nothing further is
+/// generated and nothing is recorded.
+async fn async_stream(
+    s: Streamed,
     worker: tokio::task::JoinHandle<Result<strata_api::AskView, ApiError>>,
     rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
 ) -> Result<Events, Response> {
+    let Streamed { id, created, model, include_usage, cancel } = s;
     let first = rx.recv().await;
     let (out, events) = tokio::sync::mpsc::unbounded_channel::<Result<String, Infallible>>();
     if first.is_none() {
@@ -234,10 +324,21 @@ async fn async_stream(
         let _ = out.send(Ok(chunk(&id, created, &model, json!({"role": "assistant", "content": ""}), None)));
         let mut next = first;
         while let Some(piece) = next {
-            if out.send(Ok(chunk(&id, created, &model, json!({"content": piece}), None))).is_err() {
-                break;
+            let sent = out.send(Ok(chunk(&id, created, &model, json!({"content": piece}), None)));
+            next = match sent {
+                Ok(()) => tokio::select! {
+                    piece = rest.recv() => piece,
+                    () = out.closed() => None,
+                },
+                Err(_) => None,
+            };
+            if out.is_closed() {
+                // The client went away: stop the generation (and with it the recording).
+                cancel.store(true, Ordering::Relaxed);
+                drop(rest);
+                let _ = worker.await;
+                return;
             }
-            next = rest.recv().await;
         }
         match worker.await {
             Ok(Ok(view)) => {
@@ -266,7 +367,7 @@ pub fn router(proxy: Arc<Proxy>) -> Router {
     Router::new()
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(completions))
-        .layer(axum::middleware::from_fn_with_state(proxy.clone(), authorize))
+        .layer(axum::middleware::from_fn_with_state(proxy.clone(), guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(proxy)
 }

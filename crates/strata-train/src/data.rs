@@ -4,7 +4,7 @@
 //! Validation reports duplicates, empty or over-long examples and contradicting facts.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -361,15 +361,9 @@ impl Dataset {
         hex(&Sha256::digest(self.to_jsonl().as_bytes()))
     }
 
-    /// Writes the JSON Lines to `path` (through a temporary file renamed into place).
+    /// Writes the JSON Lines to `path` whole ([`strata_core::files::write_whole`]).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let part = path.with_extension("jsonl.part");
-        let mut f =
-            std::fs::File::create(&part).map_err(|e| Error::io(format!("cannot write {}", part.display()), e))?;
-        f.write_all(self.to_jsonl().as_bytes())
-            .and_then(|_| f.sync_all())
-            .map_err(|e| Error::io(format!("cannot write {}", part.display()), e))?;
-        std::fs::rename(&part, path).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+        strata_core::files::write_bytes(path, self.to_jsonl().as_bytes())
     }
 
     /// Reads a set written by [`Dataset::write`]; a bad line is reported with its number.

@@ -298,8 +298,7 @@ impl Run<'_> {
             t.insert(format!("v.{i}"), opt.v[i].clone());
         }
         t.insert("step".into(), Tensor::new(&[opt.step as u32], &Device::Cpu).map_err(fail)?);
-        let part = dir.join(format!("{STATE}.part"));
-        candle_core::safetensors::save(&t, &part).map_err(fail)?;
+        let tensors = safetensors::serialize(&t, None).map_err(|e| Error::Model(e.to_string()))?;
         let meta = CheckpointMeta {
             step: opt.step,
             micro,
@@ -307,13 +306,11 @@ impl Run<'_> {
             examples: self.examples.len(),
             losses: losses.to_vec(),
         };
-        let meta_part = dir.join(format!("{STATE_META}.part"));
         let text = serde_json::to_vec(&meta).map_err(|e| Error::Model(e.to_string()))?;
-        std::fs::write(&meta_part, text).map_err(|e| Error::io(format!("cannot write {}", meta_part.display()), e))?;
-        // The tensors first: a crash between the renames leaves the old metadata, which a
-        // resume checks against the tensors' step below.
-        std::fs::rename(&part, dir.join(STATE)).map_err(|e| Error::io("cannot save the checkpoint", e))?;
-        std::fs::rename(&meta_part, dir.join(STATE_META)).map_err(|e| Error::io("cannot save the checkpoint", e))?;
+        // The tensors first: a crash between the two leaves the old metadata, which a resume
+        // checks against the tensors' step below.
+        strata_core::files::write_bytes(&dir.join(STATE), &tensors)?;
+        strata_core::files::write_bytes(&dir.join(STATE_META), &text)?;
         tracing::info!(step = opt.step, dir = %dir.display(), "checkpoint saved");
         Ok(())
     }

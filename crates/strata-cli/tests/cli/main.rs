@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use expect_test::expect;
 use serde_json::Value;
 
+mod hardening;
 mod mcp;
 mod train;
 
@@ -522,7 +523,7 @@ fn a_failed_export_leaves_no_files() {
     std::fs::create_dir(&target).unwrap(); // a directory cannot be replaced by the export
     let before: Vec<_> = std::fs::read_dir(e.dir.path()).unwrap().map(|d| d.unwrap().file_name()).collect();
     let msg = e.err(&["export", "-o", target.to_str().unwrap()]);
-    assert!(msg.contains("cannot write"), "{msg}");
+    assert!(msg.contains("is a folder, not a file"), "{msg}");
     let after: Vec<_> = std::fs::read_dir(e.dir.path()).unwrap().map(|d| d.unwrap().file_name()).collect();
     assert_eq!(before.len(), after.len(), "{after:?}");
     assert!(std::fs::read_dir(&target).unwrap().next().is_none());

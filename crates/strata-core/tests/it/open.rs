@@ -66,8 +66,45 @@ fn a_corrupted_database_gives_a_clear_error() {
     std::fs::write(&p, &bytes).unwrap();
     let outcome = Store::open(&p).and_then(|s| s.list(&Filter::default(), 100, None).map(|_| ()));
     let err = outcome.unwrap_err().to_string();
-    assert!(err.contains("is corrupted") && err.contains("restore it from a backup"), "{err}");
+    assert!(err.contains("is damaged") && err.contains("Restore your latest backup"), "{err}");
     assert_eq!(std::fs::read(&p).unwrap(), bytes, "a corrupted file is left as it was");
+}
+
+/// A few random bytes in the middle of the file — where a list, a search or an add would not
+/// notice them — are found when the file is opened, before anything reads or writes it.
+#[test]
+fn a_few_damaged_bytes_anywhere_are_found_at_open_and_nothing_is_written() {
+    use rand::{Rng, SeedableRng};
+    let mut f = Fixture::new();
+    for i in 0..400 {
+        f.add(concept(&format!("k{i}"), &[("fact", &format!("words of memory {i} ").repeat(12))]));
+    }
+    let p = f.path();
+    f.store.checkpoint().unwrap();
+    drop(f.store);
+    let clean = std::fs::read(&p).unwrap();
+    let pages = clean.len() / 8192;
+    assert!(pages > 20, "{pages} pages");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+    let btree = |page: usize| matches!(clean[page * 8192], 0x02 | 0x05 | 0x0a | 0x0d);
+    let candidates: Vec<usize> = (pages / 3..2 * pages / 3).filter(|&p| btree(p)).collect();
+    assert!(candidates.len() > 6);
+    for round in 0..6 {
+        // Random bytes over the header of a table or index page (its kind, cell count, where
+        // its cells start), somewhere in the middle third: free space inside a page is not
+        // damage, a page that no longer says what it holds is.
+        let page = candidates[rng.random_range(0..candidates.len())];
+        let at = page * 8192;
+        let mut bytes = clean.clone();
+        rng.fill(&mut bytes[at..at + 12]);
+        std::fs::write(&p, &bytes).unwrap();
+        let err = Store::open(&p).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("is damaged"), "round {round}, page {page}: opened a damaged file ({err})");
+        assert!(err.contains("strata --db NEW.db import"), "it says how to restore: {err}");
+        assert_eq!(std::fs::read(&p).unwrap(), bytes, "the damaged file is left exactly as it was");
+    }
+    std::fs::write(&p, &clean).unwrap();
+    Store::open(&p).expect("the undamaged file opens");
 }
 
 #[test]

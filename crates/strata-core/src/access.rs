@@ -1,0 +1,132 @@
+//! Who may reach a Strata server (the memory proxy, the MCP server over HTTP): bearer tokens
+//! and the `Host` / `Origin` checks that keep web pages out. The rules, in one place:
+//!
+//! - A `Host` header must name a loopback host (`localhost`, `127.x.x.x`, `::1`) or one the
+//!   server was told to accept: a page that rebinds its own domain to 127.0.0.1 sends its own
+//!   name, and is refused.
+//! - An `Origin` header, when a browser sends one, must be a loopback origin: no page from
+//!   elsewhere may call the server, even one the server can be reached by.
+//! - Tokens are compared in constant time.
+
+use std::net::IpAddr;
+
+/// A new bearer token: 32 random bytes, as hex.
+pub fn new_token() -> String {
+    let bytes: [u8; 32] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `given` equals `expected`, in time that depends only on their lengths.
+pub fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The host of a `Host` header value or of an origin's authority, without its port and
+/// brackets, lowercased: `"[::1]:8080"` → `"::1"`, `"LocalHost:1"` → `"localhost"`.
+pub fn host_of(authority: &str) -> String {
+    let a = authority.trim();
+    let host = if let Some(rest) = a.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else if a.matches(':').count() > 1 {
+        a // a bare IPv6 address
+    } else {
+        a.split(':').next().unwrap_or_default()
+    };
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// Whether `host` (as [`host_of`] gives it) is this machine's loopback.
+pub fn is_loopback(host: &str) -> bool {
+    host == "localhost" || host.ends_with(".localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The hosts a server accepts in `Host` besides loopback ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hosts {
+    extra: Vec<String>,
+}
+
+impl Hosts {
+    /// Loopback hosts only.
+    pub fn loopback() -> Hosts {
+        Hosts::default()
+    }
+
+    /// Loopback hosts and `extra` (names or addresses, any case, ports ignored).
+    pub fn with(extra: impl IntoIterator<Item = String>) -> Hosts {
+        Hosts { extra: extra.into_iter().map(|h| host_of(&h)).filter(|h| !h.is_empty()).collect() }
+    }
+
+    /// Whether a request with this `Host` header may be answered.
+    pub fn allows_host(&self, header: Option<&str>) -> bool {
+        let Some(host) = header.map(host_of).filter(|h| !h.is_empty()) else {
+            return false;
+        };
+        is_loopback(&host) || self.extra.contains(&host)
+    }
+}
+
+/// Whether a request with this `Origin` header may be answered: none (not a browser), or a
+/// page served from this machine's loopback over http or https.
+pub fn allows_origin(header: Option<&str>) -> bool {
+    let Some(origin) = header else { return true };
+    let Some((scheme, authority)) = origin.trim().split_once("://") else {
+        return false; // "null" (a sandboxed page or a file) and anything malformed
+    };
+    matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
+        && !authority.contains('/')
+        && is_loopback(&host_of(authority))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_read_without_port_brackets_or_case() {
+        for (header, host) in [
+            ("127.0.0.1:8088", "127.0.0.1"),
+            ("[::1]:8088", "::1"),
+            ("::1", "::1"),
+            ("LocalHost", "localhost"),
+            ("localhost.:80", "localhost"),
+            ("Evil.Example:8088", "evil.example"),
+        ] {
+            assert_eq!(host_of(header), host, "{header}");
+        }
+    }
+
+    #[test]
+    fn only_loopback_hosts_and_named_ones_pass() {
+        let local = Hosts::loopback();
+        for ok in ["127.0.0.1:1", "127.8.9.1", "localhost:8088", "[::1]:9", "app.localhost"] {
+            assert!(local.allows_host(Some(ok)), "{ok}");
+        }
+        for bad in ["evil.example", "192.168.1.4:8088", "127.0.0.1.evil.example", "", "[::ffff:8.8.8.8]"] {
+            assert!(!local.allows_host(Some(bad)), "{bad}");
+        }
+        assert!(!local.allows_host(None), "HTTP/1.1 requires a Host");
+        let remote = Hosts::with(["Strata.Lan".to_string(), "192.168.1.4:8088".to_string()]);
+        assert!(remote.allows_host(Some("strata.lan:8088")) && remote.allows_host(Some("192.168.1.4")));
+        assert!(!remote.allows_host(Some("evil.example")));
+    }
+
+    #[test]
+    fn only_loopback_origins_or_none_pass() {
+        for ok in [None, Some("http://localhost:5173"), Some("http://127.0.0.1"), Some("https://[::1]:3000")] {
+            assert!(allows_origin(ok), "{ok:?}");
+        }
+        for bad in ["null", "http://evil.example", "http://localhost.evil.example", "file://", "ftp://localhost", "x"] {
+            assert!(!allows_origin(Some(bad)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd") && !same_secret(b"ab", b"abc") && !same_secret(b"", b"a"));
+        let t = new_token();
+        assert_eq!(t.len(), 64);
+        assert_ne!(t, new_token());
+    }
+}
