@@ -64,9 +64,14 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Serve { port, provider, token } = command {
         return serve(engine, port, provider, token, &out);
     }
-    if let Command::Mcp { http, token, graph_tools, allow_remote } = command {
+    if let Command::Mcp { http, token, graph_tools, allow_remote, allow_hosts } = command {
         let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
-        return mcp(engine, settings, http, token, allow_remote);
+        let access = if allow_remote {
+            strata_mcp::http::Access::Remote { names: allow_hosts }
+        } else {
+            strata_mcp::http::Access::Local
+        };
+        return mcp(engine, settings, http, token, access);
     }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
@@ -434,7 +439,7 @@ fn mcp(
     settings: strata_mcp::McpSettings,
     http: Option<std::net::SocketAddr>,
     token: Option<String>,
-    allow_remote: bool,
+    access: strata_mcp::http::Access,
 ) -> Result<()> {
     match strata_models::MiniLm::load_default() {
         // New and not yet embedded memories are embedded in the background.
@@ -447,11 +452,11 @@ fn mcp(
         let Some(addr) = http else {
             return Ok(strata_mcp::serve_stdio(server).await?);
         };
-        if !addr.ip().is_loopback() && !allow_remote {
+        if !addr.ip().is_loopback() && access == strata_mcp::http::Access::Local {
             bail!("{addr} is not a loopback address: other machines could reach your memory; pass --allow-remote if you mean it");
         }
         let token = token.filter(|t| !t.trim().is_empty()).unwrap_or_else(strata_mcp::http::new_token);
-        let running = strata_mcp::http::serve(server, addr, token.clone()).await.with_context(|| format!("cannot listen on {addr}"))?;
+        let running = strata_mcp::http::serve_for(server, addr, token.clone(), access).await.with_context(|| format!("cannot listen on {addr}"))?;
         eprintln!("Strata's MCP server: http://{}{} (Ctrl-C stops it)", running.addr, strata_mcp::http::PATH);
         eprintln!("Clients send the header  Authorization: Bearer {token}");
         tokio::signal::ctrl_c().await?;

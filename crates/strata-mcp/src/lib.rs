@@ -5,7 +5,7 @@
 //!   tools in [`graph_tools`] when enabled), resources ([`resources`]) and prompts
 //!   ([`prompts`]), each call running on an [`Engine`] of the calling client's own.
 //! - Transports: stdio ([`serve_stdio`]) and streamable HTTP ([`http::serve`]), bound to
-//!   loopback with a bearer token.
+//!   loopback unless allowed further, with a bearer token.
 //!
 //! **Scoping.** Every client is an agent named by its identity: the configured agent id, or
 //! the name the client gives when it connects (`claude-ai`, `cursor`…). New memories are

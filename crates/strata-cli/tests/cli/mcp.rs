@@ -247,3 +247,78 @@ fn a_reference_memory_json_imports_and_exports() {
     assert_eq!(lines[0]["name"], "John_Smith");
     assert_eq!(lines[4]["type"], "relation");
 }
+
+const AUTH: &str = "Authorization: Bearer local-secret";
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// The port of a server's URL.
+fn port_of(url: &str) -> u16 {
+    url.trim_end_matches("/mcp").rsplit(':').next().unwrap().parse().unwrap()
+}
+
+/// A raw HTTP POST of `body` to /mcp on 127.0.0.1:`port` — always loopback — naming `host`
+/// as its Host (as a client elsewhere would); returns the status and the body.
+fn post(port: u16, host: &str, headers: &[&str], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for h in headers {
+        request += &format!("{h}\r\n");
+    }
+    request += "\r\n";
+    request += body;
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status =
+        response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{response}"));
+    (status, response.split_once("\r\n\r\n").map_or("", |(_, body)| body).to_string())
+}
+
+#[test]
+fn allow_remote_serves_requests_naming_the_servers_address_or_an_allowed_name() {
+    let e = Env::new();
+    let args =
+        ["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "Memory.Home.Arpa", "--token", "local-secret"];
+    let (mut server, url) = spawn_server(&e, &args, "MCP server");
+    let port = port_of(&url);
+    let (address, name) = (format!("192.0.2.7:{port}"), format!("memory.home.arpa:{port}"));
+    let statuses = [
+        post(port, &address, &[AUTH], INITIALIZE).0,
+        post(port, &name, &[AUTH], INITIALIZE).0,
+        post(port, &address, &[], INITIALIZE).0,
+        post(port, &address, &["Authorization: Bearer wrong"], INITIALIZE).0,
+        post(port, &format!("evil.example:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &address, &[AUTH, "Origin: http://192.0.2.7:8000"], INITIALIZE).0,
+        post(port, &address, &[AUTH, "Origin: http://localhost:8000"], INITIALIZE).0,
+    ];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(
+        statuses,
+        [200, 200, 401, 401, 403, 403, 200],
+        "address, name, no token, wrong token, other name, pages"
+    );
+
+    // Without --allow-remote the same requests are refused; localhost is served.
+    let (mut server, url) = http_server(&e, &[]);
+    let port = port_of(&url);
+    let statuses = [
+        post(port, &format!("192.0.2.7:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("memory.home.arpa:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("localhost:{port}"), &[AUTH], INITIALIZE).0,
+    ];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(statuses, [403, 403, 200]);
+
+    let r = e.run(&["mcp", "--http", "127.0.0.1:0", "--allow-host", "memory.home.arpa"]);
+    assert!(r.code == 2 && r.stderr.contains("--allow-remote"), "--allow-host needs --allow-remote: {}", r.stderr);
+    let r = e.run(&["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "memory:8765"]);
+    assert!(r.code == 2 && r.stderr.contains("not a host name"), "{}", r.stderr);
+}
