@@ -1,16 +1,18 @@
 //! Streamable HTTP: `POST/GET/DELETE /mcp`, behind a bearer token. Requests must name a host
 //! [`Access`] allows and come from no page or a loopback page (`Origin`), against DNS
-//! rebinding; bodies over [`crate::MAX_REQUEST_BYTES`] are refused; every client gets its own
-//! session.
+//! rebinding; bodies over [`crate::MAX_REQUEST_BYTES`] are refused, and a body that is not a
+//! JSON-RPC message gets the JSON-RPC error for it; every client gets its own session.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -125,6 +127,7 @@ pub async fn serve_for(server: StrataMcp, addr: SocketAddr, token: String, acces
     let hosts = Arc::new((access, addr.ip()));
     let app = Router::new()
         .nest_service(PATH, service)
+        .layer(middleware::from_fn(require_json_rpc))
         .layer(middleware::from_fn_with_state(token, require_token))
         .layer(middleware::from_fn_with_state(hosts, require_allowed_host));
     let shutdown = stop.clone();
@@ -170,6 +173,25 @@ fn requested_host(request: &Request) -> Option<String> {
         None => request.uri().authority()?.clone(),
     };
     Some(authority.host().trim_start_matches('[').trim_end_matches(']').to_string())
+}
+
+/// A POST body that is not a JSON-RPC message gets the JSON-RPC error for it (400), rather
+/// than rmcp's 415; one over [`crate::MAX_REQUEST_BYTES`] gets 413.
+async fn require_json_rpc(request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // Reading fails when the body is too long, or when the client is gone and hears nothing.
+    let Ok(bytes) = axum::body::to_bytes(body, crate::MAX_REQUEST_BYTES).await else {
+        let message = format!("Payload Too Large: the body is over {} bytes", crate::MAX_REQUEST_BYTES);
+        return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+    };
+    if let Err(error) = crate::jsonrpc::read_message(&bytes) {
+        let answer = serde_json::to_string(&ServerJsonRpcMessage::error(error, None)).unwrap_or_default();
+        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], answer).into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 fn same(a: &[u8], b: &[u8]) -> bool {

@@ -5,7 +5,8 @@
 //!   tools in [`graph_tools`] when enabled), resources ([`resources`]) and prompts
 //!   ([`prompts`]), each call running on an [`Engine`] of the calling client's own.
 //! - Transports: stdio ([`serve_stdio`]) and streamable HTTP ([`http::serve`]), bound to
-//!   loopback unless allowed further, with a bearer token.
+//!   loopback unless allowed further, with a bearer token; both answer what is not a JSON-RPC
+//!   message with the JSON-RPC error for it ([`jsonrpc`]).
 //!
 //! **Scoping.** Every client is an agent named by its identity: the configured agent id, or
 //! the name the client gives when it connects (`claude-ai`, `cursor`…). New memories are
@@ -14,8 +15,10 @@
 
 pub mod graph_tools;
 pub mod http;
+mod jsonrpc;
 pub mod prompts;
 pub mod resources;
+pub mod stdio;
 pub mod tools;
 
 use std::collections::HashMap;
@@ -24,9 +27,9 @@ use std::sync::{Arc, Mutex};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
@@ -211,6 +214,17 @@ impl ServerHandler for StrataMcp {
         self.tools.call(ToolCallContext::new(self, request, ctx)).await
     }
 
+    /// rmcp passes on a request it could not type as a custom one: for a method we serve,
+    /// that means params that do not fit it (invalid params, saying why); any other method is
+    /// not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(jsonrpc::untyped_request(&request))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build())
             .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
@@ -260,7 +274,8 @@ impl ServerHandler for StrataMcp {
 
 /// Serves `server` over this process's stdin and stdout until the client hangs up.
 pub async fn serve_stdio(server: StrataMcp) -> std::io::Result<()> {
-    let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = server.serve(transport).await.map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }

@@ -322,3 +322,85 @@ fn allow_remote_serves_requests_naming_the_servers_address_or_an_allowed_name() 
     let r = e.run(&["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "memory:8765"]);
     assert!(r.code == 2 && r.stderr.contains("not a host name"), "{}", r.stderr);
 }
+
+#[test]
+fn malformed_json_rpc_over_http_gets_the_json_rpc_error() {
+    let e = Env::new();
+    let (mut server, url) = http_server(&e, &[]);
+    let port = port_of(&url);
+    let host = format!("127.0.0.1:{port}");
+    let cases = [
+        ("this is not json", -32700),
+        (r#"{"jsonrpc":"2.0","id":1,"#, -32700),
+        (r#"{"hello":"world"}"#, -32600),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+    ];
+    let answers: Vec<(u16, String)> = cases.iter().map(|(body, _)| post(port, &host, &[AUTH], body)).collect();
+    let _ = server.kill();
+    let _ = server.wait();
+    for ((body, code), (status, answer)) in cases.iter().zip(answers) {
+        assert_eq!(status, 400, "{body}: {answer}");
+        let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{body}: {e}: {answer}"));
+        assert_eq!(answer["jsonrpc"], "2.0", "{body}: {answer}");
+        assert_eq!(answer["error"]["code"], *code, "{body}: {answer}");
+    }
+}
+
+/// `strata mcp` over stdio, sent the handshake and then `lines` as they are; the messages it
+/// writes until it has answered every id in `ids`.
+fn over_stdio(e: &Env, lines: &[&str], ids: &[u64]) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("mcp")
+        .env("STRATA_DB", e.db())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = std::io::BufReader::new(server.stdout.take().unwrap());
+    std::thread::spawn(move || output.lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
+    let handshake = [INITIALIZE, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#];
+    for line in handshake.iter().chain(lines) {
+        writeln!(input, "{line}").unwrap();
+    }
+    let mut seen = vec![];
+    while !ids.iter().all(|id| seen.iter().any(|m: &Value| m["id"] == *id)) {
+        let line =
+            rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("no answer: {seen:?}"));
+        seen.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+    }
+    drop(input);
+    let _ = server.kill();
+    let _ = server.wait();
+    seen
+}
+
+#[test]
+fn malformed_messages_over_stdio_get_json_rpc_errors_and_non_object_arguments_invalid_params() {
+    let e = Env::new();
+    let answers = over_stdio(
+        &e,
+        &[
+            "this is not json",
+            r#"{"hello":"world"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":"everything"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall","arguments":["x"]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+        ],
+        &[0, 1, 2, 3, 4],
+    );
+    let unanswerable: Vec<&Value> =
+        answers.iter().filter(|m| m.get("id").is_none()).map(|m| &m["error"]["code"]).collect();
+    assert_eq!(unanswerable, [-32700, -32600], "{answers:?}");
+    let answer = |id: u64| answers.iter().find(|m| m["id"] == id).unwrap();
+    for id in [1, 2] {
+        assert_eq!(answer(id)["error"]["code"], -32602, "{}", answer(id));
+        assert!(answer(id)["error"]["message"].as_str().unwrap().contains("`arguments` must be an object"));
+    }
+    assert_eq!(answer(3)["error"]["code"], -32601, "a method we do not serve is still not found");
+    assert_eq!(answer(4)["result"], serde_json::json!({}), "and the session goes on");
+}
