@@ -130,8 +130,8 @@ impl StrataMcp {
 
     /// A tool's answer: `value` as structured content (and as text for older clients), or
     /// the error as a result the model reads and can act on (`isError`), bad arguments
-    /// included — as the MCP specification asks of tools, and as rmcp answers arguments that
-    /// do not match the schema.
+    /// included — as the MCP specification asks of tools (rmcp's own argument errors get the
+    /// same shape in [`shaped`]).
     pub(crate) fn answer<T: Serialize>(&self, result: ApiResult<T>) -> Result<CallToolResult, McpError> {
         match result {
             Ok(v) => Ok(CallToolResult::structured(serde_json::to_value(v).map_err(internal)?)),
@@ -175,6 +175,21 @@ pub(crate) fn refusal(e: ApiError) -> CallToolResult {
     CallToolResult::structured_error(serde_json::json!({"error": {"code": e.code, "message": e.message}}))
 }
 
+/// A tool error in the shape every tool's has. Ours all are; rmcp answers arguments that do
+/// not deserialize (a string for a number, an unknown field) with plain text, which becomes
+/// an `invalid_input` refusal here.
+fn shaped(response: CallToolResponse) -> CallToolResponse {
+    match response {
+        CallToolResponse::Complete(result) if result.is_error == Some(true) && result.structured_content.is_none() => {
+            let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+            let text = text.join(" ");
+            let reason = text.strip_prefix("failed to deserialize parameters:").unwrap_or(&text).trim();
+            refusal(ApiError::invalid(format!("the arguments do not fit the tool's schema: {reason}"))).into()
+        }
+        other => other,
+    }
+}
+
 /// Bad arguments, as a tool error the model reads.
 pub(crate) fn bad_arguments(message: impl Into<String>) -> Result<CallToolResult, McpError> {
     Ok(refusal(ApiError::invalid(message)))
@@ -211,7 +226,7 @@ impl ServerHandler for StrataMcp {
                 "the arguments are {size} bytes; Strata takes at most {MAX_REQUEST_BYTES} per call"
             )));
         }
-        self.tools.call(ToolCallContext::new(self, request, ctx)).await
+        self.tools.call(ToolCallContext::new(self, request, ctx)).await.map(shaped)
     }
 
     /// rmcp passes on a request it could not type as a custom one: for a method we serve,

@@ -26,9 +26,12 @@ fn http_server(e: &Env, extra: &[&str]) -> (Child, String) {
     spawn_server(e, &args, "MCP server")
 }
 
-fn error_text(v: &Value) -> String {
+/// A tool's refusal, in the shape every tool failure has: `isError` with
+/// `{"error": {code, message}}`; returns the message.
+fn refused(v: &Value, code: &str) -> String {
     assert_eq!(v["is_error"], true, "{v}");
-    v["text"].as_str().unwrap().to_string()
+    assert_eq!(v["value"]["error"]["code"], code, "{v}");
+    v["value"]["error"]["message"].as_str().unwrap().to_string()
 }
 
 /// What every transport must do: the tools, resources, prompts and error cases.
@@ -62,10 +65,12 @@ fn check_scenario(v: &Value) {
 
     assert_eq!(v["get_missing"]["error"], true);
     assert_eq!(v["get_missing"]["value"]["error"]["code"], "not_found");
-    assert!(error_text(&v["bad_arguments"]).contains("needs `key`"));
-    assert!(error_text(&v["wrong_type"]).contains("expected a string"));
-    assert!(error_text(&v["unknown_field"]).contains("unknown field `limt`"));
-    assert!(error_text(&v["forget_unconfirmed"]).contains("confirm: true"));
+    assert!(refused(&v["bad_arguments"], "invalid_input").contains("needs `key`"));
+    // Arguments that do not deserialize (rmcp's errors) are refused in the same shape as ours.
+    assert!(refused(&v["wrong_type"], "invalid_input").contains("expected a string"));
+    assert!(refused(&v["limit_not_a_number"], "invalid_input").contains(r#"invalid type: string "ten""#));
+    assert!(refused(&v["unknown_field"], "invalid_input").contains("unknown field `limt`"));
+    assert!(refused(&v["forget_unconfirmed"], "invalid_input").contains("confirm: true"));
     assert!(v["unknown_tool"]["message"].as_str().unwrap().contains("tool not found"), "{}", v["unknown_tool"]);
 
     assert_eq!(
