@@ -130,8 +130,8 @@ pub enum Command {
     /// Each client is an agent by the name it connects with (or --agent for all of them):
     /// memories are shared by all clients unless written as private.
     Mcp {
-        /// Serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8765; port 0: any
-        /// free one) at /mcp, instead of stdio.
+        /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8765; port 0: any free one)
+        /// at /mcp, instead of stdio. Only loopback addresses, unless --allow-remote.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
         /// The bearer token HTTP clients must send (default: a new random one, printed).
@@ -141,10 +141,22 @@ pub enum Command {
         /// (create_entities, search_nodes…), over Strata's semantic memories.
         #[arg(long)]
         graph_tools: bool,
-        /// Listen on a non-loopback address (other machines could then reach your memory;
-        /// the token is still required).
+        /// Serve other machines too: --http may then be any address (e.g. 0.0.0.0:8765 for all
+        /// of them), and requests may name, as their Host, the address the server listens on
+        /// (any of this machine's with 0.0.0.0 or [::]) or a name given with --allow-host. The
+        /// token is still required, and pages in a browser are still refused unless they come
+        /// from this machine. Without it, requests must name localhost or a loopback address.
         #[arg(long)]
         allow_remote: bool,
+        /// With --allow-remote, a host name (or address) clients may reach the server by, e.g.
+        /// memory.home.arpa; repeat for more.
+        #[arg(
+            long = "allow-host",
+            value_name = "NAME",
+            requires = "allow_remote",
+            value_parser = strata_core::access::host_name
+        )]
+        allow_hosts: Vec<String>,
     },
     /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
     /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
@@ -167,10 +179,15 @@ pub enum Command {
         /// the token.
         #[arg(long)]
         allow_remote: bool,
-        /// With --allow-remote, a host name clients use to reach this machine (accepted in
-        /// their Host header besides the address listened on); repeatable.
-        #[arg(long, value_name = "NAME", requires = "allow_remote")]
-        allow_host: Vec<String>,
+        /// With --allow-remote, a host name (or address) clients may reach the proxy by, e.g.
+        /// memory.home.arpa; repeat for more.
+        #[arg(
+            long = "allow-host",
+            value_name = "NAME",
+            requires = "allow_remote",
+            value_parser = strata_core::access::host_name
+        )]
+        allow_hosts: Vec<String>,
     },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).

@@ -65,13 +65,14 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Train(train) = command {
         return crate::train::run(&mut engine, &db, train, &out);
     }
-    if let Command::Serve { port, host, provider, token, allow_remote, allow_host } = command {
-        let listen = Listen { addr: std::net::SocketAddr::new(host, port), allow_remote, allow_host };
+    if let Command::Serve { port, host, provider, token, allow_remote, allow_hosts } = command {
+        let listen = Listen { addr: std::net::SocketAddr::new(host, port), allow_remote, allow_hosts };
         return serve(engine, listen, provider, token, &out);
     }
-    if let Command::Mcp { http, token, graph_tools, allow_remote } = command {
+    if let Command::Mcp { http, token, graph_tools, allow_remote, allow_hosts } = command {
         let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
-        return mcp(engine, settings, http, token, allow_remote);
+        let listen = http.map(|addr| Listen { addr, allow_remote, allow_hosts });
+        return mcp(engine, settings, listen, token);
     }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
     // Recording what was read is bookkeeping: it must not turn a read that worked into an error.
@@ -411,17 +412,15 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
 struct Listen {
     addr: std::net::SocketAddr,
     allow_remote: bool,
-    allow_host: Vec<String>,
+    allow_hosts: Vec<String>,
 }
 
 impl Listen {
-    /// Who may call: the token clients must send, and the hosts they may name. Beyond
-    /// loopback only with --allow-remote, and then always with a token (a new one unless
-    /// given, which is then printed for the person to hand to their clients).
-    fn access(&self, token: Option<String>) -> Result<strata_proxy::Access> {
-        let token = token.filter(|t| !t.trim().is_empty());
+    /// The hosts requests may name: loopback ones, and beyond loopback (only with
+    /// --allow-remote) the address listened on and the names given.
+    fn hosts(&self) -> Result<strata_core::access::Hosts> {
         if self.addr.ip().is_loopback() {
-            return Ok(strata_proxy::Access { token, hosts: strata_core::access::Hosts::loopback() });
+            return Ok(strata_core::access::Hosts::loopback());
         }
         if !self.allow_remote {
             bail!(
@@ -429,17 +428,20 @@ impl Listen {
                 self.addr
             );
         }
-        let mut hosts = self.allow_host.clone();
-        if !self.addr.ip().is_unspecified() {
-            hosts.push(self.addr.ip().to_string());
-        }
-        let token = token.unwrap_or_else(|| {
-            let new = strata_core::access::new_token();
-            note!("Clients send the header  Authorization: Bearer {new}");
-            new
-        });
-        Ok(strata_proxy::Access { token: Some(token), hosts: strata_core::access::Hosts::with(hosts) })
+        Ok(strata_core::access::Hosts::remote(self.addr.ip(), self.allow_hosts.clone()))
     }
+}
+
+/// The token given, or for a server reachable beyond loopback (where one is always required)
+/// a new one, printed for the person to hand to their clients.
+fn token_for(hosts: &strata_core::access::Hosts, given: Option<String>) -> Option<String> {
+    let given = given.filter(|t| !t.trim().is_empty());
+    if given.is_some() || !hosts.is_remote() {
+        return given;
+    }
+    let new = strata_core::access::new_token();
+    note!("Clients send the header  Authorization: Bearer {new}");
+    Some(new)
 }
 
 /// Hands a scrub that another process's read delayed to a `strata scrub` process of its own,
@@ -461,7 +463,8 @@ fn finish_scrub_later(engine: &Engine) -> Result<()> {
 
 /// `strata serve`: the memory proxy, until Ctrl-C.
 fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Option<String>, out: &Out) -> Result<()> {
-    let access = listen.access(token)?;
+    let hosts = listen.hosts()?;
+    let access = strata_proxy::Access { token: token_for(&hosts, token), hosts };
     load_embedder(&mut engine, out)?;
     let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, active_adapter(&engine)?)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -489,9 +492,8 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
 fn mcp(
     mut engine: Engine,
     settings: strata_mcp::McpSettings,
-    http: Option<std::net::SocketAddr>,
+    listen: Option<Listen>,
     token: Option<String>,
-    allow_remote: bool,
 ) -> Result<()> {
     match strata_models::MiniLm::load_default() {
         // New and not yet embedded memories are embedded in the background.
@@ -501,14 +503,15 @@ fn mcp(
     let server = strata_mcp::StrataMcp::new(engine, settings);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
-        let Some(addr) = http else {
+        let Some(listen) = listen else {
             return Ok(strata_mcp::serve_stdio(server).await?);
         };
-        if !addr.ip().is_loopback() && !allow_remote {
-            bail!("{addr} is not a loopback address: other machines could reach your memory; pass --allow-remote if you mean it");
-        }
-        let token = token.filter(|t| !t.trim().is_empty()).unwrap_or_else(strata_mcp::http::new_token);
-        let running = strata_mcp::http::serve(server, addr, token.clone()).await.with_context(|| format!("cannot listen on {addr}"))?;
+        let (addr, hosts) = (listen.addr, listen.hosts()?);
+        // Over HTTP a token is always required, beyond loopback or not.
+        let token = token.filter(|t| !t.trim().is_empty()).unwrap_or_else(strata_core::access::new_token);
+        let running = strata_mcp::http::serve_for(server, addr, token.clone(), hosts)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
         note!("Strata's MCP server: http://{}{} (Ctrl-C stops it)", running.addr, strata_mcp::http::PATH);
         note!("Clients send the header  Authorization: Bearer {token}");
         tokio::signal::ctrl_c().await?;

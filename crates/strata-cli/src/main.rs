@@ -53,10 +53,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line, like every other error; `strata help` shows the full usage.
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            note!("error: {first} (see `strata --help`)");
+            note!("error: {} (see `strata --help`)", one_line(&e));
             return ExitCode::from(2);
         }
     };
@@ -73,4 +70,14 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// A clap error in one line, like every other error (`strata help` shows the full usage): its
+/// first line, with what clap lists indented under it ("not provided:\n  --allow-remote").
+fn one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+    let listed: Vec<&str> = lines.take_while(|l| l.starts_with("  ")).map(str::trim).collect();
+    [first].into_iter().chain(listed).collect::<Vec<_>>().join(" ")
 }

@@ -40,10 +40,31 @@ pub fn is_loopback(host: &str) -> bool {
     host == "localhost" || host.ends_with(".localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// The hosts a server accepts in `Host` besides loopback ones.
+/// `name` as a server can be told to accept it in `Host`: a DNS name (lowercased) or an IP
+/// address in its usual form; anything else (a port, a scheme, a path) is refused, saying why.
+pub fn host_name(name: &str) -> Result<String, String> {
+    if let Ok(ip) = name.parse::<IpAddr>() {
+        return Ok(ip.to_string());
+    }
+    let label_ok = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.len() <= 253 && name.split('.').all(label_ok) {
+        return Ok(name.to_ascii_lowercase());
+    }
+    Err(format!("'{name}' is not a host name or IP address (give one without scheme or port, e.g. memory.home.arpa)"))
+}
+
+/// The hosts a server answers requests for (`Host`): loopback ones always; a server allowed
+/// beyond loopback also its listening address (any address, when it listens on all of them —
+/// a request naming an IP cannot come from a rebound DNS name) and the names it was given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Hosts {
-    extra: Vec<String>,
+    remote: Option<IpAddr>,
+    names: Vec<String>,
 }
 
 impl Hosts {
@@ -52,9 +73,15 @@ impl Hosts {
         Hosts::default()
     }
 
-    /// Loopback hosts and `extra` (names or addresses, any case, ports ignored).
-    pub fn with(extra: impl IntoIterator<Item = String>) -> Hosts {
-        Hosts { extra: extra.into_iter().map(|h| host_of(&h)).filter(|h| !h.is_empty()).collect() }
+    /// A server listening on `listen` beyond loopback, reached by its address or by `names`
+    /// (as [`host_name`] gives them).
+    pub fn remote(listen: IpAddr, names: Vec<String>) -> Hosts {
+        Hosts { remote: Some(listen), names: names.iter().map(|n| host_of(n)).collect() }
+    }
+
+    /// Whether the server answers beyond loopback.
+    pub fn is_remote(&self) -> bool {
+        self.remote.is_some()
     }
 
     /// Whether a request with this `Host` header may be answered.
@@ -62,7 +89,11 @@ impl Hosts {
         let Some(host) = header.map(host_of).filter(|h| !h.is_empty()) else {
             return false;
         };
-        is_loopback(&host) || self.extra.contains(&host)
+        if is_loopback(&host) {
+            return true;
+        }
+        let Some(listen) = self.remote else { return false };
+        self.names.contains(&host) || host.parse::<IpAddr>().is_ok_and(|ip| listen.is_unspecified() || ip == listen)
     }
 }
 
@@ -106,9 +137,41 @@ mod tests {
             assert!(!local.allows_host(Some(bad)), "{bad}");
         }
         assert!(!local.allows_host(None), "HTTP/1.1 requires a Host");
-        let remote = Hosts::with(["Strata.Lan".to_string(), "192.168.1.4:8088".to_string()]);
-        assert!(remote.allows_host(Some("strata.lan:8088")) && remote.allows_host(Some("192.168.1.4")));
-        assert!(!remote.allows_host(Some("evil.example")));
+        let named = Hosts::remote("192.168.1.4".parse().unwrap(), vec!["strata.lan".into()]);
+        assert!(named.allows_host(Some("Strata.Lan:8088")) && named.allows_host(Some("192.168.1.4")));
+        assert!(!named.allows_host(Some("evil.example")) && !named.allows_host(Some("10.0.0.9")));
+        let any = Hosts::remote("0.0.0.0".parse().unwrap(), vec![]);
+        assert!(any.allows_host(Some("10.0.0.9:8088")) && !any.allows_host(Some("evil.example")));
+    }
+
+    #[test]
+    fn hosts_are_allowed_by_the_listening_address_and_names() {
+        let check = |hosts: &Hosts, allowed: &[&str], refused: &[&str]| {
+            for h in allowed {
+                assert!(hosts.allows_host(Some(h)), "{h} should reach {hosts:?}");
+            }
+            for h in refused {
+                assert!(!hosts.allows_host(Some(h)), "{h} should not reach {hosts:?}");
+            }
+        };
+        let loopback = ["localhost", "LocalHost", "127.0.0.1", "127.0.0.2", "[::1]"];
+        check(&Hosts::loopback(), &loopback, &["192.0.2.7", "strata.example"]);
+        let any = |ip: &str| Hosts::remote(ip.parse().unwrap(), vec!["strata.example".into()]);
+        check(&any("0.0.0.0"), &loopback, &["evil.example", "localhost.evil.example"]);
+        check(&any("0.0.0.0"), &["192.0.2.7", "[2001:db8::7]", "strata.example", "STRATA.example:80"], &[]);
+        check(&any("::"), &["192.0.2.7", "[2001:db8::7]:8765"], &[]);
+        check(&any("192.0.2.7"), &["192.0.2.7", "strata.example", "localhost"], &["192.0.2.8", "evil.example"]);
+        let behind_nat = Hosts::remote("192.0.2.7".parse().unwrap(), vec![host_name("2001:DB8:0::5").unwrap()]);
+        check(&behind_nat, &["[2001:db8::5]:8765"], &["[2001:db8::6]", "203.0.113.5"]);
+    }
+
+    #[test]
+    fn host_names_given_by_a_person_are_checked() {
+        assert_eq!(host_name("Memory.Home.Arpa"), Ok("memory.home.arpa".into()));
+        assert_eq!(host_name("::1"), Ok("::1".into()));
+        for bad in ["memory:8765", "http://memory", "a/b", "-x.lan", "", "a..b", "my_host"] {
+            assert!(host_name(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,16 +1,18 @@
-//! Streamable HTTP: `POST/GET/DELETE /mcp` on a loopback address, behind a bearer token. The
-//! transport checks `Host` and `Origin` (only loopback pages may call it, against DNS
-//! rebinding) and refuses bodies over [`crate::MAX_REQUEST_BYTES`]; every client gets its own
-//! session.
+//! Streamable HTTP: `POST/GET/DELETE /mcp`, behind a bearer token. Requests must name a host
+//! the server's [`Hosts`] allow and come from no page or a loopback page (`Origin`), against DNS
+//! rebinding; bodies over [`crate::MAX_REQUEST_BYTES`] are refused, and a body that is not a
+//! JSON-RPC message gets the JSON-RPC error for it; every client gets its own session.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -20,11 +22,7 @@ use crate::StrataMcp;
 /// The path clients connect to.
 pub const PATH: &str = "/mcp";
 
-/// A token for `Authorization: Bearer …`: 32 random bytes, hex.
-pub fn new_token() -> String {
-    let bytes: [u8; 32] = rand::random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use strata_core::access::{Hosts, new_token};
 
 /// A running HTTP server.
 pub struct Running {
@@ -47,12 +45,21 @@ impl Running {
     }
 }
 
-/// Starts serving `server` on `addr` (port 0: any free one), requiring `token`.
+/// Starts serving `server` on `addr` (port 0: any free one) to this machine's clients,
+/// requiring `token`.
 pub async fn serve(server: StrataMcp, addr: SocketAddr, token: String) -> std::io::Result<Running> {
+    serve_for(server, addr, token, Hosts::loopback()).await
+}
+
+/// Starts serving `server` on `addr` (port 0: any free one) to requests for `hosts`,
+/// requiring `token`.
+pub async fn serve_for(server: StrataMcp, addr: SocketAddr, token: String, hosts: Hosts) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let stop = CancellationToken::new();
+    // `Host` is checked by `require_allowed_host` (rmcp's list cannot say "any address").
     let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
         .enforce_origin_validation()
         .with_max_request_body_bytes(crate::MAX_REQUEST_BYTES)
@@ -61,7 +68,12 @@ pub async fn serve(server: StrataMcp, addr: SocketAddr, token: String) -> std::i
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
     let token = Arc::new(format!("Bearer {token}"));
-    let app = Router::new().nest_service(PATH, service).layer(middleware::from_fn_with_state(token, require_token));
+    let hosts = Arc::new(hosts);
+    let app = Router::new()
+        .nest_service(PATH, service)
+        .layer(middleware::from_fn(require_json_rpc))
+        .layer(middleware::from_fn_with_state(token, require_token))
+        .layer(middleware::from_fn_with_state(hosts, require_allowed_host));
     let shutdown = stop.clone();
     let task = tokio::spawn(async move {
         axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
@@ -72,7 +84,7 @@ pub async fn serve(server: StrataMcp, addr: SocketAddr, token: String) -> std::i
 /// 401 unless the request carries the bearer token (compared in constant time).
 async fn require_token(State(expected): State<Arc<String>>, request: Request, next: Next) -> Response {
     let given = request.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes).unwrap_or_default();
-    if !same(given, expected.as_bytes()) {
+    if !strata_core::access::same_secret(given, expected.as_bytes()) {
         let mut response = (
             StatusCode::UNAUTHORIZED,
             "a bearer token is required: Authorization: Bearer TOKEN (strata mcp --http prints it)",
@@ -84,6 +96,38 @@ async fn require_token(State(expected): State<Arc<String>>, request: Request, ne
     next.run(request).await
 }
 
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// 403 unless the request names a host `hosts` allows; 400 if it names none.
+async fn require_allowed_host(State(hosts): State<Arc<Hosts>>, request: Request, next: Next) -> Response {
+    let named = match request.headers().get(header::HOST) {
+        Some(h) => h.to_str().ok().map(str::to_string),
+        None => request.uri().authority().map(|a| a.to_string()),
+    };
+    match named {
+        None => (StatusCode::BAD_REQUEST, "Bad Request: a valid Host header is required").into_response(),
+        Some(host) if !hosts.allows_host(Some(&host)) => (
+            StatusCode::FORBIDDEN,
+            format!("Forbidden: this server does not answer requests for host '{host}' (see strata mcp --allow-remote and --allow-host)"),
+        )
+            .into_response(),
+        Some(_) => next.run(request).await,
+    }
+}
+
+/// A POST body that is not a JSON-RPC message gets the JSON-RPC error for it (400), rather
+/// than rmcp's 415; one over [`crate::MAX_REQUEST_BYTES`] gets 413.
+async fn require_json_rpc(request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // Reading fails when the body is too long, or when the client is gone and hears nothing.
+    let Ok(bytes) = axum::body::to_bytes(body, crate::MAX_REQUEST_BYTES).await else {
+        let message = format!("Payload Too Large: the body is over {} bytes", crate::MAX_REQUEST_BYTES);
+        return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+    };
+    if let Err(error) = crate::jsonrpc::read_message(&bytes) {
+        let answer = serde_json::to_string(&ServerJsonRpcMessage::error(error, None)).unwrap_or_default();
+        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], answer).into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
 }

@@ -5,7 +5,8 @@
 //!   tools in [`graph_tools`] when enabled), resources ([`resources`]) and prompts
 //!   ([`prompts`]), each call running on an [`Engine`] of the calling client's own.
 //! - Transports: stdio ([`serve_stdio`]) and streamable HTTP ([`http::serve`]), bound to
-//!   loopback with a bearer token.
+//!   loopback unless allowed further, with a bearer token; both answer what is not a JSON-RPC
+//!   message with the JSON-RPC error for it ([`jsonrpc`]).
 //!
 //! **Scoping.** Every client is an agent named by its identity: the configured agent id, or
 //! the name the client gives when it connects (`claude-ai`, `cursor`…). New memories are
@@ -14,8 +15,10 @@
 
 pub mod graph_tools;
 pub mod http;
+mod jsonrpc;
 pub mod prompts;
 pub mod resources;
+pub mod stdio;
 pub mod tools;
 
 use std::collections::HashMap;
@@ -24,9 +27,9 @@ use std::sync::{Arc, Mutex};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
@@ -127,8 +130,8 @@ impl StrataMcp {
 
     /// A tool's answer: `value` as structured content (and as text for older clients), or
     /// the error as a result the model reads and can act on (`isError`), bad arguments
-    /// included — as the MCP specification asks of tools, and as rmcp answers arguments that
-    /// do not match the schema.
+    /// included — as the MCP specification asks of tools (rmcp's own argument errors get the
+    /// same shape in [`shaped`]).
     pub(crate) fn answer<T: Serialize>(&self, result: ApiResult<T>) -> Result<CallToolResult, McpError> {
         match result {
             Ok(v) => Ok(CallToolResult::structured(serde_json::to_value(v).map_err(internal)?)),
@@ -172,6 +175,21 @@ pub(crate) fn refusal(e: ApiError) -> CallToolResult {
     CallToolResult::structured_error(serde_json::json!({"error": {"code": e.code, "message": e.message}}))
 }
 
+/// A tool error in the shape every tool's has. Ours all are; rmcp answers arguments that do
+/// not deserialize (a string for a number, an unknown field) with plain text, which becomes
+/// an `invalid_input` refusal here.
+fn shaped(response: CallToolResponse) -> CallToolResponse {
+    match response {
+        CallToolResponse::Complete(result) if result.is_error == Some(true) && result.structured_content.is_none() => {
+            let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+            let text = text.join(" ");
+            let reason = text.strip_prefix("failed to deserialize parameters:").unwrap_or(&text).trim();
+            refusal(ApiError::invalid(format!("the arguments do not fit the tool's schema: {reason}"))).into()
+        }
+        other => other,
+    }
+}
+
 /// Bad arguments, as a tool error the model reads.
 pub(crate) fn bad_arguments(message: impl Into<String>) -> Result<CallToolResult, McpError> {
     Ok(refusal(ApiError::invalid(message)))
@@ -208,7 +226,18 @@ impl ServerHandler for StrataMcp {
                 "the arguments are {size} bytes; Strata takes at most {MAX_REQUEST_BYTES} per call"
             )));
         }
-        self.tools.call(ToolCallContext::new(self, request, ctx)).await
+        self.tools.call(ToolCallContext::new(self, request, ctx)).await.map(shaped)
+    }
+
+    /// rmcp passes on a request it could not type as a custom one: for a method we serve,
+    /// that means params that do not fit it (invalid params, saying why); any other method is
+    /// not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(jsonrpc::untyped_request(&request))
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -260,7 +289,8 @@ impl ServerHandler for StrataMcp {
 
 /// Serves `server` over this process's stdin and stdout until the client hangs up.
 pub async fn serve_stdio(server: StrataMcp) -> std::io::Result<()> {
-    let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = server.serve(transport).await.map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }

@@ -26,9 +26,12 @@ fn http_server(e: &Env, extra: &[&str]) -> (Child, String) {
     spawn_server(e, &args, "MCP server")
 }
 
-fn error_text(v: &Value) -> String {
+/// A tool's refusal, in the shape every tool failure has: `isError` with
+/// `{"error": {code, message}}`; returns the message.
+fn refused(v: &Value, code: &str) -> String {
     assert_eq!(v["is_error"], true, "{v}");
-    v["text"].as_str().unwrap().to_string()
+    assert_eq!(v["value"]["error"]["code"], code, "{v}");
+    v["value"]["error"]["message"].as_str().unwrap().to_string()
 }
 
 /// What every transport must do: the tools, resources, prompts and error cases.
@@ -62,10 +65,12 @@ fn check_scenario(v: &Value) {
 
     assert_eq!(v["get_missing"]["error"], true);
     assert_eq!(v["get_missing"]["value"]["error"]["code"], "not_found");
-    assert!(error_text(&v["bad_arguments"]).contains("needs `key`"));
-    assert!(error_text(&v["wrong_type"]).contains("expected a string"));
-    assert!(error_text(&v["unknown_field"]).contains("unknown field `limt`"));
-    assert!(error_text(&v["forget_unconfirmed"]).contains("confirm: true"));
+    assert!(refused(&v["bad_arguments"], "invalid_input").contains("needs `key`"));
+    // Arguments that do not deserialize (rmcp's errors) are refused in the same shape as ours.
+    assert!(refused(&v["wrong_type"], "invalid_input").contains("expected a string"));
+    assert!(refused(&v["limit_not_a_number"], "invalid_input").contains(r#"invalid type: string "ten""#));
+    assert!(refused(&v["unknown_field"], "invalid_input").contains("unknown field `limt`"));
+    assert!(refused(&v["forget_unconfirmed"], "invalid_input").contains("confirm: true"));
     assert!(v["unknown_tool"]["message"].as_str().unwrap().contains("tool not found"), "{}", v["unknown_tool"]);
 
     assert_eq!(
@@ -246,4 +251,161 @@ fn a_reference_memory_json_imports_and_exports() {
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["name"], "John_Smith");
     assert_eq!(lines[4]["type"], "relation");
+}
+
+const AUTH: &str = "Authorization: Bearer local-secret";
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// The port of a server's URL.
+fn port_of(url: &str) -> u16 {
+    url.trim_end_matches("/mcp").rsplit(':').next().unwrap().parse().unwrap()
+}
+
+/// A raw HTTP POST of `body` to /mcp on 127.0.0.1:`port` — always loopback — naming `host`
+/// as its Host (as a client elsewhere would); returns the status and the body.
+fn post(port: u16, host: &str, headers: &[&str], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for h in headers {
+        request += &format!("{h}\r\n");
+    }
+    request += "\r\n";
+    request += body;
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status =
+        response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{response}"));
+    (status, response.split_once("\r\n\r\n").map_or("", |(_, body)| body).to_string())
+}
+
+#[test]
+fn allow_remote_serves_requests_naming_the_servers_address_or_an_allowed_name() {
+    let e = Env::new();
+    let args =
+        ["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "Memory.Home.Arpa", "--token", "local-secret"];
+    let (mut server, url) = spawn_server(&e, &args, "MCP server");
+    let port = port_of(&url);
+    let (address, name) = (format!("192.0.2.7:{port}"), format!("memory.home.arpa:{port}"));
+    let statuses = [
+        post(port, &address, &[AUTH], INITIALIZE).0,
+        post(port, &name, &[AUTH], INITIALIZE).0,
+        post(port, &address, &[], INITIALIZE).0,
+        post(port, &address, &["Authorization: Bearer wrong"], INITIALIZE).0,
+        post(port, &format!("evil.example:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &address, &[AUTH, "Origin: http://192.0.2.7:8000"], INITIALIZE).0,
+        post(port, &address, &[AUTH, "Origin: http://localhost:8000"], INITIALIZE).0,
+    ];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(
+        statuses,
+        [200, 200, 401, 401, 403, 403, 200],
+        "address, name, no token, wrong token, other name, pages"
+    );
+
+    // Without --allow-remote the same requests are refused; localhost is served.
+    let (mut server, url) = http_server(&e, &[]);
+    let port = port_of(&url);
+    let statuses = [
+        post(port, &format!("192.0.2.7:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("memory.home.arpa:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("localhost:{port}"), &[AUTH], INITIALIZE).0,
+    ];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(statuses, [403, 403, 200]);
+
+    let r = e.run(&["mcp", "--http", "127.0.0.1:0", "--allow-host", "memory.home.arpa"]);
+    assert!(r.code == 2 && r.stderr.contains("--allow-remote"), "--allow-host needs --allow-remote: {}", r.stderr);
+    let r = e.run(&["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "memory:8765"]);
+    assert!(r.code == 2 && r.stderr.contains("not a host name"), "{}", r.stderr);
+}
+
+#[test]
+fn malformed_json_rpc_over_http_gets_the_json_rpc_error() {
+    let e = Env::new();
+    let (mut server, url) = http_server(&e, &[]);
+    let port = port_of(&url);
+    let host = format!("127.0.0.1:{port}");
+    let cases = [
+        ("this is not json", -32700),
+        (r#"{"jsonrpc":"2.0","id":1,"#, -32700),
+        (r#"{"hello":"world"}"#, -32600),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+    ];
+    let answers: Vec<(u16, String)> = cases.iter().map(|(body, _)| post(port, &host, &[AUTH], body)).collect();
+    let _ = server.kill();
+    let _ = server.wait();
+    for ((body, code), (status, answer)) in cases.iter().zip(answers) {
+        assert_eq!(status, 400, "{body}: {answer}");
+        let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{body}: {e}: {answer}"));
+        assert_eq!(answer["jsonrpc"], "2.0", "{body}: {answer}");
+        assert_eq!(answer["error"]["code"], *code, "{body}: {answer}");
+    }
+}
+
+/// `strata mcp` over stdio, sent the handshake and then `lines` as they are; the messages it
+/// writes until it has answered every id in `ids`.
+fn over_stdio(e: &Env, lines: &[&str], ids: &[u64]) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("mcp")
+        .env("STRATA_DB", e.db())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = std::io::BufReader::new(server.stdout.take().unwrap());
+    std::thread::spawn(move || output.lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
+    let handshake = [INITIALIZE, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#];
+    for line in handshake.iter().chain(lines) {
+        writeln!(input, "{line}").unwrap();
+    }
+    let mut seen = vec![];
+    while !ids.iter().all(|id| seen.iter().any(|m: &Value| m["id"] == *id)) {
+        let line =
+            rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("no answer: {seen:?}"));
+        seen.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+    }
+    drop(input);
+    let _ = server.kill();
+    let _ = server.wait();
+    seen
+}
+
+#[test]
+fn malformed_messages_over_stdio_get_json_rpc_errors_and_non_object_arguments_invalid_params() {
+    let e = Env::new();
+    let answers = over_stdio(
+        &e,
+        &[
+            "this is not json",
+            r#"{"hello":"world"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":"everything"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall","arguments":["x"]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+        ],
+        &[0, 1, 2, 3, 4],
+    );
+    let unanswerable: Vec<&Value> =
+        answers.iter().filter(|m| m.get("id").is_none()).map(|m| &m["error"]["code"]).collect();
+    assert_eq!(unanswerable, [-32700, -32600], "{answers:?}");
+    let answer = |id: u64| answers.iter().find(|m| m["id"] == id).unwrap();
+    for id in [1, 2] {
+        assert_eq!(answer(id)["error"]["code"], -32602, "{}", answer(id));
+        assert!(answer(id)["error"]["message"].as_str().unwrap().contains("`arguments` must be an object"));
+    }
+    assert_eq!(answer(3)["error"]["code"], -32601, "a method we do not serve is still not found");
+    assert_eq!(answer(4)["result"], serde_json::json!({}), "and the session goes on");
 }
