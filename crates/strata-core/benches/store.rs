@@ -235,6 +235,40 @@ fn search(dir: &std::path::Path) -> Row {
     }
 }
 
+/// Opening an existing store, whose integrity check at open reads the whole file, next to
+/// the check alone (the baseline: what opening costs without it is the difference).
+fn open_existing(dir: &std::path::Path) -> Row {
+    let n = scale(100_000);
+    let mut store = open(dir, "open.db");
+    let mut text = Text::new(6);
+    fill(&mut store, (0..n).map(|i| content(&mut text, i)).collect(), |_, _| Ok(()));
+    store.checkpoint().unwrap();
+    drop(store);
+    let path = dir.join("open.db");
+    let median = |f: &dyn Fn()| {
+        let mut times: Vec<Duration> = (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[2].as_secs_f64() * 1000.0
+    };
+    let opening = median(&|| drop(Store::open(&path).unwrap()));
+    let check = median(&|| {
+        let conn = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        strata_core::schema::check_integrity(&conn, &path).unwrap();
+    });
+    let mb = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+    Row {
+        name: format!("open a store of {n} memories ({mb:.0} MB), median of 5"),
+        value: format!("{opening:.0} ms, of which integrity check {check:.0} ms"),
+        target: "—".into(),
+    }
+}
+
 fn main() {
     // `STRATA_BENCH_DIR=PATH` keeps the databases there for inspection.
     let guard = tempfile::tempdir().unwrap();
@@ -242,7 +276,7 @@ fn main() {
         Ok(d) => std::path::PathBuf::from(d),
         Err(_) => guard.path().to_path_buf(),
     };
-    // `STRATA_BENCH_ONLY=search` (or append, replay) runs one scenario.
+    // `STRATA_BENCH_ONLY=search` (or append, replay, open) runs one scenario.
     let only = std::env::var("STRATA_BENCH_ONLY").unwrap_or_default();
     let run = |name: &str| only.is_empty() || only == name;
     let mut rows = Vec::new();
@@ -257,6 +291,9 @@ fn main() {
     }
     if run("search") {
         rows.push(search(&dir));
+    }
+    if run("open") {
+        rows.push(open_existing(&dir));
     }
     println!("\n{:<72} {:<40} target", "benchmark", "result");
     let n = rows.len();
