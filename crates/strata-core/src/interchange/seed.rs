@@ -9,8 +9,9 @@ use chrono::{DateTime, Timelike, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::{line_of, parse_json};
-use crate::error::{Error, Result};
+use super::json::parse_in;
+use super::line_of;
+use crate::error::{Error, Result, excerpt};
 use crate::event::EventMeta;
 use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure};
 use crate::projection::{MEMORY_COLUMNS, memory_from_row};
@@ -81,13 +82,12 @@ impl ImportCounts {
 
 /// Parses a seed-002 document into contents (with their session ids), checking everything.
 fn parse(file: &str, text: &str) -> Result<Vec<(Content, Option<String>)>> {
-    let doc: Doc = parse_json(file, 0, text)?;
-    let bad =
-        |needle: &str, message: String| Error::BadImport { file: file.into(), line: line_of(text, needle), message };
+    let doc: Doc = parse_in(file, 1, text)?;
+    let bad = |needle: &str, message: String| Error::bad_import(file, line_of(text, needle), message);
     let mut out = Vec::new();
     for (key, facts) in doc.semantic {
         let c = Content::Semantic(Concept { key: key.clone(), facts });
-        c.validate().map_err(|e| bad(&format!("\"{key}\""), format!("field `semantic.{key}`: {e}")))?;
+        c.validate().map_err(|e| bad(&format!("\"{key}\""), format!("field `semantic.{}`: {e}", excerpt(&key))))?;
         out.push((c, None));
     }
     for (i, e) in doc.episodic.into_iter().enumerate() {
@@ -113,7 +113,7 @@ fn parse(file: &str, text: &str) -> Result<Vec<(Content, Option<String>)>> {
     }
     for (name, p) in doc.procedural {
         let c = Content::Procedural(Procedure { name: name.clone(), steps: p.steps, context: p.context });
-        c.validate().map_err(|e| bad(&format!("\"{name}\""), format!("field `procedural.{name}`: {e}")))?;
+        c.validate().map_err(|e| bad(&format!("\"{name}\""), format!("field `procedural.{}`: {e}", excerpt(&name))))?;
         out.push((c, None));
     }
     Ok(out)
@@ -153,9 +153,7 @@ impl Store {
                 let mut new = template.clone();
                 new.scope.session_id = session_id.or(new.scope.session_id);
                 tx.create(content, new, meta).map_err(|e| match e {
-                    Error::DuplicateKey { .. } | Error::Invalid(_) => {
-                        Error::BadImport { file: file.into(), line, message: e.to_string() }
-                    }
+                    Error::DuplicateKey { .. } | Error::Invalid(_) => Error::bad_import(file, line, e.to_string()),
                     other => other,
                 })?;
                 match kind {

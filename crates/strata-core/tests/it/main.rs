@@ -5,6 +5,7 @@ mod support;
 mod adapters;
 mod asof;
 mod context;
+mod fence;
 mod forget;
 mod format;
 mod interchange;
