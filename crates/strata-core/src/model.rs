@@ -413,11 +413,7 @@ fn key_ok(what: &str, k: &str) -> Result<()> {
 /// Refuses `value` when it is longer than `max` bytes, naming it by an excerpt.
 fn longest(what: &str, value: &str, max: usize) -> Result<()> {
     if value.len() > max {
-        return Err(Error::invalid(format!(
-            "{what} '{}' is longer than {max} bytes ({} bytes)",
-            excerpt(value),
-            value.len()
-        )));
+        return Err(Error::invalid(format!("{what} '{}' is longer than {max} bytes", excerpt(value))));
     }
     Ok(())
 }
