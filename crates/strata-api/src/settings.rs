@@ -184,7 +184,10 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
         // Read as strictly as an import: a key twice, or anything after the object, names its line.
         for (text, want) in [
-            ("{\"tiers\": {\"promote_to_long\": 0.7,\n\"promote_to_long\": 0.2}}", ":2: field `tiers.promote_to_long`: this key"),
+            (
+                "{\"tiers\": {\"promote_to_long\": 0.7,\n\"promote_to_long\": 0.2}}",
+                ":2: field `tiers.promote_to_long`: this key",
+            ),
             ("{\"tiers\": {}}\n{\"tiers\": {}}", ":2: trailing characters"),
         ] {
             std::fs::write(&path, text).unwrap();

@@ -13,6 +13,8 @@ use unicode_normalization::UnicodeNormalization;
 const DEFUSED: char = '‹';
 /// What every line after the first starts with.
 const INDENT: &str = "\n    ";
+/// `<` and the characters drawn like it (after NFKC, which already made `＜` and `﹤` a `<`).
+const OPENERS: [char; 10] = ['<', '˂', 'ᐸ', '〈', '⟨', '❬', '❮', '⧼', '⋖', '≺'];
 
 /// `text` made safe inside the block: normalized, tags defused, every line after the first
 /// indented (see the module's documentation). Ordinary text — `a < b and <b>bold</b>` — is
@@ -82,6 +84,9 @@ fn hidden(c: char) -> bool {
 /// `text` with the `<` of every memory tag look-alike replaced by [`DEFUSED`] (an HTML
 /// reference standing for it is replaced whole).
 fn defuse(text: &str) -> String {
+    if !text.contains(OPENERS) && !text.contains('&') {
+        return text.to_string();
+    }
     let units = units(text);
     let mut out = String::with_capacity(text.len());
     let mut done = 0;
@@ -198,7 +203,7 @@ fn latin(c: char) -> char {
 /// Whether a unit is a `<` or something drawn like one.
 fn opens(unit: &str) -> bool {
     let mut chars = reading(unit);
-    matches!((chars.next(), chars.next()), (Some('<' | '˂' | 'ᐸ' | '〈' | '⟨' | '❬' | '❮' | '⧼' | '⋖' | '≺'), None))
+    matches!((chars.next(), chars.next()), (Some(c), None) if OPENERS.contains(&c))
 }
 
 /// Whether the units after an opener name a memory tag: white space and slashes, then

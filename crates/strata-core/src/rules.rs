@@ -66,7 +66,7 @@ fn normal(what: &str, value: &str, normalize: fn(&str) -> Result<String>) -> Res
 /// One memory's stream so far, as a log check sees it.
 enum Stream {
     /// Created and readable.
-    Live(Memory),
+    Live(Box<Memory>),
     /// Created, its payloads erased by a `forgotten` event still to come: it existed.
     Erased {
         /// The line of its first event.
@@ -108,7 +108,7 @@ impl LogCheck {
             }
             (Some(Stream::Live(_)), Change::Redacted { .. } | Change::Forgotten { .. })
             | (Some(Stream::Erased { .. }), _) => return Err(("redacted_at", partly_erased(id))),
-            (Some(Stream::Live(m)), _) => self.apply(ev, Some(m)).map_err(|e| ("payload", e))?,
+            (Some(Stream::Live(m)), _) => self.apply(ev, Some(*m)).map_err(|e| ("payload", e))?,
             (None, _) => self.apply(ev, None).map_err(|e| ("payload", e))?,
         };
         self.streams.insert(id, next);
@@ -125,7 +125,7 @@ impl LogCheck {
             None => Err(Error::NotFound(target.to_string())),
         })?;
         match evolve(before, ev) {
-            Ok(Some(m)) => Ok(Stream::Live(m)),
+            Ok(Some(m)) => Ok(Stream::Live(Box::new(m))),
             Ok(None) => Ok(Stream::Forgotten),
             Err(EvolveError::Inconsistent(m)) => Err(Error::invalid(m)),
             Err(EvolveError::Redacted) => Err(Error::invalid("a redacted event")),

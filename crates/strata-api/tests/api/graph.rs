@@ -177,15 +177,38 @@ fn a_bad_memory_json_line_names_its_line_and_field_and_writes_nothing() {
     let good = "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"x\"}\n";
     let long = "n".repeat(300);
     let cases = [
-        (format!("{good}{{\"type\":\"entity\",\"name\":\"B\",\"name\":\"C\",\"entityType\":\"x\"}}"), "m.json:2: field `name`: this key appears twice"),
+        (
+            format!("{good}{{\"type\":\"entity\",\"name\":\"B\",\"name\":\"C\",\"entityType\":\"x\"}}"),
+            "m.json:2: field `name`: this key appears twice",
+        ),
         (format!("{good}{{\"type\":\"entity\",\"entityType\":\"x\"}}"), "m.json:2: field `name`: missing"),
-        (format!("{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\",\"name\":\"A\"}}"), "m.json:2: field `name`: a relation line has no `name`"),
+        (
+            format!(
+                "{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\",\"name\":\"A\"}}"
+            ),
+            "m.json:2: field `name`: a relation line has no `name`",
+        ),
         (format!("{good}{{\"type\":\"node\"}}"), "m.json:2: field `type`: unknown variant `node`"),
         (format!("{good}{} {{}}", good.trim_end()), "m.json:2: trailing characters"),
-        (format!("{good}\n\n{{\"type\":\"entity\",\"name\":\"{long}\",\"entityType\":\"x\"}}"), "m.json:4: entity 'nnn"),
-        (format!("{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\"}}"), "m.json:2: relation 'A' → 'A': a memory cannot link to itself"),
-        (format!("{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"{long}\"}}\n{good}"), "m.json:1: relation 'A' → 'A': a link's relation"),
-        (format!("{good}{{\"type\":\"entity\",\"name\":\"B\",\"entityType\":\"x\",\"observations\":[\"{}\"]}}", "o".repeat(1 << 20)), "m.json:2: entity 'B': this memory's content is"),
+        (
+            format!("{good}\n\n{{\"type\":\"entity\",\"name\":\"{long}\",\"entityType\":\"x\"}}"),
+            "m.json:4: entity 'nnn",
+        ),
+        (
+            format!("{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\"}}"),
+            "m.json:2: relation 'A' → 'A': a memory cannot link to itself",
+        ),
+        (
+            format!("{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"{long}\"}}\n{good}"),
+            "m.json:1: relation 'A' → 'A': a link's relation",
+        ),
+        (
+            format!(
+                "{good}{{\"type\":\"entity\",\"name\":\"B\",\"entityType\":\"x\",\"observations\":[\"{}\"]}}",
+                "o".repeat(1 << 20)
+            ),
+            "m.json:2: entity 'B': this memory's content is",
+        ),
     ];
     for (text, want) in cases {
         let err = e.graph_import("m.json", &mut text.as_bytes()).unwrap_err();
@@ -218,6 +241,7 @@ fn the_format_is_detected_by_what_the_file_holds() {
     let damaged = format!("{{\"type\":\"entity\",\"name\":\n{}", entity("D"));
     let err = e.import("m.json", &mut damaged.as_bytes(), None).unwrap_err();
     assert!(err.message.starts_with("m.json:1: EOF while parsing"), "{}", err.message);
-    let unusual = format!("{{\"observations\":[],\"entityType\":\"x\",\"name\":\"E\",\"type\":\"entity\"}}\n{}", entity("F"));
+    let unusual =
+        format!("{{\"observations\":[],\"entityType\":\"x\",\"name\":\"E\",\"type\":\"entity\"}}\n{}", entity("F"));
     assert_eq!(e.import("m.json", &mut unusual.as_bytes(), None).unwrap(), (ImportFormat::Graph, 2));
 }

@@ -21,7 +21,9 @@ fn check(file: &[u8], damages: &[damage::Damage]) -> Result<(), TestCaseError> {
     let result = e.import("file", &mut &bytes[..], None);
     let written = e.stats().unwrap().events;
     match result {
-        Ok((_, imported)) => prop_assert_eq!(imported == 0, written == 0, "imported {} in {} events", imported, written),
+        Ok((_, imported)) => {
+            prop_assert_eq!(imported == 0, written == 0, "imported {} in {} events", imported, written)
+        }
         Err(err) => {
             prop_assert_eq!(err.code, ErrorCode::BadImport, "{}", err.message);
             let line: usize = err

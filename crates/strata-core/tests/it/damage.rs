@@ -17,10 +17,36 @@ pub enum Damage {
 
 fn fragment() -> impl Strategy<Value = Vec<u8>> {
     let json = prop::sample::select(vec![
-        "\"", "{", "}", "[", "]", ",", ":", "\n", "\r\n", " ", "\\", "\\u0000", "null", "1e999", "-1", "0", "\"x\"",
-        "\"semantic\":{}", "\"a\":{\"b\":\"c\"}", "{\"semantic\": {}}", "\"seq\":1,", "\"stream_version\":1,",
-        "\"type\":\"forgotten\",", "\"redacted_at\":\"2026-01-01T00:00:00Z\",", "\"tags\":[\" x \"],",
-        "\"relation\":\"\",", "\"reason\":\"\",", "\"napoleon_bonaparte\":{\"x\":\"1\"},", "\u{2028}", "é",
+        "\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\n",
+        "\r\n",
+        " ",
+        "\\",
+        "\\u0000",
+        "null",
+        "1e999",
+        "-1",
+        "0",
+        "\"x\"",
+        "\"semantic\":{}",
+        "\"a\":{\"b\":\"c\"}",
+        "{\"semantic\": {}}",
+        "\"seq\":1,",
+        "\"stream_version\":1,",
+        "\"type\":\"forgotten\",",
+        "\"redacted_at\":\"2026-01-01T00:00:00Z\",",
+        "\"tags\":[\" x \"],",
+        "\"relation\":\"\",",
+        "\"reason\":\"\",",
+        "\"napoleon_bonaparte\":{\"x\":\"1\"},",
+        "\u{2028}",
+        "é",
     ]);
     prop_oneof![
         6 => json.prop_map(|s| s.as_bytes().to_vec()),
@@ -80,4 +106,3 @@ pub fn apply(file: &[u8], damages: &[Damage]) -> Vec<u8> {
 pub fn line_count(bytes: &[u8]) -> usize {
     bytes.split(|b| *b == b'\n').count()
 }
-

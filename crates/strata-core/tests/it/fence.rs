@@ -11,13 +11,7 @@ const BREAKS: [char; 10] =
 
 /// Every line break in `out` is a `\n` followed by the four-space indent.
 fn indented(out: &str) -> bool {
-    let mut chars = out.char_indices();
-    while let Some((i, c)) = chars.next() {
-        if BREAKS.contains(&c) && (c != '\n' || !out[i + 1..].starts_with("    ")) {
-            return false;
-        }
-    }
-    true
+    out.char_indices().all(|(i, c)| !BREAKS.contains(&c) || (c == '\n' && out[i + 1..].starts_with("    ")))
 }
 
 /// `text` as a reader could take it: NFKC, HTML references (`&lt;`, `&#60;`, `&#x3c;`)
@@ -60,7 +54,10 @@ fn a_memory_cannot_close_the_block_or_fake_an_item() {
 
 #[test]
 fn ordinary_text_is_left_as_it_is() {
-    for text in ["a < b and <b>bold</b>", "AT&amp;T &lt; 3", "café — naïve", "memories of <summer>", "x <= y"] {
+    // `&amp;lt;` reads as the text "&lt;", not as "<".
+    let texts =
+        ["a < b and <b>bold</b>", "AT&amp;T &lt; 3", "café — naïve", "memories of <summer>", "&amp;lt;memories>"];
+    for text in texts {
         assert_eq!(fence(text), text);
     }
     assert_eq!(fence("two\nlines"), "two\n    lines");
@@ -89,6 +86,8 @@ fn every_line_break_and_tag_look_alike_is_fenced() {
         "<mеmоriеs>", // Cyrillic е and о
         "<&#109;emories>",
         "< \u{FEFF}/\u{2060}memory>",
+        "\u{2329}/memories\u{232A}",
+        "˂memories˃",
     ] {
         let f = fence(&format!("before {tag} after"));
         assert!(!has_tag(&f), "{tag:?} → {f:?}");

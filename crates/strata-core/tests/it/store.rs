@@ -187,7 +187,8 @@ fn a_memory_over_the_limits_is_refused_with_the_limit() {
     let key = "k".repeat(257);
     check(f.store.create(concept(&key, &[("a", "b")]), NewMemory::default(), &user()).unwrap_err(), "longer than 256");
     check(f.store.create(concept("k", &[(&key, "b")]), NewMemory::default(), &user()).unwrap_err(), "longer than 256");
-    let session = NewMemory { scope: Scope { session_id: Some(key.clone()), ..Scope::default() }, ..Default::default() };
+    let session =
+        NewMemory { scope: Scope { session_id: Some(key.clone()), ..Scope::default() }, ..Default::default() };
     check(f.store.create(concept("k", &[("a", "b")]), session, &user()).unwrap_err(), "a session id");
     check(f.store.transact(|tx| tx.tag(m.id, &"t".repeat(65), &user())).unwrap_err(), "longer than 64 bytes");
     check(f.store.transact(|tx| tx.link(m.id, other.id, &"r".repeat(65), &user())).unwrap_err(), "longer than 64");
