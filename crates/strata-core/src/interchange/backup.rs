@@ -116,7 +116,11 @@ impl Store {
             return Err(Error::bad_import(
                 file,
                 header_line,
-                format!("not a Strata backup (format '{}', version {})", header.format, header.version),
+                format!(
+                    "field `format`: not a Strata backup (format '{}', version {})",
+                    excerpt(&header.format),
+                    header.version
+                ),
             ));
         }
         let mut restore = Restore::default();
@@ -158,7 +162,10 @@ impl Store {
             return Err(Error::bad_import(
                 file,
                 header_line,
-                format!("the header promises {} events but the file has {count} (truncated?)", header.events),
+                format!(
+                    "field `events`: the header promises {} events but the file has {count} (truncated?)",
+                    header.events
+                ),
             ));
         }
         if let Some((id, n)) = restore.check.unfinished() {

@@ -94,6 +94,21 @@ fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
     }
 }
 
+/// Regression: an episode refused when created (its session id too long) named line 1 and no
+/// field.
+#[test]
+fn an_episode_refused_when_created_names_its_line_and_field() {
+    let mut f = Fixture::new();
+    let session = "s".repeat(300);
+    let text = format!(
+        "{{\"episodic\": [\n{{\"timestamp\": \"2023-07-15T14:32:45\", \"query\": \"q\"}},\n\
+         {{\"timestamp\": \"2023-07-16T09:00:00\", \"query\": \"q\", \"metadata\": {{\"session_id\": \"{session}\"}}}}]}}"
+    );
+    let err = import(&mut f, &text).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:3: field `episodic[1]`: a session id 'sss"), "{err}");
+    assert_eq!(f.store.stats().unwrap().memories, 0);
+}
+
 /// Regression: an error quoted a 10 MB key whole.
 #[test]
 fn an_error_quotes_only_an_excerpt_of_a_huge_value() {
@@ -134,6 +149,7 @@ fn importing_a_key_that_exists_fails_whole() {
     let mut f = Fixture::new();
     f.add(concept("theory_of_relativity", &[("year", "1905")]));
     let err = import(&mut f, SEED).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:11: field `semantic.theory_of_relativity`: a semantic memory"), "{err}");
     assert!(err.contains("'theory_of_relativity' already exists"), "{err}");
     assert_eq!(f.store.stats().unwrap().memories, 1);
 }
@@ -203,9 +219,9 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
         (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: EOF while parsing"),
         (
             with_line(0, "{\"format\":\"zip\",\"version\":1,\"events\":6,\"exported_at\":\"x\"}"),
-            "backup.jsonl:1: not a Strata backup",
+            "backup.jsonl:1: field `format`: not a Strata backup",
         ),
-        (lines[..4].join("\n"), "backup.jsonl:1: the header promises 6 events but the file has 3"),
+        (lines[..4].join("\n"), "backup.jsonl:1: field `events`: the header promises 6 events but the file has 3"),
         (
             with_line(4, &lines[4].replace("\"actor\":\"user\"", "\"actor\":\"alien\"")),
             "backup.jsonl:5: field `meta.actor`",
