@@ -128,6 +128,18 @@ pub enum ImportFormat {
     Graph,
 }
 
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    /// The file's format.
+    pub format: ImportFormat,
+    /// Memories imported (seed, backup), or entities and relations created or extended (graph).
+    pub imported: u64,
+    /// A graph's relations whose ends are not both entities: not imported, listed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub relations_skipped: Vec<crate::graph::Relation>,
+}
+
 /// What `replay` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReplayReport {
@@ -579,12 +591,22 @@ impl Engine {
         format: Option<ImportFormat>,
         tick: strata_core::interchange::Tick,
     ) -> ApiResult<(ImportFormat, u64)> {
-        let mut text = String::new();
-        input
-            .read_to_string(&mut text)
-            .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {name}: {e}")))?;
+        let report = self.import_report_with(name, input, format, tick)?;
+        Ok((report.format, report.imported))
+    }
+
+    /// [`Engine::import_with`], saying also what a graph import left out.
+    pub fn import_report_with(
+        &mut self,
+        name: &str,
+        input: &mut dyn BufRead,
+        format: Option<ImportFormat>,
+        tick: strata_core::interchange::Tick,
+    ) -> ApiResult<ImportReport> {
+        let text = strata_core::interchange::json::read_text(name, input)?;
         let format = format.unwrap_or_else(|| detect_format(&text));
-        let n = match format {
+        let mut report = ImportReport { format, imported: 0, relations_skipped: Vec::new() };
+        match format {
             ImportFormat::Seed => {
                 let template = NewMemory {
                     scope: self.scope(None),
@@ -592,16 +614,19 @@ impl Engine {
                     ..Default::default()
                 };
                 let meta = self.meta();
-                self.store.import_seed_with(name, &text, &template, &meta, tick)?.total()
+                report.imported = self.store.import_seed_with(name, &text, &template, &meta, tick)?.total();
             }
-            ImportFormat::Backup => self.store.import_backup_with(name, &mut text.as_bytes(), tick)?.1,
+            ImportFormat::Backup => {
+                report.imported = self.store.import_backup_with(name, &mut text.as_bytes(), tick)?.1
+            }
             ImportFormat::Graph => {
                 let r = self.graph_import_with(name, &mut text.as_bytes(), tick)?;
-                r.entities_created + r.entities_merged + r.relations_created
+                report.imported = r.entities_created + r.entities_merged + r.relations_created;
+                report.relations_skipped = r.relations_skipped;
             }
-        };
+        }
         self.wrote();
-        Ok((format, n))
+        Ok(report)
     }
 
     /// Exports this scope as a seed document or a knowledge graph (`memory.json`), or the
@@ -672,16 +697,34 @@ fn not_found(what: &str) -> ApiError {
     ApiError::new(ErrorCode::NotFound, format!("no memory with id or key '{what}'"))
 }
 
+/// The format of a file, by what it holds: the first JSON value (the whole document, or a
+/// JSON Lines file's first line) when it has a format's shape, else the first line that has
+/// a backup header's or a graph line's shape; anything else is read as a seed document,
+/// whose reader then says what is wrong and where.
 fn detect_format(text: &str) -> ImportFormat {
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if first.contains(strata_core::interchange::backup::FORMAT) {
-        return ImportFormat::Backup;
+    let first = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>().next();
+    if let Some(format) = first.and_then(Result::ok).as_ref().and_then(shape) {
+        return format;
     }
-    // A memory.json line is one object whose "type" is "entity" or "relation".
-    let graph_line = serde_json::from_str::<serde_json::Value>(first)
-        .ok()
-        .is_some_and(|v| matches!(v.get("type").and_then(|t| t.as_str()), Some("entity" | "relation")));
-    if graph_line { ImportFormat::Graph } else { ImportFormat::Seed }
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find_map(|v| shape(&v).filter(|f| *f != ImportFormat::Seed))
+        .unwrap_or(ImportFormat::Seed)
+}
+
+/// The format whose shape a JSON value has, if any.
+fn shape(v: &serde_json::Value) -> Option<ImportFormat> {
+    let o = v.as_object()?;
+    let field = |name: &str| o.get(name).and_then(serde_json::Value::as_str);
+    if field("format") == Some(strata_core::interchange::backup::FORMAT) {
+        Some(ImportFormat::Backup)
+    } else if matches!(field("type"), Some("entity" | "relation")) {
+        Some(ImportFormat::Graph)
+    } else if o.is_empty() || o.keys().any(|k| matches!(k.as_str(), "semantic" | "episodic" | "procedural")) {
+        Some(ImportFormat::Seed)
+    } else {
+        None
+    }
 }
 
 /// The content after an update request, checking the request fits the memory's type.

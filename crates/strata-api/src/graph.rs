@@ -11,6 +11,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
+use strata_core::error::excerpt;
+use strata_core::interchange::json;
 use strata_core::{
     Concept, Content, EventMeta, FactValue, Facts, Filter, Memory, MemoryId, MemoryKind, NewMemory, Source, StoreTx,
 };
@@ -117,21 +119,74 @@ pub struct GraphImport {
 
 /// One line of a `memory.json` file.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(try_from = "LineFields")]
 enum Line {
-    Entity {
-        name: String,
-        #[serde(rename = "entityType")]
-        entity_type: String,
-        #[serde(default)]
-        observations: Vec<String>,
-    },
-    Relation {
-        from: String,
-        to: String,
-        #[serde(rename = "relationType")]
-        relation_type: String,
-    },
+    Entity(Entity),
+    Relation(Relation),
+}
+
+/// A line as written: the fields either kind may have, in a plain struct so that a refusal
+/// names its field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineFields {
+    #[serde(rename = "type")]
+    kind: LineKind,
+    name: Option<String>,
+    #[serde(rename = "entityType")]
+    entity_type: Option<String>,
+    observations: Option<Vec<String>>,
+    from: Option<String>,
+    to: Option<String>,
+    #[serde(rename = "relationType")]
+    relation_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum LineKind {
+    Entity,
+    Relation,
+}
+
+impl TryFrom<LineFields> for Line {
+    type Error = String;
+
+    fn try_from(f: LineFields) -> Result<Line, String> {
+        let kind = match f.kind {
+            LineKind::Entity => "an entity",
+            LineKind::Relation => "a relation",
+        };
+        let need = |value: Option<String>, field: &str| {
+            value.ok_or_else(|| format!("field `{field}`: missing ({kind} line needs it)"))
+        };
+        let absent = |present: bool, field: &str| match present {
+            true => Err(format!("field `{field}`: {kind} line has no `{field}`")),
+            false => Ok(()),
+        };
+        Ok(match f.kind {
+            LineKind::Entity => {
+                absent(f.from.is_some(), "from")?;
+                absent(f.to.is_some(), "to")?;
+                absent(f.relation_type.is_some(), "relationType")?;
+                Line::Entity(Entity {
+                    name: need(f.name, "name")?,
+                    entity_type: need(f.entity_type, "entityType")?,
+                    observations: f.observations.unwrap_or_default(),
+                })
+            }
+            LineKind::Relation => {
+                absent(f.name.is_some(), "name")?;
+                absent(f.entity_type.is_some(), "entityType")?;
+                absent(f.observations.is_some(), "observations")?;
+                Line::Relation(Relation {
+                    from: need(f.from, "from")?,
+                    to: need(f.to, "to")?,
+                    relation_type: need(f.relation_type, "relationType")?,
+                })
+            }
+        })
+    }
 }
 
 /// The entity a concept is.
@@ -247,11 +302,51 @@ impl GraphTx<'_> {
         Ok(added)
     }
 
+    /// Creates an imported entity, or merges its observations into the one of that name.
+    fn import_entity(&mut self, e: Entity, counts: &mut GraphImport) -> ApiResult<()> {
+        match self.who.entity(&self.tx, &e.name)? {
+            Some(m) => {
+                if !self.observe(m, &e.observations)?.is_empty() {
+                    counts.entities_merged += 1;
+                }
+            }
+            None => {
+                self.create_entity(&e)?;
+                counts.entities_created += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Links an imported relation, or lists it as skipped when an end is not an entity.
+    fn import_relation(&mut self, r: Relation, counts: &mut GraphImport) -> ApiResult<()> {
+        let (Some(from), Some(to)) = (self.who.entity(&self.tx, &r.from)?, self.who.entity(&self.tx, &r.to)?) else {
+            counts.relations_skipped.push(r);
+            return Ok(());
+        };
+        checked("a relation's type", &r.relation_type)?;
+        if self.tx.link(from.id, to.id, &r.relation_type, &self.meta)?.version != from.version {
+            counts.relations_created += 1;
+        }
+        Ok(())
+    }
+
     fn ends(&self, r: &Relation) -> ApiResult<(MemoryId, MemoryId)> {
         checked("a relation's type", &r.relation_type)?;
         let from = self.who.existing(&self.tx, &r.from)?;
         let to = self.who.existing(&self.tx, &r.to)?;
         Ok((from.id, to.id))
+    }
+}
+
+/// A refusal of one imported line's item as an import error naming the line; failures that
+/// are not the file's (the disk, the lock) stay as they are.
+fn at_line(file: &str, line: usize, what: &str, e: ApiError) -> ApiError {
+    match e.code {
+        ErrorCode::InvalidInput | ErrorCode::DuplicateKey | ErrorCode::NotFound | ErrorCode::Forgotten => {
+            strata_core::Error::bad_import(file, line, format!("{what}: {}", e.message)).into()
+        }
+        _ => e,
     }
 }
 
@@ -492,7 +587,8 @@ impl Engine {
     }
 
     /// [`Engine::graph_import`], reporting to `tick` line by line; an error from `tick` rolls
-    /// the whole import back.
+    /// the whole import back. Every line is read strictly (one JSON object, no key twice), and
+    /// a line whose entity or relation is refused names its number.
     pub fn graph_import_with(
         &mut self,
         name: &str,
@@ -500,49 +596,28 @@ impl Engine {
         tick: strata_core::interchange::Tick,
     ) -> ApiResult<GraphImport> {
         let mut lines = Vec::new();
-        for (i, line) in input.lines().enumerate() {
-            let line = line.map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot read {name}: {e}")))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let parsed: Line = serde_json::from_str(&line).map_err(|e| {
-                ApiError::new(ErrorCode::BadImport, format!("{name} line {}: not an entity or relation ({e})", i + 1))
-            })?;
-            lines.push(parsed);
+        for line in json::lines(name, input) {
+            let (n, text) = line?;
+            lines.push((n, json::parse_in::<Line>(name, n, &text)?));
         }
         self.graph_write(|w| {
             let mut counts = GraphImport::default();
             let mut relations = Vec::new();
             let total = lines.len() as u64;
-            for (done, line) in lines.into_iter().enumerate() {
+            for (done, (n, line)) in lines.into_iter().enumerate() {
                 tick(done as u64, total)?;
                 match line {
-                    Line::Entity { name, entity_type, observations } => match w.who.entity(&w.tx, &name)? {
-                        Some(m) => {
-                            if !w.observe(m, &observations)?.is_empty() {
-                                counts.entities_merged += 1;
-                            }
-                        }
-                        None => {
-                            w.create_entity(&Entity { name, entity_type, observations })?;
-                            counts.entities_created += 1;
-                        }
-                    },
-                    Line::Relation { from, to, relation_type } => relations.push(Relation { from, to, relation_type }),
+                    Line::Entity(entity) => {
+                        let what = format!("entity '{}'", excerpt(&entity.name));
+                        w.import_entity(entity, &mut counts).map_err(|e| at_line(name, n, &what, e))?;
+                    }
+                    Line::Relation(r) => relations.push((n, r)),
                 }
             }
             // Relations after entities: a file may list a relation before its ends.
-            for r in relations {
-                let (Some(from), Some(to)) = (w.who.entity(&w.tx, &r.from)?, w.who.entity(&w.tx, &r.to)?) else {
-                    counts.relations_skipped.push(r);
-                    continue;
-                };
-                let (from, to) = (from.id, to.id);
-                checked("a relation's type", &r.relation_type)?;
-                let before = w.tx.current(from)?.version;
-                if w.tx.link(from, to, &r.relation_type, &w.meta)?.version != before {
-                    counts.relations_created += 1;
-                }
+            for (n, r) in relations {
+                let what = format!("relation '{}' → '{}'", excerpt(&r.from), excerpt(&r.to));
+                w.import_relation(r, &mut counts).map_err(|e| at_line(name, n, &what, e))?;
             }
             Ok(counts)
         })

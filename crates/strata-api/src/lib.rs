@@ -23,6 +23,6 @@ pub mod tokenbench;
 pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
-pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ReplayReport, Target, UpdateRequest};
+pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ImportReport, ReplayReport, Target, UpdateRequest};
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use settings::{ChatChoice, Settings};

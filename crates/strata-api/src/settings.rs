@@ -61,10 +61,15 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
             Err(e) => return Err(ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", path.display()))),
         };
-        let settings: Settings = serde_json::from_str(&text).map_err(|e| {
+        let settings: Settings = strata_core::interchange::json::parse(&text).map_err(|e| {
             ApiError::new(
                 ErrorCode::InvalidInput,
-                format!("{} is not a Strata settings file ({e}); fix or delete it", path.display()),
+                format!(
+                    "{}:{}: {}; this is not a Strata settings file: fix or delete it",
+                    path.display(),
+                    e.line,
+                    e.message
+                ),
             )
         })?;
         settings.check()?;
@@ -175,6 +180,18 @@ mod tests {
         let e = Settings::load_from(&path).unwrap_err();
         assert!(e.message.contains("not a Strata settings file"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+        // Read as strictly as an import: a key twice, or anything after the object, names its line.
+        for (text, want) in [
+            (
+                "{\"tiers\": {\"promote_to_long\": 0.7,\n\"promote_to_long\": 0.2}}",
+                ":2: field `tiers.promote_to_long`: this key",
+            ),
+            ("{\"tiers\": {}}\n{\"tiers\": {}}", ":2: trailing characters"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = Settings::load_from(&path).unwrap_err();
+            assert!(e.message.contains(&format!("settings.json{want}")), "{e}");
+        }
         // Unknown fields are ignored, missing ones take their defaults.
         std::fs::write(&path, r#"{"tiers": {"promote_to_long": 0.7}, "later": 1}"#).unwrap();
         let s = Settings::load_from(&path).unwrap();

@@ -251,16 +251,22 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::History { target } => out.history(&engine.history(&target_of(target))?),
         Command::Replay => out.replay(&engine.replay()?),
         Command::Import { file, format } => {
-            let name = file.display().to_string();
-            let mut input: Box<dyn BufRead> = if name == "-" {
+            let stdin = file.as_os_str() == "-";
+            let name = if stdin { "<stdin>".to_string() } else { file.display().to_string() };
+            let mut input: Box<dyn BufRead> = if stdin {
                 Box::new(std::io::stdin().lock())
             } else {
                 Box::new(std::io::BufReader::new(
                     std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?,
                 ))
             };
-            let (format, n) = engine.import(&name, &mut input, format.map(format_of))?;
-            out.imported(format, n)
+            let report = engine.import_report_with(
+                &name,
+                &mut input,
+                format.map(format_of),
+                &mut strata_core::interchange::no_tick,
+            )?;
+            out.imported(&report)
         }
         Command::Export { format, output } => {
             let format = format_of(format);

@@ -7,7 +7,8 @@ use anyhow::Result;
 use comfy_table::{Table, presets};
 use serde::Serialize;
 use strata_api::dto::{EventView, HitView, MemoryView, PageView, RecallView, StatsView, content_title, truncate};
-use strata_api::{ImportFormat, ReplayReport};
+use strata_api::{ImportFormat, ImportReport, ReplayReport};
+use strata_core::error::excerpt;
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{Content, EpisodeBody, FactValue};
 
@@ -310,15 +311,23 @@ impl Out {
         Ok(())
     }
 
-    pub fn imported(&self, format: ImportFormat, n: u64) -> Result<()> {
+    pub fn imported(&self, report: &ImportReport) -> Result<()> {
         if self.json {
-            return print_json(&serde_json::json!({"format": format, "imported": n}));
+            return print_json(report);
         }
-        match format {
+        let n = report.imported;
+        match report.format {
             ImportFormat::Seed => say!("Imported {n} memories."),
             ImportFormat::Backup => say!("Restored the backup: {n} memories."),
             ImportFormat::Graph => {
                 say!("Imported the knowledge graph: {n} entities and relations created or extended.")
+            }
+        }
+        let skipped = &report.relations_skipped;
+        if !skipped.is_empty() {
+            say!("Skipped {} relations whose ends are not both entities:", skipped.len());
+            for r in skipped {
+                say!("  {} -[{}]-> {}", excerpt(&r.from), excerpt(&r.relation_type), excerpt(&r.to));
             }
         }
         Ok(())

@@ -136,6 +136,56 @@ impl Error {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { context: context.into(), source }
     }
+
+    /// A bad import file: the file, its 1-based line (at least 1), and what is wrong, with
+    /// every long quoted value in the message cut to an excerpt (see [`clamp_message`]).
+    pub fn bad_import(file: &str, line: usize, message: impl AsRef<str>) -> Self {
+        Error::BadImport { file: excerpt(file), line: line.max(1), message: clamp_message(message.as_ref()) }
+    }
+}
+
+/// The most characters of a value an error message quotes.
+pub const EXCERPT_CHARS: usize = 48;
+
+/// `value` as an error message may quote it: whole when short, else its first
+/// [`EXCERPT_CHARS`] characters, an ellipsis and its size. A message quoting a 10 MB key would
+/// bury the one sentence that matters.
+/// An excerpt is left as it is, so values cut early stay cut once.
+pub fn excerpt(value: &str) -> String {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        None => value.to_string(),
+        Some((cut, _)) if is_cut(&value[cut..]) => value.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &value[..cut], value.len()),
+    }
+}
+
+/// Whether `tail` is what [`excerpt`] puts after the characters it keeps.
+fn is_cut(tail: &str) -> bool {
+    tail.strip_prefix("… (")
+        .and_then(|t| t.strip_suffix(" bytes)"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A message written by someone else (a parser's): each span between backticks or double
+/// quotes is cut to an [`excerpt`], and the whole to a few excerpts' length.
+pub fn clamp_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * EXCERPT_CHARS));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = &rest[open..open + 1];
+        let Some(len) = rest[open + 1..].find(quote) else { break };
+        out.push_str(&rest[..=open]);
+        out.push_str(&excerpt(&rest[open + 1..open + 1 + len]));
+        out.push_str(quote);
+        rest = &rest[open + 2 + len..];
+    }
+    out.push_str(rest);
+    if out.chars().count() > 8 * EXCERPT_CHARS {
+        let cut = out.char_indices().nth(8 * EXCERPT_CHARS).map_or(out.len(), |(i, _)| i);
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
 }
 
 impl From<rusqlite::Error> for Error {

@@ -9,8 +9,27 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use ulid::Ulid;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, excerpt};
 use crate::names::named_enum;
+
+/// The most bytes a memory's content takes as stored (its JSON: text, facts, steps, metadata).
+/// A memory is something recalled into a prompt: 1 MiB is about 250,000 tokens, more than any
+/// context window the assembler fills, and far more than the 256 tokens the embedder reads.
+/// Every update writes the whole content into the log again (and the text index), so a
+/// larger "memory" — a whole document — costs its size on every change while no recall can
+/// use it whole. It is also the most an MCP client can send in one request.
+pub const MAX_CONTENT_BYTES: usize = 1 << 20;
+/// The most bytes of a key: a concept key, a procedure name, a fact name, a speaker, a concept
+/// an episode refers to. Keys are names, shown in lists and matched exactly.
+pub const MAX_KEY_BYTES: usize = 256;
+/// The most bytes of a tag.
+pub const MAX_TAG_BYTES: usize = 64;
+/// The most bytes of a link's relation (`derived_from`, `works_at`).
+pub const MAX_RELATION_BYTES: usize = 64;
+/// The most bytes of the reason a tier change or an expiry records (one sentence).
+pub const MAX_REASON_BYTES: usize = 512;
+/// The most bytes of a name in a scope or source: user, agent, session, app, provider, model.
+pub const MAX_NAME_BYTES: usize = 256;
 
 /// A memory's stable identifier (a ULID: sortable by creation time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -40,7 +59,7 @@ impl FromStr for MemoryId {
     fn from_str(s: &str) -> Result<Self> {
         Ulid::from_string(s.trim())
             .map(MemoryId)
-            .map_err(|_| Error::invalid(format!("'{s}' is not a memory id (expected a 26-character ULID)")))
+            .map_err(|_| Error::invalid(format!("'{}' is not a memory id (expected a 26-character ULID)", excerpt(s))))
     }
 }
 
@@ -101,6 +120,15 @@ impl Scope {
     }
 }
 
+impl Scope {
+    /// Checks each name is at most [`MAX_NAME_BYTES`].
+    pub fn validate(&self) -> Result<()> {
+        longest("a user id", &self.user_id, MAX_NAME_BYTES)?;
+        longest("an agent id", self.agent_id.as_deref().unwrap_or_default(), MAX_NAME_BYTES)?;
+        longest("a session id", self.session_id.as_deref().unwrap_or_default(), MAX_NAME_BYTES)
+    }
+}
+
 impl Default for Scope {
     fn default() -> Self {
         Scope::user(Scope::DEFAULT_USER)
@@ -121,6 +149,13 @@ pub struct Source {
 }
 
 impl Source {
+    /// Checks each name is at most [`MAX_NAME_BYTES`].
+    pub fn validate(&self) -> Result<()> {
+        longest("a source's app", &self.app, MAX_NAME_BYTES)?;
+        longest("a source's provider", self.provider.as_deref().unwrap_or_default(), MAX_NAME_BYTES)?;
+        longest("a source's model", self.model.as_deref().unwrap_or_default(), MAX_NAME_BYTES)
+    }
+
     /// A source that is just an application name.
     pub fn app(app: impl Into<String>) -> Self {
         Source { app: app.into(), provider: None, model: None }
@@ -256,48 +291,70 @@ impl Content {
         }
     }
 
-    /// Checks the content is well formed.
+    /// Checks the content is well formed and within the [limits](MAX_CONTENT_BYTES).
     pub fn validate(&self) -> Result<()> {
-        fn key_ok(what: &str, k: &str) -> Result<()> {
-            if k.trim().is_empty() {
-                return Err(Error::invalid(format!("{what} must not be empty")));
-            }
-            if k.len() > 256 {
-                return Err(Error::invalid(format!("{what} is longer than 256 bytes")));
-            }
-            Ok(())
-        }
         match self {
             Content::Semantic(c) => {
                 key_ok("a concept key", &c.key)?;
                 if c.facts.is_empty() {
-                    return Err(Error::invalid(format!("concept '{}' has no facts", c.key)));
+                    return Err(Error::invalid(format!("concept '{}' has no facts", excerpt(&c.key))));
                 }
                 for name in c.facts.keys() {
                     key_ok("a fact name", name)?;
                 }
             }
-            Content::Episodic(e) => match &e.body {
-                EpisodeBody::Exchange { query, response } => {
-                    if query.trim().is_empty() && response.trim().is_empty() {
-                        return Err(Error::invalid("an episode needs a query or a response"));
+            Content::Episodic(e) => {
+                match &e.body {
+                    EpisodeBody::Exchange { query, response } => {
+                        if query.trim().is_empty() && response.trim().is_empty() {
+                            return Err(Error::invalid("an episode needs a query or a response"));
+                        }
+                    }
+                    EpisodeBody::Utterance { speaker, text } => {
+                        key_ok("an utterance's speaker", speaker)?;
+                        if text.trim().is_empty() {
+                            return Err(Error::invalid("an utterance needs text"));
+                        }
                     }
                 }
-                EpisodeBody::Utterance { speaker, text } => {
-                    key_ok("an utterance's speaker", speaker)?;
-                    if text.trim().is_empty() {
-                        return Err(Error::invalid("an utterance needs text"));
-                    }
+                for concept in &e.concepts {
+                    key_ok("a concept an episode refers to", concept)?;
                 }
-            },
+            }
             Content::Procedural(p) => {
                 key_ok("a procedure name", &p.name)?;
                 if p.steps.is_empty() || p.steps.iter().any(|s| s.trim().is_empty()) {
-                    return Err(Error::invalid(format!("procedure '{}' needs non-empty steps", p.name)));
+                    return Err(Error::invalid(format!("procedure '{}' needs non-empty steps", excerpt(&p.name))));
                 }
             }
         }
+        let bytes = self.stored_bytes();
+        if bytes > MAX_CONTENT_BYTES {
+            return Err(Error::invalid(format!(
+                "this memory's content is {} KiB; a memory holds at most {} KiB (split it into several memories)",
+                bytes.div_ceil(1024),
+                MAX_CONTENT_BYTES / 1024
+            )));
+        }
         Ok(())
+    }
+
+    /// The bytes this content takes as stored (its JSON encoding).
+    pub fn stored_bytes(&self) -> usize {
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        // Writing plain structs with string keys to a counter cannot fail.
+        let _ = serde_json::to_writer(&mut count, self);
+        count.0
     }
 
     /// When the content happened: an episode's time; `None` for timeless content.
@@ -346,19 +403,50 @@ impl From<Importance> for f64 {
     }
 }
 
-/// Normalizes and checks a tag: trimmed, non-empty, at most 64 bytes, no control characters.
-pub fn normalize_tag(tag: &str) -> Result<String> {
-    let t = tag.trim();
+fn key_ok(what: &str, k: &str) -> Result<()> {
+    if k.trim().is_empty() {
+        return Err(Error::invalid(format!("{what} must not be empty")));
+    }
+    longest(what, k, MAX_KEY_BYTES)
+}
+
+/// Refuses `value` when it is longer than `max` bytes, naming it by an excerpt.
+fn longest(what: &str, value: &str, max: usize) -> Result<()> {
+    if value.len() > max {
+        return Err(Error::invalid(format!("{what} '{}' is longer than {max} bytes", excerpt(value))));
+    }
+    Ok(())
+}
+
+/// Trims `value` and checks it is not empty and at most `max` bytes.
+fn trimmed(what: &str, value: &str, max: usize) -> Result<String> {
+    let t = value.trim();
     if t.is_empty() {
-        return Err(Error::invalid("a tag must not be empty"));
+        return Err(Error::invalid(format!("{what} must not be empty")));
     }
-    if t.len() > 64 {
-        return Err(Error::invalid(format!("tag '{t}' is longer than 64 bytes")));
-    }
+    longest(what, t, max)?;
+    Ok(t.to_string())
+}
+
+/// Normalizes and checks a tag: trimmed, non-empty, at most [`MAX_TAG_BYTES`], no control
+/// characters.
+pub fn normalize_tag(tag: &str) -> Result<String> {
+    let t = trimmed("a tag", tag, MAX_TAG_BYTES)?;
     if t.chars().any(char::is_control) {
         return Err(Error::invalid("a tag must not contain control characters"));
     }
-    Ok(t.to_string())
+    Ok(t)
+}
+
+/// Normalizes and checks a link's relation: trimmed, 1 to [`MAX_RELATION_BYTES`].
+pub fn normalize_relation(relation: &str) -> Result<String> {
+    trimmed("a link's relation", relation, MAX_RELATION_BYTES)
+}
+
+/// Normalizes and checks the reason a tier change or expiry records: trimmed, 1 to
+/// [`MAX_REASON_BYTES`].
+pub fn normalize_reason(reason: &str) -> Result<String> {
+    trimmed("a tier change's reason", reason, MAX_REASON_BYTES)
 }
 
 /// A provenance link from one memory to another.

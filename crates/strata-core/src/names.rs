@@ -41,8 +41,9 @@ macro_rules! named_enum {
                 match s {
                     $($text => Ok($name::$variant),)+
                     _ => Err($crate::error::Error::invalid(format!(
-                        "unknown {} '{s}' (expected {})",
+                        "unknown {} '{}' (expected {})",
                         $what,
+                        $crate::error::excerpt(s),
                         [$($text),+].join(", ")
                     ))),
                 }

@@ -11,7 +11,10 @@ use crate::clock::{Clock, SystemClock, to_ms};
 use crate::error::{Error, Result};
 use crate::event::{Change, Created, EventMeta, Expected, REDACTED_PAYLOAD, RecordedEvent, SCHEMA_VERSION};
 use crate::evolve::{EvolveError, evolve};
-use crate::model::{Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_tag};
+use crate::model::{
+    Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_reason, normalize_relation,
+    normalize_tag,
+};
 use crate::tiers::{self, Move, TierPolicy};
 use crate::{projection, schema};
 
@@ -471,6 +474,7 @@ impl StoreTx<'_> {
         if current == 0 && !matches!(change, Change::Created(_)) {
             return Err(Error::NotFound(stream.to_string()));
         }
+        crate::rules::check(stream, &change, old.as_ref(), &mut |target| self.current(target).map(drop))?;
         let mut event = RecordedEvent {
             seq: 0,
             event_id: crate::event::new_event_id(self.clock),
@@ -552,7 +556,6 @@ impl StoreTx<'_> {
 
     /// Creates a memory with a new id.
     pub fn create(&mut self, content: Content, new: NewMemory, meta: &EventMeta) -> Result<Memory> {
-        content.validate()?;
         let tags = new.tags.iter().map(|t| normalize_tag(t)).collect::<Result<_>>()?;
         let kind = content.kind();
         let created = Created {
@@ -576,7 +579,6 @@ impl StoreTx<'_> {
         expected: Expected,
         meta: &EventMeta,
     ) -> Result<Memory> {
-        content.validate()?;
         let m = self.current(id)?;
         if m.kind() != content.kind() {
             return Err(Error::invalid(format!(
@@ -624,27 +626,18 @@ impl StoreTx<'_> {
         if m.tier == to {
             return Ok(m);
         }
-        if reason.trim().is_empty() {
-            return Err(Error::invalid("a tier change needs a reason"));
-        }
-        self.apply(id, Expected::Any, Change::TierChanged { from: m.tier, to, reason: reason.trim().to_string() }, meta)
+        let reason = normalize_reason(reason)?;
+        self.apply(id, Expected::Any, Change::TierChanged { from: m.tier, to, reason }, meta)
     }
 
     /// Records provenance: `id` relates to `target` (e.g. `derived_from`).
     pub fn link(&mut self, id: MemoryId, target: MemoryId, relation: &str, meta: &EventMeta) -> Result<Memory> {
-        let relation = relation.trim();
-        if relation.is_empty() || relation.len() > 64 {
-            return Err(Error::invalid("a link's relation must be 1 to 64 bytes"));
-        }
-        if id == target {
-            return Err(Error::invalid("a memory cannot link to itself"));
-        }
-        self.current(target)?;
+        let link = Link { target, relation: normalize_relation(relation)? };
         let m = self.current(id)?;
-        if m.links.contains(&Link { target, relation: relation.to_string() }) {
+        if m.links.contains(&link) {
             return Ok(m);
         }
-        self.apply(id, Expected::Any, Change::Linked { target, relation: relation.to_string() }, meta)
+        self.apply(id, Expected::Any, Change::Linked { target, relation: link.relation }, meta)
     }
 
     /// [`Store::find_by_key`] inside this transaction.

@@ -26,7 +26,10 @@ pub fn parse_time(s: &str) -> Result<DateTime<Utc>> {
     if let Ok(d) = NaiveDate::parse_from_str(naive, "%Y-%m-%d") {
         return Ok(d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc());
     }
-    Err(Error::invalid(format!("'{s}' is not a time I understand (use e.g. 2026-01-31T12:00Z or 2026-01-31)")))
+    Err(Error::invalid(format!(
+        "'{}' is not a time I understand (use e.g. 2026-01-31T12:00Z or 2026-01-31)",
+        crate::error::excerpt(s)
+    )))
 }
 
 /// RFC 3339 in UTC with millisecond precision only when needed: `2026-01-31T12:00:00Z`.

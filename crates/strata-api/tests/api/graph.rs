@@ -117,7 +117,7 @@ fn memory_json_imports_in_one_transaction_and_merges() {
     let bad = "{\"type\":\"entity\",\"name\":\"New\",\"entityType\":\"x\",\"observations\":[]}\n{\"type\":\"entity\",\"name\":3}\n";
     let err = e.graph_import("bad.json", &mut bad.as_bytes()).unwrap_err();
     assert_eq!(err.code, ErrorCode::BadImport);
-    assert!(err.message.contains("line 2"), "{}", err.message);
+    assert!(err.message.starts_with("bad.json:2: field `name`: invalid type: integer `3`"), "{}", err.message);
     assert!(e.graph_open(&["New".into()]).unwrap().entities.is_empty(), "a failed import wrote something");
     // The reference server keeps relations to entities that do not exist: listed, not linked.
     let dangling = "{\"type\":\"entity\",\"name\":\"New\",\"entityType\":\"x\"}\n{\"type\":\"relation\",\"from\":\"New\",\"to\":\"Nowhere\",\"relationType\":\"r\"}\n";
@@ -166,4 +166,82 @@ fn other_concepts_read_as_entities_and_agents_keep_their_own() {
     assert_eq!(names(&shared.graph_read().unwrap()), ["favourite_tea", "Secret"], "the user sees every agent's");
     let other = db.engine("u", Some("other"));
     assert_eq!(names(&other.graph_read().unwrap()), ["favourite_tea"], "agents do not see each other's");
+}
+
+/// Regression: a line with a key twice kept the last, and an entity refused after parsing
+/// named no line.
+#[test]
+fn a_bad_memory_json_line_names_its_line_and_field_and_writes_nothing() {
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let good = "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"x\"}\n";
+    let long = "n".repeat(300);
+    let cases = [
+        (
+            format!("{good}{{\"type\":\"entity\",\"name\":\"B\",\"name\":\"C\",\"entityType\":\"x\"}}"),
+            "m.json:2: field `name`: this key appears twice",
+        ),
+        (format!("{good}{{\"type\":\"entity\",\"entityType\":\"x\"}}"), "m.json:2: field `name`: missing"),
+        (
+            format!(
+                "{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\",\"name\":\"A\"}}"
+            ),
+            "m.json:2: field `name`: a relation line has no `name`",
+        ),
+        (format!("{good}{{\"type\":\"node\"}}"), "m.json:2: field `type`: unknown variant `node`"),
+        (format!("{good}{} {{}}", good.trim_end()), "m.json:2: trailing characters"),
+        (
+            format!("{good}\n\n{{\"type\":\"entity\",\"name\":\"{long}\",\"entityType\":\"x\"}}"),
+            "m.json:4: entity 'nnn",
+        ),
+        (
+            format!("{good}{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"r\"}}"),
+            "m.json:2: relation 'A' → 'A': a memory cannot link to itself",
+        ),
+        (
+            format!("{{\"type\":\"relation\",\"from\":\"A\",\"to\":\"A\",\"relationType\":\"{long}\"}}\n{good}"),
+            "m.json:1: relation 'A' → 'A': a link's relation",
+        ),
+        (
+            format!(
+                "{good}{{\"type\":\"entity\",\"name\":\"B\",\"entityType\":\"x\",\"observations\":[\"{}\"]}}",
+                "o".repeat(1 << 20)
+            ),
+            "m.json:2: entity 'B': this memory's content is",
+        ),
+    ];
+    for (text, want) in cases {
+        let err = e.graph_import("m.json", &mut text.as_bytes()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadImport, "{err}");
+        assert!(err.message.starts_with(want), "{}\n   wanted: {want}", err.message);
+        assert!(err.message.len() < 500, "{}", err.message.len());
+        assert!(e.graph_read().unwrap().entities.is_empty(), "{want}: a failed import wrote something");
+    }
+    let mut bytes = good.as_bytes().to_vec();
+    bytes.extend_from_slice(b"{\"type\":\"entity\",\"name\":\"\xff\",\"entityType\":\"x\"}\n");
+    let err = e.graph_import("m.json", &mut bytes.as_slice()).unwrap_err();
+    assert!(err.message.starts_with("m.json:2: byte 26 of the line is not UTF-8"), "{}", err.message);
+}
+
+/// Regression: the format was guessed from the first line's text, so an entity named
+/// "strata-backup" was read as a backup, and a graph whose first line was damaged as a seed
+/// document (whose error then pointed at line 2).
+#[test]
+fn the_format_is_detected_by_what_the_file_holds() {
+    use strata_api::ImportFormat;
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let entity = |name: &str| format!("{{\"type\":\"entity\",\"name\":\"{name}\",\"entityType\":\"x\"}}\n");
+    let graph = format!("{}{}", entity("strata-backup"), entity("B"));
+    assert_eq!(e.import("m.json", &mut graph.as_bytes(), None).unwrap(), (ImportFormat::Graph, 2));
+    let bom = format!("\u{FEFF}{}", entity("C"));
+    assert_eq!(e.import("m.json", &mut bom.as_bytes(), None).unwrap(), (ImportFormat::Graph, 1));
+    let seed = "{\"semantic\": {\"strata-backup\": {\"x\": \"1\"}}}";
+    assert_eq!(db.engine("v", None).import("s.json", &mut seed.as_bytes(), None).unwrap(), (ImportFormat::Seed, 1));
+    let damaged = format!("{{\"type\":\"entity\",\"name\":\n{}", entity("D"));
+    let err = e.import("m.json", &mut damaged.as_bytes(), None).unwrap_err();
+    assert!(err.message.starts_with("m.json:1: EOF while parsing"), "{}", err.message);
+    let unusual =
+        format!("{{\"observations\":[],\"entityType\":\"x\",\"name\":\"E\",\"type\":\"entity\"}}\n{}", entity("F"));
+    assert_eq!(e.import("m.json", &mut unusual.as_bytes(), None).unwrap(), (ImportFormat::Graph, 2));
 }

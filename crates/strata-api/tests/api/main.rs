@@ -10,6 +10,7 @@ mod ask;
 mod embedding;
 mod forms;
 mod graph;
+mod hostile_files;
 mod jobs;
 
 struct Db {

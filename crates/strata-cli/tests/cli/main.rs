@@ -334,6 +334,44 @@ fn bad_input_is_one_clear_line_and_changes_nothing() {
     assert_eq!(e.json(&["stats"])["memories"], before["memories"]);
 }
 
+/// Regression: data after a document was ignored (exit 0), a key given twice kept the last,
+/// a 10 MB key was printed whole, and relations left out of a graph import were not listed.
+#[test]
+fn an_import_refuses_what_it_would_lose_and_lists_what_it_leaves_out() {
+    let e = Env::new();
+    let db = e.db();
+    let cases = [
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {\"b\": {\"x\": \"1\"}}}",
+            "<stdin>:2: trailing characters",
+        ),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}, \"a\": {\"y\": \"2\"}}}",
+            "<stdin>:1: field `semantic.a`: this key appears twice",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\u{0}\u{0}", "<stdin>:1: trailing characters"),
+    ];
+    for (text, want) in cases {
+        let msg = e.err_with(&["import", "-"], &db, Some(text));
+        assert!(msg.starts_with(&format!("error: {want}")), "{msg}\n   wanted: {want}");
+    }
+    let huge = format!("{{\"semantic\": {{\"{}\": {{\"x\": \"1\"}}}}}}", "k".repeat(10 << 20));
+    let msg = e.err_with(&["import", "-"], &db, Some(&huge));
+    assert!(msg.len() < 300 && msg.contains("… (10485760 bytes)"), "{} bytes", msg.len());
+    assert_eq!(e.json(&["stats"])["events"], 0, "nothing was imported");
+
+    let graph = "{\"type\":\"entity\",\"name\":\"Ada\",\"entityType\":\"person\"}\n\
+                 {\"type\":\"relation\",\"from\":\"Ada\",\"to\":\"Nowhere\",\"relationType\":\"knows\"}\n";
+    let r = e.run_with(&["import", "-"], &db, Some(graph));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    expect![[r#"
+        Imported the knowledge graph: 1 entities and relations created or extended.
+        Skipped 1 relations whose ends are not both entities:
+          Ada -[knows]-> Nowhere
+    "#]]
+    .assert_eq(&r.stdout);
+}
+
 #[test]
 fn a_database_that_is_not_ours_is_refused_and_untouched() {
     let e = Env::new();

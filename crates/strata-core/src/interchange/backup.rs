@@ -1,14 +1,17 @@
 //! The full backup: a header line, then every event of the log as one JSON object per line.
 //! Importing it into an empty database and replaying gives an identical state.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
 
-use super::parse_json;
+use super::json::parse_in;
 use crate::clock::to_ms;
-use crate::error::{Error, Result};
-use crate::event::{Actor, Change, EventMeta, REDACTED_PAYLOAD};
+use crate::error::{Error, Result, excerpt};
+use crate::event::{Change, EventMeta, REDACTED_PAYLOAD, RecordedEvent};
+use crate::model::MemoryId;
+use crate::rules::LogCheck;
 use crate::store::{Store, rebuild};
 use crate::time::{format_time, parse_time};
 
@@ -93,7 +96,9 @@ impl Store {
     }
 
     /// [`Store::import_backup`], reporting to `tick` as it goes; an error from `tick` rolls
-    /// the whole import back.
+    /// the whole import back. Every event is checked as it is read — the file's own shape
+    /// (sequence, stream versions, unique ids) and the rules every command keeps
+    /// ([`crate::rules`]) — before anything is committed.
     pub fn import_backup_with(&mut self, file: &str, input: &mut dyn BufRead, tick: super::Tick) -> Result<(u64, u64)> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
@@ -102,111 +107,153 @@ impl Store {
                 "a backup can only be restored into an empty database; this one has {existing} events"
             )));
         }
-        let bad = |line: usize, message: String| Error::BadImport { file: file.into(), line, message };
-        let mut lines = input.lines().enumerate();
-        let header: Header = match lines.next() {
-            Some((_, Ok(text))) => parse_json(file, 0, &text)?,
-            Some((_, Err(e))) => return Err(Error::io(format!("cannot read {file}"), e)),
-            None => {
-                return Err(bad(1, "the file is empty (expected a Strata backup header)".into()));
-            }
+        let mut lines = super::json::lines(file, input);
+        let (header_line, header) = match lines.next().transpose()? {
+            Some((n, text)) => (n, parse_in::<Header>(file, n, &text)?),
+            None => return Err(Error::bad_import(file, 1, "the file is empty (expected a Strata backup header)")),
         };
         if header.format != FORMAT || header.version != 1 {
-            return Err(bad(
-                1,
-                format!("not a Strata backup (format '{}', version {})", header.format, header.version),
+            return Err(Error::bad_import(
+                file,
+                header_line,
+                format!(
+                    "field `format`: not a Strata backup (format '{}', version {})",
+                    excerpt(&header.format),
+                    header.version
+                ),
             ));
         }
-        let mut versions: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-        let mut event_ids = std::collections::HashSet::new();
-        let mut last_seq = 0;
-        let mut count = 0u64;
+        let mut restore = Restore::default();
         {
             let mut insert = tx.prepare(
                 "INSERT INTO events (seq, event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
                  client, session_id, correlation_id, causation_id, recorded_at, redacted_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?;
-            for (i, text) in lines {
-                let n = i + 1;
-                let text = text.map_err(|e| Error::io(format!("cannot read {file}"), e))?;
-                if text.trim().is_empty() {
-                    continue;
-                }
-                let l: Line = parse_json(file, i, &text)?;
-                if l.seq != last_seq + 1 {
-                    return Err(bad(
-                        n,
-                        format!("field `seq`: expected {} after {last_seq}, found {}", last_seq + 1, l.seq),
-                    ));
-                }
-                if !event_ids.insert(l.event_id.clone()) {
-                    return Err(bad(n, format!("field `event_id`: '{}' appears twice", l.event_id)));
-                }
-                l.stream_id.parse::<crate::model::MemoryId>().map_err(|e| bad(n, format!("field `stream_id`: {e}")))?;
-                let v = versions.entry(l.stream_id.clone()).or_insert(0);
-                if l.stream_version != *v + 1 {
-                    return Err(bad(
-                        n,
-                        format!(
-                            "field `stream_version`: expected {} for this stream, found {}",
-                            *v + 1,
-                            l.stream_version
-                        ),
-                    ));
-                }
-                *v = l.stream_version;
-                let redacted_at = l
-                    .redacted_at
-                    .as_deref()
-                    .map(parse_time)
-                    .transpose()
-                    .map_err(|e| bad(n, format!("field `redacted_at`: {e}")))?;
-                let payload = if redacted_at.is_some() { REDACTED_PAYLOAD.to_string() } else { l.payload.to_string() };
-                Change::decode(&l.event_type, l.schema_version, &payload, redacted_at.is_some())
-                    .map_err(|m| bad(n, format!("field `payload`: {m}")))?;
-                let recorded_at =
-                    parse_time(&l.recorded_at).map_err(|e| bad(n, format!("field `recorded_at`: {e}")))?;
-                let actor: Actor = l.meta.actor;
+            for line in lines {
+                let (n, text) = line?;
+                let Parsed { ev, payload, schema_version } = restore.next(n, &text).map_err(|e| e.in_file(file))?;
                 insert
                     .execute(rusqlite::params![
-                        l.seq,
-                        l.event_id,
-                        l.stream_id,
-                        l.stream_version as i64,
-                        l.event_type,
-                        l.schema_version,
+                        ev.seq,
+                        ev.event_id,
+                        ev.stream_id.to_string(),
+                        ev.stream_version as i64,
+                        ev.change.event_type(),
+                        schema_version,
                         payload,
-                        actor.as_str(),
-                        l.meta.client,
-                        l.meta.session_id,
-                        l.meta.correlation_id,
-                        l.meta.causation_id,
-                        to_ms(recorded_at),
-                        redacted_at.map(to_ms),
+                        ev.meta.actor.as_str(),
+                        ev.meta.client,
+                        ev.meta.session_id,
+                        ev.meta.correlation_id,
+                        ev.meta.causation_id,
+                        to_ms(ev.recorded_at),
+                        ev.redacted_at.map(to_ms),
                     ])
-                    .map_err(|e| bad(n, e.to_string()))?;
-                last_seq = l.seq;
-                count += 1;
+                    .map_err(|e| Error::bad_import(file, n, e.to_string()))?;
+                let count = restore.lines.len() as u64;
                 if count.is_multiple_of(super::TICK_EVERY) {
                     tick(count, header.events)?;
                 }
             }
         }
+        let count = restore.lines.len() as u64;
         if count != header.events {
-            return Err(bad(
-                1,
-                format!("the header promises {} events but the file has {count} (truncated?)", header.events),
+            return Err(Error::bad_import(
+                file,
+                header_line,
+                format!(
+                    "field `events`: the header promises {} events but the file has {count} (truncated?)",
+                    header.events
+                ),
+            ));
+        }
+        if let Some((id, n)) = restore.check.unfinished() {
+            return Err(Error::bad_import(
+                file,
+                n,
+                format!("field `redacted_at`: memory {id}'s events are erased but it was never forgotten"),
             ));
         }
         let (_, memories) = rebuild(&tx).map_err(|e| match e {
             Error::BadEvent { seq, message } => {
-                Error::BadImport { file: file.into(), line: 0, message: format!("event {seq}: {message}") }
+                let n = usize::try_from(seq - 1).ok().and_then(|i| restore.lines.get(i)).copied().unwrap_or(1);
+                Error::bad_import(file, n, format!("event {seq}: {message}"))
             }
             other => other,
         })?;
         tick(count, header.events)?;
         tx.commit()?;
         Ok((count, memories))
+    }
+}
+
+/// A refusal of one backup line, before the file's name is known to it.
+struct LineError {
+    line: usize,
+    message: String,
+}
+
+impl LineError {
+    fn in_file(self, file: &str) -> Error {
+        Error::bad_import(file, self.line, self.message)
+    }
+}
+
+/// One event read from a backup line, and what to store for it.
+struct Parsed {
+    ev: RecordedEvent,
+    payload: String,
+    schema_version: i64,
+}
+
+/// The events read so far: what the next one must follow.
+#[derive(Default)]
+struct Restore {
+    /// The line of each event, by sequence number (`lines[seq - 1]`).
+    lines: Vec<usize>,
+    versions: HashMap<MemoryId, u64>,
+    event_ids: HashSet<String>,
+    check: LogCheck,
+}
+
+impl Restore {
+    /// Reads and checks the event on line `n`; returns it and the payload to store.
+    fn next(&mut self, n: usize, text: &str) -> std::result::Result<Parsed, LineError> {
+        let bad = |field: &str, message: String| LineError { line: n, message: format!("field `{field}`: {message}") };
+        let l: Line = super::json::parse(text).map_err(|e| LineError { line: n, message: e.message })?;
+        let seq = self.lines.len() as i64 + 1;
+        if l.seq != seq {
+            return Err(bad("seq", format!("expected {seq} after {}, found {}", seq - 1, l.seq)));
+        }
+        if !self.event_ids.insert(l.event_id.clone()) {
+            return Err(bad("event_id", format!("'{}' appears twice", excerpt(&l.event_id))));
+        }
+        let stream_id: MemoryId = l.stream_id.parse().map_err(|e| bad("stream_id", format!("{e}")))?;
+        let version = self.versions.entry(stream_id).or_insert(0);
+        if l.stream_version != *version + 1 {
+            let want = *version + 1;
+            return Err(bad("stream_version", format!("expected {want} for this stream, found {}", l.stream_version)));
+        }
+        *version = l.stream_version;
+        let redacted_at =
+            l.redacted_at.as_deref().map(parse_time).transpose().map_err(|e| bad("redacted_at", e.to_string()))?;
+        let payload = if redacted_at.is_some() { REDACTED_PAYLOAD.to_string() } else { l.payload.to_string() };
+        let change = Change::decode(&l.event_type, l.schema_version, &payload, redacted_at.is_some())
+            .map_err(|m| bad("payload", m))?;
+        let recorded_at = parse_time(&l.recorded_at).map_err(|e| bad("recorded_at", e.to_string()))?;
+        let ev = RecordedEvent {
+            seq,
+            event_id: l.event_id,
+            stream_id,
+            stream_version: l.stream_version,
+            change,
+            meta: l.meta,
+            recorded_at,
+            redacted_at,
+        };
+        self.check.next(&ev, n).map_err(|(field, e)| bad(field, e.to_string()))?;
+        self.lines.push(n);
+        Ok(Parsed { ev, payload, schema_version: l.schema_version })
     }
 }

@@ -9,8 +9,9 @@ use chrono::{DateTime, Timelike, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::{line_of, parse_json};
-use crate::error::{Error, Result};
+use super::json::parse_in;
+use super::line_of;
+use crate::error::{Error, Result, excerpt};
 use crate::event::EventMeta;
 use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure};
 use crate::projection::{MEMORY_COLUMNS, memory_from_row};
@@ -79,42 +80,50 @@ impl ImportCounts {
     }
 }
 
-/// Parses a seed-002 document into contents (with their session ids), checking everything.
-fn parse(file: &str, text: &str) -> Result<Vec<(Content, Option<String>)>> {
-    let doc: Doc = parse_json(file, 0, text)?;
-    let bad =
-        |needle: &str, message: String| Error::BadImport { file: file.into(), line: line_of(text, needle), message };
+/// One memory a document holds, with where it is (its line and field) for the errors that
+/// only creating it can find (a key taken, a limit).
+struct Item {
+    content: Content,
+    session_id: Option<String>,
+    line: usize,
+    field: String,
+}
+
+/// Parses a seed-002 document into its memories, checking everything.
+fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
+    let doc: Doc = parse_in(file, 1, text)?;
+    // The line of a value is the line its first occurrence in the text is on.
+    let line = |value: &str| line_of(text, &format!("\"{value}\""));
+    let bad = |line: usize, field: &str, message: String| {
+        Error::bad_import(file, line, format!("field `{field}`: {message}"))
+    };
+    let item = |content: Content, session_id: Option<String>, line: usize, field: String| -> Result<Item> {
+        content.validate().map_err(|e| bad(line, &field, e.to_string()))?;
+        Ok(Item { content, session_id, line, field })
+    };
     let mut out = Vec::new();
     for (key, facts) in doc.semantic {
-        let c = Content::Semantic(Concept { key: key.clone(), facts });
-        c.validate().map_err(|e| bad(&format!("\"{key}\""), format!("field `semantic.{key}`: {e}")))?;
-        out.push((c, None));
+        let (at, field) = (line(&key), format!("semantic.{}", excerpt(&key)));
+        out.push(item(Content::Semantic(Concept { key, facts }), None, at, field)?);
     }
     for (i, e) in doc.episodic.into_iter().enumerate() {
-        let at = format!("episodic[{i}]");
+        let (at, field) = (line(&e.timestamp), format!("episodic[{i}]"));
         let occurred_at = crate::time::parse_time(&e.timestamp)
-            .map_err(|err| bad(&format!("\"{}\"", e.timestamp), format!("field `{at}.timestamp`: {err}")))?;
+            .map_err(|err| bad(at, &format!("{field}.timestamp"), err.to_string()))?;
         let body = match (e.query, e.response, e.speaker, e.text) {
             (q, r, None, None) if q.is_some() || r.is_some() => {
                 EpisodeBody::Exchange { query: q.unwrap_or_default(), response: r.unwrap_or_default() }
             }
             (None, None, Some(speaker), Some(text)) => EpisodeBody::Utterance { speaker, text },
-            _ => {
-                return Err(bad(
-                    &format!("\"{}\"", e.timestamp),
-                    format!("field `{at}`: an episode has either query/response or speaker/text"),
-                ));
-            }
+            _ => return Err(bad(at, &field, "an episode has either query/response or speaker/text".into())),
         };
         let meta = e.metadata.unwrap_or_default();
         let c = Content::Episodic(Episode { occurred_at, body, concepts: meta.concepts_referenced, extra: meta.extra });
-        c.validate().map_err(|err| bad(&format!("\"{}\"", e.timestamp), format!("field `{at}`: {err}")))?;
-        out.push((c, meta.session_id));
+        out.push(item(c, meta.session_id, at, field)?);
     }
     for (name, p) in doc.procedural {
-        let c = Content::Procedural(Procedure { name: name.clone(), steps: p.steps, context: p.context });
-        c.validate().map_err(|e| bad(&format!("\"{name}\""), format!("field `procedural.{name}`: {e}")))?;
-        out.push((c, None));
+        let (at, field) = (line(&name), format!("procedural.{}", excerpt(&name)));
+        out.push(item(Content::Procedural(Procedure { name, steps: p.steps, context: p.context }), None, at, field)?);
     }
     Ok(out)
 }
@@ -142,19 +151,18 @@ impl Store {
         meta: &EventMeta,
         tick: super::Tick,
     ) -> Result<ImportCounts> {
-        let contents = parse(file, text)?;
-        let total = contents.len() as u64;
+        let items = parse(file, text)?;
+        let total = items.len() as u64;
         self.transact(|tx| {
             let mut counts = ImportCounts::default();
-            for (done, (content, session_id)) in contents.into_iter().enumerate() {
+            for (done, item) in items.into_iter().enumerate() {
                 tick(done as u64, total)?;
-                let kind = content.kind();
-                let line = content.key().map_or(1, |k| line_of(text, &format!("\"{k}\"")));
+                let kind = item.content.kind();
                 let mut new = template.clone();
-                new.scope.session_id = session_id.or(new.scope.session_id);
-                tx.create(content, new, meta).map_err(|e| match e {
+                new.scope.session_id = item.session_id.or(new.scope.session_id);
+                tx.create(item.content, new, meta).map_err(|e| match e {
                     Error::DuplicateKey { .. } | Error::Invalid(_) => {
-                        Error::BadImport { file: file.into(), line, message: e.to_string() }
+                        Error::bad_import(file, item.line, format!("field `{}`: {e}", item.field))
                     }
                     other => other,
                 })?;

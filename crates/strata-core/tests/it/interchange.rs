@@ -72,14 +72,76 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
     }
 }
 
-/// A JSON object with a repeated key keeps the last value (as JSON parsers do).
+/// Regression: a repeated key kept the last value, and data after the document was ignored.
 #[test]
-fn a_repeated_key_in_one_document_keeps_the_last_value() {
+fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
+    let cases = [
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"},\n \"a\": {\"y\": \"2\"}}}",
+            "seed.json:2: field `semantic.a`: this key appears twice",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\", \"x\": \"2\"}}}", "seed.json:1: field `semantic.a.x`: this key"),
+        ("{\"semantic\": {}, \"semantic\": {\"b\": {\"x\": \"1\"}}}", "seed.json:1: field `semantic`: this key"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {}}", "seed.json:2: trailing characters"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n\njunk", "seed.json:3: trailing characters"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\0\0\0", "seed.json:1: trailing characters"),
+    ];
+    for (text, want) in cases {
+        let mut f = Fixture::new();
+        let err = import(&mut f, text).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert_eq!(f.store.stats().unwrap().memories, 0, "{text}: partial import");
+    }
+}
+
+/// Regression: an episode refused when created (its session id too long) named line 1 and no
+/// field.
+#[test]
+fn an_episode_refused_when_created_names_its_line_and_field() {
     let mut f = Fixture::new();
-    let c = import(&mut f, r#"{"semantic": {"a": {"x": "1"}, "a": {"y": "2"}}}"#).unwrap();
-    assert_eq!(c.semantic, 1);
-    let m = f.store.find_by_key("default", None, None, "a").unwrap().remove(0);
-    assert_eq!(m.content, concept("a", &[("y", "2")]));
+    let session = "s".repeat(300);
+    let text = format!(
+        "{{\"episodic\": [\n{{\"timestamp\": \"2023-07-15T14:32:45\", \"query\": \"q\"}},\n\
+         {{\"timestamp\": \"2023-07-16T09:00:00\", \"query\": \"q\", \"metadata\": {{\"session_id\": \"{session}\"}}}}]}}"
+    );
+    let err = import(&mut f, &text).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:3: field `episodic[1]`: a session id 'sss"), "{err}");
+    assert_eq!(f.store.stats().unwrap().memories, 0);
+}
+
+/// Regression: an error quoted a 10 MB key whole.
+#[test]
+fn an_error_quotes_only_an_excerpt_of_a_huge_value() {
+    let huge = "k".repeat(10 << 20);
+    let texts = [
+        format!("{{\"semantic\": {{\"{huge}\": {{\"x\": \"1\"}}}}}}"),
+        format!("{{\"{huge}\": {{}}}}"),
+        format!("{{\"episodic\": [{{\"timestamp\": \"{huge}\", \"query\": \"q\"}}]}}"),
+    ];
+    for text in texts {
+        let mut f = Fixture::new();
+        let err = import(&mut f, &text).unwrap_err().to_string();
+        assert!(err.len() < 500 && err.contains("kkk… (10485760 bytes)"), "{} bytes: {}", err.len(), &err[..200]);
+    }
+    let err = f_create_tag(&huge);
+    assert!(err.len() < 200 && err.contains("… (10485760 bytes)"), "{}", &err[..200.min(err.len())]);
+}
+
+fn f_create_tag(tag: &str) -> String {
+    let mut f = Fixture::new();
+    let new = NewMemory { tags: vec![tag.to_string()], ..Default::default() };
+    f.store.create(concept("a", &[("x", "1")]), new, &user()).unwrap_err().to_string()
+}
+
+/// Regression: bytes that are not UTF-8 were refused without a line.
+#[test]
+fn text_that_is_not_utf8_is_refused_with_its_line() {
+    let bytes = b"{\"semantic\":\n {\"a\": {\"x\": \"caf\xe9\"}}}";
+    let err = interchange::json::read_text("seed.json", &mut &bytes[..]).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:2: byte 18 of the line is not UTF-8"), "{err}");
+    // A byte-order mark is not part of the text.
+    let text = interchange::json::read_text("seed.json", &mut &b"\xef\xbb\xbf{}"[..]).unwrap();
+    assert_eq!(text, "{}");
 }
 
 #[test]
@@ -87,6 +149,7 @@ fn importing_a_key_that_exists_fails_whole() {
     let mut f = Fixture::new();
     f.add(concept("theory_of_relativity", &[("year", "1905")]));
     let err = import(&mut f, SEED).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:11: field `semantic.theory_of_relativity`: a semantic memory"), "{err}");
     assert!(err.contains("'theory_of_relativity' already exists"), "{err}");
     assert_eq!(f.store.stats().unwrap().memories, 1);
 }
@@ -156,9 +219,9 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
         (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: EOF while parsing"),
         (
             with_line(0, "{\"format\":\"zip\",\"version\":1,\"events\":6,\"exported_at\":\"x\"}"),
-            "backup.jsonl:1: not a Strata backup",
+            "backup.jsonl:1: field `format`: not a Strata backup",
         ),
-        (lines[..4].join("\n"), "backup.jsonl:1: the header promises 6 events but the file has 3"),
+        (lines[..4].join("\n"), "backup.jsonl:1: field `events`: the header promises 6 events but the file has 3"),
         (
             with_line(4, &lines[4].replace("\"actor\":\"user\"", "\"actor\":\"alien\"")),
             "backup.jsonl:5: field `meta.actor`",
@@ -173,6 +236,179 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
         let mut g = Fixture::new();
         let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
         assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert_eq!(g.store.event_count().unwrap(), 0);
+    }
+}
+
+/// Regression: data after a backup line's JSON, or a key twice in it, was let through.
+#[test]
+fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let mut backup = Vec::new();
+    f.store.export_backup(&mut backup).unwrap();
+    let text = String::from_utf8(backup).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let with_line = |i: usize, new: &str| {
+        let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        l[i] = new.to_string();
+        l.join("\n")
+    };
+    let cases = [
+        (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: trailing characters"),
+        (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: trailing characters"),
+        (
+            with_line(2, &lines[2].replace("\"seq\":2,", "\"seq\":2,\"seq\":2,")),
+            "backup.jsonl:3: field `seq`: this key",
+        ),
+        (
+            with_line(1, &lines[1].replace("\"birth\":", "\"birth\":1,\"birth\":")),
+            "backup.jsonl:2: field `payload.content.facts.birth`: this key",
+        ),
+        (with_line(0, &format!("{}x", lines[0])), "backup.jsonl:1: trailing characters"),
+        (format!("{text}\n\0\0\0"), "backup.jsonl:9: expected value"),
+        (with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")), "backup.jsonl:4: control character"),
+    ];
+    for (text, want) in cases {
+        let mut g = Fixture::new();
+        let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert_eq!(g.store.event_count().unwrap(), 0);
+    }
+    let mut bytes = text.clone().into_bytes();
+    let at = text.find("Corsica").unwrap();
+    bytes[at] = 0xff;
+    let err = Fixture::new().store.import_backup("backup.jsonl", &mut &bytes[..]).unwrap_err().to_string();
+    assert!(err.starts_with("backup.jsonl:2: byte "), "{err}");
+}
+
+/// A hand-written backup: one line per (memory, type, payload, redacted), with sequence
+/// numbers, stream versions, ids and times filled in.
+fn backup_of(events: &[(MemoryId, &str, serde_json::Value, bool)]) -> String {
+    let mut out = format!(
+        "{{\"format\":\"strata-backup\",\"version\":1,\"events\":{},\"exported_at\":\"2026-01-31T12:00:00Z\"}}\n",
+        events.len()
+    );
+    let mut versions = std::collections::HashMap::new();
+    for (i, (id, ty, payload, redacted)) in events.iter().enumerate() {
+        let version = versions.entry(*id).or_insert(0);
+        *version += 1;
+        let mut line = serde_json::json!({
+            "seq": i + 1,
+            "event_id": format!("ev{i}"),
+            "stream_id": id.to_string(),
+            "stream_version": *version,
+            "type": ty,
+            "schema_version": 1,
+            "payload": if *redacted { serde_json::json!({}) } else { payload.clone() },
+            "meta": {"actor": "user"},
+            "recorded_at": "2026-01-31T12:00:00Z",
+        });
+        if *redacted {
+            line["redacted_at"] = "2026-01-31T12:00:01Z".into();
+        }
+        out.push_str(&format!("{line}\n"));
+    }
+    out
+}
+
+fn created(key: &str, facts: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "content": {"type": "semantic", "key": key, "facts": facts},
+        "scope": {"user_id": "default"},
+        "importance": 0.5,
+        "tier": "medium",
+        "source": {"app": "test"},
+    })
+}
+
+/// Regression: a backup restored links to memories that do not exist, `forgotten` events for
+/// memories never created, and other states every command refuses.
+#[test]
+fn a_backup_is_held_to_the_rules_of_the_commands() {
+    use serde_json::json;
+    let (a, b, c) = (MemoryId::from_parts(1, 1), MemoryId::from_parts(1, 2), MemoryId::from_parts(1, 3));
+    let make =
+        |id: MemoryId, key: &str, redacted: bool| (id, "semantic_created", created(key, json!({"x": "1"})), redacted);
+    let link = |from: MemoryId, to: MemoryId, relation: &str| {
+        (from, "linked", json!({"target": to.to_string(), "relation": relation}), false)
+    };
+    let forgotten = |id: MemoryId| (id, "forgotten", json!({"redacted_events": 1}), false);
+    let tier = |id: MemoryId, from: &str, reason: &str| {
+        (id, "tier_changed", json!({"from": from, "to": "long", "reason": reason}), false)
+    };
+
+    // What the commands can write restores.
+    let good = backup_of(&[
+        make(a, "a", false),
+        make(b, "b", false),
+        link(a, b, "mentions"),
+        tier(a, "medium", "test"),
+        make(c, "c", true),
+        forgotten(c),
+    ]);
+    let mut f = Fixture::new();
+    assert_eq!(f.store.import_backup("backup.jsonl", &mut good.as_bytes()).unwrap(), (6, 2));
+
+    let long = "r".repeat(65);
+    let big = "x".repeat(1 << 20);
+    let cases = [
+        (vec![make(a, "a", false), link(a, b, "mentions")], "backup.jsonl:3: field `payload`: no memory"),
+        (vec![make(a, "a", false), forgotten(b)], "backup.jsonl:3: field `type`: a memory's first event"),
+        (
+            vec![make(a, "a", false), link(a, a, "mentions")],
+            "backup.jsonl:3: field `payload`: a memory cannot link to itself",
+        ),
+        (
+            vec![make(a, "a", false), make(b, "b", false), link(a, b, &long)],
+            "backup.jsonl:4: field `payload`: a link's relation",
+        ),
+        (
+            vec![make(a, "a", false), make(b, "b", false), link(a, b, " mentions")],
+            "backup.jsonl:4: field `payload`: a link's relation must not start",
+        ),
+        (
+            vec![make(a, "a", false), tier(a, "medium", "")],
+            "backup.jsonl:3: field `payload`: a tier change's reason must not be empty",
+        ),
+        (vec![make(a, "a", false), tier(a, "short", "x")], "backup.jsonl:3: field `payload`: a tier change from short"),
+        (
+            vec![(a, "semantic_created", created("a", json!({})), false)],
+            "backup.jsonl:2: field `payload`: concept 'a' has no facts",
+        ),
+        (
+            vec![(a, "semantic_created", created("a", json!({"x": big})), false)],
+            "backup.jsonl:2: field `payload`: this memory's content is 1025 KiB",
+        ),
+        (
+            vec![make(a, "a", false), (a, "tagged", json!({"tag": ""}), false)],
+            "backup.jsonl:3: field `payload`: a tag must not be empty",
+        ),
+        (
+            vec![make(a, "a", true), forgotten(a), (a, "tagged", json!({"tag": "t"}), false)],
+            "backup.jsonl:4: field `type`: memory",
+        ),
+        (
+            vec![make(a, "a", true), forgotten(a), make(a, "a", false)],
+            "backup.jsonl:4: field `type`: a memory's first event",
+        ),
+        (
+            vec![make(a, "a", false), make(b, "b", true), forgotten(b), link(a, b, "r")],
+            "backup.jsonl:5: field `payload`: memory",
+        ),
+        (vec![make(a, "a", false), forgotten(a)], "backup.jsonl:3: field `redacted_at`: memory"),
+        (vec![make(a, "a", false), make(b, "b", true)], "backup.jsonl:3: field `redacted_at`: memory"),
+        (
+            vec![make(a, "a", true), (a, "tagged", json!({"tag": "t"}), false), forgotten(a)],
+            "backup.jsonl:3: field `redacted_at`",
+        ),
+    ];
+    for (events, want) in cases {
+        let text = backup_of(&events);
+        let mut g = Fixture::new();
+        let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert!(err.len() < 500, "{err}");
         assert_eq!(g.store.event_count().unwrap(), 0);
     }
 }

@@ -147,4 +147,16 @@ proptest! {
             prop_assert_eq!(&store.get_as_of(m.id, AsOf::Seq(i64::MAX)).unwrap(), m);
         }
     }
+
+    /// A restored backup is held to the commands' rules: whatever they wrote passes them.
+    #[test]
+    fn a_backup_of_any_history_restores_it(ops in proptest::collection::vec(op(), 1..60)) {
+        let store = run(&ops);
+        let mut backup = Vec::new();
+        store.export_backup(&mut backup).unwrap();
+        let mut restored = Store::in_memory(store.clock().clone()).unwrap();
+        let restored_events = restored.import_backup("backup.jsonl", &mut &backup[..]);
+        prop_assert!(restored_events.is_ok(), "{:?}", restored_events);
+        prop_assert_eq!(restored.snapshot().unwrap(), store.snapshot().unwrap());
+    }
 }

@@ -163,6 +163,49 @@ fn bad_input_is_refused_with_a_clear_message() {
     );
 }
 
+/// Regression: a memory of hundreds of megabytes was accepted. Every limit holds on every
+/// write path: creation, update, tags, links, tier changes, and `append` itself.
+#[test]
+fn a_memory_over_the_limits_is_refused_with_the_limit() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    let other = f.add(concept("coffee", &[("likes", "black")]));
+    let check = |err: Error, want: &str| assert!(err.to_string().contains(want), "{err} does not say {want}");
+
+    // Exactly 1 MiB as stored is a memory; one byte more is not.
+    let base = concept("big", &[("text", "")]).stored_bytes();
+    let fits = concept("big", &[("text", &"x".repeat(model::MAX_CONTENT_BYTES - base))]);
+    assert_eq!(fits.stored_bytes(), model::MAX_CONTENT_BYTES);
+    let big = f.add(fits);
+    let over = concept("big", &[("text", &"x".repeat(model::MAX_CONTENT_BYTES - base + 1))]);
+    let limit = "a memory holds at most 1024 KiB";
+    check(f.store.create(over.clone(), NewMemory::default(), &user()).unwrap_err(), limit);
+    check(f.store.transact(|tx| tx.update_content(big.id, over.clone(), Expected::Any, &user())).unwrap_err(), limit);
+    let huge_steps = procedure("p", &[&"s".repeat(600 << 10), &"s".repeat(600 << 10)]);
+    check(f.store.create(huge_steps, NewMemory::default(), &user()).unwrap_err(), limit);
+
+    let key = "k".repeat(257);
+    check(f.store.create(concept(&key, &[("a", "b")]), NewMemory::default(), &user()).unwrap_err(), "longer than 256");
+    check(f.store.create(concept("k", &[(&key, "b")]), NewMemory::default(), &user()).unwrap_err(), "longer than 256");
+    let session =
+        NewMemory { scope: Scope { session_id: Some(key.clone()), ..Scope::default() }, ..Default::default() };
+    check(f.store.create(concept("k", &[("a", "b")]), session, &user()).unwrap_err(), "a session id");
+    check(f.store.transact(|tx| tx.tag(m.id, &"t".repeat(65), &user())).unwrap_err(), "longer than 64 bytes");
+    check(f.store.transact(|tx| tx.link(m.id, other.id, &"r".repeat(65), &user())).unwrap_err(), "longer than 64");
+    check(
+        f.store.transact(|tx| tx.set_tier(m.id, Tier::Long, &"why ".repeat(200), &user())).unwrap_err(),
+        "longer than 512 bytes",
+    );
+    // `append` takes the same rules as the commands.
+    let mut raw = |change: Change| f.store.transact(|tx| tx.append(m.id, Expected::Any, change, &user())).unwrap_err();
+    check(raw(Change::Tagged { tag: " spaced ".into() }), "must not start or end with white space");
+    check(raw(Change::Linked { target: m.id, relation: "r".into() }), "cannot link to itself");
+    check(raw(Change::TierChanged { from: Tier::Long, to: Tier::Short, reason: "r".into() }), "in the medium tier");
+    let ghost = MemoryId::from_parts(1, 1);
+    check(raw(Change::Linked { target: ghost, relation: "r".into() }), "no memory");
+    assert_eq!(f.store.get(m.id).unwrap().version, 1, "nothing was written");
+}
+
 #[test]
 fn accesses_are_batched_into_one_transaction() {
     let mut f = Fixture::new();
