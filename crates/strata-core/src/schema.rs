@@ -84,9 +84,11 @@ fn check_existing(path: &Path) -> Result<()> {
 /// The most findings of an integrity check quoted in the error.
 const FINDINGS_SHOWN: usize = 3;
 
-/// SQLite's `quick_check` over the whole file (every page, b-tree and record; not whether
-/// indexes agree with their tables): damage is found at open, before anything reads or writes.
-/// It reads the file once — about NNN ms for 100,000 memories (docs/benchmarks.md).
+/// SQLite's `quick_check` over the whole file (every page, b-tree and record, and since SQLite
+/// 3.44 the full-text index's own check; not whether ordinary indexes agree with their tables): damage
+/// is found at open, before anything reads or writes.
+/// It reads the file once (timed by `cargo bench -p strata-core --bench store`, "open";
+/// docs/benchmarks.md).
 pub fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
     let damaged = |detail: String| Error::Damaged { path: path.to_path_buf(), detail };
     let mut findings = Vec::new();
