@@ -141,22 +141,8 @@ pub enum Command {
         /// (create_entities, search_nodes…), over Strata's semantic memories.
         #[arg(long)]
         graph_tools: bool,
-        /// Serve other machines too: --http may then be any address (e.g. 0.0.0.0:8765 for all
-        /// of them), and requests may name, as their Host, the address the server listens on
-        /// (any of this machine's with 0.0.0.0 or [::]) or a name given with --allow-host. The
-        /// token is still required, and pages in a browser are still refused unless they come
-        /// from this machine. Without it, requests must name localhost or a loopback address.
-        #[arg(long)]
-        allow_remote: bool,
-        /// With --allow-remote, a host name (or address) clients may reach the server by, e.g.
-        /// memory.home.arpa; repeat for more.
-        #[arg(
-            long = "allow-host",
-            value_name = "NAME",
-            requires = "allow_remote",
-            value_parser = strata_core::access::host_name
-        )]
-        allow_hosts: Vec<String>,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// Serve an OpenAI-compatible API on 127.0.0.1 (`/v1/chat/completions`, `/v1/models`) that
     /// adds memory to every chat and remembers it: point any OpenAI client or LiteLLM at it.
@@ -175,19 +161,8 @@ pub enum Command {
         /// always required: a new random one is printed unless given).
         #[arg(long, env = "STRATA_PROXY_TOKEN", hide_env_values = true)]
         token: Option<String>,
-        /// Listen on a non-loopback address: other machines could then reach your memory, with
-        /// the token.
-        #[arg(long)]
-        allow_remote: bool,
-        /// With --allow-remote, a host name (or address) clients may reach the proxy by, e.g.
-        /// memory.home.arpa; repeat for more.
-        #[arg(
-            long = "allow-host",
-            value_name = "NAME",
-            requires = "allow_remote",
-            value_parser = strata_core::access::host_name
-        )]
-        allow_hosts: Vec<String>,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
@@ -458,6 +433,22 @@ pub struct ProviderArgs {
     /// The provider's address, for ollama or an OpenAI-compatible server.
     #[arg(long)]
     pub base_url: Option<String>,
+}
+
+/// Whether a server (`serve`, `mcp --http`) may answer other machines.
+#[derive(Debug, Clone, Args)]
+pub struct RemoteArgs {
+    /// Serve other machines too: the address may then be any (e.g. 0.0.0.0 for all of this
+    /// machine's), and requests may name, as their Host, the address the server listens on
+    /// (any, with 0.0.0.0 or [::]) or a name given with --allow-host. A token is required, and
+    /// pages in a browser are still refused unless they come from this machine. Without it,
+    /// requests must name localhost or a loopback address.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// With --allow-remote, a host name (or address) clients may reach the server by, e.g.
+    /// memory.home.arpa; repeat for more.
+    #[arg(long = "allow-host", value_name = "NAME", requires = "allow_remote", value_parser = strata_core::access::host_name)]
+    pub allow_hosts: Vec<String>,
 }
 
 /// How each memory-augmented turn is asked (`ask`, `chat`).

@@ -16,7 +16,7 @@ use strata_api::locomo;
 
 use crate::args::{
     AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
-    ProviderArgs, TierArg, TokensCommand, TurnArgs,
+    ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -65,13 +65,13 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Train(train) = command {
         return crate::train::run(&mut engine, &db, train, &out);
     }
-    if let Command::Serve { port, host, provider, token, allow_remote, allow_hosts } = command {
-        let listen = Listen { addr: std::net::SocketAddr::new(host, port), allow_remote, allow_hosts };
+    if let Command::Serve { port, host, provider, token, remote } = command {
+        let listen = Listen { addr: std::net::SocketAddr::new(host, port), remote };
         return serve(engine, listen, provider, token, &out);
     }
-    if let Command::Mcp { http, token, graph_tools, allow_remote, allow_hosts } = command {
+    if let Command::Mcp { http, token, graph_tools, remote } = command {
         let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
-        let listen = http.map(|addr| Listen { addr, allow_remote, allow_hosts });
+        let listen = http.map(|addr| Listen { addr, remote });
         return mcp(engine, settings, listen, token);
     }
     let result = dispatch(&mut engine, command, &out, clock.as_ref());
@@ -417,8 +417,7 @@ fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::emb
 /// Where a server listens, and whom beyond loopback it lets in.
 struct Listen {
     addr: std::net::SocketAddr,
-    allow_remote: bool,
-    allow_hosts: Vec<String>,
+    remote: RemoteArgs,
 }
 
 impl Listen {
@@ -428,13 +427,13 @@ impl Listen {
         if self.addr.ip().is_loopback() {
             return Ok(strata_core::access::Hosts::loopback());
         }
-        if !self.allow_remote {
+        if !self.remote.allow_remote {
             bail!(
                 "{} is not a loopback address: other machines could reach your memory; pass --allow-remote if you mean it",
                 self.addr
             );
         }
-        Ok(strata_core::access::Hosts::remote(self.addr.ip(), self.allow_hosts.clone()))
+        Ok(strata_core::access::Hosts::remote(self.addr.ip(), self.remote.allow_hosts.clone()))
     }
 }
 

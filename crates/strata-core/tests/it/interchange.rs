@@ -197,19 +197,37 @@ fn event_id_of(line: &str, other: &str) -> String {
     line.replace(&id(line), &id(other))
 }
 
-#[test]
-fn a_damaged_backup_names_the_line_and_imports_nothing() {
+/// The backup of a store holding [`SEED`], as text.
+fn seed_backup() -> String {
     let mut f = Fixture::new();
     import(&mut f, SEED).unwrap();
     let mut backup = Vec::new();
     f.store.export_backup(&mut backup).unwrap();
-    let text = String::from_utf8(backup).unwrap();
+    String::from_utf8(backup).unwrap()
+}
+
+/// `text` with its line `i` (0-based) replaced by `new`.
+fn replace_line(text: &str, i: usize, new: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[i] = new;
+    lines.join("\n")
+}
+
+/// Each backup is refused with an error that starts with its `want`, and imports nothing.
+fn assert_backups_refused<const N: usize>(cases: [(String, &str); N]) {
+    for (text, want) in cases {
+        let mut g = Fixture::new();
+        let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert_eq!(g.store.event_count().unwrap(), 0);
+    }
+}
+
+#[test]
+fn a_damaged_backup_names_the_line_and_imports_nothing() {
+    let text = seed_backup();
     let lines: Vec<&str> = text.lines().collect();
-    let with_line = |i: usize, new: &str| {
-        let mut l = lines.clone();
-        l[i] = new;
-        l.join("\n")
-    };
+    let with_line = |i: usize, new: &str| replace_line(&text, i, new);
     let cases = [
         (
             with_line(3, &lines[3].replace("\"stream_version\":1", "\"stream_version\":2")),
@@ -232,28 +250,15 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
             "backup.jsonl:4: field `seq`: expected 3 after 2, found 9",
         ),
     ];
-    for (text, want) in cases {
-        let mut g = Fixture::new();
-        let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
-        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
-        assert_eq!(g.store.event_count().unwrap(), 0);
-    }
+    assert_backups_refused(cases);
 }
 
 /// Regression: data after a backup line's JSON, or a key twice in it, was let through.
 #[test]
 fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
-    let mut f = Fixture::new();
-    import(&mut f, SEED).unwrap();
-    let mut backup = Vec::new();
-    f.store.export_backup(&mut backup).unwrap();
-    let text = String::from_utf8(backup).unwrap();
+    let text = seed_backup();
     let lines: Vec<&str> = text.lines().collect();
-    let with_line = |i: usize, new: &str| {
-        let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-        l[i] = new.to_string();
-        l.join("\n")
-    };
+    let with_line = |i: usize, new: &str| replace_line(&text, i, new);
     let cases = [
         (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: trailing characters"),
         (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: trailing characters"),
@@ -269,12 +274,7 @@ fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
         (format!("{text}\n\0\0\0"), "backup.jsonl:9: expected value"),
         (with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")), "backup.jsonl:4: control character"),
     ];
-    for (text, want) in cases {
-        let mut g = Fixture::new();
-        let err = g.store.import_backup("backup.jsonl", &mut text.as_bytes()).unwrap_err().to_string();
-        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
-        assert_eq!(g.store.event_count().unwrap(), 0);
-    }
+    assert_backups_refused(cases);
     let mut bytes = text.clone().into_bytes();
     let at = text.find("Corsica").unwrap();
     bytes[at] = 0xff;
