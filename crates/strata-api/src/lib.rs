@@ -2,6 +2,7 @@
 //! [`Engine`]; it speaks in boundary types ([`dto`]) and closed error codes ([`ApiError`]).
 #![deny(missing_docs)]
 
+mod adapters;
 pub mod ask;
 pub mod context;
 mod demo;

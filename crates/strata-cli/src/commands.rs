@@ -563,7 +563,7 @@ fn ask_turn(
 
 /// The active crystallized adapter (its folder and id): the on-device model applies it.
 fn active_adapter(engine: &Engine) -> Result<Option<(PathBuf, String)>> {
-    Ok(engine.store_view().active_adapter()?.map(|a| (a.path, a.id)))
+    Ok(engine.active_adapter()?.map(|a| (a.path, a.id)))
 }
 
 /// The chat model `provider` names (`on-device` loads the local model, with `adapter` when
@@ -676,12 +676,12 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
     }
 }
 
-fn confirm_forget(engine: &mut Engine, target: &Target) -> Result<()> {
+fn confirm_forget(engine: &Engine, target: &Target) -> Result<()> {
     if !std::io::stdin().is_terminal() {
         bail!("forget is permanent; pass --yes to confirm when not running in a terminal");
     }
     let id = engine.resolve(target)?;
-    let m = engine.store().get(id)?;
+    let m = engine.store_view().get(id)?;
     note_part!(
         "Forget {} ({})?\nIts content will be erased everywhere, including its history. This cannot be undone. [y/N] ",
         id,

@@ -1,6 +1,6 @@
 //! The `strata` binary: parse arguments, open the engine, run one command, print the result.
 //! Errors are one line on stderr and a non-zero exit, never a panic or a backtrace.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// `eprintln!` that never panics: with standard error closed (`2>&-`, or a pipe whose reader
 /// went away) the message is lost, not the command.
@@ -8,6 +8,15 @@ macro_rules! note {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `println!` to [`render::Stdout`] (quiet when the reader of a pipe went away), returning
+/// I/O errors with `?` instead of panicking: every result goes out through it.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(crate::render::Stdout, $($arg)*)?
     }};
 }
 

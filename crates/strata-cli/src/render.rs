@@ -32,13 +32,6 @@ impl Write for Stdout {
     }
 }
 
-/// `println!` to [`Stdout`], returning I/O errors instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        writeln!(Stdout, $($arg)*)?
-    };
-}
-
 /// Where results go, and in which form.
 pub struct Out {
     /// JSON instead of tables.

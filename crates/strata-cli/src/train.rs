@@ -132,12 +132,12 @@ fn train_and_register(
     if live {
         note!();
     }
-    let id = engine.store().new_adapter_id();
+    let id = engine.new_adapter_id();
     let dir = root(db).join(&id);
     trained.adapter.save(&dir)?;
     set.write(&dir.join("training-set.jsonl"))?;
     let bytes = dir_bytes(&dir);
-    let record = engine.store().register_adapter(NewAdapter {
+    let record = engine.register_adapter(NewAdapter {
         id,
         base_model: chat.name().to_string(),
         base_hash: strata_train::file_hash(&model)?,
@@ -158,7 +158,7 @@ fn train_and_register(
 }
 
 fn evaluate(engine: &mut Engine, chat: &LocalChat, id: &str, gate: Gate) -> Result<Report> {
-    let record = engine.store_view().adapter(id)?;
+    let record = engine.adapter(id)?;
     let adapter = Adapter::load(&record.path, &chat.shape())?;
     let set = Dataset::read(&record.path.join("training-set.jsonl"))?;
     let heldout: Vec<_> = set.heldout().collect();
@@ -174,7 +174,7 @@ fn evaluate(engine: &mut Engine, chat: &LocalChat, id: &str, gate: Gate) -> Resu
     if live {
         note!();
     }
-    engine.store().record_evaluation(id, &serde_json::to_value(&report)?, report.passed)?;
+    engine.record_evaluation(id, &serde_json::to_value(&report)?, report.passed)?;
     Ok(report)
 }
 
@@ -182,7 +182,7 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-fn print_report(r: &Report) {
+fn print_report(r: &Report) -> Result<()> {
     let mut t = Table::new();
     t.set_header(["", "with adapter", "without", "by retrieval"]);
     t.add_row([
@@ -197,21 +197,22 @@ fn print_report(r: &Report) {
         format!("{:.2}", r.perplexity_base),
         "—".into(),
     ]);
-    println!("{t}");
+    say!("{t}");
     if r.passed {
-        println!("Passed the gate (perplexity within {}, recall at least {}).", pct(r.margin), pct(r.min_recall));
+        say!("Passed the gate (perplexity within {}, recall at least {}).", pct(r.margin), pct(r.min_recall));
     } else {
-        println!("Failed the gate: {}.", r.reasons.join("; "));
+        say!("Failed the gate: {}.", r.reasons.join("; "));
     }
+    Ok(())
 }
 
-fn print_record(a: &AdapterRecord) {
+fn print_record(a: &AdapterRecord) -> Result<()> {
     let passed = match a.passed {
         Some(true) => "passed",
         Some(false) => "failed",
         None => "not evaluated",
     };
-    println!(
+    say!(
         "{}  {}  {}  {} source memories  {:.1} MB  {}",
         a.id,
         a.status.as_str(),
@@ -220,6 +221,7 @@ fn print_record(a: &AdapterRecord) {
         a.bytes as f64 / 1e6,
         a.created_at.format("%Y-%m-%d %H:%M")
     );
+    Ok(())
 }
 
 /// Runs one `strata train` command on the database at `db`.
@@ -242,7 +244,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             print_problems(&set);
             let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();
             if out.json {
-                println!(
+                say!(
                     "{}",
                     serde_json::json!({
                         "file": file, "hash": set.hash(), "facts": set.facts().len(),
@@ -251,7 +253,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
                     })
                 );
             } else {
-                println!(
+                say!(
                     "{} examples to train on ({} facts, {} procedure examples, {} replay), {} held out for \
                      evaluation, {} problems → {}",
                     set.train().count(),
@@ -276,7 +278,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
             let report = if eval { Some(evaluate(engine, &chat, &record.id, Gate::default())?) } else { None };
             if out.json {
-                println!(
+                say!(
                     "{}",
                     serde_json::json!({
                         "adapter": record.id, "seconds": trained.seconds, "steps": trained.losses.len(),
@@ -284,7 +286,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
                     })
                 );
             } else {
-                println!(
+                say!(
                     "Trained adapter {} in {:.0} s ({} steps, final loss {:.3}); it is a candidate.",
                     record.id,
                     trained.seconds,
@@ -292,8 +294,8 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
                     trained.losses.last().copied().unwrap_or(f32::NAN)
                 );
                 match report {
-                    Some(r) => print_report(&r),
-                    None => println!("Next: strata train eval {}", record.id),
+                    Some(r) => print_report(&r)?,
+                    None => say!("Next: strata train eval {}", record.id),
                 }
             }
             Ok(())
@@ -302,63 +304,65 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             let chat = chat()?;
             let report = evaluate(engine, &chat, &id, gate_of(&gate))?;
             if out.json {
-                println!("{}", serde_json::to_string(&report)?);
+                say!("{}", serde_json::to_string(&report)?);
             } else {
-                print_report(&report);
+                print_report(&report)?;
             }
             Ok(())
         }
         TrainCommand::List => {
-            let all = engine.store_view().adapters()?;
+            let all = engine.adapters()?;
             if out.json {
-                println!("{}", serde_json::to_string(&all)?);
+                say!("{}", serde_json::to_string(&all)?);
             } else if all.is_empty() {
-                println!("No adapters yet. Train one with `strata train run` (or try `strata train demo`).");
+                say!("No adapters yet. Train one with `strata train run` (or try `strata train demo`).");
             } else {
-                all.iter().for_each(print_record);
+                for a in &all {
+                    print_record(a)?;
+                }
             }
             Ok(())
         }
         TrainCommand::Show { id } => {
-            let a = engine.store_view().adapter(&id)?;
-            let history = engine.store_view().adapter_history(&id)?;
+            let a = engine.adapter(&id)?;
+            let history = engine.adapter_history(&id)?;
             if out.json {
-                println!("{}", serde_json::json!({ "adapter": a, "history": history }));
+                say!("{}", serde_json::json!({ "adapter": a, "history": history }));
                 return Ok(());
             }
-            print_record(&a);
-            println!("base model {} (sha256 {}…)", a.base_model, &a.base_hash[..12.min(a.base_hash.len())]);
-            println!(
+            print_record(&a)?;
+            say!("base model {} (sha256 {}…)", a.base_model, &a.base_hash[..12.min(a.base_hash.len())]);
+            say!(
                 "training set sha256 {}…, files in {}",
                 &a.dataset_hash[..12.min(a.dataset_hash.len())],
                 a.path.display()
             );
-            println!("settings {}", a.hyperparameters);
+            say!("settings {}", a.hyperparameters);
             if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
-                print_report(&r);
+                print_report(&r)?;
             }
             for e in history {
-                println!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
+                say!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
             }
             Ok(())
         }
         TrainCommand::Activate { id, force } => {
-            let a = engine.store().activate_adapter(&id, force)?;
+            let a = engine.activate_adapter(&id, force)?;
             if out.json {
-                println!("{}", serde_json::to_string(&a)?);
+                say!("{}", serde_json::to_string(&a)?);
             } else {
-                println!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
+                say!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
             }
             Ok(())
         }
         TrainCommand::Rollback => {
-            let now = engine.store().rollback_adapter()?;
+            let now = engine.rollback_adapter()?;
             if out.json {
-                println!("{}", serde_json::json!({ "active": now.as_ref().map(|a| &a.id) }));
+                say!("{}", serde_json::json!({ "active": now.as_ref().map(|a| &a.id) }));
             } else {
                 match now {
-                    Some(a) => println!("Rolled back: adapter {} is active again.", a.id),
-                    None => println!("Rolled back: no adapter is active; the model answers on its own."),
+                    Some(a) => say!("Rolled back: adapter {} is active again.", a.id),
+                    None => say!("Rolled back: no adapter is active; the model answers on its own."),
                 }
             }
             Ok(())
@@ -370,7 +374,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
 fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out: &Out) -> Result<()> {
     let config = config_of(hyper)?;
     // A fresh scope, so the demo's facts are all that is trained.
-    let scope = format!("train-demo-{}", engine.store().new_adapter_id().trim_start_matches("ad_"));
+    let scope = format!("train-demo-{}", engine.new_adapter_id().trim_start_matches("ad_"));
     let mut memories = Vec::new();
     {
         let mut demo_engine =
@@ -387,7 +391,7 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
     let report = evaluate(engine, &chat, &record.id, gate_of(gate))?;
     let peak = strata_train::peak_memory_mib();
     if out.json {
-        println!(
+        say!(
             "{}",
             serde_json::json!({
                 "facts": set.facts().len(),
@@ -407,7 +411,7 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
             })
         );
     } else {
-        println!(
+        say!(
             "Stored {} facts in scope {scope}, trained adapter {} on {} examples in {:.0} s ({:.0} tokens/s, \
              peak memory {:.0} MiB).",
             set.facts().len(),
@@ -417,8 +421,8 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
             trained.tokens as f64 / trained.seconds.max(1e-9),
             peak
         );
-        print_report(&report);
-        println!("Activate it with: strata train activate {}", record.id);
+        print_report(&report)?;
+        say!("Activate it with: strata train activate {}", record.id);
     }
     Ok(())
 }

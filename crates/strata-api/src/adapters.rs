@@ -1,0 +1,60 @@
+//! The adapter registry through the front door: what `strata train` (and later the app's
+//! curation screens) do with trained adapters — register, evaluate, list, activate, roll back.
+//! The registry itself lives in `strata_core::adapters`.
+
+use strata_core::{AdapterEvent, AdapterRecord, NewAdapter};
+
+use crate::{ApiResult, Engine};
+
+impl Engine {
+    /// A new adapter id (`ad_…`), for the folder its files go into before it is registered.
+    pub fn new_adapter_id(&self) -> String {
+        self.store_view().new_adapter_id()
+    }
+
+    /// Registers a trained adapter as a candidate.
+    pub fn register_adapter(&mut self, new: NewAdapter) -> ApiResult<AdapterRecord> {
+        Ok(self.store().register_adapter(new)?)
+    }
+
+    /// Records an adapter's evaluation (its report, and whether it passed the gate).
+    pub fn record_evaluation(
+        &mut self,
+        id: &str,
+        metrics: &serde_json::Value,
+        passed: bool,
+    ) -> ApiResult<AdapterRecord> {
+        Ok(self.store().record_evaluation(id, metrics, passed)?)
+    }
+
+    /// One adapter.
+    pub fn adapter(&self, id: &str) -> ApiResult<AdapterRecord> {
+        Ok(self.store_view().adapter(id)?)
+    }
+
+    /// Every adapter, newest first.
+    pub fn adapters(&self) -> ApiResult<Vec<AdapterRecord>> {
+        Ok(self.store_view().adapters()?)
+    }
+
+    /// The adapter the on-device model uses, if any.
+    pub fn active_adapter(&self) -> ApiResult<Option<AdapterRecord>> {
+        Ok(self.store_view().active_adapter()?)
+    }
+
+    /// What happened to an adapter (trained, evaluated, activated …), oldest first.
+    pub fn adapter_history(&self, id: &str) -> ApiResult<Vec<AdapterEvent>> {
+        Ok(self.store_view().adapter_history(id)?)
+    }
+
+    /// Makes `id` the active adapter (one that failed its gate only with `force`).
+    pub fn activate_adapter(&mut self, id: &str, force: bool) -> ApiResult<AdapterRecord> {
+        Ok(self.store().activate_adapter(id, force)?)
+    }
+
+    /// Retires the active adapter; the one active before it is active again if it is still
+    /// a candidate, otherwise none is. Returns the adapter now active.
+    pub fn rollback_adapter(&mut self) -> ApiResult<Option<AdapterRecord>> {
+        Ok(self.store().rollback_adapter()?)
+    }
+}
