@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use strata_api::scalebench;
+use strata_bench::scalebench;
 
 /// Memories for `cargo bench`; `cargo test --all-targets` runs it once on a small store.
 const MEMORIES: usize = 100_000;
@@ -48,7 +48,7 @@ fn main() {
         let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
         PathBuf::from(root).join("../shared/bench/locomo/locomo-dev.json")
     });
-    let (turns, questions) = strata_api::locomo::texts(&data).expect("a LoCoMo-layout file (STRATA_LOCOMO)");
+    let (turns, questions) = strata_bench::locomo::texts(&data).expect("a LoCoMo-layout file (STRATA_LOCOMO)");
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("strata.db");
     let model = Arc::new(strata_models::MiniLm::load_default().expect("the embedding model (make setup)"));

@@ -43,13 +43,17 @@ impl ContextSettings {
     }
 }
 
+/// How many memories recall offers the assembler: enough to fill a 2,000-token prompt of
+/// conversation turns (LoCoMo's, measured in docs/benchmarks.md), few enough to rank quickly.
+pub const CANDIDATES: usize = 150;
+
 impl Default for ContextSettings {
     fn default() -> Self {
         ContextSettings {
             catalogue: None,
             models_dir: None,
             budget_cap: None,
-            candidates: crate::locomo::BUDGET_CANDIDATES,
+            candidates: CANDIDATES,
             options: ContextOptions::default(),
         }
     }

@@ -7,23 +7,20 @@ pub mod ask;
 pub mod context;
 mod demo;
 pub mod dto;
-pub mod embedbench;
 pub mod embedding;
 mod engine;
 mod error;
 pub mod forms;
 pub mod graph;
-pub mod locomo;
-mod reference;
-pub mod scalebench;
+mod ranking;
 pub mod settings;
 #[cfg(feature = "specta")]
 pub mod shapes;
-pub mod tokenbench;
 
 pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ImportReport, ReplayReport, Target, UpdateRequest};
 pub use error::{ApiError, ApiResult, ErrorCode};
+pub use ranking::Ranking;
 pub use settings::{ChatChoice, Settings};

@@ -12,7 +12,8 @@ use strata_core::{
     MemoryKind, Procedure, SystemClock, Tier, TimeUse,
 };
 
-use strata_api::locomo;
+use strata_api::Ranking;
+use strata_bench::locomo;
 
 use crate::args::{
     AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
@@ -307,34 +308,24 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         BenchCommand::Locomo { data, configs: only } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);
-            let embedder: &strata_models::MiniLm = &model;
+            let hybrid = |options: HybridOptions| -> Box<locomo::Retriever<'_>> {
+                Box::new(locomo::ranked(Ranking::Hybrid(options)))
+            };
             let mut configs: Vec<(&str, Box<locomo::Retriever<'_>>)> = vec![
-                ("bm25", Box::new(locomo::bm25)),
-                ("vector", Box::new(locomo::vector(embedder))),
-                ("hybrid_rrf", Box::new(locomo::hybrid(embedder, HybridOptions::rrf()))),
-                ("hybrid", Box::new(locomo::hybrid(embedder, HybridOptions::hybrid()))),
-                (
-                    "hybrid_time_filter",
-                    Box::new(locomo::hybrid(
-                        embedder,
-                        HybridOptions { time: TimeUse::Filter, ..HybridOptions::hybrid() },
-                    )),
-                ),
-                (
-                    "hybrid_no_time",
-                    Box::new(locomo::hybrid(
-                        embedder,
-                        HybridOptions { time: TimeUse::Ignore, ..HybridOptions::hybrid() },
-                    )),
-                ),
-                ("hybrid_rerank", Box::new(locomo::hybrid(embedder, HybridOptions::hybrid_rerank()))),
+                ("bm25", Box::new(locomo::ranked(Ranking::Keyword))),
+                ("vector", Box::new(locomo::ranked(Ranking::Meaning))),
+                ("hybrid_rrf", hybrid(HybridOptions::rrf())),
+                ("hybrid", hybrid(HybridOptions::hybrid())),
+                ("hybrid_time_filter", hybrid(HybridOptions { time: TimeUse::Filter, ..HybridOptions::hybrid() })),
+                ("hybrid_no_time", hybrid(HybridOptions { time: TimeUse::Ignore, ..HybridOptions::hybrid() })),
+                ("hybrid_rerank", hybrid(HybridOptions::hybrid_rerank())),
             ];
             let known: Vec<&str> = configs.iter().map(|(n, _)| *n).collect();
             if let Some(bad) = only.iter().find(|n| !known.contains(&n.as_str())) {
                 bail!("unknown configuration '{bad}' (expected one of {})", known.join(", "));
             }
             configs.retain(|(n, _)| only.is_empty() || *n == "hybrid_rerank" || only.iter().any(|o| o == n));
-            let mut candidates = locomo::candidates(embedder, HybridOptions::hybrid_rerank());
+            let mut candidates = locomo::candidates(HybridOptions::hybrid_rerank());
             let report = locomo::run(
                 &data,
                 work.path(),
@@ -345,28 +336,31 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             )?;
             out.locomo(&report)
         }
-        BenchCommand::Mcp { data, size, python } => out.mcp_bench(&crate::mcpbench::run(&data, size, python)?),
+        BenchCommand::Mcp { data, size, python } => {
+            let strata = std::env::current_exe()?;
+            out.mcp_bench(&strata_bench::mcpbench::run(&data, size, python, &strata, &mut |s| note!("{s}"))?)
+        }
         BenchCommand::Recall { data, sizes } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);
-            out.scale_bench(&strata_api::scalebench::run(&data, work.path(), model, &sizes)?)
+            out.scale_bench(&strata_bench::scalebench::run(&data, work.path(), model, &sizes)?)
         }
         BenchCommand::Tokens { data, reference, ranks } => {
             let (turns, _) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().map(String::as_str).collect();
-            let ours = strata_api::tokenbench::measure(&texts)?;
+            let ours = strata_bench::tokenbench::measure(&texts)?;
             let theirs = match reference {
                 Some(python) => {
                     let ranks = ranks
-                        .or_else(strata_api::tokenbench::default_ranks_dir)
+                        .or_else(strata_bench::tokenbench::default_ranks_dir)
                         .context("cannot find tiktoken-rs's .tiktoken files in the cargo registry; pass --ranks DIR")?;
                     let script =
                         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/tokens_reference.py");
-                    Some(strata_api::tokenbench::reference(&python, &script, &ranks, &texts)?)
+                    Some(strata_bench::tokenbench::reference(&python, &script, &ranks, &texts)?)
                 }
                 None => None,
             };
-            out.token_bench(&strata_api::tokenbench::report(&texts, ours, theirs))
+            out.token_bench(&strata_bench::tokenbench::report(&texts, ours, theirs))
         }
         BenchCommand::Chat { tokens, adapter, unmerged } => {
             use strata_models::chatbench::AdapterUse;
@@ -382,13 +376,13 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let model = strata_models::MiniLm::load_default()?;
             let load_ms = started.elapsed().as_secs_f64() * 1000.0;
             let ours = format!("Strata MiniLm ({}), loaded in {load_ms:.0} ms", model.engine());
-            let mut runs = vec![strata_api::embedbench::measure(&model, &ours, &texts, &queries)?];
+            let mut runs = vec![strata_bench::embedbench::measure(&model, &ours, &texts, &queries)?];
             if let Some(python) = reference {
                 let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/embed_reference.py");
                 let dir = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
-                runs.push(strata_api::embedbench::reference(&python, &script, &dir, &texts, &queries)?);
+                runs.push(strata_bench::embedbench::reference(&python, &script, &dir, &texts, &queries)?);
             }
-            out.embed_bench(&strata_api::embedbench::EmbedReport {
+            out.embed_bench(&strata_bench::embedbench::EmbedReport {
                 sentences: texts.len(),
                 mean_words: (words as f64 / texts.len().max(1) as f64 * 10.0).round() / 10.0,
                 queries: queries.len(),

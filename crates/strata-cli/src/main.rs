@@ -30,7 +30,6 @@ macro_rules! note_part {
 
 mod args;
 mod commands;
-mod mcpbench;
 mod render;
 mod train;
 

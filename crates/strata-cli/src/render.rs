@@ -366,7 +366,7 @@ impl Out {
         Ok(())
     }
 
-    pub fn locomo(&self, r: &strata_api::locomo::LocomoReport) -> Result<()> {
+    pub fn locomo(&self, r: &strata_bench::locomo::LocomoReport) -> Result<()> {
         if self.json {
             return print_json(r);
         }
@@ -424,7 +424,7 @@ impl Out {
         Ok(())
     }
 
-    pub fn scale_bench(&self, r: &strata_api::scalebench::ScaleReport) -> Result<()> {
+    pub fn scale_bench(&self, r: &strata_bench::scalebench::ScaleReport) -> Result<()> {
         if self.json {
             return print_json(r);
         }
@@ -443,7 +443,7 @@ impl Out {
         print_table(&t)
     }
 
-    pub fn mcp_bench(&self, r: &crate::mcpbench::McpReport) -> Result<()> {
+    pub fn mcp_bench(&self, r: &strata_bench::mcpbench::McpReport) -> Result<()> {
         if self.json {
             return print_json(r);
         }
@@ -636,7 +636,7 @@ impl Out {
         Ok(())
     }
 
-    pub fn token_bench(&self, r: &strata_api::tokenbench::TokenReport) -> Result<()> {
+    pub fn token_bench(&self, r: &strata_bench::tokenbench::TokenReport) -> Result<()> {
         if self.json {
             return print_json(r);
         }
@@ -691,7 +691,7 @@ impl Out {
         print_table(&t)
     }
 
-    pub fn embed_bench(&self, r: &strata_api::embedbench::EmbedReport) -> Result<()> {
+    pub fn embed_bench(&self, r: &strata_bench::embedbench::EmbedReport) -> Result<()> {
         if self.json {
             return print_json(r);
         }

@@ -14,8 +14,8 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::{Content, Embedder, Episode, EpisodeBody, EventMeta, Filter, HybridOptions, NewMemory, Scope, Store};
 
-use crate::engine::{Engine, EngineOptions};
-use crate::error::ApiResult;
+use strata_api::ApiResult;
+use strata_api::{Engine, EngineOptions, Ranking};
 
 /// Latency of one way of recalling at one size.
 #[derive(Debug, Clone, Serialize)]
@@ -138,21 +138,18 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
         let mut engine = Engine::open(&path, opts)?;
         engine.use_embedder(embedder.clone(), false)?;
         let mut latencies = BTreeMap::new();
-        for name in ["bm25", "vector", "hybrid_rerank"] {
-            let filter = engine.scoped(Filter::default());
+        let rankings = [
+            ("bm25", Ranking::Keyword),
+            ("vector", Ranking::Meaning),
+            ("hybrid_rerank", Ranking::Hybrid(HybridOptions::default())),
+        ];
+        for (name, ranking) in rankings {
             let mut ms = Vec::with_capacity(questions.len());
             // A first pass warms the caches; the second is timed.
             for timed in [false, true] {
                 for q in &questions {
                     let t = Instant::now();
-                    match name {
-                        "bm25" => engine.store().search_ranked(q, &filter, 20)?.len(),
-                        "vector" => engine.store().vector_search(embedder.as_ref(), q, &filter, 20)?.len(),
-                        _ => engine
-                            .store()
-                            .hybrid_search(Some(embedder.as_ref()), q, &filter, 20, HybridOptions::default())?
-                            .len(),
-                    };
+                    engine.rank(ranking, q, Filter::default(), 20)?;
                     if timed {
                         ms.push(t.elapsed().as_secs_f64() * 1000.0);
                     }

@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use strata_tokens::{Encoding, OpenAiTokens, TokenManager};
 
-use crate::error::ApiResult;
+use strata_api::ApiResult;
 
 /// The encodings measured.
 pub const ENCODINGS: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use strata_api::{ApiError, ApiResult, ErrorCode};
 
 /// Runs `python script args… INPUT.json` with `input` in the JSON file and parses what it
 /// prints; a failure says the script's last line of error.

@@ -44,22 +44,28 @@ pub struct McpReport {
 
 /// Fills a store of `size` memories from `data`, starts `strata mcp --http` on it, and runs
 /// the script.
-pub fn run(data: &Path, size: usize, python: Option<PathBuf>) -> Result<McpReport> {
+/// `say` hears what is going on (for the person waiting); `strata` is the binary to serve with.
+pub fn run(
+    data: &Path,
+    size: usize,
+    python: Option<PathBuf>,
+    strata: &Path,
+    say: &mut dyn FnMut(&str),
+) -> Result<McpReport> {
     let python = python.unwrap_or_else(default_python);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp_bench.py");
     let work = tempfile::tempdir()?;
     let db = work.path().join("mcp-bench.db");
-    let (turns, questions) = strata_api::locomo::texts(data)?;
+    let (turns, questions) = crate::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(200).collect();
     let model: Arc<dyn strata_core::Embedder> = Arc::new(strata_models::MiniLm::load_default()?);
-    note!("Filling a store of {size} memories…");
-    strata_api::scalebench::fill(&db, &turns, size, strata_api::scalebench::caching(model).as_ref())?;
+    say(&format!("Filling a store of {size} memories…"));
+    crate::scalebench::fill(&db, &turns, size, crate::scalebench::caching(model).as_ref())?;
     let questions_file = work.path().join("questions.json");
     std::fs::write(&questions_file, serde_json::to_vec(&questions)?)?;
 
-    let strata = std::env::current_exe()?;
-    let mut server = Command::new(&strata)
-        .args(["--user", strata_api::scalebench::USER, "mcp", "--http", "127.0.0.1:0", "--token", "bench-token"])
+    let mut server = Command::new(strata)
+        .args(["--user", crate::scalebench::USER, "mcp", "--http", "127.0.0.1:0", "--token", "bench-token"])
         .env("STRATA_DB", &db)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -75,7 +81,7 @@ pub fn run(data: &Path, size: usize, python: Option<PathBuf>) -> Result<McpRepor
     }
     std::thread::spawn(move || for _ in stderr.lines() {});
     let url = line.split_whitespace().find(|w| w.starts_with("http://")).context("the server's address")?.to_string();
-    note!("Timing over stdio and {url}…");
+    say(&format!("Timing over stdio and {url}…"));
     let out = Command::new(&python)
         .arg(&script)
         .args([questions_file.as_os_str(), strata.as_os_str(), db.as_os_str()])

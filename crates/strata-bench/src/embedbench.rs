@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use strata_core::Embedder;
 
-use crate::error::ApiResult;
+use strata_api::ApiResult;
 
 /// Batch sizes measured.
 pub const BATCHES: [usize; 3] = [1, 16, 64];

@@ -10,18 +10,14 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 use strata_core::{Content, Embedder, Episode, EpisodeBody, Filter, HybridOptions, MemoryKind};
 
-use crate::engine::{AddRequest, Engine, EngineOptions};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use strata_api::{AddRequest, Engine, EngineOptions, Ranking};
+use strata_api::{ApiError, ApiResult, ErrorCode};
 
 /// The k of recall@k.
 pub const KS: [usize; 4] = [1, 5, 10, 20];
 
 /// The token budgets (cl100k_base) of recall within a budget.
 pub const BUDGETS: [usize; 3] = [500, 1000, 2000];
-
-/// How many memories recall offers the assembler in the budget measurement (enough to fill
-/// 2,000 tokens of LoCoMo turns).
-pub const BUDGET_CANDIDATES: usize = 150;
 
 #[derive(Debug, Deserialize)]
 struct Sample {
@@ -293,11 +289,15 @@ pub fn run(
     };
     let kmax = *KS.iter().max().unwrap_or(&20);
     // Each conversation's engine, opened at the time its questions are asked.
-    let open_at = |sample: &str| {
+    let open_at = |sample: &str| -> ApiResult<Engine> {
         let opts = EngineOptions { user_id: sample.to_string(), client: "locomo".into(), ..Default::default() };
         let now = asked_at.get(sample).copied().unwrap_or_else(Utc::now);
         let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
-        Engine::open_with_clock(&db_of(sample), opts, clock)
+        let mut engine = Engine::open_with_clock(&db_of(sample), opts, clock)?;
+        if let Some(e) = &embedder {
+            engine.use_embedder(e.clone(), false)?;
+        }
+        Ok(engine)
     };
     for (name, retrieve) in configs.iter_mut() {
         let mut engines: HashMap<String, Engine> = HashMap::new();
@@ -409,12 +409,10 @@ fn budget_recall(
 /// Candidates for the assembler from hybrid recall with `options`, as the engine's
 /// [`Engine::build_context`] gets them.
 pub fn candidates(
-    embedder: &dyn Embedder,
     options: HybridOptions,
-) -> impl FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_context::Candidate>> + '_ {
+) -> impl FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_context::Candidate>> {
     move |engine, question| {
-        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, BUDGET_CANDIDATES, options)?;
+        let hits = engine.rank(Ranking::Hybrid(options), question, episodes(), strata_api::context::CANDIDATES)?;
         Ok(hits.into_iter().map(strata_context::Candidate::from).collect())
     }
 }
@@ -423,36 +421,16 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The `vector` configuration: nearest neighbours by meaning.
-pub fn vector(embedder: &dyn Embedder) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
-    move |engine, question, k| {
-        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-        Ok(engine
-            .store()
-            .vector_search(embedder, question, &filter, k)?
-            .into_iter()
-            .map(|h| h.memory.id.to_string())
-            .collect())
-    }
+/// The conversation's turns: every question is asked of the episodic memories.
+fn episodes() -> Filter {
+    Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() }
 }
 
-/// A hybrid configuration (`hybrid`, `hybrid_rrf`, `hybrid_rerank`, …): both lists fused as
-/// `options` say.
-pub fn hybrid(
-    embedder: &dyn Embedder,
-    options: HybridOptions,
-) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + '_ {
+/// A configuration that ranks the conversation's turns by `ranking`.
+pub fn ranked(ranking: Ranking) -> impl FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> {
     move |engine, question, k| {
-        let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-        let hits = engine.store().hybrid_search(Some(embedder), question, &filter, k, options)?;
-        Ok(hits.into_iter().map(|h| h.memory.id.to_string()).collect())
+        Ok(engine.rank(ranking, question, episodes(), k)?.into_iter().map(|h| h.memory.id.to_string()).collect())
     }
-}
-
-/// The `bm25` configuration: full-text search over the conversation's episodes.
-pub fn bm25(engine: &mut Engine, question: &str, k: usize) -> ApiResult<Vec<String>> {
-    let filter = engine.scoped(Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() });
-    Ok(engine.store().search_ranked(question, &filter, k)?.into_iter().map(|h| h.memory.id.to_string()).collect())
 }
 
 #[cfg(test)]
