@@ -79,29 +79,7 @@ pub enum Command {
     },
     /// The prompt a model would get for a message: memories recalled for it and the
     /// conversation so far, within a token budget, with the report of what went in and why.
-    Context {
-        /// The model it is for, e.g. gpt-4o (see models.toml).
-        #[arg(long)]
-        model: String,
-        /// The user's new message.
-        #[arg(long)]
-        query: String,
-        /// Tokens the prompt may cost (default: the model's window less its answer).
-        #[arg(long)]
-        budget: Option<usize>,
-        /// The system prompt.
-        #[arg(long)]
-        system: Option<String>,
-        /// The conversation so far: a JSON file of messages, oldest first
-        /// ([{"role": "user", "content": "…"}, …]).
-        #[arg(long)]
-        history: Option<PathBuf>,
-        /// Where the memories go: after_system, before_last_user or tool_result.
-        #[arg(long, default_value = "after_system")]
-        placement: String,
-        #[command(flatten)]
-        filter: FilterArgs,
-    },
+    Context(ContextArgs),
     /// Ask a model one question with memory: recall for it, fit the memories into the model's
     /// budget, stream the answer, and remember the exchange.
     Ask {
@@ -433,6 +411,32 @@ pub struct ProviderArgs {
     /// The provider's address, for ollama or an OpenAI-compatible server.
     #[arg(long)]
     pub base_url: Option<String>,
+}
+
+// What `strata context` builds a prompt for (the help text is the subcommand's).
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The model it is for, e.g. gpt-4o (see models.toml).
+    #[arg(long)]
+    pub model: String,
+    /// The user's new message.
+    #[arg(long)]
+    pub query: String,
+    /// Tokens the prompt may cost (default: the model's window less its answer).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// The system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// The conversation so far: a JSON file of messages, oldest first
+    /// ([{"role": "user", "content": "…"}, …]).
+    #[arg(long)]
+    pub history: Option<PathBuf>,
+    /// Where the memories go: after_system, before_last_user or tool_result.
+    #[arg(long, default_value = "after_system")]
+    pub placement: String,
+    #[command(flatten)]
+    pub filter: FilterArgs,
 }
 
 /// Whether a server (`serve`, `mcp --http`) may answer other machines.

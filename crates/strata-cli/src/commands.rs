@@ -16,7 +16,7 @@ use strata_api::Ranking;
 use strata_bench::locomo;
 
 use crate::args::{
-    AddCommand, BenchCommand, Cli, Command, CommonAdd, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
+    AddCommand, BenchCommand, Cli, Command, CommonAdd, ContextArgs, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
     ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
@@ -109,102 +109,14 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             load_embedder(engine, out)?;
             out.recalled(&engine.recall(&query, filter_of(filter)?, limit)?, &query, why)
         }
-        Command::Context { model, query, budget, system, history, placement, filter } => {
-            let history: Vec<strata_core::Message> = match history {
-                Some(p) => {
-                    let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
-                    serde_json::from_str(&text).with_context(|| {
-                        format!(
-                            "{}: not a list of messages ([{{\"role\": \"user\", \"content\": \"…\"}}, …])",
-                            p.display()
-                        )
-                    })?
-                }
-                None => vec![],
-            };
-            let placement: strata_context::Placement = placement.parse()?;
-            load_embedder(engine, out)?;
-            let params = strata_api::ContextParams {
-                model,
-                message: query,
-                system,
-                history,
-                history_summary: None,
-                budget,
-                filter: filter_of(filter)?,
-                placement: Some(placement),
-            };
-            let counter = counting_model(engine, &params.model)?;
-            out.context(&engine.build_context_with(params, counter.as_deref())?)
-        }
+        Command::Context(args) => context(engine, args, out),
         Command::Ask { question, provider, turn, no_record } => {
             load_embedder(engine, out)?;
             let chat = open_chat(provider, active_adapter(engine)?)?;
             let view = ask_turn(engine, chat.as_ref(), &turn, !no_record, None, question, vec![], out)?;
             out.asked(&view)
         }
-        Command::Chat { provider, turn } => {
-            load_embedder(engine, out)?;
-            let mut chat = open_chat(provider, active_adapter(engine)?)?;
-            let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
-            let mut history: Vec<strata_core::Message> = Vec::new();
-            let mut last: Option<strata_api::AskView> = None;
-            for line in std::io::stdin().lines() {
-                let line = line.context("cannot read standard input")?;
-                let line = line.trim();
-                match line.split_whitespace().collect::<Vec<_>>().as_slice() {
-                    [] => continue,
-                    ["/quit" | "/exit"] => break,
-                    ["/memories"] => match &last {
-                        Some(v) => out.injected(&v.context.report)?,
-                        None => note!("Nothing asked yet."),
-                    },
-                    ["/provider", name, rest @ ..] => {
-                        let wanted = ProviderArgs {
-                            provider: name.to_string(),
-                            model: rest.first().map(|m| m.to_string()),
-                            base_url: None,
-                        };
-                        // A provider that cannot be opened (no key…) leaves the conversation as it was.
-                        match active_adapter(engine).and_then(|a| open_chat(wanted, a)) {
-                            Ok(c) => {
-                                chat = c;
-                                note!("Now talking with {} {}.", chat.provider(), chat.model());
-                            }
-                            Err(e) => {
-                                note!("error: {e:#}; still talking with {} {}.", chat.provider(), chat.model())
-                            }
-                        }
-                    }
-                    [cmd, ..] if cmd.starts_with('/') => {
-                        note!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
-                    }
-                    _ => {
-                        let asked = ask_turn(
-                            engine,
-                            chat.as_ref(),
-                            &turn,
-                            true,
-                            session.clone(),
-                            line.to_string(),
-                            history.clone(),
-                            out,
-                        );
-                        // A failed turn (a network error, a rate limit) is said and the conversation goes on.
-                        match asked {
-                            Ok(view) => {
-                                history.push(strata_core::Message::user(line));
-                                history.push(strata_core::Message::assistant(view.answer.clone()));
-                                out.asked(&view)?;
-                                last = Some(view);
-                            }
-                            Err(e) => note!("error: {e:#}"),
-                        }
-                    }
-                }
-            }
-            Ok(())
-        }
+        Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
             let p = embed_with_progress(engine, out)?;
@@ -301,6 +213,100 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             unreachable!("these run before dispatch")
         }
     }
+}
+
+/// `strata chat`: a conversation read line by line from standard input. `/memories` shows what
+/// the last answer was given, `/provider NAME [MODEL]` switches provider keeping the
+/// conversation, `/quit` ends; a failed turn is said and the conversation goes on.
+fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out, clock: &dyn Clock) -> Result<()> {
+    load_embedder(engine, out)?;
+    let mut chat = open_chat(provider, active_adapter(engine)?)?;
+    let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
+    let mut history: Vec<strata_core::Message> = Vec::new();
+    let mut last: Option<strata_api::AskView> = None;
+    for line in std::io::stdin().lines() {
+        let line = line.context("cannot read standard input")?;
+        let line = line.trim();
+        match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [] => continue,
+            ["/quit" | "/exit"] => break,
+            ["/memories"] => match &last {
+                Some(v) => out.injected(&v.context.report)?,
+                None => note!("Nothing asked yet."),
+            },
+            ["/provider", name, rest @ ..] => {
+                let wanted = ProviderArgs {
+                    provider: name.to_string(),
+                    model: rest.first().map(|m| m.to_string()),
+                    base_url: None,
+                };
+                // A provider that cannot be opened (no key…) leaves the conversation as it was.
+                match active_adapter(engine).and_then(|a| open_chat(wanted, a)) {
+                    Ok(c) => {
+                        chat = c;
+                        note!("Now talking with {} {}.", chat.provider(), chat.model());
+                    }
+                    Err(e) => {
+                        note!("error: {e:#}; still talking with {} {}.", chat.provider(), chat.model())
+                    }
+                }
+            }
+            [cmd, ..] if cmd.starts_with('/') => {
+                note!("Unknown command {cmd}: /memories, /provider NAME [MODEL], /quit.")
+            }
+            _ => {
+                let asked = ask_turn(
+                    engine,
+                    chat.as_ref(),
+                    turn,
+                    true,
+                    session.clone(),
+                    line.to_string(),
+                    history.clone(),
+                    out,
+                );
+                // A failed turn (a network error, a rate limit) is said and the conversation goes on.
+                match asked {
+                    Ok(view) => {
+                        history.push(strata_core::Message::user(line));
+                        history.push(strata_core::Message::assistant(view.answer.clone()));
+                        out.asked(&view)?;
+                        last = Some(view);
+                    }
+                    Err(e) => note!("error: {e:#}"),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `strata context`: the prompt a model would get for a message, with its report.
+fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
+    let ContextArgs { model, query, budget, system, history, placement, filter } = args;
+    let history: Vec<strata_core::Message> = match history {
+        Some(p) => {
+            let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+            serde_json::from_str(&text).with_context(|| {
+                format!("{}: not a list of messages ([{{\"role\": \"user\", \"content\": \"…\"}}, …])", p.display())
+            })?
+        }
+        None => vec![],
+    };
+    let placement: strata_context::Placement = placement.parse()?;
+    load_embedder(engine, out)?;
+    let params = strata_api::ContextParams {
+        model,
+        message: query,
+        system,
+        history,
+        history_summary: None,
+        budget,
+        filter: filter_of(filter)?,
+        placement: Some(placement),
+    };
+    let counter = counting_model(engine, &params.model)?;
+    out.context(&engine.build_context_with(params, counter.as_deref())?)
 }
 
 fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
