@@ -227,79 +227,8 @@ fn print_record(a: &AdapterRecord) -> Result<()> {
 /// Runs one `strata train` command on the database at `db`.
 pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> Result<()> {
     match command {
-        TrainCommand::Dataset { select: s, out: file, hyper } => {
-            let config = config_of(&hyper)?;
-            let memories = select(engine, &s)?;
-            let chat = chat()?;
-            let set = strata_train::dataset(&chat, &memories, &config)?;
-            let file = match file {
-                Some(f) => f,
-                None => {
-                    let dir = root(db).join("datasets");
-                    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-                    dir.join(format!("{}.jsonl", &set.hash()[..16]))
-                }
-            };
-            set.write(&file)?;
-            print_problems(&set);
-            let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();
-            if out.json {
-                say!(
-                    "{}",
-                    serde_json::json!({
-                        "file": file, "hash": set.hash(), "facts": set.facts().len(),
-                        "train": set.train().count(), "heldout": set.heldout().count(),
-                        "replay": count(strata_train::Kind::Replay), "problems": set.problems,
-                    })
-                );
-            } else {
-                say!(
-                    "{} examples to train on ({} facts, {} procedure examples, {} replay), {} held out for \
-                     evaluation, {} problems → {}",
-                    set.train().count(),
-                    set.facts().len(),
-                    count(strata_train::Kind::Procedure),
-                    count(strata_train::Kind::Replay),
-                    set.heldout().count(),
-                    set.problems.len(),
-                    file.display()
-                );
-            }
-            Ok(())
-        }
-        TrainCommand::Run { select: s, dataset, hyper, eval } => {
-            let config = config_of(&hyper)?;
-            let chat = chat()?;
-            let set = match dataset {
-                Some(f) => Dataset::read(&f)?,
-                None => strata_train::dataset(&chat, &select(engine, &s)?, &config)?,
-            };
-            print_problems(&set);
-            let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
-            let report = if eval { Some(evaluate(engine, &chat, &record.id, Gate::default())?) } else { None };
-            if out.json {
-                say!(
-                    "{}",
-                    serde_json::json!({
-                        "adapter": record.id, "seconds": trained.seconds, "steps": trained.losses.len(),
-                        "final_loss": trained.losses.last(), "bytes": record.bytes, "report": report,
-                    })
-                );
-            } else {
-                say!(
-                    "Trained adapter {} in {:.0} s ({} steps, final loss {:.3}); it is a candidate.",
-                    record.id,
-                    trained.seconds,
-                    trained.losses.len(),
-                    trained.losses.last().copied().unwrap_or(f32::NAN)
-                );
-                match report {
-                    Some(r) => print_report(&r)?,
-                    None => say!("Next: strata train eval {}", record.id),
-                }
-            }
-            Ok(())
-        }
+        TrainCommand::Dataset { select: s, out: file, hyper } => dataset(engine, db, &s, file, &hyper, out),
+        TrainCommand::Run { select: s, dataset, hyper, eval } => train(engine, db, &s, dataset, &hyper, eval, out),
         TrainCommand::Eval { id, gate } => {
             let chat = chat()?;
             let report = evaluate(engine, &chat, &id, gate_of(&gate))?;
@@ -323,29 +252,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             }
             Ok(())
         }
-        TrainCommand::Show { id } => {
-            let a = engine.adapter(&id)?;
-            let history = engine.adapter_history(&id)?;
-            if out.json {
-                say!("{}", serde_json::json!({ "adapter": a, "history": history }));
-                return Ok(());
-            }
-            print_record(&a)?;
-            say!("base model {} (sha256 {}…)", a.base_model, &a.base_hash[..12.min(a.base_hash.len())]);
-            say!(
-                "training set sha256 {}…, files in {}",
-                &a.dataset_hash[..12.min(a.dataset_hash.len())],
-                a.path.display()
-            );
-            say!("settings {}", a.hyperparameters);
-            if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
-                print_report(&r)?;
-            }
-            for e in history {
-                say!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
-            }
-            Ok(())
-        }
+        TrainCommand::Show { id } => show(engine, &id, out),
         TrainCommand::Activate { id, force } => {
             let a = engine.activate_adapter(&id, force)?;
             if out.json {
@@ -369,6 +276,120 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
         }
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
     }
+}
+
+/// `strata train dataset`: the training set for the selected memories, written and summed up.
+fn dataset(
+    engine: &Engine,
+    db: &Path,
+    s: &TrainSelect,
+    file: Option<PathBuf>,
+    hyper: &TrainHyper,
+    out: &Out,
+) -> Result<()> {
+    let config = config_of(hyper)?;
+    let memories = select(engine, s)?;
+    let chat = chat()?;
+    let set = strata_train::dataset(&chat, &memories, &config)?;
+    let file = match file {
+        Some(f) => f,
+        None => {
+            let dir = root(db).join("datasets");
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            dir.join(format!("{}.jsonl", &set.hash()[..16]))
+        }
+    };
+    set.write(&file)?;
+    print_problems(&set);
+    let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();
+    if out.json {
+        say!(
+            "{}",
+            serde_json::json!({
+                "file": file, "hash": set.hash(), "facts": set.facts().len(),
+                "train": set.train().count(), "heldout": set.heldout().count(),
+                "replay": count(strata_train::Kind::Replay), "problems": set.problems,
+            })
+        );
+    } else {
+        say!(
+            "{} examples to train on ({} facts, {} procedure examples, {} replay), {} held out for \
+             evaluation, {} problems → {}",
+            set.train().count(),
+            set.facts().len(),
+            count(strata_train::Kind::Procedure),
+            count(strata_train::Kind::Replay),
+            set.heldout().count(),
+            set.problems.len(),
+            file.display()
+        );
+    }
+    Ok(())
+}
+
+/// `strata train run`: trains an adapter on the selected memories (or a set), registers it, and
+/// evaluates it when asked.
+fn train(
+    engine: &mut Engine,
+    db: &Path,
+    s: &TrainSelect,
+    dataset: Option<PathBuf>,
+    hyper: &TrainHyper,
+    eval: bool,
+    out: &Out,
+) -> Result<()> {
+    let config = config_of(hyper)?;
+    let chat = chat()?;
+    let set = match dataset {
+        Some(f) => Dataset::read(&f)?,
+        None => strata_train::dataset(&chat, &select(engine, s)?, &config)?,
+    };
+    print_problems(&set);
+    let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
+    let report = if eval { Some(evaluate(engine, &chat, &record.id, Gate::default())?) } else { None };
+    if out.json {
+        say!(
+            "{}",
+            serde_json::json!({
+                "adapter": record.id, "seconds": trained.seconds, "steps": trained.losses.len(),
+                "final_loss": trained.losses.last(), "bytes": record.bytes, "report": report,
+            })
+        );
+    } else {
+        say!(
+            "Trained adapter {} in {:.0} s ({} steps, final loss {:.3}); it is a candidate.",
+            record.id,
+            trained.seconds,
+            trained.losses.len(),
+            trained.losses.last().copied().unwrap_or(f32::NAN)
+        );
+        match report {
+            Some(r) => print_report(&r)?,
+            None => say!("Next: strata train eval {}", record.id),
+        }
+    }
+    Ok(())
+}
+
+/// `strata train show`: one adapter, its files, settings, evaluation and history.
+fn show(engine: &Engine, id: &str, out: &Out) -> Result<()> {
+    let a = engine.adapter(id)?;
+    let history = engine.adapter_history(id)?;
+    if out.json {
+        say!("{}", serde_json::json!({ "adapter": a, "history": history }));
+        return Ok(());
+    }
+    print_record(&a)?;
+    say!("base model {} (sha256 {}…)", a.base_model, &a.base_hash[..12.min(a.base_hash.len())]);
+    say!("training set sha256 {}…, files in {}", &a.dataset_hash[..12.min(a.dataset_hash.len())], a.path.display());
+    say!("settings {}", a.hyperparameters);
+    if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
+        print_report(&r)?;
+    }
+    for e in history {
+        say!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
+    }
+    Ok(())
 }
 
 fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out: &Out) -> Result<()> {
