@@ -117,11 +117,13 @@ pub(crate) struct ChatMessage {
 
 /// One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 /// model; else a provider, its key from the environment or the keychain): the answer streams
-/// over `on_text` piece by piece; the exchange is remembered.
+/// over `on_text` piece by piece; the exchange is remembered. `cancel_job(job)` stops the
+/// answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn chat(
     state: State<'_, AppState>,
+    job: String,
     question: String,
     history: Vec<ChatMessage>,
     model: Option<ChatChoice>,
@@ -142,6 +144,7 @@ pub(crate) async fn chat(
                 .into()
         }
     };
+    let stop = crate::jobs::Stop::register(&state, job)?;
     state
         .run(move |e| {
             let history = history
@@ -161,14 +164,13 @@ pub(crate) async fn chat(
                 session_id: None,
                 record: true,
             };
-            let cancel = std::sync::atomic::AtomicBool::new(false);
             e.chat_turn(
                 params,
                 model.as_ref(),
                 &mut |piece| {
                     let _ = on_text.send(piece.to_string());
                 },
-                &cancel,
+                stop.flag(),
             )
         })
         .await

@@ -22,30 +22,58 @@ pub(crate) struct JobProgress {
     total: u32,
 }
 
-/// A running job: its stop flag, registered under the id the window chose, and the channel
-/// its progress goes to (at most every 50 ms, and always the last step).
-struct Job {
+/// A stop flag registered under the id the window chose, so `cancel_job` can set it; removed
+/// when the work ends. Long jobs and chat answers both stop through it.
+pub(crate) struct Stop {
     id: String,
-    stop: Arc<AtomicBool>,
-    channel: Channel<JobProgress>,
-    last: Option<Instant>,
+    flag: Arc<AtomicBool>,
     jobs: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<AtomicBool>>>>,
 }
 
-impl Job {
-    fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
-        let stop = Arc::new(AtomicBool::new(false));
+impl Stop {
+    pub(crate) fn register(state: &AppState, id: String) -> ApiResult<Stop> {
+        let flag = Arc::new(AtomicBool::new(false));
         let mut jobs = state.jobs.lock().unwrap_or_else(|p| p.into_inner());
         if jobs.contains_key(&id) {
             return Err(ApiError::invalid(format!("a job named {id} is already running")));
         }
-        jobs.insert(id.clone(), stop.clone());
-        Ok(Job { id, stop, channel, last: None, jobs: state.jobs.clone() })
+        jobs.insert(id.clone(), flag.clone());
+        Ok(Stop { id, flag, jobs: state.jobs.clone() })
+    }
+
+    /// The flag `cancel_job` sets.
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.flag
+    }
+
+    /// The flag, to hand to work that outlives this borrow.
+    fn shared(&self) -> Arc<AtomicBool> {
+        self.flag.clone()
+    }
+}
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.id);
+    }
+}
+
+/// A running job: its [`Stop`], and the channel its progress goes to (at most every 50 ms,
+/// and always the last step).
+struct Job {
+    stop: Stop,
+    channel: Channel<JobProgress>,
+    last: Option<Instant>,
+}
+
+impl Job {
+    fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
+        Ok(Job { stop: Stop::register(state, id)?, channel, last: None })
     }
 
     /// Reports progress; an error once the person asked to stop (the job then ends).
     fn tick(&mut self, done: u64, total: u64, stopped: &str) -> strata_core::Result<()> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.flag().load(Ordering::Relaxed) {
             return Err(strata_core::Error::Cancelled(stopped.to_string()));
         }
         let due = self.last.is_none_or(|t| t.elapsed() >= Duration::from_millis(50));
@@ -55,12 +83,6 @@ impl Job {
             let _ = self.channel.send(JobProgress { done: clamp(done), total: clamp(total) });
         }
         Ok(())
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.id);
     }
 }
 
@@ -158,7 +180,7 @@ pub(crate) async fn reembed(
     let mut job = Job::start(&state, job, on_progress)?;
     state
         .run_apart(move |e| {
-            let stop = job.stop.clone();
+            let stop = job.stop.shared();
             let p = e.embed_all(&stop, &mut |p: EmbedProgress| {
                 let _ = job.tick(p.done, p.total, "");
             })?;

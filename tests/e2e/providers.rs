@@ -113,3 +113,74 @@ fn chat_with_a_provider_whose_key_is_in_the_os_keychain() {
     assert_eq!(seen.lock().unwrap().len(), 1, "nothing was sent without a key");
     s.end();
 }
+
+/// A loopback OpenAI that streams a word every 50 ms for a minute — an answer too long to wait
+/// for. It notes how many words it got out before the caller hung up.
+fn endless_openai() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = sent.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut len) = (String::new(), 0usize);
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            let mut out = stream;
+            let _ = out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
+            for i in 0..1200 {
+                let chunk = format!(
+                    "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"word{i} \"}},\"finish_reason\":null}}]}}\n\n"
+                );
+                if out.write_all(chunk.as_bytes()).and_then(|_| out.flush()).is_err() {
+                    break;
+                }
+                count.store(i + 1, std::sync::atomic::Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    });
+    (url, sent)
+}
+
+/// A long answer is stopped from the window: the words stop coming (the provider is hung up
+/// on), the person is told, and the stopped exchange is not remembered.
+#[test]
+fn a_long_answer_can_be_stopped_and_is_not_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let before = strata_api::Engine::open(&db, strata_api::EngineOptions::default()).unwrap().stats().unwrap().memories;
+    let (url, sent) = endless_openai();
+    let driver = Driver::start_with(&db, &[("OPENAI_BASE_URL", &url), ("OPENAI_API_KEY", KEY)], false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+    s.type_into(&s.find("#chat-input"), "Tell me everything about Napoleon.");
+    s.click(&s.find("#chat-send"));
+    s.wait_for("the answer to start", |s| s.text(&s.find(".turn .answer")).contains("word3").then_some(()));
+    s.click(&s.find("#chat-stop"));
+    let note = s.wait_for("the stop", |s| s.all(".turn .stopped").first().map(|e| s.text(e)));
+    assert_eq!(note, "You stopped this answer, so it was not remembered.");
+    let at_stop = sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(at_stop < 1200, "the whole answer was read");
+    std::thread::sleep(Duration::from_millis(500));
+    let later = sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(later <= at_stop + 2, "the provider was still read after Stop ({at_stop} → {later} words)");
+    let answer = s.text(&s.find(".turn .answer"));
+    assert!(answer.starts_with("word0 word1 word2 word3"), "what came before Stop stays on screen: {answer}");
+    assert!(!s.text(&s.find(".turn .why")).contains("remembered"));
+    assert!(s.all("#chat-send").len() == 1, "the window is ready for the next question");
+    screenshot(&s, "chat-stopped");
+    s.end();
+    drop(driver);
+    let after = strata_api::Engine::open(&db, strata_api::EngineOptions::default()).unwrap().stats().unwrap().memories;
+    assert_eq!(after, before, "the stopped exchange was not remembered");
+}

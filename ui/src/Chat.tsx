@@ -3,7 +3,7 @@ import { Channel } from "@tauri-apps/api/core";
 import { commands, type ChatChoice_Serialize as ChatChoice, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView, type ChatTurnView_Serialize as Turn } from "./bindings";
 import { describe } from "./errors";
 
-type Entry = { question: string; answer: string; turn?: Turn; error?: string };
+type Entry = { question: string; answer: string; turn?: Turn; error?: string; stopped?: boolean };
 
 const SECTION_COLOURS: Record<string, string> = {
   system: "#98a2b3",
@@ -95,6 +95,8 @@ export function Chat() {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
+  // The running answer's job id, for Stop.
+  const [job, setJob] = useState<string | null>(null);
   const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
   const [saved, setSaved] = useState<SettingsView | null>(null);
 
@@ -128,8 +130,12 @@ export function Chat() {
     const update = (f: (e: Entry) => Entry) => setEntries((old) => old.map((e, i) => (i === index ? f(e) : e)));
     const onText = new Channel<string>();
     onText.onmessage = (piece) => update((e) => ({ ...e, answer: e.answer + piece }));
-    const res = await commands.chat(question, history, choice.provider === "on-device" ? null : choice, onText);
-    if (res.status === "ok") update((e) => ({ ...e, answer: res.data.answer, turn: res.data }));
+    const id = `chat-${Date.now()}`;
+    setJob(id);
+    const res = await commands.chat(id, question, history, choice.provider === "on-device" ? null : choice, onText);
+    setJob(null);
+    if (res.status === "ok")
+      update((e) => ({ ...e, answer: res.data.answer, turn: res.data, stopped: res.data.finish === "cancelled" }));
     else update((e) => ({ ...e, error: describe(res.error) }));
     setBusy(false);
   };
@@ -152,6 +158,7 @@ export function Chat() {
                 {e.error}
               </div>
             )}
+            {e.stopped && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
             {e.turn && (
               <div className="why">
                 <Budget turn={e.turn} />
@@ -182,9 +189,15 @@ export function Chat() {
         }}
       >
         <input id="chat-input" value={input} onChange={(ev) => setInput(ev.target.value)} placeholder="Ask…" disabled={busy} />
-        <button id="chat-send" type="submit" disabled={busy || !input.trim()}>
-          Send
-        </button>
+        {busy ? (
+          <button id="chat-stop" type="button" disabled={!job} onClick={() => job && commands.cancelJob(job)}>
+            Stop
+          </button>
+        ) : (
+          <button id="chat-send" type="submit" disabled={!input.trim()}>
+            Send
+          </button>
+        )}
       </form>
     </div>
   );

@@ -29,9 +29,10 @@ export const commands = {
 	/**
 	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 	 *  model; else a provider, its key from the environment or the keychain): the answer streams
-	 *  over `on_text` piece by piece; the exchange is remembered.
+	 *  over `on_text` piece by piece; the exchange is remembered. `cancel_job(job)` stops the
+	 *  answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 	 */
-	chat: (question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { question, history, model, onText })),
+	chat: (job: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, question, history, model, onText })),
 	/**
 	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
 	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
