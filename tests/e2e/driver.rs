@@ -56,6 +56,11 @@ impl Driver {
             c.args(driver_args);
             c
         };
+        if keychain {
+            // The keyring's files go beside the test's database, never into the user's own
+            // keyring, so a test that stops midway leaves no key behind for the next run.
+            command.env("XDG_DATA_HOME", db.with_file_name("keyring-data"));
+        }
         let settings = db.with_file_name("settings.json");
         command
             .env("DISPLAY", &display)

@@ -86,7 +86,10 @@ fn chat_with_a_provider_whose_key_is_in_the_os_keychain() {
     assert!(heads[0].to_lowercase().contains(&format!("authorization: bearer {}", KEY.to_lowercase())), "{}", heads[0]);
 
     // The choice is remembered; the key is in neither the settings nor the database.
-    let settings = std::fs::read_to_string(db.with_file_name("settings.json")).unwrap();
+    let settings = s.wait_for("the choice saved", |_| {
+        let text = std::fs::read_to_string(db.with_file_name("settings.json")).unwrap_or_default();
+        (text.contains("\"openai\"") && text.contains("\"gpt-4o-mini\"")).then_some(text)
+    });
     assert!(settings.contains("\"openai\"") && settings.contains("gpt-4o-mini"), "{settings}");
     for file in [db.clone(), db.with_file_name("settings.json"), db.with_extension("db-wal")] {
         if let Ok(bytes) = std::fs::read(&file) {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import { commands, type ChatChoice_Serialize as ChatChoice, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView, type ChatTurnView_Serialize as Turn } from "./bindings";
 import { describe } from "./errors";
@@ -108,11 +108,16 @@ export function Chat() {
     });
   }, []);
 
+  // Saves go one after another, so the last choice typed is the one kept (a save per
+  // keystroke that finished out of order could leave "gpt-4o-min").
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
   const choose = (c: ChatChoice) => {
     setChoice(c);
     if (saved) {
       const next = { ...saved.saved, chat: c.provider === "on-device" ? null : c };
-      commands.saveSettings(next).then((r) => r.status === "ok" && setSaved(r.data));
+      saving.current = saving.current
+        .then(() => commands.saveSettings(next))
+        .then((r) => r.status === "ok" && setSaved(r.data));
     }
   };
 

@@ -268,8 +268,9 @@ impl Engine {
         }
     }
 
-    /// The underlying store, for what the API does not cover yet (benchmarks, tests).
-    pub fn store(&mut self) -> &mut Store {
+    /// The underlying store, for the engine's own modules: callers outside the crate go
+    /// through `Engine` methods.
+    pub(crate) fn store(&mut self) -> &mut Store {
         &mut self.store
     }
 

@@ -68,12 +68,12 @@ fn another_users_memories_are_never_recalled() {
 }
 
 /// Counts calls, and sets the cancel flag after the first batch.
-struct Interrupting<'a> {
+struct Interrupting {
     inner: HashEmbedder,
-    cancel: &'a AtomicBool,
+    cancel: Arc<AtomicBool>,
 }
 
-impl Embedder for Interrupting<'_> {
+impl Embedder for Interrupting {
     fn model_id(&self) -> &str {
         "hash-64-b"
     }
@@ -93,17 +93,19 @@ fn the_embedding_job_reports_progress_stops_when_cancelled_and_resumes() {
     for i in 0..200 {
         engine.add(said(&format!("line {i}"))).unwrap();
     }
-    let cancel = AtomicBool::new(false);
-    let model = Interrupting { inner: HashEmbedder { id: "x", dim: 32 }, cancel: &cancel };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let model = Interrupting { inner: HashEmbedder { id: "x", dim: 32 }, cancel: cancel.clone() };
+    engine.use_embedder(Arc::new(model), false).unwrap();
     let mut seen = Vec::new();
-    let err = strata_api::embedding::embed_all(engine.store(), &model, &cancel, &mut |p| seen.push(p)).unwrap_err();
+    let err = engine.embed_all(&cancel, &mut |p| seen.push(p)).unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     assert!(err.message.contains("64 of 200"), "{}", err.message);
     assert_eq!(seen.iter().map(|p| (p.done, p.total)).collect::<Vec<_>>(), vec![(0, 200), (64, 200)]);
     // Resuming finishes the rest only.
-    let (unused, again) = (AtomicBool::new(false), AtomicBool::new(false));
-    let model = Interrupting { inner: HashEmbedder { id: "x", dim: 32 }, cancel: &unused };
-    let rest = strata_api::embedding::embed_all(engine.store(), &model, &again, &mut |_| {}).unwrap();
+    let (unused, again) = (Arc::new(AtomicBool::new(false)), AtomicBool::new(false));
+    let model = Interrupting { inner: HashEmbedder { id: "x", dim: 32 }, cancel: unused };
+    engine.use_embedder(Arc::new(model), false).unwrap();
+    let rest = engine.embed_all(&again, &mut |_| {}).unwrap();
     assert_eq!(rest.total, 136);
 }
 

@@ -1072,6 +1072,8 @@ fn keys_live_in_the_os_keychain() {
     let out = Command::new("dbus-run-session")
         .args(["--", "sh", "-c", &script])
         .env_remove("OPENAI_API_KEY")
+        // The keyring's files stay in the test's folder, never in the user's own keyring.
+        .env("XDG_DATA_HOME", e.dir.path().join("keyring-data"))
         .output()
         .expect("dbus-run-session (scripts/setup installs it)");
     let stdout = String::from_utf8_lossy(&out.stdout);
