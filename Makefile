@@ -1,12 +1,13 @@
 # Strata: the two commands.
 #   make run   set up what is missing, build, and open the desktop app on its embedded defaults
 #   make test  the whole suite: formatting, lints, every test
-# Other targets: make setup, make ui, make bench, make fmt.
+# Other targets: make setup, make ui, make bench, make fmt, make aarch64 (the engine built for
+# aarch64 Linux, its core and models tests run under qemu; not yet part of CI).
 
 CARGO ?= cargo
 STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
 
-.PHONY: run test setup ui check-fmt clippy unit bench fmt
+.PHONY: run test setup ui check-fmt clippy unit aarch64 bench fmt
 
 # Example memories on first start (once), then the window (its UI embedded from ui/dist).
 run: setup ui
@@ -30,6 +31,9 @@ clippy:
 
 unit:
 	$(CARGO) test --workspace --all-targets --locked
+
+aarch64: setup
+	@scripts/aarch64
 
 bench:
 	$(CARGO) bench -p strata-core --bench store

@@ -58,7 +58,9 @@ pub fn dot(a: &[i8], b: &[i8]) -> i32 {
     dot_fn()(a, b)
 }
 
-/// The best dot product for this CPU, chosen once by the caller for a loop of many.
+/// The best dot product for this CPU, chosen once by the caller for a loop of many: the one
+/// switch for this kernel — AVX2 on x86-64 CPUs that have it, else the portable loop (the same
+/// code on every target, vectorized by the compiler).
 pub fn dot_fn() -> fn(&[i8], &[i8]) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {

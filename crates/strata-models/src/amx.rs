@@ -13,9 +13,9 @@
 //! `hi` and `lo` for two row tiles, W's `lo` and `hi` for two column tiles) and makes the
 //! twelve products from them: 8 loads per 12 products, where three plain 2 × 2 steps take 12.
 //!
-//! Used when the CPU has AMX-TILE and AMX-BF16 and Linux grants the process the tile state
-//! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); `STRATA_AMX=0` turns it off. Elsewhere the callers keep
-//! their f32 products.
+//! x86-64 only (`lib.rs` declares the module so). Used when the CPU has AMX-TILE and AMX-BF16
+//! and Linux grants the process the tile state (`arch_prctl(ARCH_REQ_XCOMP_PERM)`);
+//! `STRATA_AMX=0` turns it off. Elsewhere the embedder keeps its reference encoder.
 
 use std::sync::OnceLock;
 
@@ -32,7 +32,7 @@ pub(crate) fn available() -> bool {
     *AVAILABLE.get_or_init(|| std::env::var("STRATA_AMX").map_or(true, |v| v != "0") && detect())
 }
 
-#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn detect() -> bool {
     // CPUID leaf 7: EDX bit 22 AMX-BF16, bit 24 AMX-TILE.
@@ -51,7 +51,9 @@ fn detect() -> bool {
     unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 }
 }
 
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+/// Other systems grant the tile state differently (Windows on request, macOS not at all):
+/// untried, so off.
+#[cfg(not(target_os = "linux"))]
 fn detect() -> bool {
     false
 }

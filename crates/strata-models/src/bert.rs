@@ -4,8 +4,9 @@
 //! split in two halves run on two threads — a single query has too few rows to keep two cores
 //! busy otherwise. Numerically it is the model sentence-transformers runs (tests check 1e-3).
 //! Search queries may take the int8 path ([`quantized`]): ~35% faster, cosine ≥ 0.99 to the
-//! exact vector for real questions (tested), LoCoMo recall unchanged. Where the CPU has AMX,
-//! [`crate::encoder`] runs the model instead.
+//! exact vector for real questions (tested), LoCoMo recall unchanged. This is the reference
+//! encoder, the same code on every target; on an x86-64 CPU with AMX, `encoder.rs` runs the
+//! model instead.
 
 use candle_core::{DType, Module, Tensor};
 use candle_transformers::models::bert::Config;
@@ -39,8 +40,9 @@ struct Linear {
 }
 
 /// Weights as int8 with one scale per output, (out, in) row-major: a short input's product
-/// runs as integer dot products (AVX2) over weight rows that stay in cache, half the outputs
-/// on each of two threads. Activations are quantized per token.
+/// runs as integer dot products (`strata_core::vectors::dot_i8_fn`: AVX2 where present, a loop
+/// the compiler vectorizes elsewhere) over weight rows that stay in cache, half the outputs on
+/// each of two threads. Activations are quantized per token.
 struct Int8 {
     inputs: usize,
     codes: Vec<i8>,

@@ -1,6 +1,7 @@
-//! The BERT encoder (all-MiniLM-L6-v2's architecture) for CPUs with AMX, in plain Rust over
-//! vectors: the path that stored memories and queries take where [`crate::amx`] is available
-//! (elsewhere [`crate::bert`] runs the same model on candle's tensors).
+//! The BERT encoder (all-MiniLM-L6-v2's architecture) for x86-64 CPUs with AMX, in plain Rust
+//! over vectors: the path that stored memories and queries take where [`crate::amx`] is
+//! available (elsewhere, and on every other architecture, [`crate::bert`] runs the same model
+//! on candle's tensors; `MiniLm` chooses in one place).
 //!
 //! - **No padding.** The texts of a call are laid end to end, one row per real token: the
 //!   products (all but a few percent of the work) run over every token and nothing else.

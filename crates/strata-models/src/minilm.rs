@@ -1,13 +1,14 @@
 //! all-MiniLM-L6-v2 (BERT, 384 dimensions): tokenize, run the encoder, mean-pool over the
 //! attention mask, L2-normalize — what sentence-transformers does for this model.
 //!
-//! Two encoders run it, whichever this CPU runs fastest: on a CPU with AMX, Strata's own
-//! ([`crate::encoder`]: plain Rust, texts unpadded, products on AMX tiles); elsewhere candle's
-//! tensors ([`crate::bert`]), where texts are sorted by length and run in sub-batches of
-//! similar length (little padding). Either way the sub-batches are spread over one worker per
-//! core, each running its products single-threaded: splitting each small product across cores
-//! leaves them idle in between (measured in docs/benchmarks.md). A single text (a query)
-//! splits its products over every core instead.
+//! The reference encoder runs on every target: candle's tensors ([`crate::bert`]), texts
+//! sorted by length and run in sub-batches of similar length (little padding). On an x86-64
+//! CPU with AMX a faster one takes its place ([`crate::encoder`]: plain Rust, texts unpadded,
+//! products on AMX tiles), chosen in one place, [`Model::fastest`]. Either way the
+//! sub-batches are spread over one worker per core, each running its products
+//! single-threaded: splitting each small product across cores leaves them idle in between
+//! (measured in docs/benchmarks.md). A single text (a query) splits its products over every
+//! core instead.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +19,7 @@ use candle_transformers::models::bert::Config;
 
 use crate::bert::Bert;
 use crate::checkpoint::Checkpoint;
+#[cfg(target_arch = "x86_64")]
 use crate::encoder::Encoder;
 use strata_core::{Embedder, Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -31,12 +33,34 @@ type Done = (usize, Vec<Vec<f32>>);
 /// Texts per forward pass: sorted by length, so each pass pads little.
 const SUB_BATCH: usize = 16;
 
+/// How a load picks its encoder from the checkpoint.
+type Choose = fn(Checkpoint, &Config) -> candle_core::Result<Model>;
+
 /// The encoder this CPU runs fastest.
 enum Model {
-    /// Plain Rust on AMX tiles, texts unpadded ([`crate::encoder`]).
+    /// Plain Rust on AMX tiles, texts unpadded ([`crate::encoder`]): x86-64 with AMX only.
+    #[cfg(target_arch = "x86_64")]
     Amx(Encoder),
-    /// candle's tensors, sub-batches padded to their longest text ([`crate::bert`]).
+    /// candle's tensors, sub-batches padded to their longest text ([`crate::bert`]): the
+    /// reference, on every target.
     Candle(Bert),
+}
+
+impl Model {
+    /// The one switch between the encoders: the AMX encoder where this CPU has AMX (and
+    /// `STRATA_AMX` is not `0`) and the model's shapes fit its tiles, else the reference.
+    fn fastest(weights: Checkpoint, config: &Config) -> candle_core::Result<Model> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(encoder) = Encoder::new(&weights, config)? {
+            return Ok(Model::Amx(encoder));
+        }
+        Model::reference(weights, config)
+    }
+
+    /// The reference encoder, the same code on every target.
+    fn reference(weights: Checkpoint, config: &Config) -> candle_core::Result<Model> {
+        Ok(Model::Candle(Bert::new(weights, config)))
+    }
 }
 
 /// The on-device sentence embedder.
@@ -75,11 +99,12 @@ fn model_err(context: &str) -> impl Fn(candle_core::Error) -> Error + '_ {
 impl MiniLm {
     /// Loads the model from `dir` (holding model.safetensors, tokenizer.json, config.json).
     pub fn load(dir: &Path) -> Result<MiniLm> {
-        MiniLm::load_with(dir, true)
+        MiniLm::load_with(dir, Model::fastest)
     }
 
-    /// As [`MiniLm::load`]; `amx: false` keeps the candle path even where AMX is available.
-    fn load_with(dir: &Path, amx: bool) -> Result<MiniLm> {
+    /// As [`MiniLm::load`], the encoder chosen by `choose` ([`Model::fastest`] or
+    /// [`Model::reference`]).
+    fn load_with(dir: &Path, choose: Choose) -> Result<MiniLm> {
         let file = |name: &str| -> Result<PathBuf> {
             let p = dir.join(name);
             if p.is_file() { Ok(p) } else { Err(missing(dir, &format!("no {name}"))) }
@@ -113,11 +138,7 @@ impl MiniLm {
         let vb = VarBuilder::from_tensors(weights, DType::F32, &device);
         let fit = model_err("the model's weights do not fit BERT");
         let weights = Checkpoint::read(&vb, &config).map_err(&fit)?;
-        let encoder = if amx { Encoder::new(&weights, &config).map_err(&fit)? } else { None };
-        let model = match encoder {
-            Some(encoder) => Model::Amx(encoder),
-            None => Model::Candle(Bert::new(weights, &config)),
-        };
+        let model = choose(weights, &config).map_err(&fit)?;
         let workers = std::env::var("STRATA_EMBED_THREADS")
             .ok()
             .and_then(|s| s.parse::<usize>().ok())
@@ -143,6 +164,7 @@ impl MiniLm {
     /// Which encoder runs the model on this CPU, in words (for benchmarks and logs).
     pub fn engine(&self) -> &'static str {
         match self.model {
+            #[cfg(target_arch = "x86_64")]
             Model::Amx(_) => "AMX encoder",
             Model::Candle(_) => "candle",
         }
@@ -157,6 +179,7 @@ impl MiniLm {
     /// pool's threads (one in a worker, all in `wide`).
     fn forward(&self, encodings: &[&Encoding]) -> candle_core::Result<Vec<Vec<f32>>> {
         let bert = match &self.model {
+            #[cfg(target_arch = "x86_64")]
             Model::Amx(encoder) => {
                 let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
                 return Ok(encoder.embed(&ids, rayon::current_num_threads().min(2)));
@@ -265,7 +288,7 @@ impl Embedder for MiniLm {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
 
@@ -277,9 +300,10 @@ mod tests {
         let dir = crate::models_dir().join(crate::EMBEDDER_DIR);
         let fast = MiniLm::load(&dir).unwrap_or_else(|e| panic!("{e}"));
         if !matches!(fast.model, Model::Amx(_)) {
-            return; // this CPU has no AMX: the candle path is the only one, tested elsewhere
+            assert!(!crate::amx::available(), "AMX is usable here, yet the switch chose the reference");
+            return; // this CPU has no AMX: the reference is the only path, tested in tests/models
         }
-        let slow = MiniLm::load_with(&dir, false).expect("the candle path");
+        let slow = MiniLm::load_with(&dir, Model::reference).expect("the candle path");
         assert!(matches!(slow.model, Model::Candle(_)));
         let mut texts: Vec<String> = (0..24)
             .map(|i| {

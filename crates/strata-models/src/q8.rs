@@ -94,6 +94,8 @@ impl Q8 {
 /// A row's dot product with a token: Σ over blocks of `w_scale · x_scale · Σ w_code · x_code`.
 type Dot = fn(&[i8], &[f32], &[i8], &[f32]) -> f32;
 
+/// The one switch for this kernel: AVX2 on x86-64 CPUs that have it (with FMA), else the
+/// portable loop, the same code on every target (the compiler vectorizes it: NEON on aarch64).
 fn dot_fn() -> Dot {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
