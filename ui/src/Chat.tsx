@@ -3,7 +3,7 @@ import { Channel } from "@tauri-apps/api/core";
 import { commands, type ChatChoice_Serialize as ChatChoice, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView, type ChatTurnView_Serialize as Turn } from "./bindings";
 import { describe } from "./errors";
 
-type Entry = { question: string; answer: string; turn?: Turn; error?: string; stopped?: boolean };
+type Entry = { question: string; answer: string; turn?: Turn; error?: string };
 
 const SECTION_COLOURS: Record<string, string> = {
   system: "#98a2b3",
@@ -139,8 +139,7 @@ export function Chat() {
     setJob(id);
     const res = await commands.chat(id, question, history, choice.provider === "on-device" ? null : choice, onText);
     setJob(null);
-    if (res.status === "ok")
-      update((e) => ({ ...e, answer: res.data.answer, turn: res.data, stopped: res.data.finish === "cancelled" }));
+    if (res.status === "ok") update((e) => ({ ...e, answer: res.data.answer, turn: res.data }));
     else update((e) => ({ ...e, error: describe(res.error) }));
     setBusy(false);
   };
@@ -163,7 +162,7 @@ export function Chat() {
                 {e.error}
               </div>
             )}
-            {e.stopped && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
+            {e.turn?.finish === "cancelled" && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
             {e.turn && (
               <div className="why">
                 <Budget turn={e.turn} />

@@ -103,7 +103,7 @@ fn reachable_binary(dir: &Path) -> std::path::PathBuf {
 /// Runs `strata ARGS` on `db` as a user without write permission where the test made things
 /// read-only: as root (who may write anywhere) under an unprivileged uid with `setpriv`.
 fn run_unprivileged(exe: &Path, db: &Path, args: &[&str]) -> (i32, String) {
-    let root = unsafe_uid_is_root();
+    let root = running_as_root();
     let mut cmd = if root {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(exe);
@@ -115,7 +115,7 @@ fn run_unprivileged(exe: &Path, db: &Path, args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-fn unsafe_uid_is_root() -> bool {
+fn running_as_root() -> bool {
     let out = Command::new("id").arg("-u").output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
