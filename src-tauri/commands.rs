@@ -67,7 +67,7 @@ pub(crate) async fn forget(state: State<'_, AppState>, id: String) -> Result<For
 pub(crate) async fn add_memory(state: State<'_, AppState>, form: MemoryForm) -> Result<MemoryView, ApiError> {
     state
         .run(move |e| {
-            let now = e.store_view().clock().now();
+            let now = e.now();
             e.add(form.request(now)?)
         })
         .await

@@ -55,8 +55,7 @@ impl AppState {
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         });
         // The active crystallized adapter, if any, is applied when the model loads.
-        let adapter =
-            engine.lock().unwrap_or_else(|p| p.into_inner()).store_view().active_adapter()?.map(|a| (a.path, a.id));
+        let adapter = engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(|a| (a.path, a.id));
         let chat = match strata_models::LazyLocalChat::new() {
             Ok(c) => Some(Arc::new(c.with_adapter(adapter))),
             Err(err) => {

@@ -274,9 +274,19 @@ impl Engine {
         &mut self.store
     }
 
-    /// The store, to read.
-    pub fn store_view(&self) -> &Store {
+    /// The store, to read, for the engine's own modules.
+    pub(crate) fn store_view(&self) -> &Store {
         &self.store
+    }
+
+    /// The database file (none for an in-memory database).
+    pub fn path(&self) -> Option<&Path> {
+        self.store.path()
+    }
+
+    /// The time now, by this engine's clock (tests and replays set their own).
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.store.clock().now()
     }
 
     /// Metadata for the events of one operation: the caller, and a fresh correlation id that
@@ -386,6 +396,12 @@ impl Engine {
             }
         };
         Ok(m.into())
+    }
+
+    /// Reads a memory as it is, without recording an access (for showing it to the person
+    /// before acting on it, or handing it to training).
+    pub fn memory(&self, target: &Target) -> ApiResult<strata_core::Memory> {
+        Ok(self.store.get(self.resolve(target)?)?)
     }
 
     /// A page of memories in this scope, newest first.

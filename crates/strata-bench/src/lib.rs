@@ -3,6 +3,7 @@
 //! prints (figures in docs/benchmarks.md). Product crates never depend on this one.
 #![deny(missing_docs)]
 
+pub mod chatbench;
 pub mod embedbench;
 pub mod locomo;
 pub mod mcpbench;

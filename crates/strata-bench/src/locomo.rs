@@ -183,24 +183,75 @@ pub fn run(
     default: &str,
     candidates: Option<&mut Candidates<'_>>,
 ) -> ApiResult<LocomoReport> {
-    let samples = load(data)?;
-    let db_of = |sample: &str| workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")));
-    let mut questions = Vec::new();
-    let (mut skipped, mut repaired, mut dropped, mut turns) = (0, 0, 0, 0);
-    // memory id → dia_id, to score retrieved memories
-    let mut dia_of: HashMap<String, String> = HashMap::new();
-    // Questions are asked a day after each conversation's last session ("last year" and
-    // recency are read from then).
-    let mut asked_at: HashMap<String, DateTime<Utc>> = HashMap::new();
-    let started = Instant::now();
-    for sample in &samples {
-        let opts = EngineOptions { user_id: sample.sample_id.clone(), client: "locomo".into(), ..Default::default() };
-        let db = db_of(&sample.sample_id);
-        let _ = std::fs::remove_file(&db);
-        let mut engine = Engine::open(&db, opts)?;
-        if let Some(e) = &embedder {
-            engine.use_embedder(e.clone(), true)?;
+    let corpus = Corpus::ingest(&load(data)?, workdir, embedder)?;
+    let mut report = corpus.report(default);
+    let open_at = |sample: &str| corpus.open_at(sample);
+    for (name, retrieve) in configs.iter_mut() {
+        report.configs.insert(name.to_string(), score(&corpus.questions, &corpus.dia_of, &open_at, retrieve)?);
+    }
+    if let Some(find) = candidates {
+        budget_recall(&mut report, &corpus.questions, &corpus.dia_of, &open_at, find)?;
+    }
+    Ok(report)
+}
+
+/// The conversations as ingested: one database per conversation, the questions with their
+/// evidence, and what was repaired or left out on the way.
+struct Corpus {
+    workdir: std::path::PathBuf,
+    embedder: Option<std::sync::Arc<dyn Embedder>>,
+    questions: Vec<Question>,
+    /// memory id → dia_id, to score retrieved memories
+    dia_of: HashMap<String, String>,
+    /// Questions are asked a day after each conversation's last session ("last year" and
+    /// recency are read from then).
+    asked_at: HashMap<String, DateTime<Utc>>,
+    skipped: usize,
+    repaired: usize,
+    dropped: usize,
+    turns: usize,
+    seconds: f64,
+}
+
+impl Corpus {
+    /// Ingests every conversation into a fresh database of its own, each embedded before the
+    /// next starts, and gathers the questions whose evidence names a turn.
+    fn ingest(samples: &[Sample], workdir: &Path, embedder: Option<std::sync::Arc<dyn Embedder>>) -> ApiResult<Corpus> {
+        let mut corpus = Corpus {
+            workdir: workdir.to_path_buf(),
+            embedder,
+            questions: Vec::new(),
+            dia_of: HashMap::new(),
+            asked_at: HashMap::new(),
+            skipped: 0,
+            repaired: 0,
+            dropped: 0,
+            turns: 0,
+            seconds: 0.0,
+        };
+        let started = Instant::now();
+        for sample in samples {
+            let db = corpus.db(&sample.sample_id);
+            let _ = std::fs::remove_file(&db);
+            let mut engine = Engine::open(&db, options(&sample.sample_id))?;
+            if let Some(e) = &corpus.embedder {
+                engine.use_embedder(e.clone(), true)?;
+            }
+            let known = corpus.add_turns(sample, &mut engine)?;
+            engine.wait_embedded(std::time::Duration::from_secs(3600))?;
+            corpus.add_questions(sample, &known);
         }
+        corpus.seconds = started.elapsed().as_secs_f64();
+        Ok(corpus)
+    }
+
+    fn db(&self, sample: &str) -> std::path::PathBuf {
+        self.workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")))
+    }
+
+    /// Writes a conversation's turns as episodes, session by session, one second apart;
+    /// returns their dia_ids.
+    fn add_turns(&mut self, sample: &Sample, engine: &mut Engine) -> ApiResult<HashSet<String>> {
         let mut known = HashSet::new();
         for (n, session_turns) in sample.sessions()? {
             let when = sample
@@ -210,34 +261,33 @@ pub fn run(
                 .and_then(session_time)
                 .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
             let after = when + chrono::Duration::days(1);
-            asked_at.entry(sample.sample_id.clone()).and_modify(|t| *t = (*t).max(after)).or_insert(after);
+            self.asked_at.entry(sample.sample_id.clone()).and_modify(|t| *t = (*t).max(after)).or_insert(after);
             for (i, t) in session_turns.into_iter().enumerate() {
                 let mut text = t.text;
                 if let Some(c) = t.blip_caption {
                     text.push_str(&format!(" [shares a photo: {c}]"));
                 }
                 let episode = Episode {
-                    // Turns keep their order within a session: one second apart.
                     occurred_at: when + chrono::Duration::seconds(i as i64),
                     body: EpisodeBody::Utterance { speaker: t.speaker, text },
                     concepts: vec![],
                     extra: [("dia_id".to_string(), serde_json::Value::String(t.dia_id.clone()))].into_iter().collect(),
                 };
                 let m = engine.add(AddRequest {
-                    content: Content::Episodic(episode),
-                    tags: vec![],
-                    importance: None,
-                    tier: None,
                     session_id: Some(format!("session_{n}")),
-                    private: false,
+                    ..AddRequest::new(Content::Episodic(episode))
                 })?;
-                dia_of.insert(m.id, t.dia_id.clone());
+                self.dia_of.insert(m.id, t.dia_id.clone());
                 known.insert(t.dia_id);
-                turns += 1;
+                self.turns += 1;
             }
         }
-        // Everything written is embedded before the next conversation starts.
-        engine.wait_embedded(std::time::Duration::from_secs(3600))?;
+        Ok(known)
+    }
+
+    /// The conversation's questions with their evidence normalized ("D30:05" → "D30:5", "D8:6;
+    /// D9:17" split); evidence naming no turn is dropped, a question left with none skipped.
+    fn add_questions(&mut self, sample: &Sample, known: &HashSet<String>) {
         for qa in &sample.qa {
             let mut evidence = HashSet::new();
             for original in &qa.evidence {
@@ -248,18 +298,18 @@ pub fn run(
                             changed |= id != raw.trim();
                             evidence.insert(id);
                         }
-                        _ => dropped += 1,
+                        _ => self.dropped += 1,
                     }
                 }
                 if changed {
-                    repaired += 1;
+                    self.repaired += 1;
                 }
             }
             if evidence.is_empty() {
-                skipped += 1;
+                self.skipped += 1;
                 continue;
             }
-            questions.push(Question {
+            self.questions.push(Question {
                 sample: sample.sample_id.clone(),
                 text: qa.question.clone(),
                 category: qa.category,
@@ -268,90 +318,95 @@ pub fn run(
         }
     }
 
-    let seconds = started.elapsed().as_secs_f64();
-    let ingest = embedder.as_ref().map(|_| IngestReport {
-        memories: turns,
-        seconds: round3(seconds),
-        per_second: round3(turns as f64 / seconds.max(1e-9)),
-    });
-    let mut report = LocomoReport {
-        configs: BTreeMap::new(),
-        default: default.to_string(),
-        questions: questions.len(),
-        skipped,
-        evidence_repaired: repaired,
-        evidence_dropped: dropped,
-        turns,
-        ingest,
-        budget_recall: None,
-        budget_recall_by_order: BTreeMap::new(),
-        budget_tokens_used: BTreeMap::new(),
-    };
-    let kmax = *KS.iter().max().unwrap_or(&20);
-    // Each conversation's engine, opened at the time its questions are asked.
-    let open_at = |sample: &str| -> ApiResult<Engine> {
-        let opts = EngineOptions { user_id: sample.to_string(), client: "locomo".into(), ..Default::default() };
-        let now = asked_at.get(sample).copied().unwrap_or_else(Utc::now);
+    /// A conversation's engine, opened at the time its questions are asked.
+    fn open_at(&self, sample: &str) -> ApiResult<Engine> {
+        let now = self.asked_at.get(sample).copied().unwrap_or_else(Utc::now);
         let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
-        let mut engine = Engine::open_with_clock(&db_of(sample), opts, clock)?;
-        if let Some(e) = &embedder {
+        let mut engine = Engine::open_with_clock(&self.db(sample), options(sample), clock)?;
+        if let Some(e) = &self.embedder {
             engine.use_embedder(e.clone(), false)?;
         }
         Ok(engine)
-    };
-    for (name, retrieve) in configs.iter_mut() {
-        let mut engines: HashMap<String, Engine> = HashMap::new();
-        let mut latencies = Vec::with_capacity(questions.len());
-        // (category, k) → sum of recall
-        let mut sums: BTreeMap<(u8, usize), f64> = BTreeMap::new();
-        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
-        for q in &questions {
-            if !engines.contains_key(&q.sample) {
-                engines.insert(q.sample.clone(), open_at(&q.sample)?);
-            }
-            let engine = engines.get_mut(&q.sample).expect("inserted above");
-            let t = Instant::now();
-            let ids = retrieve(engine, &q.text, kmax)?;
-            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-            *counts.entry(q.category).or_default() += 1;
-            for k in KS {
-                let found =
-                    ids.iter().take(k).filter(|id| dia_of.get(*id).is_some_and(|d| q.evidence.contains(d))).count();
-                *sums.entry((q.category, k)).or_default() += found as f64 / q.evidence.len() as f64;
-            }
+    }
+
+    /// The report before any configuration is scored.
+    fn report(&self, default: &str) -> LocomoReport {
+        let ingest = self.embedder.as_ref().map(|_| IngestReport {
+            memories: self.turns,
+            seconds: round3(self.seconds),
+            per_second: round3(self.turns as f64 / self.seconds.max(1e-9)),
+        });
+        LocomoReport {
+            configs: BTreeMap::new(),
+            default: default.to_string(),
+            questions: self.questions.len(),
+            skipped: self.skipped,
+            evidence_repaired: self.repaired,
+            evidence_dropped: self.dropped,
+            turns: self.turns,
+            ingest,
+            budget_recall: None,
+            budget_recall_by_order: BTreeMap::new(),
+            budget_tokens_used: BTreeMap::new(),
         }
-        latencies.sort_by(f64::total_cmp);
-        let pct = |p: f64| {
-            latencies
-                .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
-                .copied()
-                .unwrap_or(0.0)
-        };
-        let mean = |cats: &dyn Fn(u8) -> bool, k: usize| {
-            let n: usize = counts.iter().filter(|(c, _)| cats(**c)).map(|(_, n)| n).sum();
-            let s: f64 = sums.iter().filter(|((c, kk), _)| cats(*c) && *kk == k).map(|(_, v)| v).sum();
-            if n == 0 { 0.0 } else { round3(s / n as f64) }
-        };
-        let at = |cats: &dyn Fn(u8) -> bool| KS.iter().map(|k| (k.to_string(), mean(cats, *k))).collect();
-        report.configs.insert(
-            name.to_string(),
-            ConfigReport {
-                recall_at: at(&|_| true),
-                recall_at_excl_adversarial: at(&|c| c != 5),
-                by_category: counts.keys().map(|c| (c.to_string(), at(&|x| x == *c))).collect(),
-                p50_ms: round3(pct(0.5)),
-                p95_ms: round3(pct(0.95)),
-            },
-        );
     }
-    if let Some(find) = candidates {
-        budget_recall(&mut report, &questions, &dia_of, &open_at, find)?;
-    }
-    Ok(report)
 }
 
-/// Fills in recall within each token budget: every question's candidates assembled into a
-/// prompt of at most that many cl100k_base tokens, in each candidate order.
+/// One conversation's engine options: its own person.
+fn options(sample: &str) -> EngineOptions {
+    EngineOptions { user_id: sample.to_string(), client: "locomo".into(), ..Default::default() }
+}
+
+/// Asks every question with `retrieve` and scores the evidence found in its top k, per
+/// category, with the latency of each call.
+fn score(
+    questions: &[Question],
+    dia_of: &HashMap<String, String>,
+    open_at: &dyn Fn(&str) -> ApiResult<Engine>,
+    retrieve: &mut Retriever<'_>,
+) -> ApiResult<ConfigReport> {
+    let kmax = *KS.iter().max().unwrap_or(&20);
+    let mut engines: HashMap<String, Engine> = HashMap::new();
+    let mut latencies = Vec::with_capacity(questions.len());
+    // (category, k) → sum of recall
+    let mut sums: BTreeMap<(u8, usize), f64> = BTreeMap::new();
+    let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+    for q in questions {
+        if !engines.contains_key(&q.sample) {
+            engines.insert(q.sample.clone(), open_at(&q.sample)?);
+        }
+        let engine = engines.get_mut(&q.sample).expect("inserted above");
+        let t = Instant::now();
+        let ids = retrieve(engine, &q.text, kmax)?;
+        latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        *counts.entry(q.category).or_default() += 1;
+        for k in KS {
+            let found = ids.iter().take(k).filter(|id| dia_of.get(*id).is_some_and(|d| q.evidence.contains(d))).count();
+            *sums.entry((q.category, k)).or_default() += found as f64 / q.evidence.len() as f64;
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let mean = |cats: &dyn Fn(u8) -> bool, k: usize| {
+        let n: usize = counts.iter().filter(|(c, _)| cats(**c)).map(|(_, n)| n).sum();
+        let s: f64 = sums.iter().filter(|((c, kk), _)| cats(*c) && *kk == k).map(|(_, v)| v).sum();
+        if n == 0 { 0.0 } else { round3(s / n as f64) }
+    };
+    let at = |cats: &dyn Fn(u8) -> bool| KS.iter().map(|k| (k.to_string(), mean(cats, *k))).collect();
+    Ok(ConfigReport {
+        recall_at: at(&|_| true),
+        recall_at_excl_adversarial: at(&|c| c != 5),
+        by_category: counts.keys().map(|c| (c.to_string(), at(&|x| x == *c))).collect(),
+        p50_ms: round3(pct(0.5)),
+        p95_ms: round3(pct(0.95)),
+    })
+}
+
 fn budget_recall(
     report: &mut LocomoReport,
     questions: &[Question],

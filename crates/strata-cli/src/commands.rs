@@ -369,9 +369,9 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             out.token_bench(&strata_bench::tokenbench::report(&texts, ours, theirs))
         }
         BenchCommand::Chat { tokens, adapter, unmerged } => {
-            use strata_models::chatbench::AdapterUse;
+            use strata_bench::chatbench::AdapterUse;
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
-            out.chat_bench(&strata_models::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
+            out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
         }
         BenchCommand::Embed { data, sentences, reference } => {
             let (turns, questions) = locomo::texts(&data)?;
@@ -452,7 +452,7 @@ fn token_for(hosts: &strata_core::access::Hosts, given: Option<String>) -> Optio
 /// Hands a scrub that another process's read delayed to a `strata scrub` process of its own,
 /// which outlives this command and finishes as soon as that read ends.
 fn finish_scrub_later(engine: &Engine) -> Result<()> {
-    let db = engine.store_view().path().context("an in-memory database has no file to scrub")?.to_path_buf();
+    let db = engine.path().context("an in-memory database has no file to scrub")?.to_path_buf();
     let exe = std::env::current_exe().context("cannot find the strata program to finish the scrub")?;
     std::process::Command::new(exe)
         .arg("--db")
@@ -680,8 +680,8 @@ fn confirm_forget(engine: &Engine, target: &Target) -> Result<()> {
     if !std::io::stdin().is_terminal() {
         bail!("forget is permanent; pass --yes to confirm when not running in a terminal");
     }
-    let id = engine.resolve(target)?;
-    let m = engine.store_view().get(id)?;
+    let m = engine.memory(target)?;
+    let id = m.id;
     note_part!(
         "Forget {} ({})?\nIts content will be erased everywhere, including its history. This cannot be undone. [y/N] ",
         id,

@@ -667,7 +667,7 @@ impl Out {
         Ok(())
     }
 
-    pub fn chat_bench(&self, r: &strata_models::chatbench::ChatBench) -> Result<()> {
+    pub fn chat_bench(&self, r: &strata_bench::chatbench::ChatBench) -> Result<()> {
         if self.json {
             return print_json(r);
         }

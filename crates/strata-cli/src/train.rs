@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use comfy_table::Table;
 use strata_api::Engine;
 use strata_core::{AdapterRecord, Filter, Memory, MemoryKind, NewAdapter};
@@ -49,14 +49,7 @@ fn chat() -> Result<LocalChat> {
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
     if !s.ids.is_empty() {
-        return s
-            .ids
-            .iter()
-            .map(|id| {
-                let id = id.parse().map_err(|_| anyhow!("'{id}' is not a memory id"))?;
-                Ok(engine.store_view().get(id)?)
-            })
-            .collect();
+        return s.ids.iter().map(|id| Ok(engine.memory(&strata_api::Target::new(id.as_str()))?)).collect();
     }
     let kinds: Vec<MemoryKind> = if s.kinds.is_empty() {
         vec![MemoryKind::Semantic, MemoryKind::Procedural]
@@ -403,7 +396,7 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
         for content in strata_train::demo::contents() {
             let req = strata_api::AddRequest::new(content);
             let view = demo_engine.add(req)?;
-            memories.push(demo_engine.store_view().get(view.id.parse().map_err(|_| anyhow!("bad id"))?)?);
+            memories.push(demo_engine.memory(&strata_api::Target::new(view.id))?);
         }
     }
     let chat = chat()?;

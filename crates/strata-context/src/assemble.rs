@@ -119,7 +119,28 @@ struct Plan<'a> {
     duplicate_similarity: f64,
 }
 
-impl Plan<'_> {
+impl<'t> Plan<'t> {
+    /// Nothing chosen yet: `available` tokens of room; the framing of the memory block (paid
+    /// by its first item) and each section's heading (paid by its first) counted once.
+    fn new(tokens: &'t dyn TokenManager, opts: &ContextOptions, query: &str, available: usize) -> Result<Plan<'t>> {
+        let framing =
+            count_messages(tokens, &carriers(opts.placement, block(&opts.preamble, &[]), query))? - REPLY_PRIMING;
+        let mut headings = HashMap::new();
+        for s in MEMORY_SECTIONS {
+            headings.insert(s, tokens.count(s.heading())?);
+        }
+        Ok(Plan {
+            tokens,
+            room: available,
+            framing,
+            framed: false,
+            headings,
+            used: HashMap::new(),
+            seen: Vec::new(),
+            duplicate_similarity: opts.duplicate_similarity,
+        })
+    }
+
     /// Includes `it` if it fits in `quota` (what its section may still use, if limited) and
     /// the room left, and is not a near-duplicate (then its fate says so). Returns whether it
     /// went in. The first item of the block pays for its framing, the first of a section for
@@ -173,30 +194,63 @@ pub fn assemble_with(
     exact: Option<&dyn ChatModel>,
 ) -> Result<Assembled> {
     opts.validate()?;
-    let budget = req.budget;
-    let system = req.system.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(Message::system);
-    let user = Message::user(req.message.clone());
-    let system_cost = system.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
-    let message_cost = count_message(tokens, &user)?;
-    let fixed = REPLY_PRIMING + system_cost + message_cost;
-    if fixed > budget {
-        return Err(Error::invalid(format!(
-            "a budget of {budget} tokens cannot hold the system prompt and the new message ({fixed} tokens with \
-             their framing)"
-        )));
+    let frame = Frame::of(tokens, &req)?;
+    let available = req.budget - frame.cost();
+    let quota = quotas(opts, available);
+    let mut plan = Plan::new(tokens, opts, &req.message, available)?;
+    let selection = select(&mut plan, &req, opts, &quota)?;
+    fit(tokens, &req, opts, exact, &frame, &quota, selection)
+}
+
+/// What every prompt has whatever is chosen: the system prompt and the new message.
+struct Frame {
+    system: Option<Message>,
+    user: Message,
+    system_cost: usize,
+    message_cost: usize,
+}
+
+impl Frame {
+    /// The system prompt and the new message, counted; an error if they alone exceed the
+    /// budget.
+    fn of(tokens: &dyn TokenManager, req: &ContextRequest) -> Result<Frame> {
+        let system = req.system.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(Message::system);
+        let user = Message::user(req.message.clone());
+        let system_cost = system.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
+        let message_cost = count_message(tokens, &user)?;
+        let frame = Frame { system, user, system_cost, message_cost };
+        if frame.cost() > req.budget {
+            return Err(Error::invalid(format!(
+                "a budget of {} tokens cannot hold the system prompt and the new message ({} tokens with their \
+                 framing)",
+                req.budget,
+                frame.cost()
+            )));
+        }
+        Ok(frame)
     }
-    let available = budget - fixed;
+
+    fn cost(&self) -> usize {
+        REPLY_PRIMING + self.system_cost + self.message_cost
+    }
+}
+
+/// Each section's share of what the frame leaves.
+fn quotas(opts: &ContextOptions, available: usize) -> HashMap<Section, usize> {
     let share = |s: f64| (s * available as f64).floor() as usize;
-    let quota: HashMap<Section, usize> = [
+    [
         (Section::Facts, share(opts.shares.facts)),
         (Section::Procedures, share(opts.shares.procedures)),
         (Section::Episodes, share(opts.shares.episodes)),
         (Section::History, share(opts.shares.history)),
     ]
     .into_iter()
-    .collect();
+    .collect()
+}
 
-    // The candidates, rendered, each memory once.
+/// The candidates, rendered, each memory once (a repeat is a duplicate from the start), and
+/// their indexes from the most to the least valuable.
+fn candidate_items<'a>(req: &'a ContextRequest, opts: &ContextOptions) -> (Vec<Item<'a>>, Vec<usize>) {
     let best = req.candidates.iter().map(|c| c.score).fold(f64::MIN_POSITIVE, f64::max);
     let mut ids = HashSet::new();
     let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len());
@@ -225,67 +279,99 @@ pub fn assemble_with(
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by(|&a, &b| items[b].key.total_cmp(&items[a].key).then(a.cmp(&b)));
+    (items, order)
+}
 
-    let framing =
-        count_messages(tokens, &carriers(opts.placement, block(&opts.preamble, &[]), &req.message))? - REPLY_PRIMING;
-    let mut headings = HashMap::new();
-    for s in MEMORY_SECTIONS {
-        headings.insert(s, tokens.count(s.heading())?);
-    }
-    let mut plan = Plan {
-        tokens,
-        room: available,
-        framing,
-        framed: false,
-        headings,
-        used: HashMap::new(),
-        seen: Vec::new(),
-        duplicate_similarity: opts.duplicate_similarity,
-    };
+/// What was chosen: the memories' fates, the summary of the conversation left out (if any)
+/// and where the kept tail of the conversation starts.
+struct Selection<'a> {
+    items: Vec<Item<'a>>,
+    order: Vec<usize>,
+    summary: Option<Message>,
+    kept_from: usize,
+}
 
-    // The conversation: newest first, within its share, then within the room left; a summary
-    // of what is left out gets up to a quarter of the share, set aside from the start.
-    let units = history_units(tokens, &req.history)?;
-    let history_total: usize = units.iter().map(|u| u.1).sum();
-    let summary = match req.history_summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(s) if history_total > quota[&Section::History] => {
-            let prefix = "Summary of the earlier conversation:\n";
-            let limit = (quota[&Section::History] / 4).saturating_sub(count_message(tokens, &Message::system(prefix))?);
-            let cut = tokens.truncate(s, limit)?;
-            (!cut.trim().is_empty()).then(|| Message::system(format!("{prefix}{cut}")))
-        }
-        _ => None,
-    };
-    let reserve = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0).min(plan.room);
+/// Chooses the conversation's tail and the memories: each section within its share first,
+/// then the room any share left, to more of the conversation, its summary, more memories.
+fn select<'a>(
+    plan: &mut Plan<'_>,
+    req: &'a ContextRequest,
+    opts: &ContextOptions,
+    quota: &HashMap<Section, usize>,
+) -> Result<Selection<'a>> {
+    let (mut items, order) = candidate_items(req, opts);
+    // The conversation newest first, within its share; a summary of what is left out gets up
+    // to a quarter of the share, set aside from the start.
+    let units = history_units(plan.tokens, &req.history)?;
+    let summary = history_summary(plan.tokens, req, &units, quota[&Section::History])?;
+    let reserve = summary.as_ref().map(|m| count_message(plan.tokens, m)).transpose()?.unwrap_or(0).min(plan.room);
     plan.room -= reserve;
     let mut kept = 0; // units kept, from the newest
     let mut history_left = quota[&Section::History].saturating_sub(reserve);
-    keep_history(&mut plan, &req.history, &units, &mut kept, &mut history_left);
+    keep_history(plan, &req.history, &units, &mut kept, &mut history_left);
+    fill_shares(plan, req, &mut items, &order, quota)?;
 
-    // Memories, first within their sections' shares.
-    let mut misses: HashMap<Section, usize> = HashMap::new();
-    for &i in &order {
-        let section = items[i].section;
-        let missed = misses.entry(section).or_default();
-        if items[i].fate.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
-            let id = req.candidates[i].memory.id.to_string();
-            if plan.try_include(&mut items[i], &id, Some(quota[&section]))? {
-                *misses.entry(section).or_default() = 0;
-            } else {
-                *misses.entry(section).or_default() += 1;
-            }
-        }
-    }
-    // Then the room left: more of the conversation, its summary, more memories.
     let mut unlimited = usize::MAX;
-    keep_history(&mut plan, &req.history, &units, &mut kept, &mut unlimited);
+    keep_history(plan, &req.history, &units, &mut kept, &mut unlimited);
     let summary = if kept < units.len() { summary } else { None };
     if summary.is_none() {
         plan.room += reserve;
     }
     let kept_from = units.get(units.len() - kept).map_or(req.history.len(), |u| u.0.start);
+    fill_room(plan, req, &mut items, &order)?;
+    Ok(Selection { items, order, summary, kept_from })
+}
+
+/// The summary of the earlier conversation, cut to a quarter of the conversation's share, if
+/// the conversation is longer than its share and a summary was given.
+fn history_summary(
+    tokens: &dyn TokenManager,
+    req: &ContextRequest,
+    units: &[(std::ops::Range<usize>, usize)],
+    share: usize,
+) -> Result<Option<Message>> {
+    let total: usize = units.iter().map(|u| u.1).sum();
+    match req.history_summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) if total > share => {
+            let prefix = "Summary of the earlier conversation:\n";
+            let limit = (share / 4).saturating_sub(count_message(tokens, &Message::system(prefix))?);
+            let cut = tokens.truncate(s, limit)?;
+            Ok((!cut.trim().is_empty()).then(|| Message::system(format!("{prefix}{cut}"))))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Memories in order of value, each within its section's share; a section stops looking after
+/// a run of misses.
+fn fill_shares(
+    plan: &mut Plan<'_>,
+    req: &ContextRequest,
+    items: &mut [Item<'_>],
+    order: &[usize],
+    quota: &HashMap<Section, usize>,
+) -> Result<()> {
+    let mut misses: HashMap<Section, usize> = HashMap::new();
+    for &i in order {
+        let section = items[i].section;
+        let missed = misses.entry(section).or_default();
+        if items[i].fate.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
+            let id = req.candidates[i].memory.id.to_string();
+            if plan.try_include(&mut items[i], &id, Some(quota[&section]))? {
+                *missed = 0;
+            } else {
+                *missed += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The memories still undecided, in order of value, within the room left; what does not go in
+/// is over budget.
+fn fill_room(plan: &mut Plan<'_>, req: &ContextRequest, items: &mut [Item<'_>], order: &[usize]) -> Result<()> {
     let mut missed = 0;
-    for &i in &order {
+    for &i in order {
         if items[i].fate.is_none() {
             let id = req.candidates[i].memory.id.to_string();
             if missed < MISSES_BEFORE_GIVING_UP && plan.try_include(&mut items[i], &id, None)? {
@@ -296,13 +382,27 @@ pub fn assemble_with(
             }
         }
     }
+    Ok(())
+}
 
-    // Build, count as sent, and give back the least valuable memory until it fits.
+/// Builds the prompt, counts it as sent (and by the model's own counter, where it has one),
+/// and gives back the least valuable memory, then the oldest conversation, then the summary,
+/// until it fits.
+fn fit(
+    tokens: &dyn TokenManager,
+    req: &ContextRequest,
+    opts: &ContextOptions,
+    exact: Option<&dyn ChatModel>,
+    frame: &Frame,
+    quota: &HashMap<Section, usize>,
+    selection: Selection<'_>,
+) -> Result<Assembled> {
+    let Selection { mut items, order, mut summary, kept_from } = selection;
+    let budget = req.budget;
     let mut history: Vec<Message> = req.history[kept_from..].to_vec();
-    let mut summary = summary;
     let mut limit = budget;
     loop {
-        let (messages, labels) = build(&req, opts, &items, &system, &summary, &history, &user);
+        let (messages, labels) = build(req, opts, &items, &frame.system, &summary, &history, &frame.user);
         let used = count_messages(tokens, &messages)?;
         if used <= limit {
             let counted = match exact.and_then(|m| m.count_prompt(&messages)) {
@@ -314,9 +414,8 @@ pub fn assemble_with(
                 Some(n) if n > budget => limit = limit.saturating_sub(n - budget).min(used.saturating_sub(1)),
                 _ => {
                     let summary_cost = summary.as_ref().map(|m| count_message(tokens, m)).transpose()?.unwrap_or(0);
-                    let fixed = Fixed { system: system_cost, message: message_cost, summary: summary_cost };
-                    let mut a =
-                        report(tokens, opts, &req, items, labels, messages, used, &quota, fixed, history.len())?;
+                    let fixed = Fixed { system: frame.system_cost, message: frame.message_cost, summary: summary_cost };
+                    let mut a = report(tokens, opts, req, items, labels, messages, used, quota, fixed, history.len())?;
                     a.report.exact_used = counted;
                     a.report.exact_counter = exact.filter(|_| counted.is_some()).map(|m| m.provider().to_string());
                     return Ok(a);

@@ -332,7 +332,7 @@ impl StrataMcp {
     ) -> Result<CallToolResult, McpError> {
         let result = self
             .run(&ctx, move |e| {
-                let now = e.store_view().clock().now();
+                let now = e.now();
                 e.add(args.request(now)?)
             })
             .await;

@@ -9,7 +9,6 @@ pub mod adapter;
 #[cfg(target_arch = "x86_64")]
 mod amx;
 mod bert;
-pub mod chatbench;
 mod checkpoint;
 #[cfg_attr(
     not(target_arch = "x86_64"),

@@ -6,8 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_core::{Message, Result};
-
-use crate::{LocalChat, Sampling};
+use strata_models::{Adapter, Llama, LocalChat, Sampling};
 
 /// One prompt's figures.
 #[derive(Debug, Clone, Serialize)]
@@ -70,8 +69,8 @@ pub fn run(generate: usize, adapter: Option<(&std::path::Path, AdapterUse)>) -> 
         None => LocalChat::load_default()?,
         Some((dir, how)) => {
             let file = LocalChat::default_file();
-            let shape = crate::Llama::read_shape(&file).map_err(|e| strata_core::Error::Model(e.to_string()))?;
-            let a = crate::Adapter::load(dir, &shape)?;
+            let shape = Llama::read_shape(&file).map_err(|e| strata_core::Error::Model(e.to_string()))?;
+            let a = Adapter::load(dir, &shape)?;
             match how {
                 AdapterUse::Merged => LocalChat::load_with(&file, Some(&a))?,
                 AdapterUse::Unmerged => {
