@@ -304,26 +304,3 @@ impl Store {
         Ok(deleted)
     }
 }
-
-/// Inside a forgetting transaction: retires every adapter trained from `memory_id` (its files
-/// go once the transaction commits, [`Store::delete_forgotten_adapter_files`]).
-pub(crate) fn retire_from(tx: &rusqlite::Transaction<'_>, memory_id: &str, now: DateTime<Utc>) -> Result<usize> {
-    let ids: Vec<String> = tx
-        .prepare_cached(
-            "SELECT a.id FROM adapters a, json_each(a.sources) s WHERE s.value = ?1 AND a.status != 'retired'",
-        )?
-        .query_map([memory_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for id in &ids {
-        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
-        tx.execute(
-            "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, 'retired', ?3)",
-            params![
-                id,
-                to_ms(now),
-                serde_json::json!({ "reason": "a source memory was forgotten", "memory": memory_id }).to_string()
-            ],
-        )?;
-    }
-    Ok(ids.len())
-}

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
 use crate::model::{Content, Memory};
-use crate::projection::search_text;
+use crate::rows::{MEMORY_COLUMNS, memory_from_row, search_text};
 
 /// Where an episode sits in its session: what the neighbour look-ups need.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,18 +85,17 @@ pub(crate) fn delete_row(conn: &Connection, rid: i64) -> Result<()> {
 /// episode that now precedes it). Call after the change at `place` is in `memories`.
 pub(crate) fn refresh_successor(conn: &Connection, place: &Place) -> Result<()> {
     let Some((rid, _)) = neighbour(conn, place, true)? else { return Ok(()) };
-    let sql = format!("SELECT {} FROM memories AS m WHERE m.rid = ?1", crate::projection::MEMORY_COLUMNS);
-    let m = conn.prepare_cached(&sql)?.query_row([rid], crate::projection::memory_from_row)?;
+    let sql = format!("SELECT {} FROM memories AS m WHERE m.rid = ?1", MEMORY_COLUMNS);
+    let m = conn.prepare_cached(&sql)?.query_row([rid], memory_from_row)?;
     write_row(conn, rid, &m)
 }
 
 /// Rewrites every row (after the migration that added the context column).
 pub(crate) fn refill(conn: &Connection) -> Result<u64> {
-    let sql = format!("SELECT {}, m.rid FROM memories AS m ORDER BY m.rid", crate::projection::MEMORY_COLUMNS);
+    let sql = format!("SELECT {}, m.rid FROM memories AS m ORDER BY m.rid", MEMORY_COLUMNS);
     let mut stmt = conn.prepare(&sql)?;
-    let rows: Vec<(i64, Memory)> = stmt
-        .query_map([], |r| Ok((r.get(17)?, crate::projection::memory_from_row(r)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows: Vec<(i64, Memory)> =
+        stmt.query_map([], |r| Ok((r.get(17)?, memory_from_row(r)?)))?.collect::<rusqlite::Result<_>>()?;
     for (rid, m) in &rows {
         write_row(conn, *rid, m)?;
     }

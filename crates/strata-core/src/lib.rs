@@ -19,12 +19,14 @@ mod projection;
 pub mod protocol;
 pub mod query;
 pub mod retrieval;
+mod rows;
 mod rules;
 pub mod schema;
 pub mod store;
 pub mod temporal;
 pub mod tiers;
 pub mod time;
+mod vector_index;
 mod vector_scan;
 pub mod vectors;
 
@@ -39,12 +41,12 @@ pub use model::{
     Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId, MemoryKind,
     Procedure, Scope, Source, Tier,
 };
-pub use projection::search_text;
 pub use protocol::{
     ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory, UpdateContextResult,
 };
 pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
 pub use retrieval::{Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse};
+pub use rows::search_text;
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
 pub use vectors::{Embedder, VectorHit};

@@ -1,75 +1,12 @@
 //! The projections (memories, tags, links, full-text index): reading a memory back, and
 //! writing the difference between a memory's state before and after an event.
 
-use std::collections::BTreeSet;
+use rusqlite::{Connection, params};
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
-
-use crate::clock::{from_ms, to_ms};
+use crate::clock::to_ms;
 use crate::error::{Error, Result};
 use crate::fts;
-use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryId};
-
-/// The columns [`memory_from_row`] expects, in order, from `memories AS m`. Tags and links
-/// need no ORDER BY (which would materialize a temporary table per row): they decode into
-/// sorted sets.
-pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_id, m.tier, m.importance, \
-     m.source, m.content, m.created_at, m.updated_at, m.version, m.access_count, m.last_accessed_at, \
-     m.pinned, m.expired_at, \
-     (SELECT json_group_array(tag) FROM memory_tags WHERE memory_id = m.id), \
-     (SELECT json_group_array(json_array(target_id, relation)) FROM memory_links WHERE source_id = m.id)";
-
-fn json_col<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
-    let s: String = row.get(idx)?;
-    serde_json::from_str(&s)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
-}
-
-fn parse_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T>
-where
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    let s: String = row.get(idx)?;
-    s.parse().map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
-}
-
-/// Builds a [`Memory`] from a row selected with [`MEMORY_COLUMNS`].
-pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
-    let links: Vec<(String, String)> = json_col(row, 16)?;
-    let links = links
-        .into_iter()
-        .map(|(t, relation)| {
-            t.parse::<MemoryId>()
-                .map(|target| Link { target, relation })
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(16, rusqlite::types::Type::Text, Box::new(e)))
-        })
-        .collect::<rusqlite::Result<BTreeSet<_>>>()?;
-    let importance: f64 = row.get(5)?;
-    Ok(Memory {
-        id: parse_col(row, 0)?,
-        scope: crate::model::Scope { user_id: row.get(1)?, agent_id: row.get(2)?, session_id: row.get(3)? },
-        tier: parse_col(row, 4)?,
-        importance: crate::model::Importance::new(importance)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Real, Box::new(e)))?,
-        source: json_col(row, 6)?,
-        content: json_col(row, 7)?,
-        created_at: from_ms(row.get(8)?),
-        updated_at: from_ms(row.get(9)?),
-        version: row.get::<_, i64>(10)? as u64,
-        access_count: row.get::<_, i64>(11)? as u64,
-        last_accessed_at: row.get::<_, Option<i64>>(12)?.map(from_ms),
-        pinned: row.get(13)?,
-        expired_at: row.get::<_, Option<i64>>(14)?.map(from_ms),
-        tags: json_col(row, 15)?,
-        links,
-    })
-}
-
-/// The memory with this id, as projected.
-pub(crate) fn load(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
-    let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.id = ?1");
-    Ok(conn.prepare_cached(&sql)?.query_row([id.to_string()], memory_from_row).optional()?)
-}
+use crate::model::{Link, Memory, MemoryId};
 
 /// Writes what changed between `old` and `new` (both states of the same memory).
 pub(crate) fn write_diff(conn: &Connection, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
@@ -158,7 +95,7 @@ fn delete(conn: &Connection, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     let rid = rid_of(conn, m.id)?;
     fts::delete_row(conn, rid)?;
-    crate::vectors::delete_for(conn, m.id, rid)?;
+    crate::vector_index::delete_for(conn, m.id, rid)?;
     conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?.execute([rid])?;
@@ -213,7 +150,7 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
     if content_changed {
         let rid = rid_of(conn, n.id)?;
         // Its vectors describe the old content: dropped, re-embedded by the next embedding pass.
-        crate::vectors::delete_for(conn, n.id, rid)?;
+        crate::vector_index::delete_for(conn, n.id, rid)?;
         fts::write_row(conn, rid, n)?;
         // The episodes after its old and its new place in the session take it (or what now
         // precedes them) as context.
@@ -226,59 +163,6 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The text the full-text index holds for a memory: a title and a body.
-pub fn search_text(content: &Content) -> (String, String) {
-    match content {
-        Content::Semantic(c) => (c.key.replace('_', " "), facts_text(&c.facts)),
-        Content::Episodic(e) => match &e.body {
-            EpisodeBody::Exchange { query, response } => (query.clone(), response.clone()),
-            EpisodeBody::Utterance { speaker, text } => (speaker.clone(), text.clone()),
-        },
-        Content::Procedural(p) => {
-            let mut body = p.steps.join("\n");
-            if let Some(c) = &p.context {
-                body.push('\n');
-                body.push_str(c);
-            }
-            (p.name.replace('_', " "), body)
-        }
-    }
-}
-
-fn facts_text(facts: &Facts) -> String {
-    let mut out = String::new();
-    for (name, value) in facts {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&name.replace('_', " "));
-        out.push_str(": ");
-        value_text(value, &mut out);
-    }
-    out
-}
-
-fn value_text(v: &FactValue, out: &mut String) {
-    match v {
-        FactValue::Text(s) => out.push_str(s),
-        FactValue::Number(n) => out.push_str(&n.to_string()),
-        FactValue::Bool(b) => out.push_str(if *b { "yes" } else { "no" }),
-        FactValue::List(items) => {
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                value_text(item, out);
-            }
-        }
-        FactValue::Group(g) => {
-            out.push('(');
-            out.push_str(&facts_text(g).replace('\n', "; "));
-            out.push(')');
-        }
-    }
 }
 
 /// Empties every projection (for a rebuild by replay). The full-text index is dropped and

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::event::RecordedEvent;
 use crate::evolve::{EvolveError, evolve};
 use crate::model::{Memory, MemoryId, MemoryKind, Tier};
-use crate::projection::{MEMORY_COLUMNS, memory_from_row};
-use crate::store::{EVENT_COLUMNS, Store, event_from_row, forgotten_error};
+use crate::rows::{EVENT_COLUMNS, MEMORY_COLUMNS, event_from_row, forgotten_error, memory_from_row};
+use crate::store::Store;
 
 /// Which memories a list or search covers. Empty fields do not filter.
 #[derive(Debug, Clone, Default)]
@@ -198,7 +198,7 @@ pub const SEARCH_WINDOW: i64 = 1_000;
 impl Store {
     /// The memory with this id.
     pub fn get(&self, id: MemoryId) -> Result<Memory> {
-        match crate::projection::load(&self.conn, id)? {
+        match crate::rows::load(&self.conn, id)? {
             Some(m) => Ok(m),
             None => Err(forgotten_error(&self.conn, id)?),
         }
@@ -212,12 +212,12 @@ impl Store {
         kind: Option<MemoryKind>,
         key: &str,
     ) -> Result<Vec<Memory>> {
-        find_by_key(&self.conn, user_id, agent_id, kind, key)
+        crate::rows::find_by_key(&self.conn, user_id, agent_id, kind, key)
     }
 
     /// The memories that link to `id`, with the relation: (source, relation).
     pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        linking_to(&self.conn, id)
+        crate::rows::linking_to(&self.conn, id)
     }
 
     /// A page of memories matching `filter`, newest first. `limit` is capped at 1,000.
@@ -434,41 +434,6 @@ impl Store {
         }
         Ok(Snapshot { memories, fts })
     }
-}
-
-/// [`Store::find_by_key`] on a connection (the store's, or a write transaction's).
-pub(crate) fn find_by_key(
-    conn: &rusqlite::Connection,
-    user_id: &str,
-    agent_id: Option<&str>,
-    kind: Option<MemoryKind>,
-    key: &str,
-) -> Result<Vec<Memory>> {
-    let sql = format!(
-        "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.key = ?1 AND m.user_id = ?2 \
-         AND coalesce(m.agent_id, '') = ?3 AND (?4 IS NULL OR m.kind = ?4) ORDER BY m.kind"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(
-        rusqlite::params![key, user_id, agent_id.unwrap_or(""), kind.map(|k| k.as_str())],
-        memory_from_row,
-    )?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// [`Store::linking_to`] on a connection.
-pub(crate) fn linking_to(conn: &rusqlite::Connection, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT source_id, relation FROM memory_links WHERE target_id = ?1 ORDER BY source_id, relation",
-    )?;
-    let rows = stmt.query_map([id.to_string()], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (source, relation) = row?;
-        let source = source.parse().map_err(|_| Error::invalid(format!("a stored link has a bad id '{source}'")))?;
-        out.push((source, relation));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Opens (creating if needed) a Strata database and brings its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
-    crate::vectors::register_sqlite_vec();
+    crate::vector_index::register_sqlite_vec();
     let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
     if !existed {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -51,7 +51,7 @@ pub fn open(path: &Path) -> Result<Connection> {
 
 /// Opens an in-memory database (tests, benchmarks).
 pub fn open_in_memory() -> Result<Connection> {
-    crate::vectors::register_sqlite_vec();
+    crate::vector_index::register_sqlite_vec();
     let conn = Connection::open_in_memory()?;
     configure(&conn)?;
     migrate(&conn, Path::new(":memory:"))?;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::clock::{Clock, SystemClock, to_ms};
 use crate::error::{Error, Result};
@@ -15,6 +15,7 @@ use crate::model::{
     Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_reason, normalize_relation,
     normalize_tag,
 };
+use crate::rows::{self, EVENT_COLUMNS, event_from_row, forgotten_error};
 use crate::tiers::{self, Move, TierPolicy};
 use crate::{projection, schema};
 
@@ -228,10 +229,9 @@ impl Store {
         let meta = EventMeta { client: Some("maintenance".into()), ..EventMeta::actor(crate::event::Actor::System) };
         self.transact(|tx| {
             let memories = {
-                let sql =
-                    format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", projection::MEMORY_COLUMNS);
+                let sql = format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", rows::MEMORY_COLUMNS);
                 let mut stmt = tx.conn().prepare(&sql)?;
-                let rows = stmt.query_map([], projection::memory_from_row)?;
+                let rows = stmt.query_map([], rows::memory_from_row)?;
                 rows.collect::<rusqlite::Result<Vec<_>>>()?
             };
             let moves = tiers::plan(&memories, now, policy);
@@ -324,7 +324,7 @@ pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
     conn.execute_batch(
         "DELETE FROM memory_vectors WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_vectors.memory_id)",
     )?;
-    crate::vectors::reindex(conn)?;
+    crate::vector_index::reindex(conn)?;
     Ok((events, memories))
 }
 
@@ -342,39 +342,6 @@ fn bad_log(ev: &RecordedEvent, e: EvolveError) -> Error {
         EvolveError::Inconsistent(m) => m,
     };
     Error::BadEvent { seq: ev.seq, message }
-}
-
-/// The columns [`event_from_row`] expects, in order.
-pub(crate) const EVENT_COLUMNS: &str = "seq, event_id, stream_id, stream_version, event_type, schema_version, payload, \
-     actor, client, session_id, correlation_id, causation_id, recorded_at, redacted_at";
-
-/// Reads an event row selected with [`EVENT_COLUMNS`], decoding its payload.
-pub(crate) fn event_from_row(row: &rusqlite::Row<'_>) -> Result<RecordedEvent> {
-    let seq: i64 = row.get(0)?;
-    let bad = |message: String| Error::BadEvent { seq, message };
-    let stream: String = row.get(2)?;
-    let event_type: String = row.get(4)?;
-    let payload: String = row.get(6)?;
-    let actor: String = row.get(7)?;
-    let redacted_at: Option<i64> = row.get(13)?;
-    let change = Change::decode(&event_type, row.get(5)?, &payload, redacted_at.is_some())
-        .map_err(|m| bad(format!("{event_type}: {m}")))?;
-    Ok(RecordedEvent {
-        seq,
-        event_id: row.get(1)?,
-        stream_id: stream.parse().map_err(|_| bad(format!("bad stream id '{stream}'")))?,
-        stream_version: row.get::<_, i64>(3)? as u64,
-        change,
-        meta: EventMeta {
-            actor: actor.parse().map_err(|_| bad(format!("bad actor '{actor}'")))?,
-            client: row.get(8)?,
-            session_id: row.get(9)?,
-            correlation_id: row.get(10)?,
-            causation_id: row.get(11)?,
-        },
-        recorded_at: crate::clock::from_ms(row.get(12)?),
-        redacted_at: redacted_at.map(crate::clock::from_ms),
-    })
 }
 
 /// A write transaction. Dropping it without [`StoreTx::commit`] rolls everything back.
@@ -541,7 +508,7 @@ impl StoreTx<'_> {
         if let Some(m) = self.recent.as_ref().filter(|m| m.id == id) {
             return Ok(Some(m.clone()));
         }
-        let m = projection::load(&self.tx, id)?;
+        let m = rows::load(&self.tx, id)?;
         self.recent = m.clone();
         Ok(m)
     }
@@ -648,12 +615,12 @@ impl StoreTx<'_> {
         kind: Option<MemoryKind>,
         key: &str,
     ) -> Result<Vec<Memory>> {
-        crate::query::find_by_key(self.conn(), user_id, agent_id, kind, key)
+        rows::find_by_key(self.conn(), user_id, agent_id, kind, key)
     }
 
     /// [`Store::linking_to`] inside this transaction.
     pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        crate::query::linking_to(self.conn(), id)
+        rows::linking_to(self.conn(), id)
     }
 
     /// Removes a link; returns whether there was one.
@@ -692,7 +659,7 @@ impl StoreTx<'_> {
             )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
-        crate::adapters::retire_from(&self.tx, &id.to_string(), self.clock.now())?;
+        retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?;
         Ok(n)
     }
 
@@ -702,14 +669,29 @@ impl StoreTx<'_> {
     }
 }
 
-/// The error for a stream with no projected memory: forgotten, or never existed.
-pub(crate) fn forgotten_error(conn: &Connection, id: MemoryId) -> Result<Error> {
-    let at: Option<i64> = conn
-        .prepare_cached("SELECT recorded_at FROM events WHERE stream_id = ?1 AND event_type = 'forgotten'")?
-        .query_row([id.to_string()], |r| r.get(0))
-        .optional()?;
-    Ok(match at {
-        Some(ms) => Error::Forgotten { id: id.to_string(), at: crate::time::format_time(crate::clock::from_ms(ms)) },
-        None => Error::NotFound(id.to_string()),
-    })
+/// Inside a forgetting transaction: retires every adapter trained from `memory_id` (its files
+/// go once the transaction commits, [`Store::delete_forgotten_adapter_files`]).
+fn retire_adapters_of(
+    tx: &rusqlite::Transaction<'_>,
+    memory_id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<usize> {
+    let ids: Vec<String> = tx
+        .prepare_cached(
+            "SELECT a.id FROM adapters a, json_each(a.sources) s WHERE s.value = ?1 AND a.status != 'retired'",
+        )?
+        .query_map([memory_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in &ids {
+        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
+        tx.execute(
+            "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, 'retired', ?3)",
+            params![
+                id,
+                to_ms(now),
+                serde_json::json!({ "reason": "a source memory was forgotten", "memory": memory_id }).to_string()
+            ],
+        )?;
+    }
+    Ok(ids.len())
 }

@@ -14,7 +14,7 @@ use super::line_of;
 use crate::error::{Error, Result, excerpt};
 use crate::event::EventMeta;
 use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure};
-use crate::projection::{MEMORY_COLUMNS, memory_from_row};
+use crate::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::store::{NewMemory, Store};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
