@@ -95,18 +95,23 @@ export function Memories() {
     return () => clearTimeout(t);
   }, [query, load]);
 
+  // Each page fetched (or thrown away because the list was reloaded meanwhile) gives `more` a
+  // new identity, so the list asks again if its end is still in view: a scroll that arrived
+  // while a page was loading is not lost.
+  const [pagesDone, setPagesDone] = useState(0);
   const more = useCallback(async () => {
     if (!cursor || query.trim() || loadingMore.current) return;
     loadingMore.current = true;
     const mine = seq.current;
     const res = await commands.listMemories(JSON.parse(filterKey) as FilterForm, PAGE, cursor);
     loadingMore.current = false;
+    setPagesDone((n) => n + 1);
     if (mine !== seq.current) return;
     if (res.status === "ok") {
       setRows((old) => [...old, ...res.data.items.map((m) => ({ memory: m }))]);
       setCursor(res.data.next_cursor ?? null);
     } else setError(describe(res.error));
-  }, [cursor, query, filterKey]);
+  }, [cursor, query, filterKey, pagesDone]);
 
   const open = (m: MemoryView, because: RecallView["why"] | null = null) => {
     setWhy(because);

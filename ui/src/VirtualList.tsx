@@ -34,9 +34,10 @@ export function VirtualList<T>({
   const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
   const last = Math.min(items.length, Math.ceil((top + height) / rowHeight) + OVERSCAN);
 
+  // Asked again whenever the rows change (a reload of the same length too) or `onEnd` does.
   useEffect(() => {
     if (onEnd && items.length > 0 && last >= items.length - OVERSCAN) onEnd();
-  }, [last, items.length, onEnd]);
+  }, [last, items, onEnd]);
 
   // A new list (a search, a filter) starts at the top.
   const firstItem = items[0];
