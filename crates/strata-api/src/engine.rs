@@ -279,6 +279,13 @@ impl Engine {
         &self.store
     }
 
+    /// Finishes the scrub of forgotten text in the database at `path` that another process's
+    /// read delayed, waiting for that read to end (up to a day); whether it finished. Opens
+    /// nothing else: for a process of its own (`strata scrub`).
+    pub fn finish_scrub(path: &Path) -> ApiResult<bool> {
+        Ok(strata_core::store::finish_scrub(path, strata_core::store::SCRUB_PATIENCE)?)
+    }
+
     /// The database file (none for an in-memory database).
     pub fn path(&self) -> Option<&Path> {
         self.store.path()

@@ -60,7 +60,7 @@ pub fn run(
     let questions: Vec<String> = questions.into_iter().take(200).collect();
     let model: Arc<dyn strata_core::Embedder> = Arc::new(strata_models::MiniLm::load_default()?);
     say(&format!("Filling a store of {size} memories…"));
-    crate::scalebench::fill(&db, &turns, size, crate::scalebench::caching(model).as_ref())?;
+    crate::scalebench::fill(&db, &turns, size, crate::scalebench::caching(model))?;
     let questions_file = work.path().join("questions.json");
     std::fs::write(&questions_file, serde_json::to_vec(&questions)?)?;
 

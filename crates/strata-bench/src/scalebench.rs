@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_core::{Content, Embedder, Episode, EpisodeBody, EventMeta, Filter, HybridOptions, NewMemory, Scope, Store};
+use strata_core::{Embedder, Filter, HybridOptions};
 
 use strata_api::ApiResult;
-use strata_api::{Engine, EngineOptions, Ranking};
+use strata_api::{Engine, EngineOptions, ImportFormat, Ranking};
 
 /// Latency of one way of recalling at one size.
 #[derive(Debug, Clone, Serialize)]
@@ -84,32 +84,37 @@ pub const USER: &str = "bench";
 /// Writes a fresh store at `path` with `size` episodes of user [`USER`] — the `turns`
 /// ("speaker: text") repeated in new sessions of 20 — one transaction per 1,000, then embeds
 /// them all with `embedder`. Returns the seconds the writes took.
-pub fn fill(path: &Path, turns: &[String], size: usize, embedder: &dyn Embedder) -> ApiResult<f64> {
+pub fn fill(path: &Path, turns: &[String], size: usize, embedder: Arc<dyn Embedder>) -> ApiResult<f64> {
     let _ = std::fs::remove_file(path);
-    let mut store = Store::open(path)?;
+    let mut engine = Engine::open(path, options())?;
     let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
     let started = Instant::now();
-    let meta = EventMeta::actor(strata_core::Actor::System);
+    // Through the engine's import, a seed-002 document of 1,000 episodes per transaction.
     for block in (0..size).collect::<Vec<_>>().chunks(1000) {
-        store.transact(|tx| {
-            for &i in block {
-                let (speaker, text) = turns[i % turns.len()].split_once(": ").unwrap_or(("someone", ""));
-                let scope =
-                    Scope { user_id: USER.into(), agent_id: None, session_id: Some(format!("session-{}", i / 20)) };
-                let episode = Episode {
-                    occurred_at: start + chrono::Duration::minutes(i as i64 * 7),
-                    body: EpisodeBody::Utterance { speaker: speaker.into(), text: text.into() },
-                    concepts: vec![],
-                    extra: Default::default(),
-                };
-                tx.create(Content::Episodic(episode), NewMemory { scope, ..Default::default() }, &meta)?;
-            }
-            Ok(())
-        })?;
+        let episodic: Vec<serde_json::Value> = block
+            .iter()
+            .map(|&i| {
+                let (speaker, text) = turns[i % turns.len()].split_once(": ").unwrap_or(("someone", "…"));
+                serde_json::json!({
+                    "timestamp": (start + chrono::Duration::minutes(i as i64 * 7)).to_rfc3339(),
+                    "speaker": speaker,
+                    "text": text,
+                    "metadata": { "session_id": format!("session-{}", i / 20) },
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({ "episodic": episodic }).to_string();
+        engine.import("the benchmark's turns", &mut doc.as_bytes(), Some(ImportFormat::Seed))?;
     }
     let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-    while store.embed_pending(embedder, 1000)? > 0 {}
+    engine.use_embedder(embedder, false)?;
+    engine.embed_all(&std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
     Ok(write_seconds)
+}
+
+/// The benchmark person's engine options.
+fn options() -> EngineOptions {
+    EngineOptions { user_id: USER.into(), client: "bench".into(), ..Default::default() }
 }
 
 /// A model that remembers what it embedded: repeated texts cost nothing the second time.
@@ -133,9 +138,8 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
     let mut report = ScaleReport { questions: questions.len(), sizes: Vec::new() };
     for &size in sizes {
         let path = workdir.join(format!("scale-{size}.db"));
-        let write_seconds = fill(&path, &turns, size, cached.as_ref())?;
-        let opts = EngineOptions { user_id: USER.into(), client: "bench".into(), ..Default::default() };
-        let mut engine = Engine::open(&path, opts)?;
+        let write_seconds = fill(&path, &turns, size, cached.clone())?;
+        let mut engine = Engine::open(&path, options())?;
         engine.use_embedder(embedder.clone(), false)?;
         let mut latencies = BTreeMap::new();
         let rankings = [

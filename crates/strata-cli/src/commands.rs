@@ -58,7 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
         context: context_settings(),
     };
     if let Command::Scrub = command {
-        let done = strata_core::store::finish_scrub(&db, strata_core::store::SCRUB_PATIENCE)?;
+        let done = Engine::finish_scrub(&db)?;
         return if done { Ok(()) } else { bail!("another process kept reading {} for a whole day", db.display()) };
     }
     let clock = clock()?;
