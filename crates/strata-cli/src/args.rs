@@ -557,8 +557,9 @@ pub enum BenchCommand {
         unmerged: bool,
     },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
-    /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers on the
-    /// same texts in the same run.
+    /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers (or, with
+    /// --onnx, ONNX Runtime) on the same texts in the same run, and how closely its vectors
+    /// agree with ours.
     Embed {
         /// A file in the LoCoMo layout.
         #[arg(long)]
@@ -566,9 +567,18 @@ pub enum BenchCommand {
         /// How many turns to embed per batch size.
         #[arg(long, default_value_t = 1000)]
         sentences: usize,
-        /// A Python with sentence-transformers installed, to run scripts/embed_reference.py.
+        /// A Python with sentence-transformers (or, for --onnx, onnxruntime and tokenizers)
+        /// installed, to run scripts/embed_reference.py.
         #[arg(long)]
         reference: Option<PathBuf>,
+        /// An ONNX export of the model to run on ONNX Runtime as a reference, instead of
+        /// sentence-transformers; repeat for several, and add --sentence-transformers to run
+        /// that as well.
+        #[arg(long, requires = "reference")]
+        onnx: Vec<PathBuf>,
+        /// With --onnx, run sentence-transformers too.
+        #[arg(long, requires = "onnx")]
+        sentence_transformers: bool,
     },
 }
 

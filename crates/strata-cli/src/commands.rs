@@ -373,7 +373,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
             out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
         }
-        BenchCommand::Embed { data, sentences, reference } => {
+        BenchCommand::Embed { data, sentences, reference, onnx, sentence_transformers } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();
             let queries: Vec<&str> = questions.iter().take(200).map(String::as_str).collect();
@@ -386,7 +386,14 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             if let Some(python) = reference {
                 let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/embed_reference.py");
                 let dir = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
-                runs.push(strata_bench::embedbench::reference(&python, &script, &dir, &texts, &queries)?);
+                let vectors = strata_bench::embedbench::vectors(&model, &texts)?;
+                // sentence-transformers unless only ONNX files were asked for, then each file.
+                let engines = (onnx.is_empty() || sentence_transformers).then_some(None);
+                for file in engines.into_iter().chain(onnx.iter().map(|f| Some(f.as_path()))) {
+                    runs.push(strata_bench::embedbench::reference(
+                        &python, &script, &dir, file, &texts, &queries, &vectors,
+                    )?);
+                }
             }
             out.embed_bench(&strata_bench::embedbench::EmbedReport {
                 sentences: texts.len(),

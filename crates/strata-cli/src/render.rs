@@ -696,8 +696,15 @@ impl Out {
             return print_json(r);
         }
         say!("{} sentences ({} words on average), {} single queries.", r.sentences, r.mean_words, r.queries);
-        let mut t =
-            table(&["implementation", "batch 1 /s", "batch 16 /s", "batch 64 /s", "query p50 ms", "query p95 ms"]);
+        let mut t = table(&[
+            "implementation",
+            "batch 1 /s",
+            "batch 16 /s",
+            "batch 64 /s",
+            "query p50 ms",
+            "query p95 ms",
+            "cosine with ours (min / mean)",
+        ]);
         for f in &r.runs {
             let at = |b: &str| f.per_second.get(b).map_or("-".into(), |v| format!("{v:.0}"));
             t.add_row(vec![
@@ -707,6 +714,7 @@ impl Out {
                 at("64"),
                 format!("{:.1}", f.query_p50_ms),
                 format!("{:.1}", f.query_p95_ms),
+                f.agreement.as_ref().map_or("-".into(), |a| format!("{:.6} / {:.6}", a.min_cosine, a.mean_cosine)),
             ]);
         }
         print_table(&t)
