@@ -2,7 +2,7 @@
 #   make run   set up what is missing, build, and open the desktop app on its embedded defaults
 #   make test  the whole suite: formatting, lints, every test
 # Other targets: make setup, make ui, make bench, make fmt, make aarch64 (the engine built for
-# aarch64 Linux, its core and models tests run under qemu; not yet part of CI).
+# aarch64 Linux, its core and models tests run under qemu; CI runs it after `make test`).
 
 CARGO ?= cargo
 STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --

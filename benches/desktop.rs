@@ -55,7 +55,7 @@ fn main() {
     // `cargo bench` passes --bench; `cargo test` does not.
     let memories = if std::env::args().any(|a| a == "--bench") { MEMORIES } else { MEMORIES_UNDER_TEST };
     let started = Instant::now();
-    scalebench::fill(&db, &turns, memories, scalebench::caching(model).as_ref()).unwrap();
+    scalebench::fill(&db, &turns, memories, scalebench::caching(model)).unwrap();
     println!("filled {memories} memories (embedded) in {:.0} s", started.elapsed().as_secs_f64());
 
     let app = env!("CARGO_BIN_EXE_strata-desktop");
