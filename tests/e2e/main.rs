@@ -59,6 +59,19 @@ fn search_open_and_forget_a_memory() {
     s.click(&s.find("#filter-type option[value='']"));
     s.wait_for("every type again", |s| (s.all(".list li").len() == 8).then_some(()));
 
+    // The dark theme: the filters in its colours (they were near-white on white), and the
+    // choice kept for the next start.
+    s.click(&s.find("#theme"));
+    let look = s.execute(
+        "const f = getComputedStyle(document.getElementById('filter-type')); \
+         return [document.documentElement.dataset.theme, f.backgroundColor, f.color, localStorage.getItem('strata.theme')]",
+        serde_json::json!([]),
+    );
+    assert_eq!(look, serde_json::json!(["dark", "rgb(28, 32, 39)", "rgb(230, 233, 239)", "dark"]));
+    s.click(&s.find("#theme"));
+    let light = s.execute("return localStorage.getItem('strata.theme')", serde_json::json!([]));
+    assert_eq!(light, "light");
+
     // Search as you type.
     let search = s.find("#search");
     s.type_into(&search, "Napoleon Corsica");
@@ -85,6 +98,20 @@ fn search_open_and_forget_a_memory() {
     let history =
         s.wait_for("the tier move in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == before + 2));
     assert!(history.last().unwrap().contains("long"), "{history:?}");
+    // Another memory and back: the detail and the row show the new state, as the store has it.
+    s.click(&s.all(".list li")[1]);
+    s.wait_for("the other memory", |s| {
+        (!s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte")).then_some(())
+    });
+    s.click(&s.all(".list li")[0]);
+    s.wait_for("the pinned memory again", |s| {
+        s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte").then_some(())
+    });
+    let state = s.execute(
+        "return [document.getElementById('pinned').checked, document.getElementById('tier').value]",
+        serde_json::json!([]),
+    );
+    assert_eq!(state, serde_json::json!([true, "long"]), "pinned and long-term, as saved");
 
     // Forget: a confirmation that says it is permanent, then gone from search and the store.
     s.click(&s.find("#detail .danger"));
@@ -138,6 +165,12 @@ fn create_a_memory_of_each_type_through_the_forms() {
     // Edit it: the change shows, and its history grows.
     s.wait_for("its history", |s| (s.all(".timeline li").len() == 1).then_some(()));
     s.click(&s.find("#edit"));
+    // Editing keeps the type: its choice is not offered (choosing another led nowhere).
+    let kinds = s.execute(
+        "return getComputedStyle(document.querySelector('#new-memory .kinds')).display",
+        serde_json::json!([]),
+    );
+    assert_eq!(kinds, "none", "the type choice is hidden while editing");
     let colour = s.find("input[name=fact-value-0]");
     s.clear(&colour);
     s.type_into(&colour, "tabby");
@@ -162,11 +195,11 @@ fn create_a_memory_of_each_type_through_the_forms() {
     s.type_into(&s.find("input[name=name]"), "feed pixel");
     // Enter between the steps, as a person types them (WebKitWebDriver drops a bare "\n").
     s.type_into(&s.find("textarea[name=steps]"), "half a pouch\u{E007}fresh water");
+    s.type_into(&s.find("input[name=context]"), "after her afternoon nap");
     s.click(&s.find("#save"));
-    let steps = s.wait_for("the new procedure's steps", |s| {
-        Some(s.texts("#detail ol:not(.timeline) li")).filter(|t| t.len() == 2)
-    });
+    let steps = s.wait_for("the new procedure's steps", |s| Some(s.texts("#steps li")).filter(|t| t.len() == 2));
     assert_eq!(steps, ["half a pouch", "fresh water"]);
+    assert_eq!(s.text(&s.find("#applies")), "When it applies: after her afternoon nap");
 
     // All three are in the list, and search finds them.
     s.wait_for("three memories", |s| Some(()).filter(|_| s.all(".list li").len() == 3));
@@ -259,9 +292,17 @@ fn settings_switch_the_mcp_server_on_and_off() {
     s.type_into(&port, "0"); // any free port
     s.click(&s.find("#mcp-on"));
     let url = s.text(&s.find("#mcp-url"));
+    // The token is masked until asked for, in the configuration too.
+    let masked = s.text(&s.find("#mcp-token"));
+    assert!(masked.starts_with("••••••••••••") && masked.chars().count() == 16, "{masked}");
+    s.click(&s.find("#mcp-reveal"));
     let token = s.text(&s.find("#mcp-token"));
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     assert_eq!(token.len(), 64, "{token}");
+    assert!(token.ends_with(&masked.chars().skip(12).collect::<String>()), "{masked} / {token}");
+    assert!(s.text(&s.find("#mcp-config")).contains(&token), "shown, the configuration holds it");
+    s.click(&s.find("#mcp-reveal"));
+    assert!(!s.text(&s.find("#mcp-config")).contains(&token), "hidden again, in the configuration too");
     screenshot(&s, "settings");
 
     let http = reqwest::blocking::Client::new();

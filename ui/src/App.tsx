@@ -5,14 +5,24 @@ import { Settings } from "./Settings";
 
 type Screen = "memories" | "chat" | "settings";
 
+const THEME_KEY = "strata.theme";
+
 // The shell: a navigation rail and one screen. Chat, settings and the later analytics and
 // curation screens take their places in the rail.
 export function App() {
   const [screen, setScreen] = useState<Screen>("memories");
-  const [dark, setDark] = useState(() => window.matchMedia?.("(prefers-color-scheme: dark)").matches ?? false);
+  // The theme chosen last, else the system's.
+  const [dark, setDark] = useState(() => {
+    const saved = localStorage.getItem(THEME_KEY);
+    return saved ? saved === "dark" : (window.matchMedia?.("(prefers-color-scheme: dark)").matches ?? false);
+  });
   useEffect(() => {
     document.documentElement.dataset.theme = dark ? "dark" : "light";
   }, [dark]);
+  const toggleTheme = () => {
+    localStorage.setItem(THEME_KEY, dark ? "light" : "dark");
+    setDark(!dark);
+  };
   return (
     <div className="shell">
       <nav className="rail" aria-label="Screens">
@@ -22,7 +32,7 @@ export function App() {
             {s[0].toUpperCase() + s.slice(1)}
           </button>
         ))}
-        <button className="theme" onClick={() => setDark(!dark)} title="Light or dark theme">
+        <button className="theme" id="theme" onClick={toggleTheme} title="Light or dark theme">
           {dark ? "Light theme" : "Dark theme"}
         </button>
       </nav>

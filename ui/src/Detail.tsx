@@ -158,11 +158,18 @@ function Fields({ memory: m }: { memory: MemoryView }) {
     );
   if (m.type === "procedural")
     return (
-      <ol>
-        {m.steps.map((s, i) => (
-          <li key={i}>{s}</li>
-        ))}
-      </ol>
+      <>
+        <ol id="steps">
+          {m.steps.map((s, i) => (
+            <li key={i}>{s}</li>
+          ))}
+        </ol>
+        {m.context && (
+          <p id="applies">
+            <span className="muted">When it applies:</span> {m.context}
+          </p>
+        )}
+      </>
     );
   return (
     <table className="facts">

@@ -264,7 +264,11 @@ export function Memories() {
           <Detail
             memory={selected}
             why={why}
-            onChanged={(m) => open(m, why)}
+            onChanged={(m) => {
+              // The row keeps the new state too: opening it again shows what was saved.
+              setRows((old) => old.map((r) => (r.memory.id === m.id ? { ...r, memory: m } : r)));
+              open(m, why);
+            }}
             onEdit={() => setEditing(true)}
             onForgotten={() => {
               setSelected(null);

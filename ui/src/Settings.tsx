@@ -277,6 +277,8 @@ function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsVie
 function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsView) => void }) {
   const [port, setPort] = useState("8765");
   const [error, setError] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
 
   const toggle = async (on: boolean) => {
     const res = await commands.setMcp(on, Number(port) || 0);
@@ -286,10 +288,16 @@ function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsV
     } else setError(describe(res.error));
   };
 
-  const copy = (text: string) => navigator.clipboard?.writeText(text);
-  const config = view.mcp
-    ? JSON.stringify({ mcpServers: { strata: { url: view.mcp.url, headers: { Authorization: `Bearer ${view.mcp.token}` } } } }, null, 2)
-    : "";
+  const copy = (text: string, what: string) =>
+    navigator.clipboard?.writeText(text).then(
+      () => setCopied(`${what} copied.`),
+      () => setCopied(`Could not copy the ${what.toLowerCase()}; show it and select it instead.`),
+    );
+  // The token opens these memories to whoever has it: hidden unless asked for, copied whole.
+  const token = view.mcp?.token ?? "";
+  const shown = revealed ? token : `${"•".repeat(12)}${token.slice(-4)}`;
+  const config = (t: string) =>
+    view.mcp ? JSON.stringify({ mcpServers: { strata: { url: view.mcp.url, headers: { Authorization: `Bearer ${t}` } } } }, null, 2) : "";
   return (
     <section>
       <h3>MCP server</h3>
@@ -305,12 +313,23 @@ function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsV
             <dd id="mcp-url">{view.mcp.url}</dd>
             <dt>Token</dt>
             <dd>
-              <code id="mcp-token">{view.mcp.token}</code> <button onClick={() => copy(view.mcp!.token)}>Copy</button>
+              <code id="mcp-token">{shown}</code>{" "}
+              <button id="mcp-reveal" onClick={() => setRevealed(!revealed)}>
+                {revealed ? "Hide" : "Show"}
+              </button>{" "}
+              <button id="mcp-copy" onClick={() => copy(token, "Token")}>
+                Copy
+              </button>
             </dd>
           </dl>
           <p className="muted">Client configuration:</p>
-          <pre>{config}</pre>
-          <button onClick={() => copy(config)}>Copy configuration</button>
+          <pre id="mcp-config">{config(shown)}</pre>
+          <button onClick={() => copy(config(token), "Configuration")}>Copy configuration</button>
+          {copied && (
+            <p className="muted" id="mcp-copied" role="status">
+              {copied}
+            </p>
+          )}
         </div>
       )}
       {error && (
