@@ -161,6 +161,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     s.click(&s.find("#save"));
     let detail = s.wait_for("the new fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("ginger")));
     assert!(detail.contains("pets"), "{detail}");
+    assert_eq!(s.text(&s.find("#importance")), "Normal (0.5)");
 
     // Edit it: the change shows, and its history grows.
     s.wait_for("its history", |s| (s.all(".timeline li").len() == 1).then_some(()));
@@ -174,10 +175,17 @@ fn create_a_memory_of_each_type_through_the_forms() {
     let colour = s.find("input[name=fact-value-0]");
     s.clear(&colour);
     s.type_into(&colour, "tabby");
+    // A fact can be removed, and importance is chosen in words.
+    s.click(&s.find("button[name=remove-fact-1]"));
+    s.click(&s.find("select[name=importance] option[value='0.75']"));
     s.click(&s.find("#save"));
     s.wait_for("the edited fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("tabby")));
-    let history = s.wait_for("a longer history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == 2));
-    assert!(history[1].contains("content set to") && history[1].contains("tabby"), "{history:?}");
+    assert_eq!(s.texts("#detail .facts th"), ["colour"], "the removed fact is gone");
+    assert_eq!(s.text(&s.find("#importance")), "High (0.75)");
+    // One event for the content, one for the importance.
+    let history = s.wait_for("a longer history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == 3));
+    assert!(history.iter().any(|h| h.contains("content set to") && h.contains("tabby")), "{history:?}");
+    assert!(history.iter().any(|h| h.contains("importance") && h.contains("0.75")), "{history:?}");
     screenshot(&s, "memory-edited");
 
     // An episode.

@@ -7,6 +7,7 @@ import {
 } from "./bindings";
 import { describe } from "./errors";
 import { title, when } from "./format";
+import { IMPORTANCE } from "./NewMemory";
 
 type Why = RecallView["why"];
 
@@ -93,7 +94,7 @@ export function Detail({
         <dt>Tags</dt>
         <dd id="tags">{m.tags.join(", ") || "none"}</dd>
         <dt>Importance</dt>
-        <dd>{m.importance}</dd>
+        <dd id="importance">{importanceWords(m.importance)}</dd>
         <dt>Created</dt>
         <dd>{when(m.created_at)}</dd>
         <dt>From</dt>
@@ -139,6 +140,13 @@ export function Detail({
       )}
     </div>
   );
+}
+
+// "High (0.75)", or the number alone when it is none of the named levels.
+function importanceWords(i: number | null) {
+  if (i === null) return "not set";
+  const named = IMPORTANCE.find(([v]) => v === i);
+  return named ? `${named[1]} (${i})` : String(i);
 }
 
 // The content, laid out for its type.

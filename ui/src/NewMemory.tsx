@@ -10,6 +10,14 @@ const LABELS: Record<Kind, string> = {
   procedural: "How to do something",
 };
 
+// Importance in words; a stored value that is none of these is kept unless another is chosen.
+export const IMPORTANCE: [number, string][] = [
+  [0.25, "Low"],
+  [0.5, "Normal"],
+  [0.75, "High"],
+  [1, "Essential"],
+];
+
 const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 // A form for each memory type: facts as name/value rows, an episode as speaker, words and
@@ -37,6 +45,8 @@ export function NewMemory({
   const [steps, setSteps] = useState(e?.type === "procedural" ? e.steps.join("\n") : "");
   const [context, setContext] = useState(e?.type === "procedural" ? (e.context ?? "") : "");
   const [tags, setTags] = useState(e ? e.tags.join(", ") : "");
+  const keep = e !== undefined && !IMPORTANCE.some(([v]) => v === e.importance);
+  const [importance, setImportance] = useState(keep ? "" : String(e?.importance ?? 0.5));
   const [error, setError] = useState<string | null>(null);
 
   const save = async () => {
@@ -47,9 +57,10 @@ export function NewMemory({
           ? { type: "episodic", speaker, text, occurred_at: when || null }
           : { type: "procedural", name, steps: steps.split("\n"), context: context || null };
     const tagList = tags.split(/[,\s]+/).filter(Boolean);
+    const level = importance === "" ? null : Number(importance);
     const res = e
-      ? await commands.editMemory(e.id, { content, tags: tagList, importance: null, expected_version: e.version })
-      : await commands.addMemory({ content, tags: tagList, importance: null });
+      ? await commands.editMemory(e.id, { content, tags: tagList, importance: level, expected_version: e.version })
+      : await commands.addMemory({ content, tags: tagList, importance: level });
     if (res.status === "ok") onCreated(res.data);
     else setError(describe(res.error));
   };
@@ -84,6 +95,11 @@ export function NewMemory({
             <div className="fact" key={i}>
               <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
               <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
+              {facts.length > 1 && (
+                <button type="button" className="link" name={`remove-fact-${i}`} onClick={() => setFacts((old) => old.filter((_, k) => k !== i))}>
+                  Remove
+                </button>
+              )}
             </div>
           ))}
           <button type="button" id="add-fact" onClick={() => setFacts([...facts, ["", ""]])}>
@@ -117,6 +133,17 @@ export function NewMemory({
           </label>
         </>
       )}
+      <label>
+        Importance{" "}
+        <select name="importance" value={importance} onChange={(e) => setImportance(e.target.value)}>
+          {keep && <option value="">As it is ({e?.importance})</option>}
+          {IMPORTANCE.map(([v, label]) => (
+            <option key={v} value={String(v)}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
       <label>
         Tags <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="family, health" />
       </label>
