@@ -113,11 +113,22 @@ fn search_open_and_forget_a_memory() {
     );
     assert_eq!(state, serde_json::json!([true, "long"]), "pinned and long-term, as saved");
 
-    // Forget: a confirmation that says it is permanent, then gone from search and the store.
-    s.click(&s.find("#detail .danger"));
-    let question = s.dialog_text();
-    assert!(question.contains("cannot be undone"), "{question}");
-    s.accept_dialog();
+    // Forget: the app's own confirmation says it is permanent; Keep it changes nothing.
+    s.click(&s.find("#forget"));
+    let question = s.text(&s.find("#forget-dialog"));
+    assert!(question.starts_with("Forget “napoleon_bonaparte") && question.contains("cannot be undone"), "{question}");
+    screenshot(&s, "forget");
+    s.click(&s.find("#forget-cancel"));
+    assert!(s.all("#forget-dialog").is_empty(), "kept: the dialog closes");
+    assert!(s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte"), "kept: still there");
+    s.click(&s.find("#forget"));
+    s.click(&s.find("#forget-confirm"));
+    // Afterwards it says what was erased.
+    let said = s.wait_for("what was forgotten", |s| s.all("#forgotten").first().map(|e| s.text(e)));
+    assert!(
+        said.starts_with("Forgot “napoleon_bonaparte") && said.contains("erased from search, from its history ("),
+        "{said}"
+    );
     s.wait_for("the memory to leave the results", |s| {
         (!s.texts(".list li .title").iter().any(|t| t.starts_with("napoleon_bonaparte"))).then_some(())
     });

@@ -110,16 +110,6 @@ impl Session {
         self.type_into(e, "\u{E009}a\u{E000}\u{E003}");
     }
 
-    /// The text of the open dialog (alert or confirm), waiting for one.
-    pub fn dialog_text(&self) -> String {
-        self.wait_for("a dialog", |s| s.get("/alert/text").as_str().map(str::to_string))
-    }
-
-    /// Accepts the open dialog.
-    pub fn accept_dialog(&self) {
-        self.post("/alert/accept", json!({}));
-    }
-
     /// Runs a script in the page (its `arguments` are `args`) and returns what it returns.
     pub fn execute(&self, script: &str, args: Value) -> Value {
         self.post("/execute/sync", json!({"script": script, "args": args}))

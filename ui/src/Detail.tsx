@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import {
   commands,
   type EventView_Serialize as EventView,
+  type ForgetReport,
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
@@ -24,7 +25,7 @@ export function Detail({
   why: Why | null;
   onChanged: (m: MemoryView) => void;
   onEdit: () => void;
-  onForgotten: () => void;
+  onForgotten: (what: string) => void;
 }) {
   const [history, setHistory] = useState<EventView[]>([]);
   const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView } | null>(null);
@@ -49,10 +50,11 @@ export function Detail({
     else setError(describe(res.error));
   };
 
+  const [confirming, setConfirming] = useState(false);
   const forget = async () => {
-    if (!window.confirm(`Forget "${title(memory)}"?\n\nIts content will be erased everywhere, history included. This cannot be undone.`)) return;
+    setConfirming(false);
     const res = await commands.forget(memory.id);
-    if (res.status === "ok") onForgotten();
+    if (res.status === "ok") onForgotten(forgotten(title(memory), res.data));
     else setError(describe(res.error));
   };
 
@@ -133,13 +135,45 @@ export function Detail({
           <button id="edit" className="edit" onClick={onEdit} title="Edit (E)">
             Edit
           </button>
-          <button className="danger" onClick={forget} title="Forget (Delete)">
+          <button className="danger" id="forget" onClick={() => setConfirming(true)} title="Forget (Delete)">
             Forget…
           </button>
         </>
       )}
+      {confirming && (
+        <div className="backdrop">
+          <div className="dialog" role="alertdialog" aria-modal="true" aria-labelledby="forget-title" id="forget-dialog">
+            <h3 id="forget-title">Forget “{title(memory)}”?</h3>
+            <p>
+              Its words will be erased everywhere Strata keeps them: search, its history, the database file, and anything
+              the on-device model was trained on from it. This cannot be undone.
+            </p>
+            <div className="actions">
+              <button className="danger" id="forget-confirm" onClick={forget}>
+                Forget it
+              </button>
+              <button id="forget-cancel" onClick={() => setConfirming(false)} autoFocus>
+                Keep it
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
     </div>
   );
+}
+
+// What a forget did, in words.
+function forgotten(name: string, r: ForgetReport) {
+  let s = `Forgot “${name}”: its words are erased from search, from its history (${r.redacted_events} earlier ${
+    r.redacted_events === 1 ? "change" : "changes"
+  }) and from the file.`;
+  if (r.retired_adapters.length > 0)
+    s += ` The on-device model no longer uses what it learned from it: ${r.retired_adapters.length} trained ${
+      r.retired_adapters.length === 1 ? "adapter was" : "adapters were"
+    } retired and deleted.`;
+  if (!r.scrubbed) s += " Another program is still reading the database; the file is wiped as soon as it stops.";
+  return s;
 }
 
 // "High (0.75)", or the number alone when it is none of the named levels.

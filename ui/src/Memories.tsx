@@ -44,6 +44,8 @@ export function Memories() {
   const [selected, setSelected] = useState<MemoryView | null>(null);
   const [why, setWhy] = useState<RecallView["why"] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // What the last forget erased, said until the person opens or creates something else.
+  const [forgotten, setForgotten] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [shown, setShown] = useState("");
   const [creating, setCreating] = useState(false);
@@ -114,6 +116,7 @@ export function Memories() {
   }, [cursor, query, filterKey, pagesDone]);
 
   const open = (m: MemoryView, because: RecallView["why"] | null = null) => {
+    setForgotten(null);
     setWhy(because);
     setCreating(false);
     setEditing(false);
@@ -213,6 +216,11 @@ export function Memories() {
             {error}
           </div>
         )}
+        {forgotten && (
+          <div className="notice" id="forgotten" role="status">
+            {forgotten}
+          </div>
+        )}
         {rows.length === 0 && !error && (
           <div className="empty">
             {query ? (
@@ -270,8 +278,9 @@ export function Memories() {
               open(m, why);
             }}
             onEdit={() => setEditing(true)}
-            onForgotten={() => {
+            onForgotten={(what) => {
               setSelected(null);
+              setForgotten(what);
               load(query);
             }}
           />

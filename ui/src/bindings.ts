@@ -524,6 +524,8 @@ export type ForgetReport = {
 	id: string,
 	/**  Earlier events whose payloads were erased. */
 	redacted_events: number | null,
+	/**  The adapters trained from it, retired (their files deleted). */
+	retired_adapters: string[],
 	/**
 	 *  Whether the bytes have also left the files on disk (false while another process keeps
 	 *  reading; the next checkpoint finishes it).

@@ -162,6 +162,8 @@ pub struct ForgetReport {
     /// Earlier events whose payloads were erased.
     #[cfg_attr(feature = "specta", specta(type = f64))]
     pub redacted_events: u64,
+    /// The adapters trained from it, retired (their files deleted).
+    pub retired_adapters: Vec<String>,
     /// Whether the bytes have also left the files on disk (false while another process keeps
     /// reading; the next checkpoint finishes it).
     pub scrubbed: bool,
@@ -573,7 +575,12 @@ impl Engine {
         let id = self.resolve(target)?;
         let meta = self.meta();
         let outcome = self.store.forget(id, &meta)?;
-        Ok(ForgetReport { id: id.to_string(), redacted_events: outcome.redacted_events, scrubbed: outcome.scrubbed })
+        Ok(ForgetReport {
+            id: id.to_string(),
+            redacted_events: outcome.redacted_events,
+            retired_adapters: outcome.retired_adapters,
+            scrubbed: outcome.scrubbed,
+        })
     }
 
     /// A memory's events, oldest first.

@@ -279,6 +279,9 @@ impl Out {
             return print_json(r);
         }
         say!("Forgot {}: its content was erased ({} events redacted).", r.id, r.redacted_events);
+        if !r.retired_adapters.is_empty() {
+            say!("Retired the adapters trained from it, and deleted their files: {}.", r.retired_adapters.join(", "));
+        }
         if !r.scrubbed {
             say!(
                 "Another process is still reading an older snapshot of the database, so the erased text \

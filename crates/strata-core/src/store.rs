@@ -38,10 +38,13 @@ impl std::fmt::Debug for Store {
 }
 
 /// What `forget` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForgetOutcome {
     /// Earlier events whose payloads were erased.
     pub redacted_events: u64,
+    /// The adapters trained from the memory, retired by the same transaction (their files
+    /// deleted): what they learned from it is gone too.
+    pub retired_adapters: Vec<String>,
     /// Whether the erased bytes have also left the files on disk. False only when another
     /// process kept reading for the whole wait; the next checkpoint (any later write burst,
     /// [`Store::checkpoint`], or closing the last connection) finishes the job.
@@ -133,10 +136,10 @@ impl Store {
     /// Forgets a memory: erases its content from the log, the projections and the index, then
     /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
-        let redacted_events = self.transact(|tx| tx.forget(id, meta))?;
+        let (redacted_events, retired_adapters) = self.transact(|tx| tx.forget(id, meta))?;
         self.delete_forgotten_adapter_files()?;
         let scrubbed = self.scrub()?;
-        Ok(ForgetOutcome { redacted_events, scrubbed })
+        Ok(ForgetOutcome { redacted_events, retired_adapters, scrubbed })
     }
 
     /// After forgetting in a transaction of one's own: drops the in-memory vector copy (it
@@ -649,8 +652,9 @@ impl StoreTx<'_> {
     }
 
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
-    /// it from the projections and the index, and appends `forgotten`.
-    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<u64> {
+    /// it from the projections and the index, appends `forgotten` and retires the adapters
+    /// trained from it. Returns the events redacted and the adapters retired.
+    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<(u64, Vec<String>)> {
         self.current(id)?;
         let n = self
             .tx
@@ -659,8 +663,8 @@ impl StoreTx<'_> {
             )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
-        retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?;
-        Ok(n)
+        let retired = retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?;
+        Ok((n, retired))
     }
 
     fn apply(&mut self, id: MemoryId, expected: Expected, change: Change, meta: &EventMeta) -> Result<Memory> {
@@ -675,7 +679,7 @@ fn retire_adapters_of(
     tx: &rusqlite::Transaction<'_>,
     memory_id: &str,
     now: chrono::DateTime<chrono::Utc>,
-) -> Result<usize> {
+) -> Result<Vec<String>> {
     let ids: Vec<String> = tx
         .prepare_cached(
             "SELECT a.id FROM adapters a, json_each(a.sources) s WHERE s.value = ?1 AND a.status != 'retired'",
@@ -693,5 +697,5 @@ fn retire_adapters_of(
             ],
         )?;
     }
-    Ok(ids.len())
+    Ok(ids)
 }

@@ -76,7 +76,8 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     f.store.record_evaluation(&from_rex.id, &serde_json::json!({}), true).unwrap();
     f.store.activate_adapter(&from_rex.id, false).unwrap();
 
-    f.store.forget(rex.id, &user()).unwrap();
+    let outcome = f.store.forget(rex.id, &user()).unwrap();
+    assert_eq!(outcome.retired_adapters, vec![from_rex.id.clone()], "the forget says what it retired");
     let gone = f.store.adapter(&from_rex.id).unwrap();
     assert_eq!(gone.status, AdapterStatus::Retired);
     assert!(!gone.path.exists(), "the adapter's files hold what it learned: they must go");
