@@ -78,10 +78,10 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     let focused = s.execute("return document.activeElement.id", serde_json::json!([]));
     assert_eq!(focused, "search", "/ goes to the search box");
     s.type_into(&s.find("#search"), "favourite drink");
-    s.wait_for("results", |s| titles(s).first().filter(|t| t.starts_with("user_preferences")).map(|_| ()));
+    s.wait_for("results", |s| titles(s).first().filter(|t| t.starts_with("User preferences")).map(|_| ()));
     s.type_into(&s.find("#search"), "\u{E015}"); // ↓
     let detail = s.wait_for("the detail", |s| s.all("#detail h2").first().map(|e| s.text(e)));
-    assert!(detail.starts_with("user_preferences"), "{detail}");
+    assert!(detail.starts_with("User preferences"), "{detail}");
     assert!(detail.contains("green tea"), "now: {detail}");
 
     // As of the first event: the memory as it was created, read-only; then back to now.

@@ -46,7 +46,7 @@ fn search_open_and_forget_a_memory() {
     let rows = s.wait_for("the list", |s| {
         Some(s.texts(".list li .title")).filter(|t| t.len() == 8 && t.iter().all(|x| !x.is_empty()))
     });
-    assert!(rows.iter().any(|t| t.starts_with("napoleon_bonaparte")), "{rows:?}");
+    assert!(rows.iter().any(|t| t.starts_with("Napoleon bonaparte")), "{rows:?}");
     screenshot(&s, "memories");
 
     // Filters narrow the list.
@@ -79,13 +79,16 @@ fn search_open_and_forget_a_memory() {
         let t = s.texts(".list li .title");
         (t.len() < 8 && !t.is_empty() && t.iter().all(|x| !x.is_empty())).then_some(t)
     });
-    assert!(found[0].starts_with("napoleon_bonaparte"), "the concept ranks first: {found:?}");
+    assert!(found[0].starts_with("Napoleon bonaparte"), "the concept ranks first: {found:?}");
     assert!(s.text(&s.find(".meta")).contains("found"));
 
     // Its details and history.
     s.click(&s.all(".list li")[0]);
     let detail = s.text(&s.find("#detail"));
     assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
+    // Keys and values in words, not code: a list reads as a list.
+    assert_eq!(s.texts("#detail .facts th"), ["Birth", "Death", "Achievements"]);
+    assert!(detail.contains("Napoleonic Code, Military conquests") && !detail.contains('['), "{detail}");
     let why = s.text(&s.find("#why"));
     assert!(why.contains("keywords #1") && why.contains("recency"), "the last search's score breakdown: {why}");
     let before = s.wait_for("the history's events", |s| Some(s.all(".timeline li").len()).filter(|n| *n > 0));
@@ -101,11 +104,11 @@ fn search_open_and_forget_a_memory() {
     // Another memory and back: the detail and the row show the new state, as the store has it.
     s.click(&s.all(".list li")[1]);
     s.wait_for("the other memory", |s| {
-        (!s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte")).then_some(())
+        (!s.text(&s.find("#detail h2")).starts_with("Napoleon bonaparte")).then_some(())
     });
     s.click(&s.all(".list li")[0]);
     s.wait_for("the pinned memory again", |s| {
-        s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte").then_some(())
+        s.text(&s.find("#detail h2")).starts_with("Napoleon bonaparte").then_some(())
     });
     let state = s.execute(
         "return [document.getElementById('pinned').checked, document.getElementById('tier').value]",
@@ -116,27 +119,27 @@ fn search_open_and_forget_a_memory() {
     // Forget: the app's own confirmation says it is permanent; Keep it changes nothing.
     s.click(&s.find("#forget"));
     let question = s.text(&s.find("#forget-dialog"));
-    assert!(question.starts_with("Forget “napoleon_bonaparte") && question.contains("cannot be undone"), "{question}");
+    assert!(question.starts_with("Forget “Napoleon bonaparte") && question.contains("cannot be undone"), "{question}");
     screenshot(&s, "forget");
     s.click(&s.find("#forget-cancel"));
     assert!(s.all("#forget-dialog").is_empty(), "kept: the dialog closes");
-    assert!(s.text(&s.find("#detail h2")).starts_with("napoleon_bonaparte"), "kept: still there");
+    assert!(s.text(&s.find("#detail h2")).starts_with("Napoleon bonaparte"), "kept: still there");
     s.click(&s.find("#forget"));
     s.click(&s.find("#forget-confirm"));
     // Afterwards it says what was erased.
     let said = s.wait_for("what was forgotten", |s| s.all("#forgotten").first().map(|e| s.text(e)));
     assert!(
-        said.starts_with("Forgot “napoleon_bonaparte") && said.contains("erased from search, from its history ("),
+        said.starts_with("Forgot “Napoleon bonaparte") && said.contains("erased from search, from its history ("),
         "{said}"
     );
     s.wait_for("the memory to leave the results", |s| {
-        (!s.texts(".list li .title").iter().any(|t| t.starts_with("napoleon_bonaparte"))).then_some(())
+        (!s.texts(".list li .title").iter().any(|t| t.starts_with("Napoleon bonaparte"))).then_some(())
     });
     s.clear(&search);
     let rows = s.wait_for("the full list", |s| {
         Some(s.texts(".list li .title")).filter(|t| t.len() == 7 && t.iter().all(|x| !x.is_empty()))
     });
-    assert!(!rows.iter().any(|t| t.starts_with("napoleon_bonaparte")));
+    assert!(!rows.iter().any(|t| t.starts_with("Napoleon bonaparte")));
     s.end();
     drop(driver);
 
@@ -191,7 +194,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     s.click(&s.find("select[name=importance] option[value='0.75']"));
     s.click(&s.find("#save"));
     s.wait_for("the edited fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("tabby")));
-    assert_eq!(s.texts("#detail .facts th"), ["colour"], "the removed fact is gone");
+    assert_eq!(s.texts("#detail .facts th"), ["Colour"], "the removed fact is gone");
     assert_eq!(s.text(&s.find("#importance")), "High (0.75)");
     // One event for the content, one for the importance.
     let history = s.wait_for("a longer history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == 3));

@@ -7,7 +7,7 @@ import {
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { describe } from "./errors";
-import { title, when } from "./format";
+import { title, valueText, when, words } from "./format";
 import { IMPORTANCE } from "./NewMemory";
 
 type Why = RecallView["why"];
@@ -191,8 +191,8 @@ function Fields({ memory: m }: { memory: MemoryView }) {
         <tbody>
           {Object.entries(m.facts).map(([k, v]) => (
             <tr key={k}>
-              <th>{k}</th>
-              <td>{typeof v === "string" ? v : JSON.stringify(v)}</td>
+              <th>{words(k)}</th>
+              <td>{valueText(v)}</td>
             </tr>
           ))}
         </tbody>
