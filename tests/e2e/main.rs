@@ -88,6 +88,7 @@ fn search_open_and_forget_a_memory() {
     assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
     // Keys and values in words, not code: a list reads as a list.
     assert_eq!(s.texts("#detail .facts th"), ["Birth", "Death", "Achievements"]);
+    assert_eq!(s.text(&s.find("#from")), "A program using Strata", "where it came from, in words");
     assert!(detail.contains("Napoleonic Code, Military conquests") && !detail.contains('['), "{detail}");
     let why = s.text(&s.find("#why"));
     assert!(why.contains("keywords #1") && why.contains("recency"), "the last search's score breakdown: {why}");
@@ -176,6 +177,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     let detail = s.wait_for("the new fact", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("ginger")));
     assert!(detail.contains("pets"), "{detail}");
     assert_eq!(s.text(&s.find("#importance")), "Normal (0.5)");
+    assert_eq!(s.text(&s.find("#from")), "You, in this app");
 
     // Edit it: the change shows, and its history grows.
     s.wait_for("its history", |s| (s.all(".timeline li").len() == 1).then_some(()));

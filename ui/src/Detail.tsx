@@ -7,7 +7,7 @@ import {
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { describe } from "./errors";
-import { title, valueText, when, words } from "./format";
+import { origin, title, valueText, when, words } from "./format";
 import { IMPORTANCE } from "./NewMemory";
 
 type Why = RecallView["why"];
@@ -100,7 +100,7 @@ export function Detail({
         <dt>Created</dt>
         <dd>{when(m.created_at)}</dd>
         <dt>From</dt>
-        <dd>{m.source.app}</dd>
+        <dd id="from">{origin(m.source)}</dd>
         {(m.scope.agent_id || m.scope.session_id) && (
           <>
             <dt>Scope</dt>

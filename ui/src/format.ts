@@ -18,6 +18,23 @@ export function valueText(v: unknown): string {
   return String(v);
 }
 
+// Where a memory came from, in words: who or what wrote it, and the model when a chat did.
+export function origin(s: { app: string; provider?: string | null; model?: string | null }): string {
+  const app =
+    s.app === "desktop"
+      ? "you, in this app"
+      : s.app === "cli"
+        ? "the strata command"
+        : s.app === "api"
+          ? "a program using Strata"
+          : s.app === "mcp"
+            ? "an AI tool over MCP"
+            : s.app.startsWith("mcp:")
+              ? `${s.app.slice(4)}, over MCP`
+              : s.app;
+  return s.model ? `A conversation with ${s.model} (${app})` : app[0].toUpperCase() + app.slice(1);
+}
+
 // One line that says what a memory is about.
 export function title(m: MemoryView): string {
   switch (m.type) {
