@@ -7,8 +7,7 @@ import {
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { describe } from "./errors";
-import { origin, title, valueText, when, words } from "./format";
-import { IMPORTANCE } from "./NewMemory";
+import { importanceWords, origin, title, valueText, when, words } from "./format";
 
 type Why = RecallView["why"];
 
@@ -174,13 +173,6 @@ function forgotten(name: string, r: ForgetReport) {
     } retired and deleted.`;
   if (!r.scrubbed) s += " Another program is still reading the database; the file is wiped as soon as it stops.";
   return s;
-}
-
-// "High (0.75)", or the number alone when it is none of the named levels.
-function importanceWords(i: number | null) {
-  if (i === null) return "not set";
-  const named = IMPORTANCE.find(([v]) => v === i);
-  return named ? `${named[1]} (${i})` : String(i);
 }
 
 // The content, laid out for its type.

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { commands, type MemoryForm_Deserialize as MemoryForm, type MemoryView_Serialize as MemoryView } from "./bindings";
 import { describe } from "./errors";
+import { IMPORTANCE } from "./format";
 
 type Kind = "semantic" | "episodic" | "procedural";
 
@@ -9,14 +10,6 @@ const LABELS: Record<Kind, string> = {
   episodic: "Something that was said or happened",
   procedural: "How to do something",
 };
-
-// Importance in words; a stored value that is none of these is kept unless another is chosen.
-export const IMPORTANCE: [number, string][] = [
-  [0.25, "Low"],
-  [0.5, "Normal"],
-  [0.75, "High"],
-  [1, "Essential"],
-];
 
 const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 

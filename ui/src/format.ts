@@ -1,5 +1,20 @@
 import type { MemoryView_Serialize as MemoryView } from "./bindings";
 
+// Importance in words; a stored value that is none of these is kept unless another is chosen.
+export const IMPORTANCE: [number, string][] = [
+  [0.25, "Low"],
+  [0.5, "Normal"],
+  [0.75, "High"],
+  [1, "Essential"],
+];
+
+// "High (0.75)", or the number alone when it is none of the named levels.
+export function importanceWords(i: number | null): string {
+  if (i === null) return "not set";
+  const named = IMPORTANCE.find(([v]) => v === i);
+  return named ? `${named[1]} (${i})` : String(i);
+}
+
 // A key as words: "user_preferences" → "User preferences".
 export function words(key: string): string {
   const s = key.replace(/_/g, " ").trim();
