@@ -2,10 +2,8 @@
 
 use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, FilterForm, MemoryForm};
-use strata_api::{ApiError, AskParams, ChatChoice, ChatTurnView, ErrorCode, ForgetReport, Target};
-use strata_core::Filter;
+use strata_api::{ApiError, ForgetReport, Target};
 use tauri::State;
-use tauri::ipc::Channel;
 
 use crate::state::AppState;
 
@@ -99,79 +97,6 @@ pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: Stri
         .run(move |e| {
             let tier = tier.parse()?;
             e.set_tier(&Target::new(id), tier, "moved in the app")
-        })
-        .await
-}
-
-/// The chat choice that names the on-device model.
-pub(crate) const ON_DEVICE: &str = "on-device";
-
-/// One message of the conversation so far.
-#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
-pub(crate) struct ChatMessage {
-    /// `user` or `assistant`.
-    role: String,
-    /// What was said.
-    content: String,
-}
-
-/// One memory-augmented turn with the chosen model (none or `on-device`: the on-device
-/// model; else a provider, its key from the environment or the keychain): the answer streams
-/// over `on_text` piece by piece; the exchange is remembered. `cancel_job(job)` stops the
-/// answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
-#[tauri::command]
-#[specta::specta]
-pub(crate) async fn chat(
-    state: State<'_, AppState>,
-    job: String,
-    question: String,
-    history: Vec<ChatMessage>,
-    model: Option<ChatChoice>,
-    on_text: Channel<String>,
-) -> Result<ChatTurnView, ApiError> {
-    let model: std::sync::Arc<dyn strata_core::ChatModel> = match model.filter(|c| c.provider != ON_DEVICE) {
-        None => state.chat_model()?,
-        Some(c) => {
-            let config = strata_providers::ProviderConfig {
-                provider: c.provider,
-                model: c.model.trim().to_string(),
-                base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
-                key: None,
-            };
-            tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
-                .await
-                .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
-                .into()
-        }
-    };
-    let stop = crate::jobs::Stop::register(&state, job)?;
-    state
-        .run(move |e| {
-            let history = history
-                .into_iter()
-                .map(|m| match m.role.as_str() {
-                    "assistant" => strata_core::Message::assistant(m.content),
-                    _ => strata_core::Message::user(m.content),
-                })
-                .collect();
-            let params = AskParams {
-                question,
-                system: None,
-                history,
-                budget: None,
-                filter: Filter::default(),
-                max_tokens: Some(160),
-                session_id: None,
-                record: true,
-            };
-            e.chat_turn(
-                params,
-                model.as_ref(),
-                &mut |piece| {
-                    let _ = on_text.send(piece.to_string());
-                },
-                stop.flag(),
-            )
         })
         .await
 }

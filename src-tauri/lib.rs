@@ -3,6 +3,7 @@
 //! `ApiError { code, message }`; their TypeScript bindings (`ui/src/bindings.ts`) are
 //! generated from them by `tauri-specta`.
 
+mod chat;
 mod commands;
 mod jobs;
 mod settings;
@@ -23,7 +24,10 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::edit_memory,
         commands::pin,
         commands::move_tier,
-        commands::chat,
+        chat::chat,
+        chat::conversations,
+        chat::conversation,
+        chat::mark_answer_wrong,
         jobs::import_file,
         jobs::export_file,
         jobs::reembed,

@@ -3,6 +3,7 @@
 //! Xvfb, on a database of its own. Each screen's screenshot is saved under the test's temp
 //! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
 
+mod chat;
 mod detail;
 mod driver;
 mod jobs;
@@ -286,7 +287,7 @@ fn chat_with_the_on_device_model_shows_the_memories_used_and_remembers() {
         }
         s.all(".turn .why").first().map(|e| s.text(e))
     });
-    assert!(why.contains("user_preferences"), "the preferences were put in the prompt: {why}");
+    assert!(why.contains("User preferences"), "the preferences were put in the prompt: {why}");
     assert!(why.contains("remembered") && why.contains("tokens"), "{why}");
     let answer = s.text(&s.find(".turn .answer"));
     assert!(!answer.trim().is_empty(), "an answer streamed in");

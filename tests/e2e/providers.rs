@@ -10,10 +10,16 @@ use crate::webdriver::Session;
 use crate::{Driver, screenshot, seeded};
 
 const OPENAI_STREAM: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_text.sse");
-const KEY: &str = "sk-test-E2E-KEYCHAIN-4242";
+pub(crate) const KEY: &str = "sk-test-E2E-KEYCHAIN-4242";
 
-/// A loopback OpenAI: every request gets the recorded stream; the request heads are kept.
+/// A loopback OpenAI: every request gets the recorded stream; the requests (head and body)
+/// are kept.
 fn openai() -> (String, Arc<Mutex<Vec<String>>>) {
+    openai_after(Duration::ZERO)
+}
+
+/// [`openai`], answering each request only after `delay` (a model that takes a while to start).
+pub(crate) fn openai_after(delay: Duration) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen: Arc<Mutex<Vec<String>>> = Default::default();
@@ -31,7 +37,9 @@ fn openai() -> (String, Arc<Mutex<Vec<String>>>) {
             }
             let mut body = vec![0; len];
             let _ = reader.read_exact(&mut body);
+            head.push_str(&String::from_utf8_lossy(&body));
             log.lock().unwrap().push(head);
+            std::thread::sleep(delay);
             let mut out = stream;
             let _ = out.write_all(
                 format!(

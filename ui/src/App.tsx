@@ -11,6 +11,12 @@ const THEME_KEY = "strata.theme";
 // curation screens take their places in the rail.
 export function App() {
   const [screen, setScreen] = useState<Screen>("memories");
+  // A memory to open in the list (from chat's "memories used").
+  const [opening, setOpening] = useState<string | null>(null);
+  const openMemory = (id: string) => {
+    setOpening(id);
+    setScreen("memories");
+  };
   // The theme chosen last, else the system's.
   const [dark, setDark] = useState(() => {
     const saved = localStorage.getItem(THEME_KEY);
@@ -37,8 +43,11 @@ export function App() {
         </button>
       </nav>
       <main>
-        {screen === "memories" && <Memories />}
-        {screen === "chat" && <Chat />}
+        {screen === "memories" && <Memories opening={opening} onOpened={() => setOpening(null)} />}
+        {/* The chat stays mounted: its conversation and a streaming answer survive a visit elsewhere. */}
+        <div className="screen" hidden={screen !== "chat"}>
+          <Chat active={screen === "chat"} onOpenMemory={openMemory} />
+        </div>
         {screen === "settings" && <Settings />}
       </main>
     </div>

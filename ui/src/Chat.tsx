@@ -1,32 +1,60 @@
 import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import { commands, type ChatChoice_Serialize as ChatChoice, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView, type ChatTurnView_Serialize as Turn } from "./bindings";
+import {
+  commands,
+  type ChatChoice_Serialize as ChatChoice,
+  type ChatTurnView_Serialize as Turn,
+  type ConversationTurnView as Kept,
+  type ConversationView as Conversation,
+  type ProviderView_Serialize as ProviderView,
+  type SettingsView_Serialize as SettingsView,
+} from "./bindings";
 import { describe } from "./errors";
+import { ForgetDialog, forgotten } from "./Forget";
+import { title, when } from "./format";
 
-type Entry = { question: string; answer: string; turn?: Turn; error?: string };
-
-const SECTION_COLOURS: Record<string, string> = {
-  system: "#98a2b3",
-  facts: "#13867a",
-  procedures: "#7a5af8",
-  episodes: "#f79009",
-  history: "#2e90fa",
-  message: "#667085",
+// One turn on screen: what was asked and answered, the recorded exchange's id, and what a
+// person did with it since (marked wrong, forgotten).
+type Entry = {
+  question: string;
+  answer: string;
+  id?: string | null;
+  by?: string | null;
+  turn?: Turn;
+  error?: string;
+  wrong?: boolean;
+  notice?: string;
+  gone?: boolean;
 };
+
+// The parts of a prompt in the words the memory list uses.
+const SECTIONS: Record<string, [string, string]> = {
+  system: ["Instructions", "#98a2b3"],
+  facts: ["Facts", "#13867a"],
+  procedures: ["Procedures", "#7a5af8"],
+  episodes: ["Episodes", "#f79009"],
+  history: ["This conversation", "#2e90fa"],
+  message: ["Your question", "#667085"],
+  framing: ["Layout", "#d0d5dd"],
+};
+const sectionWord = (s: string) => SECTIONS[s]?.[0] ?? s;
 
 // The token budget as a bar: one segment per part of the prompt.
 function Budget({ turn }: { turn: Turn }) {
+  const parts = turn.sections.filter(([, t]) => t > 0);
   return (
     <div className="budget" title={`${turn.used} of ${turn.budget} tokens (${turn.tokenizer})`}>
       <div className="bar">
-        {turn.sections
-          .filter(([, t]) => t > 0)
-          .map(([s, t]) => (
-            <span key={s} style={{ width: `${(100 * t) / Math.max(turn.budget, 1)}%`, background: SECTION_COLOURS[s] ?? "#999" }} title={`${s}: ${t} tokens`} />
-          ))}
+        {parts.map(([s, t]) => (
+          <span
+            key={s}
+            style={{ width: `${(100 * t) / Math.max(turn.budget, 1)}%`, background: SECTIONS[s]?.[1] ?? "#999" }}
+            title={`${sectionWord(s)}: ${t} tokens`}
+          />
+        ))}
       </div>
       <div className="legend">
-        {turn.used} of {turn.budget} tokens · {turn.sections.filter(([, t]) => t > 0).map(([s, t]) => `${s} ${t}`).join(" · ")}
+        The question used {turn.used} of {turn.budget} tokens: {parts.map(([s, t]) => `${sectionWord(s).toLowerCase()} ${t}`).join(", ")}
       </div>
     </div>
   );
@@ -35,12 +63,13 @@ function Budget({ turn }: { turn: Turn }) {
 const ON_DEVICE: ChatChoice = { provider: "on-device", model: "", base_url: null };
 
 // Which model answers: the on-device one (the default, no key) or a provider's, remembered
-// in Settings for next time.
-function Picker({ choice, onChange }: { choice: ChatChoice; onChange: (c: ChatChoice) => void }) {
+// in Settings for next time. Providers are read again each time the screen is shown (a key
+// may have been added or removed in Settings meanwhile).
+function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c: ChatChoice) => void; active: boolean }) {
   const [providers, setProviders] = useState<ProviderView[]>([]);
   useEffect(() => {
-    commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
-  }, []);
+    if (active) commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
+  }, [active]);
   const models = providers.find((p) => p.name === choice.provider)?.models ?? [];
   return (
     <div className="picker">
@@ -89,24 +118,117 @@ function Picker({ choice, onChange }: { choice: ChatChoice; onChange: (c: ChatCh
   );
 }
 
-// Chat with memory: each answer streams in, with the memories that were put in its prompt and
-// how the token budget was spent beside it. Every exchange is remembered.
-export function Chat() {
+const newId = () => `chat-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+// Who answered, in words.
+const answeredBy = (provider?: string | null, model?: string | null) =>
+  provider === "on-device" ? `${model ?? "the model"} on this computer` : [provider, model].filter(Boolean).join(" ") || null;
+const kept = (t: Kept): Entry => ({ question: t.question, answer: t.answer, id: t.id, by: answeredBy(t.provider, t.model), wrong: t.wrong });
+
+// The past conversations, the one used last first, and a way to start a new one.
+function Conversations({
+  list,
+  current,
+  onOpen,
+  onNew,
+}: {
+  list: Conversation[];
+  current: string;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+}) {
+  return (
+    <nav className="conversations" aria-label="Conversations">
+      <button id="chat-new" onClick={onNew}>
+        New conversation
+      </button>
+      <ul>
+        {list.map((c) => (
+          <li key={c.id}>
+            <button className={`link ${c.id === current ? "current" : ""}`} onClick={() => onOpen(c.id)} title={`Started ${when(c.started_at)}`}>
+              <span className="conversation-title">{c.title}</span>
+              <span className="muted">
+                {when(c.last_at)} · {c.turns} {c.turns === 1 ? "question" : "questions"}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {list.length === 0 && <p className="muted">Conversations you have here are kept, and listed here.</p>}
+    </nav>
+  );
+}
+
+// What a person can do with a remembered answer: mark it wrong (kept, crossed out, never used
+// again) or have it not remembered at all (forgotten everywhere).
+function AnswerActions({ entry, onWrong, onForget }: { entry: Entry; onWrong: () => void; onForget: () => void }) {
+  if (!entry.id || entry.gone) return null;
+  return (
+    <div className="answer-actions">
+      {!entry.wrong && (
+        <button className="link wrong-answer" onClick={onWrong} title="Strata will not use this answer again">
+          Wrong answer
+        </button>
+      )}
+      <button className="link dont-remember" onClick={onForget} title="Erase this question and answer from memory">
+        Don’t remember this
+      </button>
+    </div>
+  );
+}
+
+// Chat with memory: each answer streams in, with the memories that were put in its prompt
+// (each opens in the memory list) and how the token budget was spent. Every exchange is
+// remembered in its conversation; conversations are kept in the store and listed beside.
+export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: (id: string) => void }) {
+  const [conversation, setConversation] = useState(newId);
+  const [list, setList] = useState<Conversation[]>([]);
   const [entries, setEntries] = useState<Entry[]>([]);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   // The running answer's job id, for Stop.
   const [job, setJob] = useState<string | null>(null);
   const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
   const [saved, setSaved] = useState<SettingsView | null>(null);
+  const [forgetting, setForgetting] = useState<number | null>(null);
+  const turnsEnd = useRef<HTMLDivElement>(null);
 
+  const refreshList = () =>
+    commands.conversations().then((r) => {
+      if (r.status === "ok") setList(r.data);
+      else setError(describe(r.error));
+      return r.status === "ok" ? r.data : [];
+    });
+
+  const open = async (id: string) => {
+    const res = await commands.conversation(id);
+    if (res.status !== "ok") return setError(describe(res.error));
+    setError(null);
+    setConversation(id);
+    setEntries(res.data.map(kept));
+  };
+
+  // The conversation used last is where the window opens.
   useEffect(() => {
+    refreshList().then((l) => {
+      if (l.length > 0) open(l[0].id);
+    });
     commands.settings().then((r) => {
       if (r.status !== "ok") return;
       setSaved(r.data);
       if (r.data.saved.chat) setChoice(r.data.saved.chat);
     });
   }, []);
+
+  // Conversations forgotten or added elsewhere show when the screen is shown again.
+  useEffect(() => {
+    if (active) refreshList();
+  }, [active]);
+
+  // The newest answer stays in view as it streams in.
+  useEffect(() => {
+    turnsEnd.current?.scrollIntoView?.({ block: "end" });
+  }, [entries]);
 
   // Saves go one after another, so the last choice typed is the one kept (a save per
   // keystroke that finished out of order could leave "gpt-4o-min").
@@ -121,88 +243,146 @@ export function Chat() {
     }
   };
 
+  const update = (index: number, f: (e: Entry) => Entry) => setEntries((old) => old.map((e, i) => (i === index ? f(e) : e)));
+
   const send = async () => {
     const question = input.trim();
     if (!question || busy) return;
     setInput("");
     setBusy(true);
-    const history = entries.flatMap((e) => [
-      { role: "user", content: e.question },
-      { role: "assistant", content: e.answer },
-    ]);
+    // What the model is told was said: not answers marked wrong, nor forgotten turns.
+    const history = entries
+      .filter((e) => !e.wrong && !e.gone && !e.error)
+      .flatMap((e) => [
+        { role: "user", content: e.question },
+        { role: "assistant", content: e.answer },
+      ]);
     const index = entries.length;
     setEntries((old) => [...old, { question, answer: "" }]);
-    const update = (f: (e: Entry) => Entry) => setEntries((old) => old.map((e, i) => (i === index ? f(e) : e)));
     const onText = new Channel<string>();
-    onText.onmessage = (piece) => update((e) => ({ ...e, answer: e.answer + piece }));
-    const id = `chat-${Date.now()}`;
+    onText.onmessage = (piece) => update(index, (e) => ({ ...e, answer: e.answer + piece }));
+    const id = `job-${Date.now()}`;
     setJob(id);
-    const res = await commands.chat(id, question, history, choice.provider === "on-device" ? null : choice, onText);
+    const res = await commands.chat(id, conversation, question, history, choice.provider === "on-device" ? null : choice, onText);
     setJob(null);
-    if (res.status === "ok") update((e) => ({ ...e, answer: res.data.answer, turn: res.data }));
-    else update((e) => ({ ...e, error: describe(res.error) }));
+    if (res.status === "ok") update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));
+    else update(index, (e) => ({ ...e, error: describe(res.error) }));
     setBusy(false);
+    refreshList();
+  };
+
+  const markWrong = async (index: number) => {
+    const res = await commands.markAnswerWrong(entries[index].id!);
+    if (res.status !== "ok") return update(index, (e) => ({ ...e, notice: describe(res.error) }));
+    update(index, (e) => ({
+      ...e,
+      wrong: true,
+      notice:
+        "Marked wrong. Strata will not give this answer to a model again, and search will not find it. It stays here, crossed out, so you can see what was said.",
+    }));
+  };
+
+  const forget = async (index: number) => {
+    setForgetting(null);
+    const res = await commands.forget(entries[index].id!);
+    if (res.status !== "ok") return update(index, (e) => ({ ...e, notice: describe(res.error) }));
+    update(index, (e) => ({ ...e, gone: true, notice: forgotten("this question and its answer", res.data) }));
+    refreshList();
+  };
+
+  const startNew = () => {
+    setConversation(newId());
+    setEntries([]);
   };
 
   return (
-    <div className="chat">
-      <Picker choice={choice} onChange={choose} />
-      <div className="turns">
-        {entries.length === 0 && (
-          <div className="empty">
-            Ask anything. The model answers with what Strata remembers, and the conversation is remembered too.
+    <div className="chat-screen">
+      <Conversations list={list} current={conversation} onOpen={open} onNew={startNew} />
+      <div className="chat">
+        <Picker choice={choice} onChange={choose} active={active} />
+        {error && (
+          <div className="error" role="alert">
+            {error}
           </div>
         )}
-        {entries.map((e, i) => (
-          <div className="turn" key={i}>
-            <div className="question">{e.question}</div>
-            <div className="answer">{e.answer || (busy && i === entries.length - 1 ? "…" : "")}</div>
-            {e.error && (
-              <div className="error" role="alert">
-                {e.error}
-              </div>
-            )}
-            {e.turn?.finish === "cancelled" && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
-            {e.turn && (
-              <div className="why">
-                <Budget turn={e.turn} />
-                <div className="injected">
-                  <strong>Memories used ({e.turn.injected.length})</strong>
-                  <ul>
-                    {e.turn.injected.map((m) => (
-                      <li key={m.id}>
-                        <span className="section">{m.section}</span> {m.title}
-                      </li>
-                    ))}
-                  </ul>
-                  <div className="by">
-                    {e.turn.provider} {e.turn.model}
-                    {e.turn.recorded_id ? " · remembered" : ""}
+        <div className="turns">
+          {entries.length === 0 && (
+            <div className="empty">
+              Ask anything. The model answers with what Strata remembers, and the conversation is remembered too. If an answer
+              is wrong, say so under it: Strata will not use it again.
+            </div>
+          )}
+          {entries.map((e, i) => (
+            <div className="turn" key={i}>
+              <div className="question">{e.question}</div>
+              {e.gone ? null : e.answer ? (
+                <div className={`answer ${e.wrong ? "wrong" : ""}`}>{e.answer}</div>
+              ) : (
+                busy && i === entries.length - 1 && !e.error && <div className="answer thinking">Thinking…</div>
+              )}
+              {e.error && (
+                <div className="error" role="alert">
+                  {e.error}
+                </div>
+              )}
+              {e.notice && <div className="notice">{e.notice}</div>}
+              {e.turn?.finish === "cancelled" && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
+              {!(busy && i === entries.length - 1) && (
+                <AnswerActions entry={e} onWrong={() => markWrong(i)} onForget={() => setForgetting(i)} />
+              )}
+              {e.turn && !e.gone && (
+                <div className="why">
+                  <Budget turn={e.turn} />
+                  <div className="injected">
+                    <strong>Memories used ({e.turn.injected.length})</strong>
+                    <ul>
+                      {e.turn.injected.map((m) => (
+                        <li key={m.id}>
+                          <span className="section">{sectionWord(m.section)}</span>{" "}
+                          {m.memory ? (
+                            <button className="link" onClick={() => onOpenMemory(m.id)} title="Open this memory">
+                              {title(m.memory)}
+                            </button>
+                          ) : (
+                            m.title
+                          )}
+                        </li>
+                      ))}
+                    </ul>
+                    <div className="by">
+                      Answered by {answeredBy(e.turn.provider, e.turn.model)}
+                      {e.turn.recorded_id ? " · remembered in this conversation" : ""}
+                    </div>
                   </div>
                 </div>
-              </div>
-            )}
-          </div>
-        ))}
+              )}
+              {!e.turn && e.by && <div className="by">Answered by {e.by}</div>}
+            </div>
+          ))}
+          <div ref={turnsEnd} />
+        </div>
+        <form
+          className="ask"
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            send();
+          }}
+        >
+          <input id="chat-input" value={input} onChange={(ev) => setInput(ev.target.value)} placeholder="Ask…" disabled={busy} />
+          {busy ? (
+            <button id="chat-stop" type="button" disabled={!job} onClick={() => job && commands.cancelJob(job)}>
+              Stop
+            </button>
+          ) : (
+            <button id="chat-send" type="submit" disabled={!input.trim()}>
+              Send
+            </button>
+          )}
+        </form>
       </div>
-      <form
-        className="ask"
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          send();
-        }}
-      >
-        <input id="chat-input" value={input} onChange={(ev) => setInput(ev.target.value)} placeholder="Ask…" disabled={busy} />
-        {busy ? (
-          <button id="chat-stop" type="button" disabled={!job} onClick={() => job && commands.cancelJob(job)}>
-            Stop
-          </button>
-        ) : (
-          <button id="chat-send" type="submit" disabled={!input.trim()}>
-            Send
-          </button>
-        )}
-      </form>
+      {forgetting !== null && (
+        <ForgetDialog name={entries[forgetting].question} onForget={() => forget(forgetting)} onKeep={() => setForgetting(null)} />
+      )}
     </div>
   );
 }

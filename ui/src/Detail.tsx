@@ -2,11 +2,11 @@ import { useEffect, useState } from "react";
 import {
   commands,
   type EventView_Serialize as EventView,
-  type ForgetReport,
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { describe } from "./errors";
+import { ForgetDialog, forgotten } from "./Forget";
 import { importanceWords, origin, title, valueText, when, words } from "./format";
 
 type Why = RecallView["why"];
@@ -139,40 +139,9 @@ export function Detail({
           </button>
         </>
       )}
-      {confirming && (
-        <div className="backdrop">
-          <div className="dialog" role="alertdialog" aria-modal="true" aria-labelledby="forget-title" id="forget-dialog">
-            <h3 id="forget-title">Forget “{title(memory)}”?</h3>
-            <p>
-              Its words will be erased everywhere Strata keeps them: search, its history, the database file, and anything
-              the on-device model was trained on from it. This cannot be undone.
-            </p>
-            <div className="actions">
-              <button className="danger" id="forget-confirm" onClick={forget}>
-                Forget it
-              </button>
-              <button id="forget-cancel" onClick={() => setConfirming(false)} autoFocus>
-                Keep it
-              </button>
-            </div>
-          </div>
-        </div>
-      )}
+      {confirming && <ForgetDialog name={title(memory)} onForget={forget} onKeep={() => setConfirming(false)} />}
     </div>
   );
-}
-
-// What a forget did, in words.
-function forgotten(name: string, r: ForgetReport) {
-  let s = `Forgot “${name}”: its words are erased from search, from its history (${r.redacted_events} earlier ${
-    r.redacted_events === 1 ? "change" : "changes"
-  }) and from the file.`;
-  if (r.retired_adapters.length > 0)
-    s += ` The on-device model no longer uses what it learned from it: ${r.retired_adapters.length} trained ${
-      r.retired_adapters.length === 1 ? "adapter was" : "adapters were"
-    } retired and deleted.`;
-  if (!r.scrubbed) s += " Another program is still reading the database; the file is wiped as soon as it stops.";
-  return s;
 }
 
 // The content, laid out for its type.

@@ -30,7 +30,7 @@ function dayAfter(date: string): string | null {
 
 // Search as you type (hybrid recall), or every memory newest first when the box is empty;
 // the selected memory's details and history beside the list.
-export function Memories() {
+export function Memories({ opening, onOpened }: { opening: string | null; onOpened: () => void }) {
   const [query, setQuery] = useState("");
   const [type, setType] = useState("");
   const [tier, setTier] = useState("");
@@ -122,6 +122,16 @@ export function Memories() {
     setEditing(false);
     setSelected(m);
   };
+
+  // A memory another screen asked to show.
+  useEffect(() => {
+    if (!opening) return;
+    commands.getMemory(opening).then((res) => {
+      if (res.status === "ok") open(res.data);
+      else setError(describe(res.error));
+      onOpened();
+    });
+  }, [opening]);
 
   // Keyboard: Ctrl+N new, / search, Escape closes a form or clears the search, E edits,
   // ↑ ↓ move through the list.

@@ -29,10 +29,16 @@ export const commands = {
 	/**
 	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 	 *  model; else a provider, its key from the environment or the keychain): the answer streams
-	 *  over `on_text` piece by piece; the exchange is remembered. `cancel_job(job)` stops the
+	 *  over `on_text` piece by piece; the exchange is remembered in `conversation`. `cancel_job(job)` stops the
 	 *  answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 	 */
-	chat: (job: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, question, history, model, onText })),
+	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, onText })),
+	/**  The conversations kept, the one used last first. */
+	conversations: () => typedError<ConversationView[], ApiError>(__TAURI_INVOKE("conversations")),
+	/**  A kept conversation's turns, oldest first. */
+	conversation: (id: string) => typedError<ConversationTurnView_Serialize[], ApiError>(__TAURI_INVOKE("conversation", { id })),
+	/**  Marks an answer wrong: it is no longer recalled or given to a model, but still shown. */
+	markAnswerWrong: (id: string) => typedError<ConversationTurnView_Serialize, ApiError>(__TAURI_INVOKE("mark_answer_wrong", { id })),
 	/**
 	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
 	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
@@ -88,6 +94,7 @@ export type BreakdownShape_Deserialize = {
 	vector_rank?: number | null,
 	similarity?: number | null,
 	matched: number | null,
+	said_by_assistant: boolean,
 	time_phrase?: string | null,
 	time: number | null,
 	recency: number | null,
@@ -104,6 +111,7 @@ export type BreakdownShape_Serialize = {
 	vector_rank: number | null,
 	similarity: number | null,
 	matched: number | null,
+	said_by_assistant: boolean,
 	time_phrase: string | null,
 	time: number | null,
 	recency: number | null,
@@ -164,7 +172,7 @@ export type ChatTurnView_Deserialize = {
 	/**  Why it stopped (`stop`, `length`, `cancelled`). */
 	finish: string,
 	/**  The memories in the prompt, in prompt order. */
-	injected: InjectedView[],
+	injected: InjectedView_Deserialize[],
 	/**
 	 *  Tokens per part of the prompt (`system`, `facts`, `procedures`, `episodes`, `history`,
 	 *  `message`).
@@ -194,7 +202,7 @@ export type ChatTurnView_Serialize = {
 	/**  Why it stopped (`stop`, `length`, `cancelled`). */
 	finish: string,
 	/**  The memories in the prompt, in prompt order. */
-	injected: InjectedView[],
+	injected: InjectedView_Serialize[],
 	/**
 	 *  Tokens per part of the prompt (`system`, `facts`, `procedures`, `episodes`, `history`,
 	 *  `message`).
@@ -325,6 +333,59 @@ name: string;
 steps: string[]; 
 /**  When it applies. */
 context?: string | null };
+
+/**  One remembered turn of a conversation. */
+export type ConversationTurnView = ConversationTurnView_Serialize | ConversationTurnView_Deserialize;
+
+/**  One remembered turn of a conversation. */
+export type ConversationTurnView_Deserialize = {
+	/**  The exchange's memory id. */
+	id: string,
+	/**  What was asked. */
+	question: string,
+	/**  What the assistant answered. */
+	answer: string,
+	/**  When (RFC 3339). */
+	at: string,
+	/**  Who answered (`on-device`, `openai`…), if known. */
+	provider?: string | null,
+	/**  With which model, if known. */
+	model?: string | null,
+	/**  Whether the answer was marked wrong (it is then excluded from recall and prompts). */
+	wrong: boolean,
+};
+
+/**  One remembered turn of a conversation. */
+export type ConversationTurnView_Serialize = {
+	/**  The exchange's memory id. */
+	id: string,
+	/**  What was asked. */
+	question: string,
+	/**  What the assistant answered. */
+	answer: string,
+	/**  When (RFC 3339). */
+	at: string,
+	/**  Who answered (`on-device`, `openai`…), if known. */
+	provider: string | null,
+	/**  With which model, if known. */
+	model: string | null,
+	/**  Whether the answer was marked wrong (it is then excluded from recall and prompts). */
+	wrong: boolean,
+};
+
+/**  A past conversation in a list. */
+export type ConversationView = {
+	/**  Its id (a session id). */
+	id: string,
+	/**  Its first question, shortened. */
+	title: string,
+	/**  When it began (RFC 3339). */
+	started_at: string,
+	/**  When it was last added to. */
+	last_at: string,
+	/**  Its remembered turns. */
+	turns: number,
+};
 
 /**
  *  Changes to a memory as the edit form holds them: its fields as they should now read (the
@@ -551,11 +612,38 @@ export type ImportView = {
 };
 
 /**  A memory that went into a prompt. */
-export type InjectedView = {
+export type InjectedView = InjectedView_Serialize | InjectedView_Deserialize;
+
+/**  A memory that went into a prompt. */
+export type InjectedView_Deserialize = {
 	/**  Its id. */
 	id: string,
 	/**  Its one-line title. */
 	title: string,
+	/**
+	 *  The memory itself (for a window to word and open it); absent if it was forgotten
+	 *  since.
+	 */
+	memory?: MemoryView_Deserialize | null,
+	/**  Its part of the prompt. */
+	section: string,
+	/**  Its relevance. */
+	score: number | null,
+	/**  What it cost. */
+	tokens: number,
+};
+
+/**  A memory that went into a prompt. */
+export type InjectedView_Serialize = {
+	/**  Its id. */
+	id: string,
+	/**  Its one-line title. */
+	title: string,
+	/**
+	 *  The memory itself (for a window to word and open it); absent if it was forgotten
+	 *  since.
+	 */
+	memory: MemoryView_Serialize | null,
 	/**  Its part of the prompt. */
 	section: string,
 	/**  Its relevance. */

@@ -28,7 +28,8 @@ pub struct AskParams {
     pub system: Option<String>,
     /// The conversation so far.
     pub history: Vec<Message>,
-    /// The prompt's budget (the model's, capped by the settings, when absent).
+    /// The prompt's budget (when absent, the model's preferred one, else its window capped by
+    /// the settings).
     pub budget: Option<usize>,
     /// Which memories may be used.
     pub filter: Filter,
@@ -84,7 +85,9 @@ impl Engine {
             filter: params.filter.clone(),
             placement: model.memories_before_message().then_some(strata_context::Placement::BeforeLastUser),
         };
-        let mut context = self.build_context_with(context_params(params.budget), Some(model))?;
+        let cap = self.options().context.budget_cap;
+        let budget = params.budget.or_else(|| model.prompt_budget().map(|b| cap.map_or(b, |c| c.min(b))));
+        let mut context = self.build_context_with(context_params(budget), Some(model))?;
         let mut shrunk = false;
         let response = loop {
             let request =
@@ -179,6 +182,9 @@ pub struct InjectedView {
     pub id: String,
     /// Its one-line title.
     pub title: String,
+    /// The memory itself (for a window to word and open it); absent if it was forgotten
+    /// since.
+    pub memory: Option<MemoryView>,
     /// Its part of the prompt.
     pub section: String,
     /// Its relevance.
@@ -200,14 +206,13 @@ impl Engine {
         let report = &view.context.report;
         let mut injected = Vec::new();
         for d in &report.included {
-            let title = match self.store_view().get(d.id) {
-                Ok(m) => crate::dto::content_title(&m.content),
-                Err(_) => d.id.to_string(),
-            };
+            let memory = self.store_view().get(d.id).ok();
+            let title = memory.as_ref().map_or_else(|| d.id.to_string(), |m| crate::dto::content_title(&m.content));
             let tokens = u32::try_from(d.tokens).unwrap_or(u32::MAX);
             injected.push(InjectedView {
                 id: d.id.to_string(),
                 title,
+                memory: memory.map(Into::into),
                 section: section_name(d.section),
                 score: d.score,
                 tokens,

@@ -5,6 +5,7 @@
 mod adapters;
 pub mod ask;
 pub mod context;
+pub mod conversations;
 mod demo;
 pub mod dto;
 pub mod embedding;
@@ -19,6 +20,7 @@ pub mod shapes;
 
 pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
 pub use context::{ContextParams, ContextSettings, ContextView};
+pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;
 pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ImportReport, ReplayReport, Target, UpdateRequest};
 pub use error::{ApiError, ApiResult, ErrorCode};

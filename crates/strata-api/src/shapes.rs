@@ -138,6 +138,7 @@ pub struct BreakdownShape {
     vector_rank: Option<u32>,
     similarity: Option<f64>,
     matched: f64,
+    said_by_assistant: bool,
     time_phrase: Option<String>,
     time: f64,
     recency: f64,

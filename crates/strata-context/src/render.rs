@@ -33,7 +33,7 @@ pub fn body(m: &Memory) -> String {
         }
         Content::Episodic(e) => match &e.body {
             EpisodeBody::Utterance { speaker, text } => format!("{speaker}: {text}"),
-            EpisodeBody::Exchange { query, response } => format!("asked: {query}\nanswered: {response}"),
+            EpisodeBody::Exchange { query, response } => exchange(query, response),
         },
         Content::Procedural(p) => {
             let mut s = p.name.clone();
@@ -50,6 +50,16 @@ pub fn body(m: &Memory) -> String {
             }
             s
         }
+    }
+}
+
+/// An exchange with who said what: a model's earlier answer may be wrong and must not read as
+/// something the user said.
+fn exchange(query: &str, response: &str) -> String {
+    match (query.trim().is_empty(), response.trim().is_empty()) {
+        (false, true) => format!("the user said: {query}"),
+        (true, _) => format!("the assistant said (it may be wrong): {response}"),
+        (false, false) => format!("the user asked: {query}\nthe assistant answered (it may be wrong): {response}"),
     }
 }
 

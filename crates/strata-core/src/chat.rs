@@ -180,6 +180,12 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// The prompt budget that serves this model best when it is far smaller than its window
+    /// (a small model answers worse, and later, from a long prompt); `None`: its window.
+    fn prompt_budget(&self) -> Option<usize> {
+        None
+    }
+
     /// The provider's own count of `messages` as this model's input, where it offers one (the
     /// exact answer for a model whose tokenizer Strata can only estimate); `None` otherwise.
     fn count_prompt(&self, _messages: &[Message]) -> Option<std::result::Result<usize, ChatError>> {

@@ -44,8 +44,10 @@ pub use model::{
 pub use protocol::{
     ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory, UpdateContextResult,
 };
-pub use query::{AsOf, Filter, Page, SearchHit, Snapshot, Stats};
-pub use retrieval::{Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse};
+pub use query::{AsOf, Filter, Page, SearchHit, SessionSummary, Snapshot, Stats};
+pub use retrieval::{
+    ASSISTANT_WEIGHT, Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse, said_by_assistant,
+};
 pub use rows::search_text;
 pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};

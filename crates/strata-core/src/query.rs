@@ -90,6 +90,19 @@ pub struct Page {
     pub next_cursor: Option<String>,
 }
 
+/// A session's memories in brief ([`Store::sessions`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    /// The session.
+    pub session_id: String,
+    /// How many memories it holds.
+    pub memories: u64,
+    /// When its first one occurred.
+    pub first: DateTime<Utc>,
+    /// When its last one occurred.
+    pub last: DateTime<Utc>,
+}
+
 /// A full-text search hit.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
@@ -244,6 +257,28 @@ impl Store {
             None
         };
         Ok(Page { items, next_cursor })
+    }
+
+    /// The sessions whose id starts with `prefix` that hold memories matching `filter`, the
+    /// one used last first, at most `limit`.
+    pub fn sessions(&self, filter: &Filter, prefix: &str, limit: usize) -> Result<Vec<SessionSummary>> {
+        let mut sql = "SELECT m.session_id, count(*), min(m.occurred_at), max(m.occurred_at) FROM memories AS m \
+                       WHERE m.session_id IS NOT NULL AND substr(m.session_id, 1, ?) = ?"
+            .to_string();
+        let mut params = vec![Value::Integer(prefix.chars().count() as i64), Value::Text(prefix.to_string())];
+        filter.push_sql(&mut sql, &mut params);
+        sql.push_str(" GROUP BY m.session_id ORDER BY max(m.occurred_at) DESC, m.session_id DESC LIMIT ?");
+        params.push(Value::Integer(limit.clamp(1, 1000) as i64));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+            Ok(SessionSummary {
+                session_id: r.get(0)?,
+                memories: r.get::<_, i64>(1)? as u64,
+                first: from_ms(r.get(2)?),
+                last: from_ms(r.get(3)?),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The FTS5 query for `text`: its words OR-ed (bm25 ranks memories matching more and rarer

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::model::{Memory, MemoryId, Tier};
+use crate::model::{Content, EpisodeBody, Memory, MemoryId, Tier};
 use crate::query::Filter;
 use crate::store::Store;
 use crate::temporal::{TimePhrase, time_phrase};
@@ -140,8 +140,13 @@ pub struct Breakdown {
     pub vector_rank: Option<usize>,
     /// Its cosine similarity to the query, if it has a vector.
     pub similarity: Option<f64>,
-    /// The fused match score.
+    /// The fused match score ([`ASSISTANT_WEIGHT`] of it for a memory that holds what an
+    /// assistant said).
     pub matched: f64,
+    /// Whether part of the memory is what an assistant said (a question's answer): its match
+    /// counts [`ASSISTANT_WEIGHT`] as much, so a model's answer never outranks what a person
+    /// said or a fact that matches as well.
+    pub said_by_assistant: bool,
     /// The time phrase it matched ("in May 2023"), if any.
     pub time_phrase: Option<String>,
     /// Added for occurring in the query's time range.
@@ -165,6 +170,16 @@ pub struct Recalled {
     pub memory: Memory,
     /// Why it was recalled.
     pub breakdown: Breakdown,
+}
+
+/// How much a match counts when part of the memory is what an assistant said. Half: a
+/// question and its (possibly invented) answer that match a query as well as a fact does rank
+/// well below that fact, yet a conversation that alone holds what was asked is still found.
+pub const ASSISTANT_WEIGHT: f64 = 0.5;
+
+/// Whether part of `m` is what an assistant said: an exchange with an answer.
+pub fn said_by_assistant(m: &Memory) -> bool {
+    matches!(&m.content, Content::Episodic(e) if matches!(&e.body, EpisodeBody::Exchange { response, .. } if !response.trim().is_empty()))
 }
 
 /// The smallest bm25 range that is stretched to 0–1 (see [`Fusion::Weighted`]).
@@ -218,6 +233,10 @@ fn score_all(
             }
             Fusion::Rrf { k } => [b.keyword_rank, b.vector_rank].iter().flatten().map(|r| 1.0 / (k + *r as f64)).sum(),
         };
+        b.said_by_assistant = said_by_assistant(&r.memory);
+        if b.said_by_assistant {
+            b.matched *= ASSISTANT_WEIGHT;
+        }
         if let (Some(p), TimeUse::Boost { weight }) = (phrase, options.time) {
             let at = r.memory.occurred_at();
             if p.since <= at && at < p.until {

@@ -25,7 +25,7 @@ mod q8;
 
 pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Shape};
-pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, Sampling};
+pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling};
 pub use minilm::MiniLm;
 pub use process::tune_process;
 pub use strata_tokens::{CHAT_DIR, CHAT_FILE, EMBEDDER_DIR, models_dir};

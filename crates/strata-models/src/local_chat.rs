@@ -330,6 +330,11 @@ fn pick(logits: &candle_core::Tensor, s: Sampling, rng: &mut impl Rng) -> candle
     Ok(best())
 }
 
+/// The on-device model's prompt budget for memory-augmented turns: what measurably helps it
+/// answer (docs/benchmarks.md, "Answers from memory") and keeps its first word quick at any
+/// store size, far below its 8,192-token window.
+pub const PROMPT_BUDGET: usize = 512;
+
 impl strata_core::ChatModel for LocalChat {
     fn provider(&self) -> &str {
         "on-device"
@@ -343,6 +348,10 @@ impl strata_core::ChatModel for LocalChat {
     /// this small model follows far better than a system turn.
     fn memories_before_message(&self) -> bool {
         true
+    }
+
+    fn prompt_budget(&self) -> Option<usize> {
+        Some(PROMPT_BUDGET)
     }
 
     /// Tools are not offered to the on-device model (it cannot call them reliably).
@@ -440,6 +449,10 @@ impl strata_core::ChatModel for LazyLocalChat {
 
     fn memories_before_message(&self) -> bool {
         true
+    }
+
+    fn prompt_budget(&self) -> Option<usize> {
+        Some(PROMPT_BUDGET)
     }
 
     fn chat(

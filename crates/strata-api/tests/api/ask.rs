@@ -15,6 +15,7 @@ use super::{Db, fact};
 /// Answers from a script, remembering what it was sent.
 struct Scripted {
     before_message: bool,
+    budget: Option<usize>,
     count: Option<usize>,
     answers: Mutex<Vec<Result<ChatResponse, ChatError>>>,
     sent: Mutex<Vec<Vec<Message>>>,
@@ -22,7 +23,13 @@ struct Scripted {
 
 impl Scripted {
     fn new(answers: Vec<Result<ChatResponse, ChatError>>) -> Scripted {
-        Scripted { before_message: false, count: None, answers: Mutex::new(answers), sent: Mutex::new(vec![]) }
+        Scripted {
+            before_message: false,
+            budget: None,
+            count: None,
+            answers: Mutex::new(answers),
+            sent: Mutex::new(vec![]),
+        }
     }
 }
 
@@ -45,6 +52,9 @@ impl ChatModel for Scripted {
     fn memories_before_message(&self) -> bool {
         self.before_message
     }
+    fn prompt_budget(&self) -> Option<usize> {
+        self.budget
+    }
     fn count_prompt(&self, _: &[Message]) -> Option<Result<usize, ChatError>> {
         self.count.map(Ok)
     }
@@ -63,7 +73,17 @@ fn ask(
     model: &Scripted,
     q: &str,
 ) -> Result<strata_api::AskView, strata_api::ApiError> {
-    let params = AskParams { question: q.into(), record: true, ..Default::default() };
+    ask_in(engine, model, q, None)
+}
+
+fn ask_in(
+    engine: &mut strata_api::Engine,
+    model: &Scripted,
+    q: &str,
+    conversation: Option<&str>,
+) -> Result<strata_api::AskView, strata_api::ApiError> {
+    let session_id = conversation.map(String::from);
+    let params = AskParams { question: q.into(), record: true, session_id, ..Default::default() };
     engine.ask(params, model, &mut |_| {}, &AtomicBool::new(false))
 }
 
@@ -122,4 +142,74 @@ fn a_too_long_prompt_is_shrunk_once_and_only_whole_answers_are_remembered() {
     assert!(ask(&mut engine, &model, "Tell me about pixel").unwrap().recorded.is_none());
     assert_eq!(episodes(&engine), 1);
     assert_eq!(ask(&mut engine, &Scripted::new(vec![]), " ").unwrap_err().code, ErrorCode::InvalidInput);
+}
+
+/// The case end to end: a model invents a birthday; asked again, the prompt gives the
+/// fact first and labels the old answer as the assistant's; marked wrong, the answer is no
+/// longer recalled or sent, yet the conversation still shows it, marked.
+#[test]
+fn conversations_are_kept_and_a_wrong_answer_is_labelled_then_excluded() {
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    engine.add(fact("grandma_rosa", "birthday 14 March")).unwrap();
+    let model = Scripted::new(vec![
+        answer("Her birthday is 3 May 1941.", "stop"),
+        answer("14 March.", "stop"),
+        answer("14 March.", "stop"),
+    ]);
+    let first = ask_in(&mut engine, &model, "When is grandma rosa's birthday?", Some("chat-1")).unwrap();
+    let wrong_id = first.recorded.unwrap().id;
+
+    let second = ask_in(&mut engine, &model, "grandma rosa birthday", Some("chat-2")).unwrap();
+    let prompt: String = model.sent.lock().unwrap()[1].iter().map(|m| m.content.clone()).collect();
+    let (fact_at, answer_at) = (prompt.find("14 March").unwrap(), prompt.find("3 May 1941").unwrap());
+    assert!(fact_at < answer_at, "the fact comes first: {prompt}");
+    assert!(prompt.contains("the assistant answered (it may be wrong): Her birthday is 3 May 1941."), "{prompt}");
+    let recalled = engine.recall("grandma rosa birthday", Filter::default(), 5).unwrap();
+    assert_eq!(recalled[0].memory.content.key(), Some("grandma_rosa"), "{recalled:?}");
+
+    // The conversations, the one used last first, each read back from the store.
+    let list = engine.conversations(10).unwrap();
+    assert_eq!(list.iter().map(|c| (c.id.as_str(), c.turns)).collect::<Vec<_>>(), vec![("chat-2", 1), ("chat-1", 1)]);
+    assert_eq!(list[1].title, "When is grandma rosa's birthday?");
+    let turns = engine.conversation("chat-1").unwrap();
+    let t = &turns[0];
+    assert_eq!(
+        (t.answer.as_str(), t.provider.as_deref(), t.model.as_deref(), t.wrong),
+        ("Her birthday is 3 May 1941.", Some("scripted"), Some("gpt-4o-mini"), false)
+    );
+
+    // Marked wrong: kept and shown, no longer recalled or sent; the history says why.
+    let marked = engine.mark_answer_wrong(&strata_api::Target::new(wrong_id.clone())).unwrap();
+    assert!(marked.wrong);
+    assert!(engine.conversation("chat-1").unwrap()[0].wrong);
+    let recalled = engine.recall("grandma rosa birthday", Filter::default(), 5).unwrap();
+    assert!(recalled.iter().all(|r| r.memory.id != wrong_id), "{recalled:?}");
+    ask_in(&mut engine, &model, "grandma rosa birthday", Some("chat-2")).unwrap();
+    let prompt: String = model.sent.lock().unwrap()[2].iter().map(|m| m.content.clone()).collect();
+    assert!(!prompt.contains("3 May 1941"), "{prompt}");
+    let history = engine.history(&strata_api::Target::new(wrong_id)).unwrap();
+    assert!(history.iter().any(|e| serde_json::to_string(e).unwrap().contains("marked wrong")), "{history:?}");
+    assert_eq!(second.answer, "14 March.");
+
+    // Only an assistant's answer can be marked wrong; conversation ids are checked.
+    let fact_id = engine.recall("grandma rosa", Filter::default(), 1).unwrap()[0].memory.id.clone();
+    assert_eq!(engine.mark_answer_wrong(&strata_api::Target::new(fact_id)).unwrap_err().code, ErrorCode::InvalidInput);
+    for bad in ["", "chat-", "session_1", "chat-a b", "chat-../x"] {
+        assert_eq!(engine.conversation(bad).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+    }
+}
+
+/// A model's preferred budget is used when the caller names none, under the user's cap.
+#[test]
+fn a_model_s_preferred_budget_is_the_default() {
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    engine.add(fact("pixel", "a grey tabby cat")).unwrap();
+    let model =
+        Scripted { budget: Some(300), ..Scripted::new(vec![answer("A cat.", "stop"), answer("A cat.", "stop")]) };
+    assert_eq!(ask(&mut engine, &model, "What is pixel?").unwrap().context.report.budget, 300);
+    let params = AskParams { question: "What is pixel?".into(), budget: Some(900), ..Default::default() };
+    let v = engine.ask(params, &model, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(v.context.report.budget, 900, "the caller's budget wins");
 }

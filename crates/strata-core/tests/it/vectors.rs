@@ -136,6 +136,42 @@ fn hybrid_search_fuses_both_lists_and_says_why() {
     assert!((kw[0].breakdown.matched - 1.0).abs() < 1e-9);
 }
 
+/// The case: a model invented a year for a birthday the store knows. Asked later, the
+/// fact ranks first even though the invented answer is newer and repeats the question's words;
+/// the answer still comes back (at half its match), and says why.
+#[test]
+fn what_an_assistant_said_never_outranks_a_fact_that_matches_as_well() {
+    let mut f = Fixture::new();
+    let fact = f.add(concept("grandma_rosa", &[("birthday", "14 March")]));
+    f.tick(86_400 * 30);
+    let invented = f.add(Content::Episodic(Episode {
+        occurred_at: t0() + chrono::Duration::days(30),
+        body: EpisodeBody::Exchange {
+            query: "When is Grandma Rosa's birthday?".into(),
+            response: "Grandma Rosa's birthday is 3 May 1941.".into(),
+        },
+        concepts: vec![],
+        extra: Default::default(),
+    }));
+    embed_all(&mut f);
+    for options in [HybridOptions::hybrid(), HybridOptions::hybrid_rerank()] {
+        let got = f.store.hybrid_search(Some(&E), "grandma rosa birthday", &user_filter(), 5, options).unwrap();
+        let order: Vec<_> = got.iter().map(|r| r.memory.id).collect();
+        assert_eq!(order, vec![fact.id, invented.id], "{:#?}", got.iter().map(|r| &r.breakdown).collect::<Vec<_>>());
+        assert!(got[1].breakdown.said_by_assistant && !got[0].breakdown.said_by_assistant);
+        assert!(got[1].breakdown.matched <= ASSISTANT_WEIGHT + 1e-9);
+    }
+    // What the user said alone (no answer) is not discounted.
+    let said = Content::Episodic(Episode {
+        occurred_at: t0(),
+        body: EpisodeBody::Exchange { query: "my locker code is 4312".into(), response: " ".into() },
+        concepts: vec![],
+        extra: Default::default(),
+    });
+    let said = f.add(said);
+    assert!(!said_by_assistant(&said));
+}
+
 #[test]
 fn time_words_boost_or_filter_by_when_it_happened() {
     let mut f = Fixture::new();

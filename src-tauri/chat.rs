@@ -1,0 +1,114 @@
+//! The chat screen's commands: a memory-augmented turn in a conversation, the conversations
+//! kept (read back from the store), and marking an answer wrong.
+
+use strata_api::conversations::check_conversation_id;
+use strata_api::{
+    ApiError, AskParams, ChatChoice, ChatTurnView, ConversationTurnView, ConversationView, ErrorCode, Target,
+};
+use strata_core::Filter;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::state::AppState;
+
+/// The chat choice that names the on-device model.
+const ON_DEVICE: &str = "on-device";
+
+/// One message of the conversation so far.
+#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
+pub(crate) struct ChatMessage {
+    /// `user` or `assistant`.
+    role: String,
+    /// What was said.
+    content: String,
+}
+
+/// One memory-augmented turn with the chosen model (none or `on-device`: the on-device
+/// model; else a provider, its key from the environment or the keychain): the answer streams
+/// over `on_text` piece by piece; the exchange is remembered in `conversation`. `cancel_job(job)` stops the
+/// answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn chat(
+    state: State<'_, AppState>,
+    job: String,
+    conversation: String,
+    question: String,
+    history: Vec<ChatMessage>,
+    model: Option<ChatChoice>,
+    on_text: Channel<String>,
+) -> Result<ChatTurnView, ApiError> {
+    let model: std::sync::Arc<dyn strata_core::ChatModel> = match model.filter(|c| c.provider != ON_DEVICE) {
+        None => state.chat_model()?,
+        Some(c) => {
+            let config = strata_providers::ProviderConfig {
+                provider: c.provider,
+                model: c.model.trim().to_string(),
+                base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
+                key: None,
+            };
+            tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
+                .await
+                .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
+                .into()
+        }
+    };
+    check_conversation_id(&conversation)?;
+    let stop = crate::jobs::Stop::register(&state, job)?;
+    state
+        .run(move |e| {
+            let history = history
+                .into_iter()
+                .map(|m| match m.role.as_str() {
+                    "assistant" => strata_core::Message::assistant(m.content),
+                    _ => strata_core::Message::user(m.content),
+                })
+                .collect();
+            let params = AskParams {
+                question,
+                system: None,
+                history,
+                budget: None,
+                filter: Filter::default(),
+                max_tokens: Some(160),
+                session_id: Some(conversation),
+                record: true,
+            };
+            e.chat_turn(
+                params,
+                model.as_ref(),
+                &mut |piece| {
+                    let _ = on_text.send(piece.to_string());
+                },
+                stop.flag(),
+            )
+        })
+        .await
+}
+
+/// The conversations kept, the one used last first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn conversations(state: State<'_, AppState>) -> Result<Vec<ConversationView>, ApiError> {
+    state.run(|e| e.conversations(200)).await
+}
+
+/// A kept conversation's turns, oldest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn conversation(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Vec<ConversationTurnView>, ApiError> {
+    state.run(move |e| e.conversation(&id)).await
+}
+
+/// Marks an answer wrong: it is no longer recalled or given to a model, but still shown.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn mark_answer_wrong(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<ConversationTurnView, ApiError> {
+    state.run(move |e| e.mark_answer_wrong(&Target::new(id))).await
+}

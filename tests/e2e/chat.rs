@@ -1,0 +1,111 @@
+//! The chat screen as a person uses it: a "thinking" state until the first word, memories used
+//! that open in the list, an answer marked wrong (kept, crossed out, never sent again), one not
+//! remembered at all, and conversations kept — across screens, in a list, and across restarts.
+
+use std::time::Duration;
+
+use strata_api::{Engine, EngineOptions};
+use strata_core::Filter;
+
+use crate::providers::{KEY, openai_after};
+use crate::webdriver::Session;
+use crate::{Driver, screenshot, seeded};
+
+const ANSWER: &str = "Pixel is a grey tabby.";
+
+fn ask(s: &Session, question: &str) {
+    s.type_into(&s.find("#chat-input"), question);
+    s.click(&s.find("#chat-send"));
+}
+
+/// Waits for the `n`th turn's finished answer (its "why" panel) and returns that panel's text.
+fn answered(s: &Session, n: usize) -> String {
+    s.wait_up_to(Duration::from_secs(60), "the answer", |s| {
+        if let Some(e) = s.all(".turn .error").first() {
+            panic!("the chat failed: {}", s.text(e));
+        }
+        s.all(".turn .why").get(n - 1).map(|e| s.text(e))
+    })
+}
+
+#[test]
+fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let (url, seen) = openai_after(Duration::from_millis(1500));
+    let env = [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY)];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    assert!(s.text(&s.find(".conversations")).contains("Conversations you have here are kept"));
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+
+    // Until the first word, the answer says it is thinking.
+    ask(&s, "What is my favourite drink?");
+    let thinking = s.wait_for("the thinking state", |s| s.all(".turn .answer.thinking").first().map(|e| s.text(e)));
+    assert_eq!(thinking, "Thinking…");
+    let why = answered(&s, 1);
+    assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);
+    assert!(why.contains("Answered by openai gpt-4o-mini · remembered in this conversation"), "{why}");
+    assert!(why.contains("Facts User preferences: name Alex"), "memories in words, not keys: {why}");
+
+    // A memory used opens in the list; the conversation is still there on coming back.
+    let used = s.find(".injected .link");
+    let name = s.text(&used);
+    s.click(&used);
+    let shown = s.wait_for("the memory opened", |s| s.all("#detail h2").first().map(|e| s.text(e)));
+    assert_eq!(shown, name);
+    s.click(&s.find("#nav-chat"));
+    assert_eq!(s.texts(".turn .question"), vec!["What is my favourite drink?"]);
+    assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);
+
+    // Marked wrong: crossed out, said why, and never sent to the model again.
+    s.click(&s.find(".turn .wrong-answer"));
+    let notice = s.wait_for("the notice", |s| s.all(".turn .notice").first().map(|e| s.text(e)));
+    assert!(notice.starts_with("Marked wrong. Strata will not give this answer to a model again"), "{notice}");
+    assert_eq!(s.all(".turn .answer.wrong").len(), 1);
+    assert!(s.all(".turn .wrong-answer").is_empty(), "it cannot be marked twice");
+    ask(&s, "And what do I drink in the evening?");
+    answered(&s, 2);
+    let second = seen.lock().unwrap()[1].clone();
+    assert!(second.contains("And what do I drink in the evening?"), "{second}");
+    assert!(!second.contains(ANSWER), "the wrong answer was sent again: {second}");
+
+    // Not remembered at all: the app's own dialog, then what was erased.
+    s.click(&s.all(".turn .dont-remember")[1]);
+    assert!(s.text(&s.find("#forget-title")).contains("And what do I drink in the evening?"));
+    s.click(&s.find("#forget-confirm"));
+    let notice = s.wait_for("the forget notice", |s| s.all(".turn .notice").get(1).map(|e| s.text(e)));
+    assert!(notice.starts_with("Forgot “this question and its answer”: its words are erased"), "{notice}");
+    screenshot(&s, "chat-conversation");
+
+    // A new conversation starts empty; the old one is listed and opens as it was left.
+    s.click(&s.find("#chat-new"));
+    assert!(s.all(".turn").is_empty());
+    let listed = s.texts(".conversations li");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(listed[0].starts_with("What is my favourite drink?") && listed[0].ends_with("1 question"), "{listed:?}");
+    s.click(&s.find(".conversations li .link"));
+    s.wait_for("the old conversation", |s| (s.all(".turn .answer.wrong").len() == 1).then_some(()));
+    assert_eq!(s.texts(".turn .question"), vec!["What is my favourite drink?"]);
+    s.end();
+    drop(driver);
+
+    // After a restart the window opens on the last conversation.
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    let kept = s.wait_for("the kept conversation", |s| s.all(".turn .answer.wrong").first().map(|e| s.text(e)));
+    assert_eq!(kept, ANSWER);
+    assert_eq!(s.text(&s.find(".turn .by")), "Answered by openai gpt-4o-mini");
+    s.end();
+    drop(driver);
+
+    // In the store: the wrong answer is kept but never recalled; the forgotten one is gone.
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let recalled = e.recall("what do I drink", Filter::default(), 20).unwrap();
+    assert!(recalled.iter().all(|r| !serde_json::to_string(&r.memory).unwrap().contains(ANSWER)), "{recalled:?}");
+    let everything = e.all_memories(Filter { include_expired: true, ..Default::default() }).unwrap();
+    assert!(!format!("{everything:?}").contains("in the evening"), "forgotten");
+}
