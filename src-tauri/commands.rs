@@ -19,16 +19,24 @@ pub(crate) async fn list_memories(
     state.run(move |e| e.list(filter.filter()?, limit as usize, cursor.as_deref())).await
 }
 
-/// Hybrid recall, each result with why it was recalled.
+/// The search box: what matches the text as typed, each result with why it matched (nothing
+/// is recorded as a use).
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn recall(
+pub(crate) async fn find(
     state: State<'_, AppState>,
     query: String,
     filter: FilterForm,
     limit: u32,
 ) -> Result<Vec<RecallView>, ApiError> {
-    state.run(move |e| e.recall(&query, filter.filter()?, limit as usize)).await
+    state.run(move |e| e.find(&query, filter.filter()?, limit as usize)).await
+}
+
+/// How many memories match the filters.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn count_memories(state: State<'_, AppState>, filter: FilterForm) -> Result<f64, ApiError> {
+    state.run(move |e| Ok(e.count(filter.filter()?)? as f64)).await
 }
 
 /// One memory by id or key.

@@ -15,7 +15,8 @@ use tauri_specta::{Builder, collect_commands};
 pub fn bindings() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new().commands(collect_commands![
         commands::list_memories,
-        commands::recall,
+        commands::find,
+        commands::count_memories,
         commands::get_memory,
         commands::memory_as_of,
         commands::history,

@@ -83,6 +83,19 @@ fn search_open_and_forget_a_memory() {
     assert!(found[0].starts_with("Napoleon bonaparte"), "the concept ranks first: {found:?}");
     assert!(s.text(&s.find(".meta")).contains("found"));
 
+    // A word half typed finds what it begins, and only that; the count says how many matched
+    // and how many there are in all.
+    let shown = |s: &Session| s.execute("return document.getElementById('meta').dataset.query", serde_json::json!([]));
+    s.clear(&search);
+    s.type_into(&search, "napo");
+    let meta = s.wait_for("the prefix search", |s| (shown(s) == "napo").then(|| s.text(&s.find("#meta"))));
+    let found = s.texts(".list li .title");
+    assert!(!found.is_empty() && found.iter().all(|t| t.contains("Napoleon")), "{found:?}");
+    assert_eq!(meta, format!("{} found · 8 memories in all", found.len()));
+    s.clear(&search);
+    s.type_into(&search, "Napoleon Corsica");
+    s.wait_for("the search again", |s| (shown(s) == "Napoleon Corsica").then_some(()));
+
     // Its details and history.
     s.click(&s.all(".list li")[0]);
     let detail = s.text(&s.find("#detail"));

@@ -16,7 +16,8 @@ type Row = { memory: MemoryView; why?: RecallView["why"] };
 
 const PAGE = 200;
 const ROW_HEIGHT = 36;
-// Keystrokes closer together than this make one search.
+// Keystrokes closer together than this make one search. A half-typed word does not flash
+// unrelated results: it matches the words it begins (the search is `find`, not recall).
 const SEARCH_DELAY_MS = 25;
 
 // The day after a YYYY-MM-DD date (the filter's "until" is exclusive; the person means
@@ -48,6 +49,8 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   const [forgotten, setForgotten] = useState<string | null>(null);
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [shown, setShown] = useState("");
+  // How many memories the store (or the filters) hold in all.
+  const [total, setTotal] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState(false);
   const seq = useRef(0);
@@ -71,13 +74,15 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
       const mine = ++seq.current;
       const started = performance.now();
       const r = q.trim()
-        ? await commands.recall(q, filter, 50).then((res) =>
+        ? await commands.find(q, filter, 50).then((res) =>
             res.status === "ok" ? { ok: res.data.map((x) => ({ memory: x.memory, why: x.why })), next: null } : { err: res.error },
           )
         : await commands.listMemories(filter, PAGE, null).then((res) =>
             res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
           );
+      const counted = await commands.countMemories(filter);
       if (mine !== seq.current) return; // a newer keystroke won
+      if (counted.status === "ok") setTotal(counted.data);
       if ("err" in r) {
         setError(describe(r.err));
         return;
@@ -216,10 +221,12 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           </button>
           <Transfer onImported={() => load(query)} />
         </div>
-        <div className="meta" id="meta" data-query={shown}>
-          {rows.length.toLocaleString()}
-          {cursor && !query ? "+" : ""} {query ? "found" : "shown"}
-          {elapsed !== null && <span id="elapsed"> · {elapsed} ms</span>}
+        <div className="meta" id="meta" data-query={shown} title={elapsed !== null ? `Shown in ${elapsed} ms` : undefined}>
+          {total === null
+            ? ""
+            : query
+              ? `${rows.length.toLocaleString()} found · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
+              : `${total.toLocaleString()} ${total === 1 ? "memory" : "memories"}${filtered ? " match the filters" : ""}`}
         </div>
         {error && (
           <div className="error" role="alert">

@@ -8,8 +8,13 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 export const commands = {
 	/**  A page of memories, newest first. */
 	listMemories: (filter: FilterForm_Deserialize, limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { filter, limit, cursor })),
-	/**  Hybrid recall, each result with why it was recalled. */
-	recall: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("recall", { query, filter, limit })),
+	/**
+	 *  The search box: what matches the text as typed, each result with why it matched (nothing
+	 *  is recorded as a use).
+	 */
+	find: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("find", { query, filter, limit })),
+	/**  How many memories match the filters. */
+	countMemories: (filter: FilterForm_Deserialize) => typedError<number | null, ApiError>(__TAURI_INVOKE("count_memories", { filter })),
 	/**  One memory by id or key. */
 	getMemory: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("get_memory", { id })),
 	/**  A memory as it was just after the event numbered `seq` (the history's "as of" view). */

@@ -440,6 +440,19 @@ impl Engine {
         Ok(hits.into_iter().map(Into::into).collect())
     }
 
+    /// What a search box shows for `text` as it is typed: recall's ranking with the last word
+    /// matching as a prefix and only close meaning matches ([`HybridOptions::as_typed`]).
+    /// Nothing is recorded: a keystroke is not a use of a memory.
+    pub fn find(&self, text: &str, filter: Filter, limit: usize) -> ApiResult<Vec<RecallView>> {
+        let hits = self.rank(crate::Ranking::Hybrid(strata_core::HybridOptions::as_typed()), text, filter, limit)?;
+        Ok(hits.into_iter().map(Into::into).collect())
+    }
+
+    /// How many memories in this scope match `filter`.
+    pub fn count(&self, filter: Filter) -> ApiResult<u64> {
+        Ok(self.store.count(&self.scoped(filter))?)
+    }
+
     /// Recall in this scope: keyword and vector search fused, time words in the query applied,
     /// relevance added (as [`EngineOptions::recall`] says), each result with its score
     /// breakdown. Records accesses of what it returns. Without an embedder it ranks by keywords.

@@ -185,6 +185,20 @@ pub fn fts_terms(text: &str) -> Vec<String> {
     chosen.into_iter().map(|w| format!("\"{w}\"")).collect()
 }
 
+/// [`fts_terms`] of text still being typed: the last word, when nothing follows it, is also a
+/// prefix (`"napo"*`), unless it is a single letter (which would match most of the index).
+fn typed_terms(text: &str) -> Vec<String> {
+    let mut terms = fts_terms(text);
+    let last = text.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    if last.chars().count() > 1 {
+        let quoted = format!("\"{last}\"");
+        if let Some(t) = terms.iter_mut().find(|t| t.to_lowercase() == quoted.to_lowercase()) {
+            t.push('*');
+        }
+    }
+    terms
+}
+
 /// English function words, sorted (binary search).
 const STOPWORDS: &[&str] = &[
     "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
@@ -231,6 +245,15 @@ impl Store {
     /// The memories that link to `id`, with the relation: (source, relation).
     pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
         crate::rows::linking_to(&self.conn, id)
+    }
+
+    /// How many memories match `filter`.
+    pub fn count(&self, filter: &Filter) -> Result<u64> {
+        let mut sql = "SELECT count(*) FROM memories AS m WHERE 1 = 1".to_string();
+        let mut params = Vec::new();
+        filter.push_sql(&mut sql, &mut params);
+        let n: i64 = self.conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(n as u64)
     }
 
     /// A page of memories matching `filter`, newest first. `limit` is capped at 1,000.
@@ -283,8 +306,8 @@ impl Store {
 
     /// The FTS5 query for `text`: its words OR-ed (bm25 ranks memories matching more and rarer
     /// words first), without words so common they would only slow the search down.
-    fn plan_query(&self, text: &str) -> Result<Option<String>> {
-        let terms = fts_terms(text);
+    fn plan_query(&self, text: &str, typed: bool) -> Result<Option<String>> {
+        let terms = if typed { typed_terms(text) } else { fts_terms(text) };
         if terms.len() <= 1 {
             return Ok(terms.into_iter().next());
         }
@@ -306,7 +329,7 @@ impl Store {
     /// Keyword search (FTS5, bm25), best first, with highlighted snippets. Ranks the newest
     /// [`SEARCH_WINDOW`] matching memories at most.
     pub fn search(&self, text: &str, filter: &Filter, limit: usize, marks: (&str, &str)) -> Result<Vec<SearchHit>> {
-        let Some((q, ranked)) = self.rank(text, filter, limit)? else {
+        let Some((q, ranked)) = self.rank(text, filter, limit, false)? else {
             return Ok(Vec::new());
         };
         let mut snip = self.conn.prepare_cached(
@@ -324,7 +347,17 @@ impl Store {
     /// [`Store::search`] without snippets (empty), for retrieval that shows no passage: each
     /// snippet costs a look-up in the index.
     pub fn search_ranked(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
-        let Some((_, ranked)) = self.rank(text, filter, limit)? else {
+        self.search_ranked_as(text, filter, limit, false)
+    }
+
+    /// [`Store::search_ranked`] for text still being typed: its last word, unless followed by
+    /// a space, also matches the words it begins ("napo" finds Napoleon).
+    pub fn search_typed(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
+        self.search_ranked_as(text, filter, limit, true)
+    }
+
+    fn search_ranked_as(&self, text: &str, filter: &Filter, limit: usize, typed: bool) -> Result<Vec<SearchHit>> {
+        let Some((_, ranked)) = self.rank(text, filter, limit, typed)? else {
             return Ok(Vec::new());
         };
         Ok(ranked.into_iter().map(|(memory, score, _)| SearchHit { memory, score, snippet: String::new() }).collect())
@@ -332,8 +365,14 @@ impl Store {
 
     /// The FTS5 query and the best `limit` (memory, score, index rowid), or None for no words.
     #[allow(clippy::type_complexity)]
-    fn rank(&self, text: &str, filter: &Filter, limit: usize) -> Result<Option<(String, Vec<(Memory, f64, i64)>)>> {
-        let Some(q) = self.plan_query(text)? else {
+    fn rank(
+        &self,
+        text: &str,
+        filter: &Filter,
+        limit: usize,
+        typed: bool,
+    ) -> Result<Option<(String, Vec<(Memory, f64, i64)>)>> {
+        let Some(q) = self.plan_query(text, typed)? else {
             return Ok(None);
         };
         let mut inner =

@@ -90,6 +90,8 @@ pub struct HybridOptions {
     /// similarity: every memory has *some* similarity to any query, and an unrelated question
     /// should recall nothing rather than the least unrelated memories.
     pub min_similarity: f64,
+    /// The query is still being typed: its last word also matches the words it begins.
+    pub typed: bool,
 }
 
 impl HybridOptions {
@@ -101,12 +103,20 @@ impl HybridOptions {
             time: TimeUse::Boost { weight: 0.2 },
             relevance: None,
             min_similarity: 0.2,
+            typed: false,
         }
     }
 
     /// [`HybridOptions::hybrid`] with the relevance rerank (`hybrid_rerank`).
     pub fn hybrid_rerank() -> Self {
         HybridOptions { relevance: Some(Relevance::default()), ..HybridOptions::hybrid() }
+    }
+
+    /// [`HybridOptions::default`] for a search box: the last word typed matches as a prefix,
+    /// and what only resembles the text in meaning must resemble it more closely than in
+    /// recall — results that come and go with each keystroke are noise to a person.
+    pub fn as_typed() -> Self {
+        HybridOptions { typed: true, min_similarity: AS_TYPED_MIN_SIMILARITY, ..HybridOptions::default() }
     }
 
     /// Reciprocal rank fusion (k = 60) of the two lists alone (`hybrid_rrf`).
@@ -117,6 +127,7 @@ impl HybridOptions {
             time: TimeUse::Ignore,
             relevance: None,
             min_similarity: 0.0,
+            typed: false,
         }
     }
 }
@@ -171,6 +182,9 @@ pub struct Recalled {
     /// Why it was recalled.
     pub breakdown: Breakdown,
 }
+
+/// The least similarity of a memory found by meaning alone in [`HybridOptions::as_typed`].
+pub const AS_TYPED_MIN_SIMILARITY: f64 = 0.35;
 
 /// How much a match counts when part of the memory is what an assistant said. Half: a
 /// question and its (possibly invented) answer that match a query as well as a fact does rank
@@ -263,6 +277,16 @@ fn add_relevance(b: &mut Breakdown, m: &Memory, r: &Relevance, now: DateTime<Utc
 }
 
 impl Store {
+    fn keyword_candidates(
+        &self,
+        text: &str,
+        filter: &Filter,
+        n: usize,
+        typed: bool,
+    ) -> Result<Vec<crate::query::SearchHit>> {
+        if typed { self.search_typed(text, filter, n) } else { self.search_ranked(text, filter, n) }
+    }
+
     /// Keyword and vector search fused, time words applied, relevance added, best first.
     /// Without an embedder, or before any vector exists, the match is the keyword score alone.
     pub fn hybrid_search(
@@ -291,11 +315,11 @@ impl Store {
         let (keyword, query_vector) = match embedder {
             Some(e) if self.is_indexed_for(e.model_id())? => std::thread::scope(|s| {
                 let embedding = s.spawn(|| embed_one(e, text));
-                let keyword = self.search_ranked(keywords, &filter, n);
+                let keyword = self.keyword_candidates(keywords, &filter, n, options.typed);
                 let q = embedding.join().unwrap_or_else(|_| Err(crate::Error::invalid("the embedder panicked")));
                 Ok::<_, crate::Error>((keyword?, Some((e.model_id(), q?))))
             })?,
-            _ => (self.search_ranked(keywords, &filter, n)?, None),
+            _ => (self.keyword_candidates(keywords, &filter, n, options.typed)?, None),
         };
         let vector = match &query_vector {
             Some((model, q)) => self.nearest(model, q, &filter, n)?,

@@ -172,6 +172,27 @@ fn what_an_assistant_said_never_outranks_a_fact_that_matches_as_well() {
     assert!(!said_by_assistant(&said));
 }
 
+/// A search box: the last word typed finds the words it begins; a finished word (followed by a
+/// space) and recall's own searches match whole words only.
+#[test]
+fn text_as_typed_finds_what_its_last_word_begins() {
+    let mut f = Fixture::new();
+    let napoleon = f.add(concept("napoleon_bonaparte", &[("birth", "1769, Corsica")]));
+    f.add(concept("nap_schedule", &[("note", "a short nap after lunch")]));
+    embed_all(&mut f);
+    let typed = |q: &str| -> Vec<MemoryId> {
+        let hits = f.store.hybrid_search(Some(&E), q, &user_filter(), 5, HybridOptions::as_typed()).unwrap();
+        hits.into_iter().filter(|r| r.breakdown.keyword_rank.is_some()).map(|r| r.memory.id).collect()
+    };
+    assert_eq!(typed("napo"), vec![napoleon.id]);
+    assert_eq!(typed("born in Corsica, napole"), vec![napoleon.id]);
+    assert_eq!(typed("nap").len(), 2, "nap and napoleon");
+    assert!(typed("napo ").is_empty(), "a finished word is a whole word");
+    let whole = f.store.hybrid_search(Some(&E), "napo", &user_filter(), 5, HybridOptions::default()).unwrap();
+    assert!(whole.iter().all(|r| r.breakdown.keyword_rank.is_none()), "recall matches whole words");
+    assert_eq!(f.store.count(&user_filter()).unwrap(), 2);
+}
+
 #[test]
 fn time_words_boost_or_filter_by_when_it_happened() {
     let mut f = Fixture::new();
