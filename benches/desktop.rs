@@ -64,9 +64,7 @@ fn main() {
     for _ in 0..STARTS {
         let t = Instant::now();
         let s = webdriver::Session::start(&driver.url, app);
-        s.wait_up_to(Duration::from_secs(60), "the first page", |s| {
-            (s.all(".list li").len() > 1).then_some(())
-        });
+        s.wait_up_to(Duration::from_secs(60), "the first page", |s| (s.all(".list li").len() > 1).then_some(()));
         starts.push(t.elapsed().as_secs_f64() * 1000.0);
         s.end();
         std::thread::sleep(Duration::from_secs(1));

@@ -108,3 +108,10 @@ pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: Stri
         })
         .await
 }
+
+/// Adds the example memories (once), for a first look at an empty store; how many were added.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn load_examples(state: State<'_, AppState>) -> Result<f64, ApiError> {
+    state.run(|e| Ok(e.demo()?.total() as f64)).await
+}

@@ -17,6 +17,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::list_memories,
         commands::find,
         commands::count_memories,
+        commands::load_examples,
         commands::get_memory,
         commands::memory_as_of,
         commands::history,

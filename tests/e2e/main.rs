@@ -54,7 +54,7 @@ fn search_open_and_forget_a_memory() {
     s.click(&s.find("#filter-type option[value=procedural]"));
     let procedures = s.wait_for("procedures only", |s| {
         let k = s.texts(".list li .kind");
-        (k.len() == 2 && k.iter().all(|x| x == "procedural")).then_some(k)
+        (k.len() == 2 && k.iter().all(|x| x == "Procedure")).then_some(k)
     });
     assert_eq!(procedures.len(), 2);
     s.click(&s.find("#filter-type option[value='']"));
@@ -163,13 +163,70 @@ fn search_open_and_forget_a_memory() {
     assert_eq!(err.code, strata_api::ErrorCode::NotFound);
 }
 
+/// A new store explains itself in plain words and loads examples with one click; a list among
+/// them is edited as words ("a, b") and stays a list.
+#[test]
+fn an_empty_store_explains_itself_and_loads_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    let first = s.text(&s.find("#first-steps"));
+    for words in ["three kinds of things", "Facts", "Episodes", "Procedures", "short-term", "long-term", "pinned"] {
+        assert!(first.contains(words), "{words}: {first}");
+    }
+    assert_eq!(s.text(&s.find("#meta")), "0 memories");
+    screenshot(&s, "first-steps");
+    s.click(&s.find("#load-examples"));
+    let rows = s.wait_for("the examples", |s| Some(s.texts(".list li .kind")).filter(|k| k.len() == 8));
+    assert!(rows.iter().all(|k| ["Fact", "Episode", "Procedure"].contains(&k.as_str())), "one vocabulary: {rows:?}");
+    assert_eq!(s.text(&s.find("#meta")), "8 memories");
+    assert!(s.all("#first-steps").is_empty());
+
+    // The list of achievements is edited as words and saved unchanged: nothing is written.
+    let napoleon = s.all(".list li").into_iter().find(|r| s.text(r).contains("Napoleon bonaparte")).unwrap();
+    s.click(&napoleon);
+    let events = s.wait_for("the history", |s| Some(s.all(".timeline li").len()).filter(|n| *n > 0));
+    s.click(&s.find("#edit"));
+    let values: Vec<String> = (0..3)
+        .map(|i| {
+            let v = s.execute(
+                &format!("return document.querySelector('input[name=fact-value-{i}]').value"),
+                serde_json::json!([]),
+            );
+            v.as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(values[2], "Napoleonic Code, Military conquests", "{values:?}");
+    assert!(s.text(&s.find("#new-memory")).contains("a list: separate items with commas"));
+    s.type_into(&s.find("input[name=fact-value-2]"), ", Legion of Honour");
+    s.click(&s.find("#save"));
+    let detail =
+        s.wait_for("the saved list", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("Legion of Honour")));
+    assert!(
+        detail.contains("Napoleonic Code, Military conquests, Legion of Honour") && !detail.contains('['),
+        "{detail}"
+    );
+    assert_eq!(s.all(".timeline li").len(), events + 1, "one change");
+    s.end();
+    drop(driver);
+    let e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let m = e.memory(&Target::new("napoleon_bonaparte")).unwrap();
+    let strata_core::Content::Semantic(c) = &m.content else { panic!() };
+    assert_eq!(
+        serde_json::to_value(&c.facts["achievements"]).unwrap(),
+        serde_json::json!(["Napoleonic Code", "Military conquests", "Legion of Honour"]),
+        "still a list"
+    );
+}
+
 #[test]
 fn create_a_memory_of_each_type_through_the_forms() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("strata.db");
     let driver = Driver::start(&db);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
-    s.find(".list .empty"); // a new database says what to do first
+    s.find("#first-steps"); // a new database says what to do first
 
     // A fact, with a missing value first: a clear sentence, nothing written.
     s.click(&s.find("#new"));

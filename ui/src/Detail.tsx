@@ -7,7 +7,7 @@ import {
 } from "./bindings";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
-import { importanceWords, origin, title, valueText, when, words } from "./format";
+import { KIND_WORDS, TIER_WORDS, importanceWords, origin, title, valueText, when, words } from "./format";
 
 type Why = RecallView["why"];
 
@@ -72,16 +72,16 @@ export function Detail({
       <h2>{title(m)}</h2>
       <dl>
         <dt>Type</dt>
-        <dd>{m.type}</dd>
+        <dd>{KIND_WORDS[m.type]}</dd>
         <dt>Tier</dt>
         <dd>
           {past ? (
-            m.tier
+            TIER_WORDS[m.tier]
           ) : (
             <select id="tier" value={m.tier} onChange={(e) => act(commands.moveTier(m.id, e.target.value))}>
-              <option value="short">short (working memory)</option>
-              <option value="medium">medium (recent)</option>
-              <option value="long">long (persistent)</option>
+              <option value="short">Short-term (this conversation’s working memory)</option>
+              <option value="medium">Medium-term (recent, fades if unused)</option>
+              <option value="long">Long-term (kept)</option>
             </select>
           )}
         </dd>

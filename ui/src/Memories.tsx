@@ -7,7 +7,7 @@ import {
 } from "./bindings";
 import { Detail } from "./Detail";
 import { describe } from "./errors";
-import { title } from "./format";
+import { KIND_WORDS, title } from "./format";
 import { NewMemory } from "./NewMemory";
 import { Transfer } from "./Transfer";
 import { VirtualList } from "./VirtualList";
@@ -27,6 +27,51 @@ function dayAfter(date: string): string | null {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
+}
+
+// What an empty store says: the three kinds of memory and the tiers in plain words, and a
+// way to see them with examples.
+function FirstSteps({ onLoaded }: { onLoaded: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const loadExamples = async () => {
+    const res = await commands.loadExamples();
+    if (res.status === "ok") onLoaded();
+    else setError(describe(res.error));
+  };
+  return (
+    <div className="first-steps" id="first-steps">
+      <h2>Nothing remembered yet</h2>
+      <p>Strata keeps what your AI should remember, on this computer. It remembers three kinds of things:</p>
+      <ul>
+        <li>
+          <strong>Facts</strong> — what is true about someone or something: “Favourite drink: oolong tea”.
+        </li>
+        <li>
+          <strong>Episodes</strong> — what was said or happened, and when: a conversation, a trip, an appointment.
+        </li>
+        <li>
+          <strong>Procedures</strong> — how to do something, step by step: “Reset the router: 1. unplug it…”.
+        </li>
+      </ul>
+      <p>
+        Memories sit in three tiers. Episodes start <strong>short-term</strong>: the working memory of their conversation. When
+        it moves on, the useful ones move to <strong>medium-term</strong> and the rest fade (hidden, not erased). Facts and
+        procedures start medium-term. What is used often and matters moves to <strong>long-term</strong>, and back when left
+        unused for long. A pinned memory stays long-term.
+      </p>
+      <div className="actions">
+        <button id="load-examples" onClick={loadExamples}>
+          Load examples
+        </button>
+        <span className="muted">or click “New memory” (Ctrl+N) to add your own, or import a file.</span>
+      </div>
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+    </div>
+  );
 }
 
 // Search as you type (hybrid recall), or every memory newest first when the box is empty;
@@ -245,7 +290,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             ) : filtered ? (
               <p>No memory matches these filters.</p>
             ) : (
-              <p>No memories yet. Click “New memory” (Ctrl+N) to add the first one, or import a file.</p>
+              <FirstSteps onLoaded={() => load(query)} />
             )}
           </div>
         )}
@@ -256,7 +301,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           onEnd={more}
           render={(r) => (
             <div className={`row ${selected?.id === r.memory.id ? "selected" : ""}`} onClick={() => open(r.memory, r.why ?? null)}>
-              <span className={`kind ${r.memory.type}`}>{r.memory.type}</span>
+              <span className={`kind ${r.memory.type}`}>{KIND_WORDS[r.memory.type]}</span>
               <span className="title">{title(r.memory)}</span>
               {r.why && <span className="score">{(r.why.score ?? 0).toFixed(2)}</span>}
             </div>

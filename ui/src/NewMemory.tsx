@@ -11,7 +11,23 @@ const LABELS: Record<Kind, string> = {
   procedural: "How to do something",
 };
 
-const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+// A fact's value as the form shows it, in the shape saving reads it back in: a list as items
+// between commas, yes or no, a number as written, a group (rare) as JSON.
+const asText = (v: unknown) =>
+  typeof v === "string"
+    ? v
+    : typeof v === "boolean"
+      ? v
+        ? "yes"
+        : "no"
+      : Array.isArray(v) && v.every((x) => typeof x !== "object")
+        ? v.join(", ")
+        : typeof v === "number"
+          ? String(v)
+          : JSON.stringify(v);
+
+// What a value's shape asks of the person editing it.
+const hint = (v: unknown) => (Array.isArray(v) ? "a list: separate items with commas" : typeof v === "boolean" ? "yes or no" : null);
 
 // A form for each memory type: facts as name/value rows, an episode as speaker, words and
 // time, a procedure as ordered steps. No JSON needed. With `editing`, the same form filled
@@ -88,6 +104,7 @@ export function NewMemory({
             <div className="fact" key={i}>
               <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
               <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
+              {e?.type === "semantic" && hint(e.facts[f[0]]) && <span className="muted hint">{hint(e.facts[f[0]])}</span>}
               {facts.length > 1 && (
                 <button type="button" className="link" name={`remove-fact-${i}`} onClick={() => setFacts((old) => old.filter((_, k) => k !== i))}>
                   Remove

@@ -15,6 +15,8 @@ export const commands = {
 	find: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("find", { query, filter, limit })),
 	/**  How many memories match the filters. */
 	countMemories: (filter: FilterForm_Deserialize) => typedError<number | null, ApiError>(__TAURI_INVOKE("count_memories", { filter })),
+	/**  Adds the example memories (once), for a first look at an empty store; how many were added. */
+	loadExamples: () => typedError<number | null, ApiError>(__TAURI_INVOKE("load_examples")),
 	/**  One memory by id or key. */
 	getMemory: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("get_memory", { id })),
 	/**  A memory as it was just after the event numbered `seq` (the history's "as of" view). */

@@ -15,6 +15,10 @@ export function importanceWords(i: number | null): string {
   return named ? `${named[1]} (${i})` : String(i);
 }
 
+// The names of memory types and tiers, the same on every screen.
+export const KIND_WORDS: Record<string, string> = { semantic: "Fact", episodic: "Episode", procedural: "Procedure" };
+export const TIER_WORDS: Record<string, string> = { short: "Short-term", medium: "Medium-term", long: "Long-term" };
+
 // A key as words: "user_preferences" → "User preferences".
 export function words(key: string): string {
   const s = key.replace(/_/g, " ").trim();

@@ -71,12 +71,7 @@ impl MemoryForm {
                     }
                     let name = nonempty("A fact's name", &name)?;
                     let value = nonempty(&format!("The value of '{name}'"), &value)?;
-                    let value = value.as_str();
-                    let v = match serde_json::from_str::<serde_json::Number>(value) {
-                        Ok(n) => FactValue::Number(n),
-                        Err(_) => FactValue::Text(value.to_string()),
-                    };
-                    all.insert(name, v);
+                    all.insert(name, from_text(&value));
                 }
                 if all.is_empty() {
                     return Err(ApiError::invalid("Add at least one fact"));
@@ -151,6 +146,37 @@ impl FilterForm {
     }
 }
 
+/// A fact's value from a form's text: a number if it reads as one, else the text.
+fn from_text(text: &str) -> FactValue {
+    match serde_json::from_str::<serde_json::Number>(text) {
+        Ok(n) => FactValue::Number(n),
+        Err(_) => FactValue::Text(text.to_string()),
+    }
+}
+
+/// An edited fact's text read the way its old value is shaped, as the edit form shows each
+/// shape: a list as items between commas, yes or no, a group as JSON. A text or a number
+/// stays what the text reads as.
+fn shaped_like(old: &FactValue, new: FactValue, name: &str) -> ApiResult<FactValue> {
+    let text = match &new {
+        FactValue::Text(s) => s.clone(),
+        FactValue::Number(n) => n.to_string(),
+        _ => return Ok(new),
+    };
+    Ok(match old {
+        FactValue::List(_) => {
+            FactValue::List(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(from_text).collect())
+        }
+        FactValue::Bool(_) => match text.trim().to_lowercase().as_str() {
+            "yes" | "true" => FactValue::Bool(true),
+            "no" | "false" => FactValue::Bool(false),
+            _ => return Err(ApiError::invalid(format!("The value of '{name}' is yes or no, not '{text}'"))),
+        },
+        FactValue::Group(_) => serde_json::from_str::<FactValue>(&text).unwrap_or(new),
+        _ => new,
+    })
+}
+
 /// Changes to a memory as the edit form holds them: its fields as they should now read (the
 /// type, key and name stay), its tags and importance.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -182,7 +208,17 @@ impl EditForm {
                     return Err(ApiError::invalid("A memory's key cannot change; create a new memory instead"));
                 }
                 req.unset_facts = old.facts.keys().filter(|k| !new.facts.contains_key(*k)).cloned().collect();
-                req.set_facts = new.facts.into_iter().filter(|(k, v)| old.facts.get(k) != Some(v)).collect();
+                let mut set = Vec::new();
+                for (k, v) in new.facts {
+                    let v = match old.facts.get(&k) {
+                        Some(before) => shaped_like(before, v, &k)?,
+                        None => v,
+                    };
+                    if old.facts.get(&k) != Some(&v) {
+                        set.push((k, v));
+                    }
+                }
+                req.set_facts = set;
             }
             (Content::Episodic(old), Content::Episodic(new)) => {
                 let (EpisodeBody::Utterance { text, .. }, EpisodeBody::Utterance { text: new_text, .. }) =

@@ -34,3 +34,62 @@ fn an_edit_form_changes_fields_and_tags_and_refuses_a_new_key() {
     let err = e.edit(&strata_api::Target::new(&m.id), form("rex", vec![("a", "b")], vec![])).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
 }
+
+/// A list, a yes/no and a group keep their shape through the edit form, which shows them as
+/// words ("a, b", "yes", JSON for a group): saving unchanged writes nothing, a changed list is
+/// split at its commas, and a yes/no that is neither is refused.
+#[test]
+fn an_edit_keeps_lists_yes_no_and_groups_as_they_were() {
+    use strata_api::AddRequest;
+    use strata_api::forms::{ContentForm, EditForm};
+    use strata_core::{Concept, Content, FactValue};
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let facts = serde_json::json!({
+        "achievements": ["Napoleonic Code", "Military conquests"],
+        "emperor": true,
+        "born": {"year": 1769, "place": "Corsica"},
+        "name": "Napoleon"
+    });
+    let content = Content::Semantic(Concept { key: "napoleon".into(), facts: serde_json::from_value(facts).unwrap() });
+    let m = e.add(AddRequest::new(content)).unwrap();
+    let target = strata_api::Target::new(&m.id);
+    let form = |achievements: &str, emperor: &str| EditForm {
+        content: ContentForm::Semantic {
+            key: "napoleon".into(),
+            facts: [
+                ("achievements", achievements),
+                ("emperor", emperor),
+                ("born", r#"{"place":"Corsica","year":1769}"#),
+                ("name", "Napoleon"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        },
+        tags: vec![],
+        importance: None,
+        expected_version: None,
+    };
+    let before = e.history(&target).unwrap().len();
+    e.edit(&target, form("Napoleonic Code, Military conquests", "yes")).unwrap();
+    assert_eq!(e.history(&target).unwrap().len(), before, "shown as words, saved unchanged: nothing written");
+
+    let edited = e.edit(&target, form("Napoleonic Code, Military conquests, Legion of Honour", "no")).unwrap();
+    let Content::Semantic(c) = &edited.content else { panic!() };
+    assert_eq!(
+        c.facts["achievements"],
+        serde_json::from_value::<FactValue>(serde_json::json!([
+            "Napoleonic Code",
+            "Military conquests",
+            "Legion of Honour"
+        ]))
+        .unwrap()
+    );
+    assert_eq!(c.facts["emperor"], FactValue::Bool(false));
+    assert!(matches!(c.facts["born"], FactValue::Group(_)), "{:?}", c.facts["born"]);
+
+    let err = e.edit(&target, form("x", "maybe")).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert!(err.message.contains("yes or no"), "{}", err.message);
+}
