@@ -1,5 +1,6 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
+use strata_api::changes::ComparisonView;
 use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, FilterForm, MemoryForm};
 use strata_api::{ApiError, ForgetReport, Target};
@@ -46,11 +47,18 @@ pub(crate) async fn get_memory(state: State<'_, AppState>, id: String) -> Result
     state.run(move |e| e.get(&Target::new(id), None)).await
 }
 
-/// A memory as it was just after the event numbered `seq` (the history's "as of" view).
+/// A memory as it was after event `seq`, with what has changed since.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn memory_as_of(state: State<'_, AppState>, id: String, seq: f64) -> Result<MemoryView, ApiError> {
-    state.run(move |e| e.get(&Target::new(id), Some(strata_core::AsOf::Seq(seq as i64)))).await
+pub(crate) async fn compare(state: State<'_, AppState>, id: String, seq: f64) -> Result<ComparisonView, ApiError> {
+    state.run(move |e| e.compare(&Target::new(id), seq as i64)).await
+}
+
+/// Makes a memory's content, importance and tags what they were after event `seq`.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn restore(state: State<'_, AppState>, id: String, seq: f64) -> Result<MemoryView, ApiError> {
+    state.run(move |e| e.restore(&Target::new(id), seq as i64)).await
 }
 
 /// A memory's events, oldest first.

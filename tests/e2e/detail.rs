@@ -93,9 +93,31 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     let then = s.text(&s.find("#detail h2"));
     assert!(!then.contains("green tea") && then.contains("oolong tea"), "as of creation: {then}");
     assert!(s.all("#edit").is_empty() && s.all("#tier").is_empty(), "the past is read-only");
+    // What changed since, in words; the history says it too.
+    let since = s.texts("#as-of-changes li");
+    assert_eq!(since, ["favourite drink: “oolong tea” → “green tea”"]);
+    let history = s.texts(".timeline li");
+    assert!(history.iter().any(|h| h.contains("changed favourite drink: “oolong tea” → “green tea”")), "{history:?}");
     screenshot(&s, "history-as-of");
     s.click(&s.find("#as-of-now"));
     s.wait_for("now again", |s| Some(s.text(&s.find("#detail h2"))).filter(|t| t.contains("green tea")));
+
+    // Restored to the first version: new events, the old ones kept.
+    let before = s.all(".timeline li").len();
+    s.click(&s.all(".timeline li button")[0]);
+    s.click(&s.find("#restore"));
+    s.wait_for("the restored version", |s| Some(s.text(&s.find("#detail h2"))).filter(|t| t.contains("oolong tea")));
+    assert!(s.all("#as-of").is_empty(), "back to now");
+    let history =
+        s.wait_for("the restore in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() > before));
+    assert!(history.iter().any(|h| h.contains("changed favourite drink: “green tea” → “oolong tea”")), "{history:?}");
+    s.click(&s.all(".timeline li button")[0]);
+    assert_eq!(
+        s.wait_for("the comparison", |s| s.all("#as-of-changes").first().map(|e| s.text(e))),
+        "It reads the same now."
+    );
+    assert!(s.all("#restore").is_empty(), "nothing to restore");
+    s.click(&s.find("#as-of-now"));
     s.type_into(&s.find("#search"), "\u{E00C}"); // Escape
     s.wait_for("the search cleared", |s| (titles(s).len() == 10).then_some(()));
     s.end();

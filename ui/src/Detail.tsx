@@ -27,7 +27,7 @@ export function Detail({
   onForgotten: (what: string) => void;
 }) {
   const [history, setHistory] = useState<EventView[]>([]);
-  const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView } | null>(null);
+  const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView; changes: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -44,9 +44,19 @@ export function Detail({
   };
 
   const showAsOf = async (event: EventView) => {
-    const res = await commands.memoryAsOf(memory.id, event.seq);
-    if (res.status === "ok") setAsOf({ event, memory: res.data });
+    const res = await commands.compare(memory.id, event.seq);
+    if (res.status === "ok") setAsOf({ event, memory: res.data.then, changes: res.data.changes });
     else setError(describe(res.error));
+  };
+
+  const restore = async () => {
+    if (!asOf) return;
+    const res = await commands.restore(memory.id, asOf.event.seq);
+    if (res.status === "ok") {
+      setError(null);
+      setAsOf(null);
+      onChanged(res.data);
+    } else setError(describe(res.error));
   };
 
   const [confirming, setConfirming] = useState(false);
@@ -64,9 +74,26 @@ export function Detail({
       {asOf && (
         <div className="as-of" id="as-of">
           As it was after “{asOf.event.summary}” ({when(asOf.event.at)}), version {asOf.memory.version}.{" "}
+          {asOf.changes.length === 0 ? (
+            <p id="as-of-changes">It reads the same now.</p>
+          ) : (
+            <>
+              <p>Since then:</p>
+              <ul id="as-of-changes">
+                {asOf.changes.map((c, i) => (
+                  <li key={i}>{c}</li>
+                ))}
+              </ul>
+            </>
+          )}
           <button id="as-of-now" onClick={() => setAsOf(null)}>
             Back to now
           </button>
+          {asOf.changes.length > 0 && (
+            <button id="restore" onClick={restore} title="Its tier and pin stay as they are">
+              Restore this version
+            </button>
+          )}
         </div>
       )}
       <h2>{title(m)}</h2>
@@ -211,9 +238,17 @@ function Fields({ memory: m }: { memory: MemoryView }) {
 
 // Why the last search recalled it: the parts of its score.
 function WhyTable({ why }: { why: Why }) {
+  const reasons = [
+    why.keyword_rank != null && "it has words you searched for",
+    (why.similarity ?? 0) >= 0.5 && "it is close in meaning",
+    why.time_phrase && `it happened ${why.time_phrase}`,
+    why.said_by_assistant && "it counts half, as part of it is what an assistant said",
+  ].filter(Boolean);
   return (
-    <>
-      <h3>Why it was recalled</h3>
+    <details className="why">
+      <summary>
+        <strong>Why it was found:</strong> {reasons.length ? reasons.join("; ") : "it resembles what you searched for"}.
+      </summary>
       <table className="why-table" id="why">
         <tbody>
           <tr>
@@ -243,8 +278,14 @@ function WhyTable({ why }: { why: Why }) {
               {(why.tier ?? 0).toFixed(3)}
             </td>
           </tr>
+          {why.said_by_assistant && (
+            <tr>
+              <th>An assistant's words</th>
+              <td>the match counts half</td>
+            </tr>
+          )}
         </tbody>
       </table>
-    </>
+    </details>
   );
 }

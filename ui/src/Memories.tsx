@@ -303,7 +303,6 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             <div className={`row ${selected?.id === r.memory.id ? "selected" : ""}`} onClick={() => open(r.memory, r.why ?? null)}>
               <span className={`kind ${r.memory.type}`}>{KIND_WORDS[r.memory.type]}</span>
               <span className="title">{title(r.memory)}</span>
-              {r.why && <span className="score">{(r.why.score ?? 0).toFixed(2)}</span>}
             </div>
           )}
         />

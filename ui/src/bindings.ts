@@ -19,8 +19,10 @@ export const commands = {
 	loadExamples: () => typedError<number | null, ApiError>(__TAURI_INVOKE("load_examples")),
 	/**  One memory by id or key. */
 	getMemory: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("get_memory", { id })),
-	/**  A memory as it was just after the event numbered `seq` (the history's "as of" view). */
-	memoryAsOf: (id: string, seq: number | null) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("memory_as_of", { id, seq })),
+	/**  A memory as it was after event `seq`, with what has changed since. */
+	compare: (id: string, seq: number | null) => typedError<ComparisonView_Serialize, ApiError>(__TAURI_INVOKE("compare", { id, seq })),
+	/**  Makes a memory's content, importance and tags what they were after event `seq`. */
+	restore: (id: string, seq: number | null) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("restore", { id, seq })),
 	/**  A memory's events, oldest first. */
 	history: (id: string) => typedError<EventView_Serialize[], ApiError>(__TAURI_INVOKE("history", { id })),
 	/**  Forgets a memory for good. */
@@ -223,6 +225,25 @@ export type ChatTurnView_Serialize = {
 	tokenizer: string,
 	/**  The exchange as recorded, if it was. */
 	recorded_id: string | null,
+};
+
+/**  A past version of a memory next to the memory now. */
+export type ComparisonView = ComparisonView_Serialize | ComparisonView_Deserialize;
+
+/**  A past version of a memory next to the memory now. */
+export type ComparisonView_Deserialize = {
+	/**  The memory as it was. */
+	then: MemoryView_Deserialize,
+	/**  What differs from then to now, one line each (empty: it reads the same). */
+	changes: string[],
+};
+
+/**  A past version of a memory next to the memory now. */
+export type ComparisonView_Serialize = {
+	/**  The memory as it was. */
+	then: MemoryView_Serialize,
+	/**  What differs from then to now, one line each (empty: it reads the same). */
+	changes: string[],
 };
 
 /**  The fields of each type. */

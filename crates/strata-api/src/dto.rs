@@ -206,8 +206,8 @@ pub fn summarize(c: &Change) -> String {
 pub fn content_title(c: &Content) -> String {
     let (title, body) = strata_core::search_text(c);
     let text = match c {
-        Content::Semantic(s) => format!("{}: {}", s.key, body.replace('\n', "; ")),
-        Content::Procedural(p) => format!("{} ({} steps)", p.name, p.steps.len()),
+        Content::Semantic(_) => format!("{title}: {}", body.replace('\n', "; ")),
+        Content::Procedural(p) => format!("{title} ({} steps)", p.steps.len()),
         Content::Episodic(_) => format!("{title}: {body}"),
     };
     truncate(&text, 80)

@@ -99,6 +99,19 @@ pub struct UpdateRequest {
     pub expected_version: Option<u64>,
 }
 
+impl UpdateRequest {
+    /// Whether it changes anything (the version it expects aside).
+    pub fn changes_anything(&self) -> bool {
+        !self.set_facts.is_empty()
+            || !self.unset_facts.is_empty()
+            || self.text.is_some()
+            || self.query.is_some()
+            || self.steps.is_some()
+            || self.context.is_some()
+            || self.importance.is_some()
+    }
+}
+
 /// How a memory is named on the command line: its id, or its key in the current scope.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -513,23 +526,42 @@ impl Engine {
     /// Applies an update in one transaction.
     pub fn update(&mut self, target: &Target, req: UpdateRequest) -> ApiResult<MemoryView> {
         let id = self.resolve(target)?;
+        self.change(id, Some(&req), &[], &[])
+    }
+
+    /// Applies an update (if any) and adds and removes tags, all in one transaction.
+    pub(crate) fn change(
+        &mut self,
+        id: MemoryId,
+        update: Option<&UpdateRequest>,
+        add: &[String],
+        remove: &[String],
+    ) -> ApiResult<MemoryView> {
         let meta = self.meta();
-        let importance = req.importance.map(Importance::new).transpose()?;
+        let importance = update.and_then(|r| r.importance).map(Importance::new).transpose()?;
         self.store.transact(|tx| {
-            let current = tx.current(id)?;
-            if let Some(v) = req.expected_version
-                && current.version != v
-            {
-                return Err(strata_core::Error::Conflict {
-                    stream: id.to_string(),
-                    expected: v.to_string(),
-                    actual: current.version,
-                });
+            if let Some(req) = update {
+                let current = tx.current(id)?;
+                if let Some(v) = req.expected_version
+                    && current.version != v
+                {
+                    return Err(strata_core::Error::Conflict {
+                        stream: id.to_string(),
+                        expected: v.to_string(),
+                        actual: current.version,
+                    });
+                }
+                let content = apply_update(current.content, req)?;
+                tx.update_content(id, content, Expected::Exact(current.version), &meta)?;
+                if let Some(i) = importance {
+                    tx.set_importance(id, i, &meta)?;
+                }
             }
-            let content = apply_update(current.content, &req)?;
-            tx.update_content(id, content, Expected::Exact(current.version), &meta)?;
-            if let Some(i) = importance {
-                tx.set_importance(id, i, &meta)?;
+            for t in add {
+                tx.tag(id, t, &meta)?;
+            }
+            for t in remove {
+                tx.untag(id, t, &meta)?;
             }
             Ok(())
         })?;
@@ -599,7 +631,30 @@ impl Engine {
     /// A memory's events, oldest first.
     pub fn history(&self, target: &Target) -> ApiResult<Vec<EventView>> {
         let id = self.resolve(target)?;
-        Ok(self.store.history(id)?.into_iter().map(Into::into).collect())
+        let mut before: Option<Content> = None;
+        let mut out = Vec::new();
+        for e in self.store.history(id)? {
+            let after = match &e.change {
+                strata_core::Change::Created(c) => Some(c.content.clone()),
+                strata_core::Change::ContentUpdated { content } => Some(content.clone()),
+                strata_core::Change::Redacted { .. } | strata_core::Change::Forgotten { .. } => None,
+                _ => before.clone(),
+            };
+            let diff = match (&before, &e.change) {
+                (Some(old), strata_core::Change::ContentUpdated { content }) => {
+                    Some(crate::changes::differences(old, content))
+                }
+                _ => None,
+            };
+            let mut view = EventView::from(e);
+            if let Some(d) = diff {
+                view.summary =
+                    if d.is_empty() { "saved unchanged".to_string() } else { format!("changed {}", d.join("; ")) };
+            }
+            out.push(view);
+            before = after;
+        }
+        Ok(out)
     }
 
     /// Rebuilds the projections from the log and says whether they matched.

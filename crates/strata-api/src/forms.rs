@@ -243,12 +243,7 @@ impl EditForm {
             }
             _ => return Err(ApiError::invalid("A memory's type cannot change")),
         }
-        let changed = !req.set_facts.is_empty()
-            || !req.unset_facts.is_empty()
-            || req.text.is_some()
-            || req.steps.is_some()
-            || req.context.is_some()
-            || req.importance.is_some();
+        let changed = req.changes_anything();
         let add: Vec<String> = wanted.tags.iter().filter(|t| !current.tags.contains(t)).cloned().collect();
         let remove: Vec<String> = current.tags.iter().filter(|t| !wanted.tags.contains(t)).cloned().collect();
         Ok((changed.then_some(req), add, remove))
@@ -256,22 +251,12 @@ impl EditForm {
 }
 
 impl Engine {
-    /// Applies an edit form to a memory: its fields (one transaction), then its tags.
+    /// Applies an edit form to a memory: its fields and its tags, in one transaction.
     pub fn edit(&mut self, target: &Target, form: EditForm) -> ApiResult<MemoryView> {
         let current = self.get(target, None)?;
         let (update, add, remove) = form.changes(&current)?;
-        let target = Target::new(current.id.clone());
-        let mut m = current;
-        if let Some(req) = update {
-            m = self.update(&target, req)?;
-        }
-        if !add.is_empty() {
-            m = self.tag(&target, &add)?;
-        }
-        if !remove.is_empty() {
-            m = self.untag(&target, &remove)?;
-        }
-        Ok(m)
+        let id = self.resolve(&Target::new(current.id.clone()))?;
+        self.change(id, update.as_ref(), &add, &remove)
     }
 }
 

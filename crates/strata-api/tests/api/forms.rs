@@ -93,3 +93,59 @@ fn an_edit_keeps_lists_yes_no_and_groups_as_they_were() {
     assert_eq!(err.code, ErrorCode::InvalidInput);
     assert!(err.message.contains("yes or no"), "{}", err.message);
 }
+
+/// The history says what each edit changed, in words; a past version is compared with now and
+/// restored as new events (the history keeps every step), tags and importance included.
+#[test]
+fn history_shows_differences_and_a_past_version_can_be_restored() {
+    use strata_api::{Target, UpdateRequest};
+    use strata_core::{Content, FactValue};
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let m = e.add(fact("user_preferences", "oolong tea")).unwrap();
+    let t = Target::new(&m.id);
+    let created = e.history(&t).unwrap()[0].seq;
+    let set = |name: &str, v: &str| UpdateRequest {
+        set_facts: vec![(name.into(), FactValue::Text(v.into()))],
+        importance: Some(0.9),
+        ..Default::default()
+    };
+    e.update(&t, set("v", "green tea")).unwrap();
+    e.update(
+        &t,
+        UpdateRequest {
+            set_facts: vec![("favourite_drink".into(), FactValue::Text("coffee".into()))],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    e.tag(&t, &["drinks".to_string()]).unwrap();
+    let summaries: Vec<String> = e.history(&t).unwrap().into_iter().map(|h| h.summary).collect();
+    assert_eq!(summaries[0], "created: user preferences: v: oolong tea", "{summaries:?}");
+    assert!(summaries.contains(&"changed v: “oolong tea” → “green tea”".to_string()), "{summaries:?}");
+    assert!(summaries.contains(&"changed added favourite drink: “coffee”".to_string()), "{summaries:?}");
+
+    let cmp = e.compare(&t, created).unwrap();
+    assert_eq!(
+        cmp.changes,
+        vec![
+            "v: “oolong tea” → “green tea”".to_string(),
+            "added favourite drink: “coffee”".to_string(),
+            "importance: 0.5 → 0.9".to_string(),
+            "tagged “drinks”".to_string()
+        ]
+    );
+    let events = e.history(&t).unwrap().len();
+    let restored = e.restore(&t, created).unwrap();
+    let Content::Semantic(c) = &restored.content else { panic!() };
+    assert_eq!(c.facts.len(), 1);
+    assert_eq!(c.facts["v"], FactValue::Text("oolong tea".into()));
+    assert_eq!((restored.importance, restored.tags.len()), (0.5, 0));
+    assert!(e.history(&t).unwrap().len() > events, "restored by new events; the old ones stay");
+    assert!(e.compare(&t, created).unwrap().changes.is_empty(), "reads as it did then");
+    // Restoring what it already is writes nothing; an unknown event is a clear error.
+    let n = e.history(&t).unwrap().len();
+    e.restore(&t, created).unwrap();
+    assert_eq!(e.history(&t).unwrap().len(), n);
+    assert!(e.compare(&Target::new("nope"), created).is_err());
+}

@@ -244,10 +244,10 @@ fn readable_output_snapshots() {
     "#]]
     .assert_eq(&redact_ids(&e.ok(&["get", "napoleon_bonaparte"])));
     expect![[r#"
-         SEQ  V  AT                    ACTOR       EVENT
-         1    1  2026-01-31T12:00:00Z  user (cli)  created: napoleon_bonaparte: birth: 1769, Corsica; achievements: Napoleonic Code
-         2    2  2026-01-31T12:00:00Z  user (cli)  tagged 'history'
-         3    3  2026-01-31T12:00:00Z  system      retrieved 1×
+        SEQ  V  AT                    ACTOR       EVENT
+        1    1  2026-01-31T12:00:00Z  user (cli)  created: napoleon bonaparte: birth: 1769, Corsica; achievements: Napoleonic Code
+        2    2  2026-01-31T12:00:00Z  user (cli)  tagged 'history'
+        3    3  2026-01-31T12:00:00Z  system      retrieved 1×
     "#]]
     .assert_eq(&e.ok(&["history", "napoleon_bonaparte"]));
 }
