@@ -8,16 +8,17 @@ use tauri::State;
 
 use crate::state::AppState;
 
-/// A page of memories, newest first.
+/// A page of memories, latest first in `order` (`added`, `occurred`, `recalled`).
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn list_memories(
     state: State<'_, AppState>,
     filter: FilterForm,
+    order: String,
     limit: u32,
     cursor: Option<String>,
 ) -> Result<PageView, ApiError> {
-    state.run(move |e| e.list(filter.filter()?, limit as usize, cursor.as_deref())).await
+    state.run(move |e| e.list_by(filter.filter()?, order.parse()?, limit as usize, cursor.as_deref())).await
 }
 
 /// The search box: what matches the text as typed, each result with why it matched (nothing

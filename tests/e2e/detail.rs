@@ -70,6 +70,25 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     set_date(&s, "filter-until", "");
     s.wait_for("every memory again", |s| (titles(s).len() == 10).then_some(()));
 
+    // Where from: the examples are imported, the two added here were written by a person.
+    let meta = |s: &Session| s.text(&s.find("#meta"));
+    s.click(&s.find("#filter-origin option[value=imported]"));
+    s.wait_for("the imported", |s| (meta(s) == "8 memories match the filters").then_some(()));
+    s.click(&s.find("#filter-origin option[value=person]"));
+    s.wait_for("the written", |s| (meta(s) == "2 memories match the filters").then_some(()));
+    assert!(titles(&s).iter().any(|t| t == "Ana: We met in Lisbon"), "{:?}", titles(&s));
+    s.click(&s.find("#filter-origin option[value=conversation]"));
+    s.wait_for("none from chats", |s| (meta(s) == "0 memories match the filters").then_some(()));
+    assert_eq!(s.text(&s.find(".list .empty")), "No memory matches these filters.");
+    s.click(&s.find("#filter-origin option[value='']"));
+    // Sorted by when it happened: the oldest episode (May 2023) comes last.
+    s.click(&s.find("#order option[value=occurred]"));
+    s.wait_for("the order by time", |s| {
+        (titles(s).last().map(String::as_str) == Some("Ana: We met in Lisbon")).then_some(())
+    });
+    s.click(&s.find("#order option[value=added]"));
+    s.wait_for("every memory again", |s| (titles(s).len() == 10 && meta(s) == "10 memories").then_some(()));
+
     // The keyboard: / searches, ↓ opens the first result, Escape clears the search.
     s.execute(
         "document.activeElement.blur(); window.dispatchEvent(new KeyboardEvent('keydown', { key: '/' }));",

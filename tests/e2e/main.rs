@@ -102,7 +102,7 @@ fn search_open_and_forget_a_memory() {
     assert!(detail.contains("Corsica") && detail.contains("History"), "{detail}");
     // Keys and values in words, not code: a list reads as a list.
     assert_eq!(s.texts("#detail .facts th"), ["Birth", "Death", "Achievements"]);
-    assert_eq!(s.text(&s.find("#from")), "A program using Strata", "where it came from, in words");
+    assert_eq!(s.text(&s.find("#from")), "Strata's examples", "where it came from, in words");
     assert!(detail.contains("Napoleonic Code, Military conquests") && !detail.contains('['), "{detail}");
     let why = s.text(&s.find("#why"));
     assert!(why.contains("keywords #1") && why.contains("recency"), "the last search's score breakdown: {why}");

@@ -80,6 +80,9 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   const [query, setQuery] = useState("");
   const [type, setType] = useState("");
   const [tier, setTier] = useState("");
+  const [origin, setOrigin] = useState("");
+  // The list's order when nothing is searched: when added, when it happened, last recalled.
+  const [order, setOrder] = useState("added");
   const [tag, setTag] = useState("");
   const [agent, setAgent] = useState("");
   const [session, setSession] = useState("");
@@ -110,19 +113,20 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     until: dayAfter(until),
     agent: agent.trim() || null,
     session: session.trim() || null,
+    origin: origin || null,
   };
-  const filterKey = JSON.stringify(filter);
+  const filterKey = JSON.stringify({ filter, order });
 
   const load = useCallback(
     async (q: string) => {
-      const filter = JSON.parse(filterKey) as FilterForm;
+      const { filter, order } = JSON.parse(filterKey) as { filter: FilterForm; order: string };
       const mine = ++seq.current;
       const started = performance.now();
       const r = q.trim()
         ? await commands.find(q, filter, 50).then((res) =>
             res.status === "ok" ? { ok: res.data.map((x) => ({ memory: x.memory, why: x.why })), next: null } : { err: res.error },
           )
-        : await commands.listMemories(filter, PAGE, null).then((res) =>
+        : await commands.listMemories(filter, order, PAGE, null).then((res) =>
             res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
           );
       const counted = await commands.countMemories(filter);
@@ -155,7 +159,8 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     if (!cursor || query.trim() || loadingMore.current) return;
     loadingMore.current = true;
     const mine = seq.current;
-    const res = await commands.listMemories(JSON.parse(filterKey) as FilterForm, PAGE, cursor);
+    const { filter, order } = JSON.parse(filterKey) as { filter: FilterForm; order: string };
+    const res = await commands.listMemories(filter, order, PAGE, cursor);
     loadingMore.current = false;
     setPagesDone((n) => n + 1);
     if (mine !== seq.current) return;
@@ -213,7 +218,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     return () => window.removeEventListener("keydown", onKey);
   }, [creating, editing, selected, rows]);
 
-  const filtered = type || tier || tag || agent || session || since || until;
+  const filtered = type || tier || tag || agent || session || since || until || origin;
   return (
     <div className="memories">
       <section className="list">
@@ -240,6 +245,18 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             <option value="long">Long-term</option>
           </select>
           <input id="filter-tag" value={tag} onChange={(e) => setTag(e.target.value)} placeholder="Tag" aria-label="Tag" />
+          <select id="filter-origin" value={origin} onChange={(e) => setOrigin(e.target.value)} aria-label="Where from">
+            <option value="">From anywhere</option>
+            <option value="person">Written by you</option>
+            <option value="imported">Imported</option>
+            <option value="conversation">From conversations</option>
+            <option value="tool">Added by AI tools</option>
+          </select>
+          <select id="order" value={order} onChange={(e) => setOrder(e.target.value)} aria-label="Order" disabled={!!query.trim()} title={query.trim() ? "Search results are in order of how well they match" : undefined}>
+            <option value="added">Newest added first</option>
+            <option value="occurred">Latest to happen first</option>
+            <option value="recalled">Last recalled first</option>
+          </select>
         </div>
         <details className="filters more-filters">
           <summary>Scope and dates</summary>

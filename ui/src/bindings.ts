@@ -6,8 +6,8 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
-	/**  A page of memories, newest first. */
-	listMemories: (filter: FilterForm_Deserialize, limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { filter, limit, cursor })),
+	/**  A page of memories, latest first in `order` (`added`, `occurred`, `recalled`). */
+	listMemories: (filter: FilterForm_Deserialize, order: string, limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { filter, order, limit, cursor })),
 	/**
 	 *  The search box: what matches the text as typed, each result with why it matched (nothing
 	 *  is recorded as a use).
@@ -587,6 +587,8 @@ export type FilterForm_Deserialize = {
 	agent?: string | null,
 	/**  Only this session's memories. */
 	session?: string | null,
+	/**  Only memories from this origin: `person`, `imported`, `conversation`, `tool`. */
+	origin?: string | null,
 };
 
 /**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
@@ -605,6 +607,8 @@ export type FilterForm_Serialize = {
 	agent: string | null,
 	/**  Only this session's memories. */
 	session: string | null,
+	/**  Only memories from this origin: `person`, `imported`, `conversation`, `tool`. */
+	origin: string | null,
 };
 
 /**  What `forget` did. */

@@ -37,20 +37,19 @@ export function valueText(v: unknown): string {
   return String(v);
 }
 
+// The apps that write memories, in words.
+const APPS: Record<string, string> = {
+  desktop: "you, in this app",
+  cli: "the strata command",
+  api: "a program using Strata",
+  import: "imported from a file",
+  examples: "Strata's examples",
+  mcp: "an AI tool over MCP",
+};
+
 // Where a memory came from, in words: who or what wrote it, and the model when a chat did.
 export function origin(s: { app: string; provider?: string | null; model?: string | null }): string {
-  const app =
-    s.app === "desktop"
-      ? "you, in this app"
-      : s.app === "cli"
-        ? "the strata command"
-        : s.app === "api"
-          ? "a program using Strata"
-          : s.app === "mcp"
-            ? "an AI tool over MCP"
-            : s.app.startsWith("mcp:")
-              ? `${s.app.slice(4)}, over MCP`
-              : s.app;
+  const app = APPS[s.app] ?? (s.app.startsWith("mcp:") ? `${s.app.slice(4)}, over MCP` : s.app);
   return s.model ? `A conversation with ${s.model} (${app})` : app[0].toUpperCase() + app.slice(1);
 }
 

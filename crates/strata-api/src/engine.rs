@@ -428,7 +428,18 @@ impl Engine {
 
     /// A page of memories in this scope, newest first.
     pub fn list(&self, filter: Filter, limit: usize, cursor: Option<&str>) -> ApiResult<PageView> {
-        let page = self.store.list(&self.scoped(filter), limit, cursor)?;
+        self.list_by(filter, strata_core::Order::Added, limit, cursor)
+    }
+
+    /// A page of memories in this scope in `order`, latest first.
+    pub fn list_by(
+        &self,
+        filter: Filter,
+        order: strata_core::Order,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> ApiResult<PageView> {
+        let page = self.store.list_by(&self.scoped(filter), order, limit, cursor)?;
         Ok(PageView { items: page.items.into_iter().map(Into::into).collect(), next_cursor: page.next_cursor })
     }
 
@@ -709,7 +720,7 @@ impl Engine {
             ImportFormat::Seed => {
                 let template = NewMemory {
                     scope: self.scope(None),
-                    source: Source::app(self.opts.client.clone()),
+                    source: Source::app(strata_core::IMPORTED_APPS[0]),
                     ..Default::default()
                 };
                 let meta = self.meta();
@@ -776,7 +787,7 @@ impl Engine {
         let template = NewMemory {
             scope: self.scope(None),
             tags: vec![crate::demo::TAG.into()],
-            source: Source::app(self.opts.client.clone()),
+            source: Source::app(strata_core::IMPORTED_APPS[1]),
             ..Default::default()
         };
         let meta = self.meta();

@@ -121,6 +121,9 @@ pub struct FilterForm {
     /// Only this session's memories.
     #[serde(default)]
     pub session: Option<String>,
+    /// Only memories from this origin: `person`, `imported`, `conversation`, `tool`.
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 impl FilterForm {
@@ -141,6 +144,7 @@ impl FilterForm {
             until: time(self.until)?,
             agent_id: given(self.agent),
             session_id: given(self.session),
+            origin: given(self.origin).map(|o| o.parse()).transpose()?,
             ..Default::default()
         })
     }

@@ -44,7 +44,7 @@ pub use model::{
 pub use protocol::{
     ListMemory, MemoryEntry, MemoryProtocol, QueryOptions, QueryResult, StoreMemory, UpdateContextResult,
 };
-pub use query::{AsOf, Filter, Page, SearchHit, SessionSummary, Snapshot, Stats};
+pub use query::{AsOf, Filter, IMPORTED_APPS, Order, Origin, Page, SearchHit, SessionSummary, Snapshot, Stats};
 pub use retrieval::{
     ASSISTANT_WEIGHT, Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse, said_by_assistant,
 };

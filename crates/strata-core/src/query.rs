@@ -36,6 +36,90 @@ pub struct Filter {
     pub since: Option<DateTime<Utc>>,
     /// Only memories that occurred before this time.
     pub until: Option<DateTime<Utc>>,
+    /// Only memories from this origin.
+    pub origin: Option<Origin>,
+}
+
+/// Where memories came from, as a person sorts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Written by a person (in the app, with the command, through the API), not imported.
+    Person,
+    /// Imported from a file, or the built-in examples ([`IMPORTED_APPS`]).
+    Imported,
+    /// Recorded from a conversation with a model (the source names its provider).
+    Conversation,
+    /// Written by an AI tool over MCP.
+    Tool,
+}
+
+/// The source apps of imported memories: a file, and Strata's own examples.
+pub const IMPORTED_APPS: [&str; 2] = ["import", "examples"];
+
+impl std::str::FromStr for Origin {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Origin> {
+        match s {
+            "person" => Ok(Origin::Person),
+            "imported" => Ok(Origin::Imported),
+            "conversation" => Ok(Origin::Conversation),
+            "tool" => Ok(Origin::Tool),
+            _ => Err(Error::invalid(format!("'{s}' is not an origin (person, imported, conversation, tool)"))),
+        }
+    }
+}
+
+/// The order of a list, newest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// By when it was added.
+    #[default]
+    Added,
+    /// By when it happened (an episode's time; a fact's or procedure's is when it was added).
+    Occurred,
+    /// By when it was last recalled; never recalled last.
+    Recalled,
+}
+
+impl Order {
+    /// The column a list is ordered by.
+    fn column(self) -> &'static str {
+        match self {
+            Order::Added => "m.created_at",
+            Order::Occurred => "m.occurred_at",
+            Order::Recalled => "coalesce(m.last_accessed_at, 0)",
+        }
+    }
+
+    /// The cursor's prefix, so a cursor from another order is refused.
+    fn tag(self) -> &'static str {
+        match self {
+            Order::Added => "",
+            Order::Occurred => "o",
+            Order::Recalled => "r",
+        }
+    }
+
+    fn key(self, m: &Memory) -> i64 {
+        match self {
+            Order::Added => to_ms(m.created_at),
+            Order::Occurred => to_ms(m.occurred_at()),
+            Order::Recalled => m.last_accessed_at.map_or(0, to_ms),
+        }
+    }
+}
+
+impl std::str::FromStr for Order {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Order> {
+        match s {
+            "added" => Ok(Order::Added),
+            "occurred" => Ok(Order::Occurred),
+            "recalled" => Ok(Order::Recalled),
+            _ => Err(Error::invalid(format!("'{s}' is not an order (added, occurred, recalled)"))),
+        }
+    }
 }
 
 impl Filter {
@@ -67,6 +151,17 @@ impl Filter {
         if let Some(u) = self.until {
             sql.push_str(" AND m.occurred_at < ?");
             params.push(Value::Integer(to_ms(u)));
+        }
+        let (app, provider) = ("json_extract(m.source, '$.app')", "json_extract(m.source, '$.provider')");
+        let imported = format!("{app} IN ('{}', '{}')", IMPORTED_APPS[0], IMPORTED_APPS[1]);
+        match self.origin {
+            None => {}
+            Some(Origin::Imported) => sql.push_str(&format!(" AND {imported}")),
+            Some(Origin::Conversation) => sql.push_str(&format!(" AND {provider} IS NOT NULL")),
+            Some(Origin::Tool) => sql.push_str(&format!(" AND {provider} IS NULL AND {app} LIKE 'mcp%'")),
+            Some(Origin::Person) => {
+                sql.push_str(&format!(" AND {provider} IS NULL AND {app} NOT LIKE 'mcp%' AND NOT {imported}"))
+            }
         }
     }
 }
@@ -156,13 +251,15 @@ pub struct Snapshot {
     pub fts: Vec<(String, String, String, String)>,
 }
 
-fn encode_cursor(m: &Memory) -> String {
-    format!("{:x}.{}", to_ms(m.created_at), m.id)
+fn encode_cursor(m: &Memory, order: Order) -> String {
+    let k = order.key(m);
+    format!("{}{}{:x}.{}", order.tag(), if k < 0 { "-" } else { "" }, k.unsigned_abs(), m.id)
 }
 
-fn decode_cursor(c: &str) -> Result<(i64, String)> {
-    let bad = || Error::invalid(format!("'{c}' is not a cursor from a previous page"));
-    let (ms, id) = c.split_once('.').ok_or_else(bad)?;
+fn decode_cursor(c: &str, order: Order) -> Result<(i64, String)> {
+    let bad = || Error::invalid(format!("'{c}' is not a cursor from a previous page in this order"));
+    let rest = c.strip_prefix(order.tag()).ok_or_else(bad)?;
+    let (ms, id) = rest.split_once('.').ok_or_else(bad)?;
     let ms = i64::from_str_radix(ms, 16).map_err(|_| bad())?;
     id.parse::<MemoryId>().map_err(|_| bad())?;
     Ok((ms, id.to_string()))
@@ -258,24 +355,30 @@ impl Store {
 
     /// A page of memories matching `filter`, newest first. `limit` is capped at 1,000.
     pub fn list(&self, filter: &Filter, limit: usize, cursor: Option<&str>) -> Result<Page> {
+        self.list_by(filter, Order::Added, limit, cursor)
+    }
+
+    /// [`Store::list`] in `order`, latest first; a cursor continues the order it came from.
+    pub fn list_by(&self, filter: &Filter, order: Order, limit: usize, cursor: Option<&str>) -> Result<Page> {
         let limit = limit.clamp(1, 1000);
         let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE 1 = 1");
         let mut params = Vec::new();
         filter.push_sql(&mut sql, &mut params);
+        let col = order.column();
         if let Some(c) = cursor {
-            let (ms, id) = decode_cursor(c)?;
-            sql.push_str(" AND (m.created_at, m.id) < (?, ?)");
+            let (ms, id) = decode_cursor(c, order)?;
+            sql.push_str(&format!(" AND ({col}, m.id) < (?, ?)"));
             params.push(Value::Integer(ms));
             params.push(Value::Text(id));
         }
-        sql.push_str(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?");
+        sql.push_str(&format!(" ORDER BY {col} DESC, m.id DESC LIMIT ?"));
         params.push(Value::Integer(limit as i64 + 1));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut items: Vec<Memory> =
             stmt.query_map(rusqlite::params_from_iter(params), memory_from_row)?.collect::<rusqlite::Result<_>>()?;
         let next_cursor = if items.len() > limit {
             items.truncate(limit);
-            items.last().map(encode_cursor)
+            items.last().map(|m| encode_cursor(m, order))
         } else {
             None
         };

@@ -48,6 +48,74 @@ fn cursor_pages_cover_everything_once_in_a_stable_order() {
     assert!(err.contains("not a cursor"), "{err}");
 }
 
+/// Every order pages through everything once, latest first; a cursor from one order is
+/// refused by another; episodes from before 1970 page too.
+#[test]
+fn lists_sort_by_when_added_happened_or_last_recalled() {
+    let mut f = fixture_with_mix();
+    let old = f.add(utterance("Mel", "the storming of the Bastille", t0() - Duration::days(365 * 240)));
+    let recalled = f.store.list(&Filter::default(), 3, None).unwrap().items;
+    f.store.note_access(recalled.iter().map(|m| m.id)).unwrap();
+    f.store.flush_accesses().unwrap();
+    for order in [Order::Added, Order::Occurred, Order::Recalled] {
+        let (mut all, mut cursor) = (Vec::new(), None);
+        loop {
+            let page = f.store.list_by(&Filter::default(), order, 4, cursor.as_deref()).unwrap();
+            all.extend(page.items);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(all.len(), 26, "{order:?}");
+        assert_eq!(all.iter().map(|m| m.id).collect::<HashSet<_>>().len(), 26, "{order:?}");
+        let key = |m: &Memory| match order {
+            Order::Added => m.created_at.timestamp_millis(),
+            Order::Occurred => m.occurred_at().timestamp_millis(),
+            Order::Recalled => m.last_accessed_at.map_or(0, |t| t.timestamp_millis()),
+        };
+        assert!(all.windows(2).all(|w| key(&w[0]) >= key(&w[1])), "{order:?} latest first");
+        if order == Order::Occurred {
+            assert_eq!(all.last().unwrap().id, old.id, "1786 comes last");
+        }
+        if order == Order::Recalled {
+            let first: HashSet<_> = all[..3].iter().map(|m| m.id).collect();
+            assert_eq!(first, recalled.iter().map(|m| m.id).collect());
+        }
+    }
+    let cursor = f.store.list_by(&Filter::default(), Order::Occurred, 2, None).unwrap().next_cursor.unwrap();
+    let err = f.store.list_by(&Filter::default(), Order::Added, 2, Some(&cursor)).unwrap_err().to_string();
+    assert!(err.contains("not a cursor"), "{err}");
+}
+
+/// Where memories came from: a person, an import, a conversation with a model, an AI tool.
+#[test]
+fn filters_narrow_by_origin() {
+    let mut f = Fixture::new();
+    let with = |app: &str, provider: Option<&str>| NewMemory {
+        source: Source { app: app.into(), provider: provider.map(String::from), model: provider.map(|_| "m".into()) },
+        ..Default::default()
+    };
+    let mut add =
+        |key: &str, source: NewMemory| f.store.create(concept(key, &[("x", "y")]), source, &user()).unwrap().id;
+    let person = [add("typed", with("desktop", None)), add("cli", with("cli", None))];
+    let imported = [add("file", with("import", None)), add("example", with("examples", None))];
+    let chat = [add("chat", with("desktop", Some("openai")))];
+    let tool = [add("tool", with("mcp:claude", None))];
+    for (origin, want) in [
+        (Origin::Person, &person[..]),
+        (Origin::Imported, &imported[..]),
+        (Origin::Conversation, &chat[..]),
+        (Origin::Tool, &tool[..]),
+    ] {
+        let filter = Filter { origin: Some(origin), ..Default::default() };
+        let got: HashSet<_> = f.store.list(&filter, 100, None).unwrap().items.into_iter().map(|m| m.id).collect();
+        assert_eq!(got, want.iter().copied().collect(), "{origin:?}");
+        assert_eq!(f.store.count(&filter).unwrap(), want.len() as u64);
+    }
+    assert!("robot".parse::<Origin>().is_err());
+}
+
 #[test]
 fn filters_narrow_by_type_scope_tag_tier_and_time() {
     let f = fixture_with_mix();
