@@ -1,5 +1,6 @@
 //! The commands the UI calls: a few lines each, over `strata-api`.
 
+use strata_api::bulk::ForgetManyReport;
 use strata_api::changes::ComparisonView;
 use strata_api::dto::{EventView, MemoryView, PageView, RecallView};
 use strata_api::forms::{EditForm, FilterForm, MemoryForm};
@@ -123,4 +124,29 @@ pub(crate) async fn move_tier(state: State<'_, AppState>, id: String, tier: Stri
 #[specta::specta]
 pub(crate) async fn load_examples(state: State<'_, AppState>) -> Result<f64, ApiError> {
     state.run(|e| Ok(e.demo()?.total() as f64)).await
+}
+
+/// Forgets the selected memories for good, all at once.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn forget_many(state: State<'_, AppState>, ids: Vec<String>) -> Result<ForgetManyReport, ApiError> {
+    state.run(move |e| e.forget_many(&targets(ids))).await
+}
+
+/// Tags the selected memories; how many were tagged.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn tag_many(state: State<'_, AppState>, ids: Vec<String>, tag: String) -> Result<u32, ApiError> {
+    state.run(move |e| Ok(e.tag_many(&targets(ids), &tag)? as u32)).await
+}
+
+/// Moves the selected memories to a tier; how many were moved.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn move_many(state: State<'_, AppState>, ids: Vec<String>, tier: String) -> Result<u32, ApiError> {
+    state.run(move |e| Ok(e.set_tier_many(&targets(ids), tier.parse()?, "moved in the app")? as u32)).await
+}
+
+fn targets(ids: Vec<String>) -> Vec<Target> {
+    ids.into_iter().map(Target::new).collect()
 }

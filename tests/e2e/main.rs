@@ -220,6 +220,56 @@ fn an_empty_store_explains_itself_and_loads_examples() {
     );
 }
 
+/// Several memories chosen in the list are tagged, moved and forgotten at once.
+#[test]
+fn many_memories_are_tagged_moved_and_forgotten_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#filter-type option[value=episodic]"));
+    s.wait_for("the episodes", |s| (s.all(".list li").len() == 3).then_some(()));
+    for pick in s.all(".list li .pick") {
+        s.click(&pick);
+    }
+    assert_eq!(s.text(&s.find("#selection strong")), "3 memories chosen");
+    assert!(s.all("#detail").is_empty(), "ticking a row does not open it");
+
+    s.type_into(&s.find("#selection-tag"), "travel");
+    s.click(&s.find("#selection-add-tag"));
+    let said = s.wait_for("the tags", |s| s.all("#forgotten").first().map(|e| s.text(e)));
+    assert_eq!(said, "Tagged 3 memories “travel”.");
+    assert!(s.all("#selection").is_empty(), "the choice is cleared after acting");
+
+    for pick in s.all(".list li .pick").into_iter().take(2) {
+        s.click(&pick);
+    }
+    s.click(&s.find("#selection-tier option[value=long]"));
+    s.wait_for("the move", |s| {
+        s.all("#forgotten").first().map(|e| s.text(e)).filter(|t| t == "Moved 2 memories to long-term.")
+    });
+
+    for pick in s.all(".list li .pick").into_iter().take(2) {
+        s.click(&pick);
+    }
+    s.click(&s.find("#selection-forget"));
+    assert_eq!(s.text(&s.find("#forget-title")), "Forget 2 memories?");
+    s.click(&s.find("#forget-confirm"));
+    let said = s
+        .wait_for("the forget", |s| s.all("#forgotten").first().map(|e| s.text(e)).filter(|t| t.starts_with("Forgot")));
+    assert!(said.starts_with("Forgot 2 memories: their words are erased from search"), "{said}");
+    s.wait_for("one episode left", |s| (s.all(".list li").len() == 1).then_some(()));
+    s.end();
+    drop(driver);
+
+    let e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let left = e
+        .all_memories(strata_core::Filter { kinds: vec![strata_core::MemoryKind::Episodic], ..Default::default() })
+        .unwrap();
+    assert_eq!(left.len(), 1);
+    assert!(left[0].tags.contains("travel"), "{:?}", left[0].tags);
+}
+
 #[test]
 fn create_a_memory_of_each_type_through_the_forms() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,15 +1,17 @@
-import type { ForgetReport } from "./bindings";
+// What a forget of one memory or of several reports.
+type Erased = { redacted_events: number | null; retired_adapters: string[]; scrubbed: boolean };
 
 // The app's own "forget?" question (not the system's box): what will be erased, and two
-// plain choices, "Keep it" being the one a stray Enter picks.
-export function ForgetDialog({ name, onForget, onKeep }: { name: string; onForget: () => void; onKeep: () => void }) {
+// plain choices, "Keep it" being the one a stray Enter picks. `name` is the memory's title, or
+// with `many` a count of memories ("3 memories").
+export function ForgetDialog({ name, many, onForget, onKeep }: { name: string; many?: boolean; onForget: () => void; onKeep: () => void }) {
   return (
     <div className="backdrop">
       <div className="dialog" role="alertdialog" aria-modal="true" aria-labelledby="forget-title" id="forget-dialog">
-        <h3 id="forget-title">Forget “{name}”?</h3>
+        <h3 id="forget-title">{many ? `Forget ${name}?` : `Forget “${name}”?`}</h3>
         <p>
-          Its words will be erased everywhere Strata keeps them: search, its history, the database file, and anything the
-          on-device model was trained on from it. This cannot be undone.
+          {many ? "Their" : "Its"} words will be erased everywhere Strata keeps them: search, {many ? "their histories" : "its history"},
+          the database file, and anything the on-device model was trained on from {many ? "them" : "it"}. This cannot be undone.
         </p>
         <div className="actions">
           <button className="danger" id="forget-confirm" onClick={onForget}>
@@ -24,13 +26,16 @@ export function ForgetDialog({ name, onForget, onKeep }: { name: string; onForge
   );
 }
 
-// What a forget did, in words.
-export function forgotten(name: string, r: ForgetReport) {
-  let s = `Forgot “${name}”: its words are erased from search, from its history (${r.redacted_events} earlier ${
-    r.redacted_events === 1 ? "change" : "changes"
-  }) and from the file.`;
+// What a forget did, in words; `count` when several were forgotten at once.
+export function forgotten(name: string, r: Erased, count?: number) {
+  const n = r.redacted_events ?? 0;
+  const changes = `${n} earlier ${n === 1 ? "change" : "changes"}`;
+  let s =
+    count === undefined
+      ? `Forgot “${name}”: its words are erased from search, from its history (${changes}) and from the file.`
+      : `Forgot ${count} ${count === 1 ? "memory" : "memories"}: their words are erased from search, from their histories (${changes}) and from the file.`;
   if (r.retired_adapters.length > 0)
-    s += ` The on-device model no longer uses what it learned from it: ${r.retired_adapters.length} trained ${
+    s += ` The on-device model no longer uses what it learned from ${count === undefined ? "it" : "them"}: ${r.retired_adapters.length} trained ${
       r.retired_adapters.length === 1 ? "adapter was" : "adapters were"
     } retired and deleted.`;
   if (!r.scrubbed) s += " Another program is still reading the database; the file is wiped as soon as it stops.";

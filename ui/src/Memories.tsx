@@ -9,6 +9,7 @@ import { Detail } from "./Detail";
 import { describe } from "./errors";
 import { KIND_WORDS, title } from "./format";
 import { NewMemory } from "./NewMemory";
+import { Selection } from "./Selection";
 import { Transfer } from "./Transfer";
 import { VirtualList } from "./VirtualList";
 
@@ -95,6 +96,9 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   const [error, setError] = useState<string | null>(null);
   // What the last forget erased, said until the person opens or creates something else.
   const [forgotten, setForgotten] = useState<string | null>(null);
+  // The memories ticked for acting on at once.
+  const [picked, setPicked] = useState<string[]>([]);
+  const pick = (id: string, on: boolean) => setPicked((old) => (on ? [...old, id] : old.filter((x) => x !== id)));
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [shown, setShown] = useState("");
   // How many memories the store (or the filters) hold in all.
@@ -295,6 +299,18 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             {error}
           </div>
         )}
+        {picked.length > 0 && (
+          <Selection
+            ids={picked}
+            onClear={() => setPicked([])}
+            onDone={(said) => {
+              setPicked([]);
+              setSelected(null);
+              setForgotten(said);
+              load(query);
+            }}
+          />
+        )}
         {forgotten && (
           <div className="notice" id="forgotten" role="status">
             {forgotten}
@@ -318,6 +334,14 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           onEnd={more}
           render={(r) => (
             <div className={`row ${selected?.id === r.memory.id ? "selected" : ""}`} onClick={() => open(r.memory, r.why ?? null)}>
+              <input
+                type="checkbox"
+                className="pick"
+                checked={picked.includes(r.memory.id)}
+                onClick={(e) => e.stopPropagation()}
+                onChange={(e) => pick(r.memory.id, e.target.checked)}
+                aria-label="Choose"
+              />
               <span className={`kind ${r.memory.type}`}>{KIND_WORDS[r.memory.type]}</span>
               <span className="title">{title(r.memory)}</span>
             </div>

@@ -27,6 +27,12 @@ export const commands = {
 	history: (id: string) => typedError<EventView_Serialize[], ApiError>(__TAURI_INVOKE("history", { id })),
 	/**  Forgets a memory for good. */
 	forget: (id: string) => typedError<ForgetReport, ApiError>(__TAURI_INVOKE("forget", { id })),
+	/**  Forgets the selected memories for good, all at once. */
+	forgetMany: (ids: string[]) => typedError<ForgetManyReport, ApiError>(__TAURI_INVOKE("forget_many", { ids })),
+	/**  Tags the selected memories; how many were tagged. */
+	tagMany: (ids: string[], tag: string) => typedError<number, ApiError>(__TAURI_INVOKE("tag_many", { ids, tag })),
+	/**  Moves the selected memories to a tier; how many were moved. */
+	moveMany: (ids: string[], tier: string) => typedError<number, ApiError>(__TAURI_INVOKE("move_many", { ids, tier })),
 	/**  Creates a memory from a form. */
 	addMemory: (form: MemoryForm_Deserialize) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("add_memory", { form })),
 	/**  Changes a memory as its edit form says. */
@@ -609,6 +615,18 @@ export type FilterForm_Serialize = {
 	session: string | null,
 	/**  Only memories from this origin: `person`, `imported`, `conversation`, `tool`. */
 	origin: string | null,
+};
+
+/**  What forgetting several memories did. */
+export type ForgetManyReport = {
+	/**  The forgotten memories. */
+	ids: string[],
+	/**  Earlier events whose payloads were erased, in all. */
+	redacted_events: number | null,
+	/**  The adapters trained from any of them, retired (their files deleted). */
+	retired_adapters: string[],
+	/**  Whether the bytes have also left the files on disk. */
+	scrubbed: boolean,
 };
 
 /**  What `forget` did. */

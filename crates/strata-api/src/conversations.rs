@@ -133,7 +133,6 @@ impl Engine {
             let meta = self.meta();
             let reason = MARKED_WRONG.to_string();
             self.store().transact(|tx| tx.append(id, Expected::Any, Change::Expired { reason }, &meta).map(|_| ()))?;
-            self.wrote();
         }
         turn(&self.memory(target)?)
             .ok_or_else(|| ApiError::invalid("only an answer an assistant gave can be marked wrong"))

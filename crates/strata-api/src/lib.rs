@@ -4,6 +4,7 @@
 
 mod adapters;
 pub mod ask;
+pub mod bulk;
 pub mod changes;
 pub mod context;
 pub mod conversations;

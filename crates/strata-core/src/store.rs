@@ -136,7 +136,20 @@ impl Store {
     /// Forgets a memory: erases its content from the log, the projections and the index, then
     /// checkpoints the WAL so the erased bytes leave every file. See [`ForgetOutcome`].
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<ForgetOutcome> {
-        let (redacted_events, retired_adapters) = self.transact(|tx| tx.forget(id, meta))?;
+        self.forget_all(&[id], meta)
+    }
+
+    /// [`Store::forget`] of several memories in one transaction (all or none), then one scrub.
+    pub fn forget_all(&mut self, ids: &[MemoryId], meta: &EventMeta) -> Result<ForgetOutcome> {
+        let (redacted_events, retired_adapters) = self.transact(|tx| {
+            let (mut n, mut retired) = (0, Vec::new());
+            for id in ids {
+                let (redacted, adapters) = tx.forget(*id, meta)?;
+                n += redacted;
+                retired.extend(adapters.into_iter().filter(|a| !retired.contains(a)).collect::<Vec<_>>());
+            }
+            Ok((n, retired))
+        })?;
         self.delete_forgotten_adapter_files()?;
         let scrubbed = self.scrub()?;
         Ok(ForgetOutcome { redacted_events, retired_adapters, scrubbed })

@@ -149,3 +149,33 @@ fn history_shows_differences_and_a_past_version_can_be_restored() {
     assert_eq!(e.history(&t).unwrap().len(), n);
     assert!(e.compare(&Target::new("nope"), created).is_err());
 }
+
+/// Many memories at once: tagged, moved, forgotten — each all or none.
+#[test]
+fn a_selection_is_tagged_moved_and_forgotten_at_once() {
+    use strata_api::Target;
+    use strata_core::{Filter, Tier};
+    let db = Db::new();
+    let mut e = db.engine("u", None);
+    let ids: Vec<String> = (0..5).map(|i| e.add(fact(&format!("k{i}"), "v")).unwrap().id).collect();
+    let chosen: Vec<Target> = ids[..3].iter().map(Target::new).collect();
+    assert_eq!(e.tag_many(&chosen, "trip").unwrap(), 3);
+    assert_eq!(e.count(Filter { tags: vec!["trip".into()], ..Default::default() }).unwrap(), 3);
+    assert_eq!(e.set_tier_many(&chosen, Tier::Long, "moved in a test").unwrap(), 3);
+    assert_eq!(e.count(Filter { tiers: vec![Tier::Long], ..Default::default() }).unwrap(), 3);
+
+    // One unknown id: nothing is done to the others.
+    let mut with_bad = chosen.clone();
+    with_bad.push(Target::new("no_such_memory"));
+    assert_eq!(e.tag_many(&with_bad, "other").unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(e.count(Filter { tags: vec!["other".into()], ..Default::default() }).unwrap(), 0);
+    assert_eq!(e.forget_many(&with_bad).unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(e.count(Filter::default()).unwrap(), 5);
+    assert_eq!(e.forget_many(&[]).unwrap_err().code, ErrorCode::InvalidInput);
+
+    let report = e.forget_many(&chosen).unwrap();
+    assert_eq!(report.ids.len(), 3);
+    assert!(report.redacted_events >= 9, "created, tagged, moved each: {report:?}");
+    assert_eq!(e.count(Filter::default()).unwrap(), 2);
+    assert!(e.get(&chosen[0], None).is_err(), "forgotten");
+}
