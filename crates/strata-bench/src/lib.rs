@@ -1,10 +1,12 @@
 //! Strata's benchmarks and evaluation harness, apart from the product: what measures memory
-//! (LoCoMo, recall at scale, the MCP round trip) runs through the [`strata_api::Engine`] like
-//! any other client; what measures a model (embeddings, chat, tokens) calls the model. Each
+//! (LoCoMo, recall at scale, the MCP round trip, answers from memory) runs through the
+//! [`strata_api::Engine`] like any other client; what measures a model (embeddings, chat,
+//! tokens) calls the model. Each
 //! returns a report that `strata bench …` prints (figures in docs/benchmarks.md). No engine
 //! crate depends on this one; only the CLI's `strata bench` and the desktop's benchmark do.
 #![deny(missing_docs)]
 
+pub mod answerbench;
 pub mod chatbench;
 pub mod embedbench;
 pub mod locomo;

@@ -542,6 +542,37 @@ pub enum BenchCommand {
         #[arg(long)]
         ranks: Option<PathBuf>,
     },
+    /// Answer quality from memory: an invented person's memories (seed document) imported
+    /// into a fresh store, questions asked through `ask` with the on-device model (greedy,
+    /// nothing recorded), judged right when the answer holds an accepted string or, for a
+    /// question memory cannot answer, says it does not know. One run per budget.
+    Answers {
+        /// Memory budgets in tokens ("default": the model's own).
+        #[arg(long, value_delimiter = ',', default_value = "default")]
+        budget: Vec<String>,
+        /// The folder with memories.json and questions.json (default: the shipped set).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// The most tokens per answer.
+        #[arg(long, default_value_t = 64)]
+        max_tokens: u32,
+        /// The system prompt (default: the product's).
+        #[arg(long)]
+        system: Option<String>,
+        /// How the prompt is laid out: product, memories_after_question, memories_in_system,
+        /// no_preamble, instructed.
+        #[arg(long, default_value = "product")]
+        layout: String,
+        /// A chat model GGUF file other than the default (llama architecture, ChatML template).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Only the first N questions.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Also write the whole report (every answer) as JSON to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// The on-device chat model's speed: load time, prompt and generation tokens/s, time to
     /// first token, memory.
     Chat {

@@ -373,6 +373,36 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
             out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
         }
+        BenchCommand::Answers { budget, data, max_tokens, system, layout, model, limit, out: file } => {
+            use strata_bench::answerbench;
+            let budgets = budget
+                .iter()
+                .map(|b| match b.trim() {
+                    "default" => Ok(None),
+                    n => n.parse::<usize>().map(Some).with_context(|| format!("not a budget: '{n}'")),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let layout: answerbench::Layout = layout.parse().map_err(anyhow::Error::msg)?;
+            let chat = match &model {
+                Some(file) => strata_models::LocalChat::load(file)?,
+                None => strata_models::LocalChat::load_default()?,
+            };
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let opts = answerbench::Options { budgets, max_tokens, system, layout, limit };
+            let data = data.unwrap_or_else(answerbench::data_dir);
+            let show = !out.json && std::io::stderr().is_terminal();
+            let report = answerbench::run(&data, work.path(), embedder, &chat, &opts, &mut |s| {
+                if show {
+                    note!("{s}");
+                }
+            })?;
+            if let Some(file) = file {
+                let json = serde_json::to_vec_pretty(&report)?;
+                strata_core::files::write_bytes(&file, &json)?;
+            }
+            out.answer_bench(&report)
+        }
         BenchCommand::Embed { data, sentences, reference, onnx, sentence_transformers } => {
             let (turns, questions) = locomo::texts(&data)?;
             let texts: Vec<&str> = turns.iter().take(sentences).map(String::as_str).collect();

@@ -670,6 +670,61 @@ impl Out {
         Ok(())
     }
 
+    pub fn answer_bench(&self, r: &strata_bench::answerbench::AnswerReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "{}: {} questions over {} memories, greedy, at most {} tokens an answer, layout {}.",
+            r.model,
+            r.questions,
+            r.memories,
+            r.max_tokens,
+            serde_json::to_value(r.layout)?.as_str().unwrap_or_default()
+        );
+        for run in &r.runs {
+            say!();
+            say!(
+                "Budget {}: {:.0} prompt tokens and {:.1} memories on average; first token {:.0} ms mean, {:.0} ms p95; \
+                 answer {:.0} ms mean, {:.0} ms p95; {:.0} s in all. Misled by a wrong past answer: {} of {}.",
+                run.budget.map_or("default".to_string(), |b| b.to_string()),
+                run.mean_prompt_tokens,
+                run.mean_injected,
+                run.first_token.mean_ms,
+                run.first_token.p95_ms,
+                run.total.mean_ms,
+                run.total.p95_ms,
+                run.wall_seconds,
+                run.misleading.1,
+                run.misleading.0
+            );
+            let mut t = table(&[
+                "category",
+                "questions",
+                "right",
+                "share",
+                "with source",
+                "source alone",
+                "retrieval hit",
+                "wrong despite hit",
+            ]);
+            for s in &run.scores {
+                t.add_row(vec![
+                    s.category.clone(),
+                    s.questions.to_string(),
+                    s.right.to_string(),
+                    format!("{:.2}", s.share),
+                    format!("{:.2}", s.share_with_source),
+                    format!("{:.2}", s.share_by_source),
+                    s.retrieval_hit_share.map_or("-".into(), |h| format!("{h:.2}")),
+                    s.wrong_with_hit.to_string(),
+                ]);
+            }
+            print_table(&t)?;
+        }
+        Ok(())
+    }
+
     pub fn chat_bench(&self, r: &strata_bench::chatbench::ChatBench) -> Result<()> {
         if self.json {
             return print_json(r);

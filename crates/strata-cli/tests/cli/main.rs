@@ -781,6 +781,30 @@ fn the_chat_benchmark_reports_its_shape() {
     }
 }
 
+/// `strata bench answers` asks the shipped questions through `ask` with the on-device model,
+/// one run per budget, every answer judged and written with `--out`; the user's database is
+/// not touched.
+#[test]
+fn the_answer_benchmark_reports_its_shape() {
+    let e = Env::new();
+    let out = e.dir.path().join("answers.json");
+    let o = out.to_str().unwrap();
+    let r = e.json(&["bench", "answers", "--budget", "300,default", "--limit", "2", "--max-tokens", "4", "--out", o]);
+    assert_eq!(r["questions"], 2, "{r}");
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!((runs[0]["budget"].as_u64(), runs[1]["budget"].as_u64()), (Some(300), None));
+    for run in runs {
+        assert_eq!(run["answers"].as_array().unwrap().len(), 2);
+        let overall = run["scores"].as_array().unwrap().last().unwrap();
+        assert_eq!((overall["category"].as_str(), overall["questions"].as_u64()), (Some("overall"), Some(2)));
+        assert!(run["first_token"]["mean_ms"].as_f64().unwrap() > 0.0, "{run}");
+    }
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written, r);
+    assert!(e.err(&["bench", "answers", "--budget", "lots"]).contains("not a budget"));
+    assert!(!e.db().exists(), "benchmarks never touch the user's database");
+}
+
 /// A request a loopback server saw: its head (request line and headers) and body.
 type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>;
 

@@ -1,0 +1,3 @@
+//! strata-bench's tests: the parts of the benchmarks that need no model.
+
+mod answers;
