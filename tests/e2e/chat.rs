@@ -49,6 +49,8 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);
     assert!(why.contains("Answered by openai gpt-4o-mini · remembered in this conversation"), "{why}");
     assert!(why.contains("Facts User preferences: name Alex"), "memories in words, not keys: {why}");
+    let source = s.text(&s.find(".turn .source"));
+    assert!(source.starts_with("The memory closest to your question: User preferences: name Alex"), "{source}");
 
     // A memory used opens in the list; the conversation is still there on coming back.
     let used = s.find(".injected .link");

@@ -320,6 +320,14 @@ export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: 
               ) : (
                 busy && i === entries.length - 1 && !e.error && <div className="answer thinking">Thinking…</div>
               )}
+              {e.turn?.source?.memory && !e.gone && !e.wrong && (
+                <div className="source">
+                  The memory closest to your question:{" "}
+                  <button className="link" onClick={() => onOpenMemory(e.turn!.source!.id)} title="Open this memory">
+                    {title(e.turn.source.memory)}
+                  </button>
+                </div>
+              )}
               {e.error && (
                 <div className="error" role="alert">
                   {e.error}

@@ -201,6 +201,8 @@ export type ChatTurnView_Deserialize = {
 	tokenizer: string,
 	/**  The exchange as recorded, if it was. */
 	recorded_id?: string | null,
+	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
+	source?: InjectedView_Deserialize | null,
 };
 
 /**
@@ -231,6 +233,8 @@ export type ChatTurnView_Serialize = {
 	tokenizer: string,
 	/**  The exchange as recorded, if it was. */
 	recorded_id: string | null,
+	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
+	source: InjectedView_Serialize | null,
 };
 
 /**  A past version of a memory next to the memory now. */

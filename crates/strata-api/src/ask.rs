@@ -58,6 +58,10 @@ pub struct AskView {
     pub context: ContextView,
     /// Whether the first try was too long and the budget was shrunk.
     pub shrunk: bool,
+    /// The memory the answer most likely rests on, shown beside it: the best-scoring one in
+    /// the prompt. A small model's sentence alone is often wrong where this memory is right
+    /// (docs/benchmarks.md, "Answers from memory").
+    pub source: Option<String>,
     /// The exchange as recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<MemoryView>,
@@ -108,7 +112,10 @@ impl Engine {
         } else {
             None
         };
+        let source =
+            context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score)).map(|d| d.id.to_string());
         Ok(AskView {
+            source,
             answer: response.content,
             provider: model.provider().to_string(),
             model: model.model().to_string(),
@@ -172,6 +179,8 @@ pub struct ChatTurnView {
     pub tokenizer: String,
     /// The exchange as recorded, if it was.
     pub recorded_id: Option<String>,
+    /// The memory closest to the question ([`AskView::source`]), shown with the answer.
+    pub source: Option<InjectedView>,
 }
 
 /// A memory that went into a prompt.
@@ -223,7 +232,9 @@ impl Engine {
             .iter()
             .map(|(s, r)| (section_name(*s), u32::try_from(r.tokens).unwrap_or(u32::MAX)))
             .collect();
+        let source = view.source.as_ref().and_then(|id| injected.iter().find(|i| &i.id == id)).cloned();
         Ok(ChatTurnView {
+            source,
             answer: view.answer,
             provider: view.provider,
             model: view.model,

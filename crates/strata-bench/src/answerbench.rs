@@ -275,6 +275,9 @@ impl ChatModel for Relaid<'_> {
     fn memories_before_message(&self) -> bool {
         self.inner.memories_before_message()
     }
+    fn prompt_budget(&self) -> Option<usize> {
+        self.inner.prompt_budget()
+    }
     fn count_prompt(&self, messages: &[Message]) -> Option<Result<usize, strata_core::ChatError>> {
         self.inner.count_prompt(&self.relay(messages))
     }
@@ -302,11 +305,21 @@ pub struct Options {
     pub layout: Layout,
     /// Only the first this many questions (a quick try).
     pub limit: Option<usize>,
+    /// Other people's conversation turns ("speaker: text") and how many episodes of them to
+    /// add to the store before asking: the answers and their speed at a store's full size.
+    pub filler: Option<(Vec<String>, usize)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { budgets: vec![None], max_tokens: 64, system: None, layout: Layout::Product, limit: None }
+        Options {
+            budgets: vec![None],
+            max_tokens: 64,
+            system: None,
+            layout: Layout::Product,
+            limit: None,
+            filler: None,
+        }
     }
 }
 
@@ -337,6 +350,8 @@ pub struct Answered {
     pub misleading_injected: Option<bool>,
     /// The top memory, as quoted.
     pub source: Option<String>,
+    /// Its cosine similarity to the question, and its bm25 keyword score if words matched.
+    pub source_match: Option<(Option<f64>, Option<f64>)>,
     /// Titles of the memories in the prompt, in prompt order.
     pub injected: Vec<String>,
     /// Tokens in the prompt.
@@ -422,8 +437,14 @@ pub struct AnswerReport {
 /// The store's clock: after the last memory, so "last year" and the like mean the same each run.
 const NOW: &str = "2025-11-20T12:00:00Z";
 
-/// Imports the seed at `seed` into a fresh store at `path` and embeds it with `embedder`.
-pub fn fill(path: &Path, seed: &Path, embedder: Arc<dyn Embedder>) -> ApiResult<Engine> {
+/// Imports the seed at `seed` into a fresh store at `path`, adds the filler's episodes (if
+/// any), and embeds it all with `embedder`.
+pub fn fill(
+    path: &Path,
+    seed: &Path,
+    filler: Option<&(Vec<String>, usize)>,
+    embedder: Arc<dyn Embedder>,
+) -> ApiResult<Engine> {
     let _ = std::fs::remove_file(path);
     let options = EngineOptions {
         user_id: "hanna".into(),
@@ -436,6 +457,15 @@ pub fn fill(path: &Path, seed: &Path, embedder: Arc<dyn Embedder>) -> ApiResult<
     let mut engine = Engine::open_with_clock(path, options, clock)?;
     let text = std::fs::read(seed).map_err(|e| invalid(format!("cannot read {}: {e}", seed.display())))?;
     engine.import(&seed.display().to_string(), &mut text.as_slice(), Some(ImportFormat::Seed))?;
+    let embedder = match filler {
+        Some((turns, size)) => {
+            let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
+            crate::scalebench::add_turns(&mut engine, turns, *size, start)?;
+            // Turns repeat: each distinct text is embedded once.
+            crate::scalebench::caching(embedder)
+        }
+        None => embedder,
+    };
     engine.use_embedder(embedder, false)?;
     engine.embed_all(&AtomicBool::new(false), &mut |_| {})?;
     Ok(engine)
@@ -454,7 +484,7 @@ pub fn run(
     if let Some(n) = opts.limit {
         questions.truncate(n);
     }
-    let mut engine = fill(&workdir.join("answers.db"), &data.join("memories.json"), embedder)?;
+    let mut engine = fill(&workdir.join("answers.db"), &data.join("memories.json"), opts.filler.as_ref(), embedder)?;
     let memories = engine.all_memories(Filter::default())?;
     let by_id: HashMap<String, &Memory> = memories.iter().map(|m| (m.id.to_string(), m)).collect();
     let model = Relaid { inner: chat, layout: opts.layout };
@@ -518,7 +548,8 @@ fn ask(
     let included: Vec<(&Memory, f64)> =
         report.included.iter().filter_map(|d| by_id.get(&d.id.to_string()).map(|m| (*m, d.score))).collect();
     let labels: BTreeSet<String> = included.iter().filter_map(|(m, _)| label(&m.content)).collect();
-    let top = included.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(m, _)| quote(m));
+    // The source the product shows beside the answer.
+    let top = view.source.as_ref().and_then(|id| by_id.get(id)).map(|m| quote(m));
     let right = judge(q, &view.answer);
     let by_source = q.category != Category::NotInMemory && top.as_deref().is_some_and(|s| judge(q, s));
     let misled = q.misleading.as_ref().map(|w| holds_any(&view.answer, &w.reject));
@@ -535,6 +566,12 @@ fn ask(
         misled,
         misleading_injected: q.misleading.as_ref().map(|w| labels.contains(&w.memory)),
         source: top,
+        source_match: view
+            .source
+            .as_ref()
+            .and_then(|id| report.included.iter().find(|d| &d.id.to_string() == id))
+            .and_then(|d| d.why.as_ref())
+            .map(|w| (w.similarity, w.keyword_score)),
         injected: included.iter().map(|(m, _)| strata_api::dto::content_title(&m.content)).collect(),
         prompt_tokens: view.usage.prompt_tokens,
         first_token_ms: round1(first.unwrap_or(total_ms)),

@@ -89,7 +89,22 @@ pub fn fill(path: &Path, turns: &[String], size: usize, embedder: Arc<dyn Embedd
     let mut engine = Engine::open(path, options())?;
     let start = strata_core::time::parse_time("2022-01-01T00:00:00Z")?;
     let started = Instant::now();
-    // Through the engine's import, a seed-002 document of 1,000 episodes per transaction.
+    add_turns(&mut engine, turns, size, start)?;
+    let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
+    engine.use_embedder(embedder, false)?;
+    engine.embed_all(&std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
+    Ok(write_seconds)
+}
+
+/// Adds `size` episodes to `engine`'s user — the `turns` ("speaker: text") repeated in new
+/// sessions of 20, seven minutes apart from `start` — through the engine's import, a seed-002
+/// document of 1,000 episodes per transaction.
+pub fn add_turns(
+    engine: &mut Engine,
+    turns: &[String],
+    size: usize,
+    start: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<()> {
     for block in (0..size).collect::<Vec<_>>().chunks(1000) {
         let episodic: Vec<serde_json::Value> = block
             .iter()
@@ -106,10 +121,7 @@ pub fn fill(path: &Path, turns: &[String], size: usize, embedder: Arc<dyn Embedd
         let doc = serde_json::json!({ "episodic": episodic }).to_string();
         engine.import("the benchmark's turns", &mut doc.as_bytes(), Some(ImportFormat::Seed))?;
     }
-    let write_seconds = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-    engine.use_embedder(embedder, false)?;
-    engine.embed_all(&std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
-    Ok(write_seconds)
+    Ok(())
 }
 
 /// The benchmark person's engine options.

@@ -569,6 +569,13 @@ pub enum BenchCommand {
         /// Only the first N questions.
         #[arg(long)]
         limit: Option<usize>,
+        /// Add this many episodes of other people's conversations (the turns of --turns) to
+        /// the store first: answers and their speed at a full store's size.
+        #[arg(long, requires = "turns")]
+        fill: Option<usize>,
+        /// A LoCoMo-layout file whose turns fill the store (with --fill).
+        #[arg(long)]
+        turns: Option<PathBuf>,
         /// Also write the whole report (every answer) as JSON to this file.
         #[arg(long)]
         out: Option<PathBuf>,

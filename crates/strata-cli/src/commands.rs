@@ -373,7 +373,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
             out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
         }
-        BenchCommand::Answers { budget, data, max_tokens, system, layout, model, limit, out: file } => {
+        BenchCommand::Answers { budget, data, max_tokens, system, layout, model, limit, fill, turns, out: file } => {
             use strata_bench::answerbench;
             let budgets = budget
                 .iter()
@@ -389,7 +389,11 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
-            let opts = answerbench::Options { budgets, max_tokens, system, layout, limit };
+            let filler = match (fill, &turns) {
+                (Some(n), Some(file)) => Some((strata_bench::locomo::texts(file)?.0, n)),
+                _ => None,
+            };
+            let opts = answerbench::Options { budgets, max_tokens, system, layout, limit, filler };
             let data = data.unwrap_or_else(answerbench::data_dir);
             let show = !out.json && std::io::stderr().is_terminal();
             let report = answerbench::run(&data, work.path(), embedder, &chat, &opts, &mut |s| {

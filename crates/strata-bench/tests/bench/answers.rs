@@ -44,7 +44,7 @@ fn shipped() -> (Vec<Question>, HashMap<String, Memory>) {
     let questions = answerbench::load_questions(&dir.join("questions.json")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let embedder = Arc::new(HashEmbedder { id: "hash", dim: 64 });
-    let engine = answerbench::fill(&work.path().join("a.db"), &dir.join("memories.json"), embedder).unwrap();
+    let engine = answerbench::fill(&work.path().join("a.db"), &dir.join("memories.json"), None, embedder).unwrap();
     let memories = engine.all_memories(Filter::default()).unwrap();
     let n = memories.len();
     let by_label: HashMap<String, Memory> =
