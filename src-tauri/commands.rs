@@ -19,7 +19,7 @@ pub(crate) async fn list_memories(
     limit: u32,
     cursor: Option<String>,
 ) -> Result<PageView, ApiError> {
-    state.run(move |e| e.list_by(filter.filter()?, order.parse()?, limit as usize, cursor.as_deref())).await
+    state.run(move |e| e.list_by(filter.filter(e.now())?, order.parse()?, limit as usize, cursor.as_deref())).await
 }
 
 /// The search box: what matches the text as typed, each result with why it matched (nothing
@@ -32,14 +32,14 @@ pub(crate) async fn find(
     filter: FilterForm,
     limit: u32,
 ) -> Result<Vec<RecallView>, ApiError> {
-    state.run(move |e| e.find(&query, filter.filter()?, limit as usize)).await
+    state.run(move |e| e.find(&query, filter.filter(e.now())?, limit as usize)).await
 }
 
 /// How many memories match the filters.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn count_memories(state: State<'_, AppState>, filter: FilterForm) -> Result<f64, ApiError> {
-    state.run(move |e| Ok(e.count(filter.filter()?)? as f64)).await
+    state.run(move |e| Ok(e.count(filter.filter(e.now())?)? as f64)).await
 }
 
 /// One memory by id or key.

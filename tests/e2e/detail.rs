@@ -16,7 +16,7 @@ fn utterance(speaker: &str, text: &str, at: &str) -> Content {
     })
 }
 
-/// Sets a date input as its picker does (WebKitWebDriver cannot type into one).
+/// Sets a date field's text at once, as pasting does.
 fn set_date(s: &Session, id: &str, value: &str) {
     s.execute(
         "const i = document.getElementById(arguments[0]); \
@@ -66,6 +66,13 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     set_date(&s, "filter-since", "2023-05-01");
     set_date(&s, "filter-until", "2023-05-07");
     s.wait_for("May 2023", |s| (titles(s) == ["Ana: We met in Lisbon"]).then_some(()));
+    // Or in words, as search understands them; words it does not are said plainly.
+    set_date(&s, "filter-since", "in May 2023");
+    set_date(&s, "filter-until", "in May 2023");
+    s.wait_for("May 2023 in words", |s| (titles(s) == ["Ana: We met in Lisbon"]).then_some(()));
+    set_date(&s, "filter-until", "soonish");
+    let error = s.wait_for("the refusal", |s| s.all(".list .error").first().map(|e| s.text(e)));
+    assert!(error.contains("'soonish' is not a time I understand") && error.contains("last Saturday"), "{error}");
     set_date(&s, "filter-since", "");
     set_date(&s, "filter-until", "");
     s.wait_for("every memory again", |s| (titles(s).len() == 10).then_some(()));

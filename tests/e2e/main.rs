@@ -321,7 +321,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     assert_eq!(s.text(&s.find("#importance")), "High (0.75)");
     // One event for the content, one for the importance.
     let history = s.wait_for("a longer history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() == 3));
-    assert!(history.iter().any(|h| h.contains("content set to") && h.contains("tabby")), "{history:?}");
+    assert!(history.iter().any(|h| h.contains("changed colour: “ginger” → “tabby”; removed age (3)")), "{history:?}");
     assert!(history.iter().any(|h| h.contains("importance") && h.contains("0.75")), "{history:?}");
     screenshot(&s, "memory-edited");
 
@@ -330,7 +330,7 @@ fn create_a_memory_of_each_type_through_the_forms() {
     s.click(&s.find("input[value=episodic]"));
     s.type_into(&s.find("input[name=speaker]"), "Ana");
     s.type_into(&s.find("textarea[name=text]"), "We adopted Pixel from the shelter in Porto");
-    s.type_into(&s.find("input[name=when]"), "2026-01-10");
+    s.type_into(&s.find("input[name=when]"), "yesterday");
     s.click(&s.find("#save"));
     s.wait_for("the new episode", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("shelter in Porto")));
 
@@ -359,6 +359,11 @@ fn create_a_memory_of_each_type_through_the_forms() {
 
     let e = Engine::open(&db, EngineOptions::default()).unwrap();
     assert_eq!(e.stats().unwrap().memories, 3, "exactly the three saved; the refused form wrote nothing");
+    let episode = e
+        .all_memories(strata_core::Filter { kinds: vec![strata_core::MemoryKind::Episodic], ..Default::default() })
+        .unwrap();
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    assert_eq!(episode[0].occurred_at().date_naive(), yesterday, "'yesterday' as the episode's time");
 }
 
 #[test]

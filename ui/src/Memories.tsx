@@ -21,15 +21,6 @@ const ROW_HEIGHT = 36;
 // unrelated results: it matches the words it begins (the search is `find`, not recall).
 const SEARCH_DELAY_MS = 25;
 
-// The day after a YYYY-MM-DD date (the filter's "until" is exclusive; the person means
-// "up to and including").
-function dayAfter(date: string): string | null {
-  if (!date) return null;
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
-
 // What an empty store says: the three kinds of memory and the tiers in plain words, and a
 // way to see them with examples.
 function FirstSteps({ onLoaded }: { onLoaded: () => void }) {
@@ -113,8 +104,8 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     types: type ? [type] : [],
     tiers: tier ? [tier] : [],
     tags: tag.trim() ? [tag.trim()] : [],
-    since: since || null,
-    until: dayAfter(until),
+    since: since.trim() || null,
+    until: until.trim() || null,
     agent: agent.trim() || null,
     session: session.trim() || null,
     origin: origin || null,
@@ -267,10 +258,10 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           <input id="filter-agent" value={agent} onChange={(e) => setAgent(e.target.value)} placeholder="Agent (its private memories)" aria-label="Agent" />
           <input id="filter-session" value={session} onChange={(e) => setSession(e.target.value)} placeholder="Session" aria-label="Session" />
           <label>
-            From <input id="filter-since" type="date" value={since} onChange={(e) => setSince(e.target.value)} />
+            From <input id="filter-since" value={since} onChange={(e) => setSince(e.target.value)} placeholder="2025-05-01, last Saturday…" />
           </label>
           <label>
-            to <input id="filter-until" type="date" value={until} onChange={(e) => setUntil(e.target.value)} />
+            to <input id="filter-until" value={until} onChange={(e) => setUntil(e.target.value)} placeholder="yesterday, in May 2023…" />
           </label>
         </details>
         <div className="actions">

@@ -126,7 +126,7 @@ export function NewMemory({
             What was said <textarea name="text" value={text} onChange={(e) => setText(e.target.value)} />
           </label>
           <label>
-            When <input name="when" value={when} readOnly={!!e} onChange={(e) => setWhen(e.target.value)} placeholder="now, or 2026-05-01" />
+            When <input name="when" value={when} readOnly={!!e} onChange={(e) => setWhen(e.target.value)} placeholder="now, 2026-05-01, yesterday, last Saturday…" />
           </label>
         </>
       )}

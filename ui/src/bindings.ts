@@ -276,7 +276,7 @@ facts: ([string, string])[] } |
 speaker: string; 
 /**  What was said. */
 text: string; 
-/**  When (RFC 3339 or YYYY-MM-DD); now when empty. */
+/**  When (a date, RFC 3339, or words: "yesterday", "last Saturday"); now when empty. */
 occurred_at?: string | null } | 
 /**  How to do something. */
 { type: "procedural"; 
@@ -304,7 +304,7 @@ facts: ([string, string])[] } |
 speaker: string; 
 /**  What was said. */
 text: string; 
-/**  When (RFC 3339 or YYYY-MM-DD); now when empty. */
+/**  When (a date, RFC 3339, or words: "yesterday", "last Saturday"); now when empty. */
 occurred_at: string | null } | 
 /**  How to do something. */
 { type: "procedural"; 
@@ -589,9 +589,9 @@ export type FilterForm_Deserialize = {
 	tiers: string[],
 	/**  Tags every memory must have. */
 	tags: string[],
-	/**  Occurred at or after (RFC 3339 or YYYY-MM-DD). */
+	/**  Occurred at or after (a date, RFC 3339, or words: "last Saturday", "in May 2023"). */
 	since?: string | null,
-	/**  Occurred before. */
+	/**  Occurred up to and including (the same forms). */
 	until?: string | null,
 	/**  Only this agent's private memories. */
 	agent?: string | null,
@@ -609,9 +609,9 @@ export type FilterForm_Serialize = {
 	tiers: string[],
 	/**  Tags every memory must have. */
 	tags: string[],
-	/**  Occurred at or after (RFC 3339 or YYYY-MM-DD). */
+	/**  Occurred at or after (a date, RFC 3339, or words: "last Saturday", "in May 2023"). */
 	since: string | null,
-	/**  Occurred before. */
+	/**  Occurred up to and including (the same forms). */
 	until: string | null,
 	/**  Only this agent's private memories. */
 	agent: string | null,

@@ -39,7 +39,7 @@ pub enum ContentForm {
         speaker: String,
         /// What was said.
         text: String,
-        /// When (RFC 3339 or YYYY-MM-DD); now when empty.
+        /// When (a date, RFC 3339, or words: "yesterday", "last Saturday"); now when empty.
         occurred_at: Option<String>,
     },
     /// How to do something.
@@ -80,7 +80,7 @@ impl MemoryForm {
             }
             ContentForm::Episodic { speaker, text, occurred_at } => {
                 let occurred_at = match occurred_at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-                    Some(t) => strata_core::time::parse_time(t)?,
+                    Some(t) => strata_core::temporal::parse_when(t, now, false)?,
                     None => now,
                 };
                 let speaker = if speaker.trim().is_empty() { "user".to_string() } else { speaker.trim().to_string() };
@@ -111,9 +111,9 @@ pub struct FilterForm {
     pub tiers: Vec<String>,
     /// Tags every memory must have.
     pub tags: Vec<String>,
-    /// Occurred at or after (RFC 3339 or YYYY-MM-DD).
+    /// Occurred at or after (a date, RFC 3339, or words: "last Saturday", "in May 2023").
     pub since: Option<String>,
-    /// Occurred before.
+    /// Occurred up to and including (the same forms).
     pub until: Option<String>,
     /// Only this agent's private memories.
     #[serde(default)]
@@ -127,12 +127,13 @@ pub struct FilterForm {
 }
 
 impl FilterForm {
-    /// The filter, or a sentence naming what does not parse.
-    pub fn filter(self) -> ApiResult<strata_core::Filter> {
+    /// The filter, or a sentence naming what does not parse. Times are dates or words read at
+    /// `now` ("last Saturday"); `until` includes the day it names.
+    pub fn filter(self, now: chrono::DateTime<chrono::Utc>) -> ApiResult<strata_core::Filter> {
         let given = |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let time = |s: Option<String>| -> ApiResult<_> {
+        let time = |s: Option<String>, end: bool| -> ApiResult<_> {
             Ok(match s.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-                Some(t) => Some(strata_core::time::parse_time(t)?),
+                Some(t) => Some(strata_core::temporal::parse_when(t, now, end)?),
                 None => None,
             })
         };
@@ -140,8 +141,8 @@ impl FilterForm {
             kinds: self.types.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
             tiers: self.tiers.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
             tags: self.tags.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
-            since: time(self.since)?,
-            until: time(self.until)?,
+            since: time(self.since, false)?,
+            until: time(self.until, true)?,
             agent_id: given(self.agent),
             session_id: given(self.session),
             origin: given(self.origin).map(|o| o.parse()).transpose()?,

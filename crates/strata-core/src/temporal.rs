@@ -107,7 +107,17 @@ fn phrase_at(w: &[&str], i: usize, now: DateTime<Utc>) -> Option<Found> {
                 "month" => month_range(today.year(), today.month())?,
                 "year" if last => year_range(today.year() - 1)?,
                 "year" => year_range(today.year())?,
-                _ => return None,
+                // "last Saturday": the latest one before today; "this Saturday": this week's.
+                day => {
+                    let wd: chrono::Weekday = day.parse().ok().filter(|_| day.len() > 3)?;
+                    let date = if last {
+                        let back = (7 + today.weekday().num_days_from_monday() - wd.num_days_from_monday() - 1) % 7 + 1;
+                        today - Duration::days(i64::from(back))
+                    } else {
+                        week_start + Duration::days(i64::from(wd.num_days_from_monday()))
+                    };
+                    day_range(date)
+                }
             };
             return Some((2, r));
         }
@@ -165,6 +175,26 @@ fn phrase_at(w: &[&str], i: usize, now: DateTime<Utc>) -> Option<Found> {
     None
 }
 
+/// A time a person typed, read relative to `now`: a date or time (`2025-05-01`, RFC 3339), or
+/// words search understands ("yesterday", "last Saturday", "in May 2023", "3 days ago"). With
+/// `end`, the end of what it names (exclusive): a bare date then means the day after it, so a
+/// range "until 2025-05-01" includes that day.
+pub fn parse_when(text: &str, now: DateTime<Utc>, end: bool) -> crate::Result<DateTime<Utc>> {
+    let text = text.trim();
+    if let Ok(t) = crate::time::parse_time(text) {
+        let bare_date = NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
+        return Ok(if end && bare_date { t + Duration::days(1) } else { t });
+    }
+    match time_phrase(text, now) {
+        Some(p) if !p.rest.chars().any(char::is_alphanumeric) => Ok(if end { p.until } else { p.since }),
+        _ => Err(crate::Error::invalid(format!(
+            "'{}' is not a time I understand: write a date (2025-05-01) or words like 'yesterday', \
+             'last Saturday', 'in May 2023' or '3 days ago'",
+            crate::error::excerpt(text)
+        ))),
+    }
+}
+
 /// The first time phrase in `query`, read relative to `now`.
 pub fn time_phrase(query: &str, now: DateTime<Utc>) -> Option<TimePhrase> {
     // Words with their byte spans.
@@ -220,12 +250,33 @@ mod tests {
             ("where I moved from 4 years ago", "4 years ago", "2020-01-01", "2021-01-01"),
             ("the call two days ago", "two days ago", "2024-03-11", "2024-03-12"),
             ("what did I do last weekend", "last weekend", "2024-03-09", "2024-03-11"),
+            ("dinner last Saturday", "last Saturday", "2024-03-09", "2024-03-10"),
+            ("the meeting last Wednesday", "last Wednesday", "2024-03-06", "2024-03-07"),
+            ("the call last tuesday", "last tuesday", "2024-03-12", "2024-03-13"),
+            ("the party this Friday", "this Friday", "2024-03-15", "2024-03-16"),
         ];
         for (q, phrase, since, until) in cases {
             let (p, _, s, u) = read(q).unwrap_or_else(|| panic!("no phrase in {q:?}"));
             assert_eq!((p.as_str(), &s[..10], &u[..10]), (phrase, since, until), "{q}");
         }
         assert_eq!(read("What did Ana do in May 2023?").unwrap().1, "What did Ana do ?");
+    }
+
+    #[test]
+    fn typed_times_are_dates_or_words_and_an_end_includes_its_day() {
+        let now = parse_time("2024-03-13T15:00:00Z").unwrap();
+        let when = |t: &str, end: bool| parse_when(t, now, end).map(format_time);
+        assert_eq!(when("2024-03-01", false).unwrap(), "2024-03-01T00:00:00Z");
+        assert_eq!(when("2024-03-01", true).unwrap(), "2024-03-02T00:00:00Z", "up to and including");
+        assert_eq!(when("2024-03-01T10:30:00Z", true).unwrap(), "2024-03-01T10:30:00Z");
+        assert_eq!(when("last Saturday", false).unwrap(), "2024-03-09T00:00:00Z");
+        assert_eq!(when("last Saturday", true).unwrap(), "2024-03-10T00:00:00Z");
+        assert_eq!(when(" yesterday ", false).unwrap(), "2024-03-12T00:00:00Z");
+        assert_eq!(when("in May 2023", true).unwrap(), "2023-06-01T00:00:00Z");
+        for bad in ["soon", "last Saturday night out", "", "sat"] {
+            let e = when(bad, false).unwrap_err().to_string();
+            assert!(e.contains("not a time I understand") && e.contains("last Saturday"), "{bad}: {e}");
+        }
     }
 
     #[test]
