@@ -202,17 +202,25 @@ pub(crate) struct MoveView {
 }
 
 /// Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
-/// it), with progress; a stopped run moves nothing.
+/// it — with `unsaved`, the rule as the form holds it), with progress; a stopped run moves
+/// nothing.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn maintain(
     state: State<'_, AppState>,
     job: String,
     apply: bool,
+    unsaved: Option<Settings>,
     on_progress: Channel<JobProgress>,
 ) -> Result<Vec<MoveView>, ApiError> {
+    let policy = match unsaved.filter(|_| !apply) {
+        Some(s) => {
+            s.check()?;
+            s.tiers
+        }
+        None => Settings::load()?.tiers,
+    };
     let mut job = Job::start(&state, job, on_progress)?;
-    let policy = Settings::load()?.tiers;
     state
         .run_apart(move |e| {
             let stopped = "maintenance was stopped; no memory moved";

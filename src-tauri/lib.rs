@@ -41,6 +41,8 @@ pub fn bindings() -> Builder<tauri::Wry> {
         jobs::cancel_job,
         settings::settings,
         settings::save_settings,
+        settings::check_tiers,
+        settings::tier_presets,
         settings::set_mcp,
         settings::providers,
         settings::set_key,

@@ -1,6 +1,7 @@
 //! Settings: where things are, the saved settings (tier thresholds, the chat model), provider
 //! keys in the OS keychain, and the MCP server switched on and off.
 
+use strata_api::settings::{FieldProblem, TierPreset, tier_problems};
 use strata_api::{ApiError, ErrorCode, Settings};
 use tauri::State;
 
@@ -64,6 +65,20 @@ pub(crate) async fn settings(state: State<'_, AppState>) -> Result<SettingsView,
 pub(crate) async fn save_settings(state: State<'_, AppState>, saved: Settings) -> Result<SettingsView, ApiError> {
     saved.save()?;
     settings_view(&state).await
+}
+
+/// What is wrong with each field of the tier rule in `saved` (empty: nothing).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn check_tiers(saved: Settings) -> Result<Vec<FieldProblem>, ApiError> {
+    Ok(tier_problems(&saved.tiers))
+}
+
+/// The ready-made tier rules, the default first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn tier_presets() -> Result<Vec<TierPreset>, ApiError> {
+    Ok(strata_api::settings::tier_presets())
 }
 
 /// Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off.

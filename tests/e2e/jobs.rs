@@ -66,35 +66,66 @@ fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
     let stopped = cancel_when_running(&s, "#tiers-error");
     assert!(stopped.contains("embedding stopped after"), "{stopped}");
 
-    // Maintenance with thresholds of the person's own: a bad one is refused and not saved.
+    // Ready-made rules in words, and back to the defaults.
+    let chosen = |s: &Session| s.text(&s.find("#tier-chosen"));
+    assert_eq!(chosen(&s), "Now: Balanced.");
+    let keep_more = s.all("#tier-presets button").into_iter().find(|b| s.text(b).starts_with("Keep more")).unwrap();
+    s.click(&keep_more);
     let field = |name: &str| s.find(&format!("input[name=tier-{name}]"));
+    let value = |s: &Session, name: &str| {
+        s.execute(&format!("return document.querySelector('input[name=tier-{name}]').value"), json!([]))
+    };
+    s.wait_for("the preset", |s| (chosen(s) == "Now: Keep more.").then_some(()));
+    assert_eq!(value(&s, "working_memory_items"), "40");
+    s.click(&s.find("#reset-tiers"));
+    s.wait_for("the defaults", |s| (chosen(s) == "Now: Balanced.").then_some(()));
+
+    // Each number is checked as it is typed, and said plainly next to it; Save waits.
+    let problem = |s: &Session, name: &str| -> String {
+        s.execute(
+            &format!("const l = document.querySelector('input[name=tier-{name}]').closest('label').querySelector('.problem'); return l ? l.textContent : ''"),
+            json!([]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    };
+    s.clear(&field("importance_weight"));
+    s.type_into(&field("importance_weight"), "0.9");
+    let said = s.wait_for("the weights refused", |s| Some(problem(s, "recency_weight")).filter(|p| p.contains("1.5")));
+    assert_eq!(said, "the three weights add up to 1.5; they must add up to 1 (e.g. 0.4, 0.35 and 0.25)");
+    assert_eq!(s.execute("return document.getElementById('save-tiers').disabled", json!([])), true);
+    s.clear(&field("importance_weight"));
+    s.type_into(&field("importance_weight"), "0.4");
     for (name, value) in [("promote_to_long", "0"), ("promote_min_accesses", "0")] {
         s.clear(&field(name));
         s.type_into(&field(name), value);
     }
-    s.click(&s.find("#save-tiers"));
-    let refused = s.wait_for("the refusal", |s| {
-        s.all("#tiers-error").first().map(|e| s.text(e)).filter(|t| t.contains("threshold"))
-    });
-    assert!(refused.contains("the demotion threshold must be at most the promotion threshold"), "{refused}");
-    assert!(!db.with_file_name("settings.json").exists(), "nothing saved");
+    let said = s.wait_for("the thresholds refused", |s| Some(problem(s, "demote_below")).filter(|p| !p.is_empty()));
+    assert!(said.contains("would move memories back and forth"), "{said}");
+    assert_eq!(problem(&s, "recency_weight"), "", "the weights are fine again");
     s.clear(&field("demote_below"));
     s.type_into(&field("demote_below"), "0");
+    s.wait_for("no problem left", |s| (s.all(".tier-form .problem").is_empty()).then_some(()));
+
+    // A preview of what the numbers on screen would move, before they are saved.
+    s.click(&s.find("#maintain-preview"));
+    let preview = s.wait_up_to(Duration::from_secs(30), "the preview", |s| {
+        s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Would move"))
+    });
+    assert_eq!(preview, "Would move 3000 memories: 3000 from medium-term to long-term.");
+    assert!(!db.with_file_name("settings.json").exists(), "a preview saves nothing");
+    assert_eq!(chosen(&s), "Now: your own numbers.");
     s.click(&s.find("#save-tiers"));
     s.wait_for("saved", |s| s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Saved")));
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(db.with_file_name("settings.json")).unwrap()).unwrap();
     assert_eq!(saved["tiers"]["promote_to_long"], 0.0);
-    s.click(&s.find("#maintain-preview"));
-    let preview = s.wait_up_to(Duration::from_secs(30), "the preview", |s| {
-        s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Would move"))
-    });
-    assert_eq!(preview, "Would move 3000 memories.");
     s.click(&s.find("#maintain"));
     let moved = s.wait_up_to(Duration::from_secs(60), "maintenance", |s| {
         s.all("#tiers-notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Moved"))
     });
-    assert_eq!(moved, "Moved 3000 memories.");
+    assert_eq!(moved, "Moved 3000 memories: 3000 from medium-term to long-term.");
     assert!(s.texts("#moves td").iter().any(|t| t == "medium → long"), "the moves are listed");
     screenshot(&s, "settings-jobs");
 

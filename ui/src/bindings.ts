@@ -73,15 +73,20 @@ export const commands = {
 	reembed: (job: string, onProgress: Channel<JobProgress>) => typedError<JobProgress, ApiError>(__TAURI_INVOKE("reembed", { job, onProgress })),
 	/**
 	 *  Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
-	 *  it), with progress; a stopped run moves nothing.
+	 *  it — with `unsaved`, the rule as the form holds it), with progress; a stopped run moves
+	 *  nothing.
 	 */
-	maintain: (job: string, apply: boolean, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, onProgress })),
+	maintain: (job: string, apply: boolean, unsaved: Settings_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, unsaved, onProgress })),
 	/**  Asks a running job to stop; whether one by that id was running. */
 	cancelJob: (job: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("cancel_job", { job })),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
 	/**  Checks and saves the settings (a bad value is refused and nothing changes). */
 	saveSettings: (saved: Settings_Deserialize) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("save_settings", { saved })),
+	/**  What is wrong with each field of the tier rule in `saved` (empty: nothing). */
+	checkTiers: (saved: Settings_Deserialize) => typedError<FieldProblem[], ApiError>(__TAURI_INVOKE("check_tiers", { saved })),
+	/**  The ready-made tier rules, the default first. */
+	tierPresets: () => typedError<TierPreset[], ApiError>(__TAURI_INVOKE("tier_presets")),
 	/**  Switches the MCP server (streamable HTTP on 127.0.0.1, a new token each start) on or off. */
 	setMcp: (on: boolean, port: number) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("set_mcp", { on, port })),
 	/**  The providers and where their keys are. */
@@ -578,6 +583,14 @@ export type ExportView = {
 	written: number,
 };
 
+/**  What is wrong with one field of the tier rule, in words. */
+export type FieldProblem = {
+	/**  The field (`importance_weight`, …). */
+	field: string,
+	/**  What is wrong and what would do. */
+	message: string,
+};
+
 /**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
 export type FilterForm = FilterForm_Serialize | FilterForm_Deserialize;
 
@@ -1048,6 +1061,16 @@ export type TierPolicyShape = {
 	demote_below: number | null,
 	/**  … after this many days untouched. */
 	long_idle_days: number | null,
+};
+
+/**  A ready-made tier rule with a name and what it does, in words. */
+export type TierPreset = {
+	/**  Its name. */
+	name: string,
+	/**  What it does. */
+	description: string,
+	/**  Its values. */
+	policy: TierPolicyShape,
 };
 
 /**  A memory tier. */

@@ -96,51 +96,147 @@ impl Settings {
 
     /// Values that make sense, or an error that names the first that does not.
     pub fn check(&self) -> ApiResult<()> {
-        let t = &self.tiers;
-        let bad = |what: &str, rule: &str| Err(ApiError::invalid(format!("{what} must be {rule}")));
-        for (what, v) in [
-            ("the importance weight", t.importance_weight),
-            ("the frequency weight", t.frequency_weight),
-            ("the recency weight", t.recency_weight),
-        ] {
-            if !(0.0..=1.0).contains(&v) {
-                return bad(what, "between 0 and 1");
-            }
-        }
-        if t.importance_weight + t.frequency_weight + t.recency_weight <= 0.0 {
-            return bad("the weights' sum", "above 0");
-        }
-        for (what, v) in [
-            ("the expiry threshold", t.expire_below),
-            ("the promotion threshold", t.promote_to_long),
-            ("the demotion threshold", t.demote_below),
-        ] {
-            if !(0.0..=1.0).contains(&v) {
-                return bad(what, "between 0 and 1");
-            }
-        }
-        if t.demote_below > t.promote_to_long {
-            return bad("the demotion threshold", "at most the promotion threshold");
-        }
-        for (what, v) in [
-            ("the recency half-life (days)", t.half_life_days),
-            ("the working-memory time (hours)", t.short_ttl_hours),
-            ("the idle time before demotion (days)", t.long_idle_days),
-        ] {
-            if !(v > 0.0 && v.is_finite()) {
-                return bad(what, "a positive number");
-            }
-        }
-        if t.working_memory_items == 0 || t.working_memory_tokens == 0 || t.frequent_accesses == 0 {
-            return bad("working-memory sizes and the frequent-access count", "at least 1");
+        if let Some(p) = tier_problems(&self.tiers).into_iter().next() {
+            return Err(ApiError::invalid(p.message));
         }
         if let Some(c) = &self.chat
             && c.provider.trim().is_empty()
         {
-            return bad("the chat provider", "named");
+            return Err(ApiError::invalid("the chat provider must be named"));
         }
         Ok(())
     }
+}
+
+/// What is wrong with one field of the tier rule, in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FieldProblem {
+    /// The field (`importance_weight`, …).
+    pub field: String,
+    /// What is wrong and what would do.
+    pub message: String,
+}
+
+/// Every field of `t` that makes no sense, each said plainly (empty: all is well).
+pub fn tier_problems(t: &TierPolicy) -> Vec<FieldProblem> {
+    let mut out = Vec::new();
+    let mut bad = |field: &str, message: String| out.push(FieldProblem { field: field.into(), message });
+    let weights = [
+        ("importance_weight", t.importance_weight),
+        ("frequency_weight", t.frequency_weight),
+        ("recency_weight", t.recency_weight),
+    ];
+    for (field, v) in weights {
+        if !(0.0..=1.0).contains(&v) {
+            bad(field, format!("a weight is between 0 and 1, not {v}"));
+        }
+    }
+    let sum: f64 = weights.iter().map(|(_, v)| v).sum();
+    if (sum - 1.0).abs() > 1e-6 && weights.iter().all(|(_, v)| (0.0..=1.0).contains(v)) {
+        let sum = (sum * 1000.0).round() / 1000.0;
+        for (field, _) in weights {
+            bad(field, format!("the three weights add up to {sum}; they must add up to 1 (e.g. 0.4, 0.35 and 0.25)"));
+        }
+    }
+    for (field, v) in
+        [("expire_below", t.expire_below), ("promote_to_long", t.promote_to_long), ("demote_below", t.demote_below)]
+    {
+        if !(0.0..=1.0).contains(&v) {
+            bad(field, format!("a value is between 0 and 1, not {v}"));
+        }
+    }
+    if t.demote_below > t.promote_to_long {
+        bad(
+            "demote_below",
+            format!(
+                "moving back at {} but up at {} would move memories back and forth: make it at most {}",
+                t.demote_below, t.promote_to_long, t.promote_to_long
+            ),
+        );
+    }
+    for (field, v) in [
+        ("half_life_days", t.half_life_days),
+        ("short_ttl_hours", t.short_ttl_hours),
+        ("long_idle_days", t.long_idle_days),
+    ] {
+        if !(v > 0.0 && v.is_finite()) {
+            bad(field, format!("this needs a number above 0, not {v}"));
+        }
+    }
+    for (field, v) in [
+        ("working_memory_items", t.working_memory_items as u64),
+        ("working_memory_tokens", t.working_memory_tokens as u64),
+        ("frequent_accesses", u64::from(t.frequent_accesses)),
+    ] {
+        if v == 0 {
+            bad(field, "this needs to be at least 1".to_string());
+        }
+    }
+    out
+}
+
+/// A ready-made tier rule with a name and what it does, in words.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TierPreset {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its values.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::TierPolicyShape))]
+    pub policy: TierPolicy,
+}
+
+/// The ready-made rules, the default ("Balanced") first.
+pub fn tier_presets() -> Vec<TierPreset> {
+    let balanced = TierPolicy::default();
+    let keep_more = TierPolicy {
+        working_memory_items: 40,
+        working_memory_tokens: 4000,
+        short_ttl_hours: 72.0,
+        expire_below: 0.15,
+        promote_to_long: 0.5,
+        promote_min_accesses: 2,
+        demote_below: 0.1,
+        long_idle_days: 365.0,
+        half_life_days: 30.0,
+        ..balanced.clone()
+    };
+    let keep_less = TierPolicy {
+        working_memory_items: 10,
+        working_memory_tokens: 1000,
+        short_ttl_hours: 8.0,
+        expire_below: 0.45,
+        promote_to_long: 0.7,
+        promote_min_accesses: 5,
+        demote_below: 0.3,
+        long_idle_days: 30.0,
+        half_life_days: 7.0,
+        ..balanced.clone()
+    };
+    vec![
+        TierPreset {
+            name: "Balanced".into(),
+            description:
+                "The default: conversations stay in working memory for a day; what is used now and then is kept.".into(),
+            policy: balanced,
+        },
+        TierPreset {
+            name: "Keep more".into(),
+            description: "Memories stay longer: three days in working memory, few fade, long-term is kept for a year."
+                .into(),
+            policy: keep_more,
+        },
+        TierPreset {
+            name: "Keep less".into(),
+            description:
+                "A tidy memory: working memory clears after eight hours, and only what is used often is kept long."
+                    .into(),
+            policy: keep_less,
+        },
+    ]
 }
 
 #[cfg(test)]
@@ -170,10 +266,10 @@ mod tests {
         s.tiers.demote_below = 0.9;
         let e = s.save_to(&path).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
-        assert!(e.message.contains("demotion threshold"), "{e}");
+        assert!(e.message.contains("back and forth"), "{e}");
         s.tiers.demote_below = 0.1;
         s.tiers.half_life_days = 0.0;
-        assert!(s.save_to(&path).unwrap_err().message.contains("half-life"));
+        assert!(s.save_to(&path).unwrap_err().message.contains("above 0"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
 
         std::fs::write(&path, "{ not json").unwrap();
@@ -197,5 +293,23 @@ mod tests {
         let s = Settings::load_from(&path).unwrap();
         assert_eq!(s.tiers.promote_to_long, 0.7);
         assert_eq!(s.tiers.demote_below, TierPolicy::default().demote_below);
+    }
+
+    /// Each field is judged on its own and said plainly; weights must add up to 1 (1.5 was
+    /// accepted before); every preset is sound.
+    #[test]
+    fn tier_fields_are_checked_one_by_one() {
+        assert!(tier_problems(&TierPolicy::default()).is_empty());
+        let t = TierPolicy { importance_weight: 0.9, half_life_days: -1.0, ..TierPolicy::default() };
+        let p = tier_problems(&t);
+        let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["importance_weight", "frequency_weight", "recency_weight", "half_life_days"]);
+        assert!(p[0].message.contains("add up to 1.5; they must add up to 1"), "{}", p[0].message);
+        assert!(p[3].message.contains("above 0"));
+        let presets = tier_presets();
+        assert_eq!(presets[0].policy, TierPolicy::default());
+        for preset in &presets {
+            assert!(tier_problems(&preset.policy).is_empty(), "{}", preset.name);
+        }
     }
 }
