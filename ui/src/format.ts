@@ -63,7 +63,7 @@ export function title(m: MemoryView): string {
     case "episodic":
       return m.body.form === "utterance" ? `${m.body.speaker}: ${m.body.text}` : `${m.body.query} → ${m.body.response}`;
     case "procedural":
-      return `${m.name} (${m.steps.length} steps)`;
+      return `${words(m.name)} (${m.steps.length} steps)`;
   }
 }
 
