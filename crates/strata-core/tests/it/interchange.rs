@@ -1,6 +1,8 @@
 //! Seed-002 documents and JSON Lines backups: round trips and bad input.
 
 use crate::support::*;
+use strata_core::interchange::duplicates::{ImportSummary, OnDuplicate};
+use strata_core::interchange::seed::ImportCounts;
 use strata_core::*;
 
 const SEED: &str = include_str!("../fixtures/seed-002.json");
@@ -148,10 +150,156 @@ fn text_that_is_not_utf8_is_refused_with_its_line() {
 fn importing_a_key_that_exists_fails_whole() {
     let mut f = Fixture::new();
     f.add(concept("theory_of_relativity", &[("year", "1905")]));
-    let err = import(&mut f, SEED).unwrap_err().to_string();
-    assert!(err.starts_with("seed.json:11: field `semantic.theory_of_relativity`: a semantic memory"), "{err}");
-    assert!(err.contains("'theory_of_relativity' already exists"), "{err}");
+    let err = import(&mut f, SEED).unwrap_err();
+    assert!(matches!(err, Error::AlreadyStored { line: 11, .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "\u{201c}theory_of_relativity\u{201d} is already in your memories (line 11 of seed.json); nothing was imported"
+    );
     assert_eq!(f.store.stats().unwrap().memories, 1);
+}
+
+fn import_choosing(f: &mut Fixture, text: &str, choice: OnDuplicate) -> Result<ImportSummary> {
+    let template = NewMemory { source: Source::app("import"), ..Default::default() };
+    f.store.import_seed_with("seed.json", text, &template, &user(), choice, &mut interchange::no_tick)
+}
+
+fn counts(semantic: u64, episodic: u64, procedural: u64) -> ImportCounts {
+    ImportCounts { semantic, episodic, procedural }
+}
+
+#[test]
+fn importing_a_document_twice_skips_or_merges_what_is_stored() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let before = f.store.stats().unwrap().events;
+
+    // Skip: nothing written, everything counted as skipped.
+    let s = import_choosing(&mut f, SEED, OnDuplicate::Skip).unwrap();
+    assert_eq!((s.added, s.skipped, s.merged), (counts(0, 0, 0), counts(2, 2, 2), counts(0, 0, 0)));
+    assert_eq!(s.to_string(), "0 added, 6 skipped (already there)");
+    assert_eq!(f.store.stats().unwrap().events, before, "a skip writes nothing");
+
+    // Merge of the same file: all unchanged, nothing written.
+    let s = import_choosing(&mut f, SEED, OnDuplicate::Merge).unwrap();
+    assert_eq!((s.added, s.unchanged), (counts(0, 0, 0), counts(2, 2, 2)));
+    assert_eq!(f.store.stats().unwrap().events, before, "an unchanged merge writes nothing");
+
+    // Merge of a changed file: a new fact and a changed one, a new concept, new steps.
+    let changed = r#"{"semantic": {
+  "napoleon_bonaparte": {"birth": "1769, Ajaccio", "height": "1.69 m"},
+  "marie_curie": {"field": "physics"}},
+ "procedural": {"evaluate_scientific_theory": {"steps": ["1. Read it"]}}}"#;
+    let s = import_choosing(&mut f, changed, OnDuplicate::Merge).unwrap();
+    assert_eq!((s.added, s.merged, s.unchanged), (counts(1, 0, 0), counts(1, 0, 1), counts(0, 0, 0)));
+    assert_eq!(s.to_string(), "1 added, 2 merged");
+    let napoleon = &f.store.find_by_key("default", None, Some(MemoryKind::Semantic), "napoleon_bonaparte").unwrap()[0];
+    let Content::Semantic(c) = &napoleon.content else { panic!() };
+    let facts: Vec<_> = c.facts.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    assert_eq!(facts.len(), 4, "{facts:?}");
+    assert_eq!(c.facts["birth"], FactValue::Text("1769, Ajaccio".into()));
+    assert_eq!(c.facts["death"], FactValue::Text("1821, Saint Helena".into()), "a fact the file lacks is kept");
+    assert_eq!(napoleon.version, 2, "one content update, with history");
+    let proc =
+        &f.store.find_by_key("default", None, Some(MemoryKind::Procedural), "evaluate_scientific_theory").unwrap();
+    let Content::Procedural(p) = &proc[0].content else { panic!() };
+    assert_eq!(p.steps, vec!["1. Read it".to_string()]);
+
+    // Stop (the default) still refuses the first one, naming its line.
+    let err = import_choosing(&mut f, changed, OnDuplicate::Stop).unwrap_err().to_string();
+    assert!(
+        err.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of seed.json)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_identical_episode_is_a_duplicate_and_a_different_one_is_not() {
+    let mut f = Fixture::new();
+    let doc = |text: &str, session: &str| {
+        format!(
+            r#"{{"episodic": [{{"timestamp": "2023-07-15T14:32:45", "speaker": "user", "text": "{text}", "metadata": {{"session_id": "{session}"}}}}]}}"#
+        )
+    };
+    import(&mut f, &doc("hello", "s1")).unwrap();
+    let err = import(&mut f, &doc("hello", "s1")).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "the episode of 2023-07-15 14:32:45 is already in your memories (line 1 of seed.json); nothing was imported"
+    );
+    for choice in [OnDuplicate::Skip, OnDuplicate::Merge] {
+        let s = import_choosing(&mut f, &doc("hello", "s1"), choice).unwrap();
+        assert_eq!(s.added.total(), 0, "{choice}");
+        assert_eq!(s.skipped.episodic + s.unchanged.episodic, 1, "{choice}");
+    }
+    // Other words, or another session, make another episode.
+    assert_eq!(import(&mut f, &doc("hello!", "s1")).unwrap().episodic, 1);
+    assert_eq!(import(&mut f, &doc("hello", "s2")).unwrap().episodic, 1);
+    assert_eq!(f.store.stats().unwrap().memories, 3);
+}
+
+#[test]
+fn a_merge_that_fails_midway_imports_and_changes_nothing() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let before = export(&f);
+    // A new memory, a merged one, a merged procedure, then one whose tag only creating it
+    // refuses (too long).
+    let long = "t".repeat(300);
+    let text = format!(
+        r#"{{"semantic": {{"new_one": {{"x": "1"}}, "napoleon_bonaparte": {{"birth": "elsewhere"}}}},
+ "procedural": {{"analyze_historical_figure": {{"steps": ["new"]}}, "p": {{"steps": ["s"]}}}},
+ "strata": {{"procedural": {{"p": {{"tags": ["{long}"]}}}}}}}}"#
+    );
+    let err = import_choosing(&mut f, &text, OnDuplicate::Merge).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:2: field `procedural.p`: "), "{err}");
+    // Stopped midway by the person: the same.
+    let mut n = 0;
+    let template = NewMemory::default();
+    let stopped = f.store.import_seed_with("seed.json", SEED, &template, &user(), OnDuplicate::Merge, &mut |_, _| {
+        n += 1;
+        if n > 3 { Err(Error::Cancelled("stopped".into())) } else { Ok(()) }
+    });
+    assert!(matches!(stopped, Err(Error::Cancelled(_))));
+    assert_eq!(export(&f), before, "all or nothing");
+}
+
+#[test]
+fn tags_tiers_pins_and_importance_survive_an_export_and_import() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let all = f.store.snapshot().unwrap().memories;
+    f.store
+        .transact(|tx| {
+            for (i, m) in all.iter().enumerate() {
+                tx.tag(m.id, &format!("tag-{i}"), &user())?;
+                if i % 2 == 0 {
+                    tx.pin(m.id, &user())?;
+                    tx.set_tier(m.id, Tier::Long, "test", &user())?;
+                }
+                if i % 3 == 0 {
+                    tx.set_importance(m.id, Importance::new(0.9)?, &user())?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let text = export(&f);
+    assert!(text.contains("\"strata\": {"), "{text}");
+    let mut g = Fixture::new();
+    assert_eq!(import(&mut g, &text).unwrap().total(), 6);
+    let keep = |s: Snapshot| {
+        let mut v: Vec<_> =
+            s.memories.into_iter().map(|m| (m.content, m.tags, m.tier, m.pinned, m.importance)).collect();
+        v.sort_by_key(|m| format!("{:?}", m.0));
+        v
+    };
+    assert_eq!(keep(g.store.snapshot().unwrap()), keep(f.store.snapshot().unwrap()));
+    assert_eq!(export(&g), text, "and it exports as the same document");
+    // Extras naming a memory the document lacks are refused with their line.
+    let orphan = "{\"semantic\": {\"a\": {\"x\": \"1\"}},\n \"strata\": {\"semantic\": {\"b\": {\"pinned\": true}}}}";
+    let err = import(&mut Fixture::new(), orphan).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:2: field `strata.semantic.b`"), "{err}");
 }
 
 #[test]
