@@ -367,13 +367,13 @@ fn an_import_refuses_what_it_would_lose_and_lists_what_it_leaves_out() {
     let cases = [
         (
             "{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {\"b\": {\"x\": \"1\"}}}",
-            "<stdin>:2: trailing characters",
+            "<stdin>:2: there is more after the end of the document",
         ),
         (
             "{\"semantic\": {\"a\": {\"x\": \"1\"}, \"a\": {\"y\": \"2\"}}}",
             "<stdin>:1: field `semantic.a`: this key appears twice",
         ),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\u{0}\u{0}", "<stdin>:1: trailing characters"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\u{0}\u{0}", "<stdin>:1: there is more after the end of the document"),
     ];
     for (text, want) in cases {
         let msg = e.err_with(&["import", "-"], &db, Some(text));

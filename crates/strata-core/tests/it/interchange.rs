@@ -42,7 +42,7 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
         (
             r#"{"semantic": {"a": {"x": "1"}},
   "episodic": [{"timestamp": "2023-07-15T14:32:45", "query": 5}]}"#,
-            "seed.json:2: field `episodic[0].query`: invalid type: integer `5`, expected a string",
+            "seed.json:2: field `episodic[0].query`: this should be text in quotes, not a number (5)",
         ),
         (r#"{"semantic": {"a": {"x": null}}}"#, "seed.json:1: field `semantic.a.x`: null is not a fact value"),
         (
@@ -57,7 +57,7 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
             "{\"semantics\": {}}",
             "seed.json:1: field `semantics`: unknown field `semantics`, expected one of `semantic`, `episodic`, `procedural`",
         ),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}", "seed.json:1: EOF while parsing"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}", "seed.json:1: the file ends in the middle of an entry"),
     ];
     for (text, want) in cases {
         let mut f = Fixture::new();
@@ -74,6 +74,66 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
     }
 }
 
+/// Each kind of mistake in a file is said in plain words, with its line (not the parser's
+/// "EOF while parsing a value").
+#[test]
+fn a_broken_file_is_explained_in_plain_words_with_its_line() {
+    let cases = [
+        ("{\"semantic\": {\n\"a\": {\"x\": \"1\"", "seed.json:2: the file ends in the middle of an entry"),
+        ("{\"semantic\": {}}\n}", "seed.json:2: there is more after the end of the document"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\",}}}", "seed.json:1: there is a comma before a closing } or ]"),
+        ("{\"semantic\": {\"a\": {\"x\": }}}", "seed.json:1: something is missing here (a value"),
+        ("{\"semantic\": {\"a\": {\"x\": nul}}}", "seed.json:1: a word here is not in quotes"),
+        ("{\"semantic\": {\"a\": {\"x\": yes}}}", "seed.json:1: something is missing here (a value"),
+        ("{\"semantic\" {}}", "seed.json:1: a colon (:) is missing between a name and its value"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\" \"y\": \"2\"}}}", "seed.json:1: a comma or a closing } is missing"),
+        ("{\"procedural\": {\"p\": {\"steps\": [\"a\" \"b\"]}}}", "seed.json:1: a comma or a closing ] is missing"),
+        ("{semantic: {}}", "seed.json:1: a name must be in double quotes"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"C:\\data\"}}}",
+            "seed.json:1: a backslash starts an escape JSON does not know",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"\\uDFFF\"}}}", "seed.json:1: a \\u escape names no character"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"\\u12\"}}}",
+            "seed.json:1: a backslash starts an escape JSON does not know (write \\\\ for a backslash; \\u needs four",
+        ),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"two\nlines\"}}}",
+            "seed.json:2: a line break or control character is inside quotes",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": 1e999}}}", "seed.json:1: a number is too large"),
+        ("{\"semantic\": {\"a\": {\"x\": -}}}", "seed.json:1: a number is written wrongly"),
+        (
+            "{\"semantic\": {\n\"napoleon\": [\"born 1769\"]}}",
+            "seed.json:2: field `semantic.napoleon`: this should be a group of name: value pairs { … }, not a list",
+        ),
+        (
+            "{\"procedural\": {\"p\": {\"steps\": \"a\"}}}",
+            "seed.json:1: field `procedural.p.steps`: this should be a list [ … ], not text (\"a\")",
+        ),
+        (
+            "{\"episodic\": {}}",
+            "seed.json:1: field `episodic`: this should be a list [ … ], not a group of name: value pairs",
+        ),
+        (
+            "{\"episodic\": [{\"timestamp\": true}]}",
+            "seed.json:1: field `episodic[0].timestamp`: this should be text in quotes, not true",
+        ),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}, \"a\": {}}}",
+            "seed.json:1: field `semantic.a`: this key appears twice",
+        ),
+    ];
+    for (text, want) in cases {
+        let mut f = Fixture::new();
+        let err = import(&mut f, text).expect_err(text).to_string();
+        assert!(err.starts_with(want), "{text}\n{err}\n   wanted: {want}");
+        assert!(!err.contains("EOF") && !err.contains("invalid type") && !err.contains("expected"), "{err}");
+        assert_eq!(f.store.stats().unwrap().memories, 0);
+    }
+}
+
 /// Regression: a repeated key kept the last value, and data after the document was ignored.
 #[test]
 fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
@@ -84,9 +144,12 @@ fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
         ),
         ("{\"semantic\": {\"a\": {\"x\": \"1\", \"x\": \"2\"}}}", "seed.json:1: field `semantic.a.x`: this key"),
         ("{\"semantic\": {}, \"semantic\": {\"b\": {\"x\": \"1\"}}}", "seed.json:1: field `semantic`: this key"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {}}", "seed.json:2: trailing characters"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n\njunk", "seed.json:3: trailing characters"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\0\0\0", "seed.json:1: trailing characters"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {}}",
+            "seed.json:2: there is more after the end of the document",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n\njunk", "seed.json:3: there is more after the end of the document"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\0\0\0", "seed.json:1: there is more after the end of the document"),
     ];
     for (text, want) in cases {
         let mut f = Fixture::new();
@@ -382,7 +445,7 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
             "backup.jsonl:4: field `stream_version`",
         ),
         (with_line(1, &lines[1].replace("\"birth\"", "\"birth\":null,\"x\"")), "backup.jsonl:2: field `payload`"),
-        (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: EOF while parsing"),
+        (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: the file ends in the middle of an entry"),
         (
             with_line(0, "{\"format\":\"zip\",\"version\":1,\"events\":6,\"exported_at\":\"x\"}"),
             "backup.jsonl:1: field `format`: not a Strata backup",
@@ -408,8 +471,8 @@ fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
     let lines: Vec<&str> = text.lines().collect();
     let with_line = |i: usize, new: &str| replace_line(&text, i, new);
     let cases = [
-        (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: trailing characters"),
-        (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: trailing characters"),
+        (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: there is more after the end of the document"),
+        (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: there is more after the end of the document"),
         (
             with_line(2, &lines[2].replace("\"seq\":2,", "\"seq\":2,\"seq\":2,")),
             "backup.jsonl:3: field `seq`: this key",
@@ -418,9 +481,12 @@ fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
             with_line(1, &lines[1].replace("\"birth\":", "\"birth\":1,\"birth\":")),
             "backup.jsonl:2: field `payload.content.facts.birth`: this key",
         ),
-        (with_line(0, &format!("{}x", lines[0])), "backup.jsonl:1: trailing characters"),
-        (format!("{text}\n\0\0\0"), "backup.jsonl:9: expected value"),
-        (with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")), "backup.jsonl:4: control character"),
+        (with_line(0, &format!("{}x", lines[0])), "backup.jsonl:1: there is more after the end of the document"),
+        (format!("{text}\n\0\0\0"), "backup.jsonl:9: something is missing here (a value"),
+        (
+            with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")),
+            "backup.jsonl:4: a line break or control character is inside quotes",
+        ),
     ];
     assert_backups_refused(cases);
     let mut bytes = text.clone().into_bytes();
