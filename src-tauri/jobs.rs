@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use strata_api::dto::ImportView;
 use strata_api::embedding::EmbedProgress;
-use strata_api::{ApiError, ApiResult, ErrorCode, ImportFormat, Settings};
+use strata_api::{ApiError, ApiResult, ErrorCode, ImportFormat, ImportOptions, Settings};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -96,7 +96,8 @@ pub(crate) async fn cancel_job(state: State<'_, AppState>, job: String) -> Resul
 
 /// Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
 /// memory.json; the format is detected) in one transaction, with progress: a bad or stopped
-/// import changes nothing.
+/// import changes nothing. A memories document's memory already stored stops it
+/// (`duplicate_key`) unless `on_duplicate` is `skip` or `merge`.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn import_file(
@@ -104,15 +105,16 @@ pub(crate) async fn import_file(
     job: String,
     name: String,
     text: String,
+    on_duplicate: String,
     on_progress: Channel<JobProgress>,
 ) -> Result<ImportView, ApiError> {
     let mut job = Job::start(&state, job, on_progress)?;
+    let options = ImportOptions { format: None, on_duplicate: on_duplicate.parse()? };
     state
         .run_apart(move |e| {
             let stopped = "the import was stopped; nothing was imported";
-            let (format, imported) =
-                e.import_with(&name, &mut text.as_bytes(), None, &mut |d, t| job.tick(d, t, stopped))?;
-            Ok(ImportView { format, imported })
+            let r = e.import_report_with(&name, &mut text.as_bytes(), options, &mut |d, t| job.tick(d, t, stopped))?;
+            Ok(ImportView { format: r.format, imported: r.imported, summary: r.summary.map(|s| s.to_string()) })
         })
         .await
 }

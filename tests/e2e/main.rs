@@ -387,14 +387,43 @@ fn import_a_seed_file_and_refuse_a_bad_one() {
 
     s.type_into(&s.find("#import"), bad.to_str().unwrap());
     let error = s.wait_for("the refusal", |s| s.all(".list .error").first().map(|e| s.text(e)));
-    assert!(error.starts_with("broken.json:1:") && error.contains("nothing was imported"), "{error}");
+    assert_eq!(
+        error,
+        "broken.json:1: the file ends in the middle of an entry (something is cut off, or a closing } or ] is missing); nothing was imported"
+    );
     screenshot(&s, "bad-import");
     assert_eq!(s.all(".list li").len(), count, "the bad file changed nothing");
+
+    // The same memories again, one of them changed: the window says which is already there
+    // and imports again merging them, or skipping them.
+    let notes = dir.path().join("notes.json");
+    std::fs::write(
+        &notes,
+        "{\"semantic\": {\n  \"napoleon_bonaparte\": {\"height\": \"1.69 m\"},\n  \"theory_of_relativity\": {\"year\": \"1915\"},\n  \"ada_lovelace\": {\"born\": \"1815\"}}}",
+    )
+    .unwrap();
+    let import_notes = |button: &str| {
+        s.type_into(&s.find("#import"), notes.to_str().unwrap());
+        let error = s.wait_for("the duplicate", |s| s.all("#transfer-error").first().map(|e| s.text(e)));
+        assert!(
+            error.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of notes.json)"),
+            "{error}"
+        );
+        s.click(&s.find(button));
+        s.wait_for("the summary", |s| {
+            s.all("#notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Imported notes.json"))
+        })
+    };
+    assert_eq!(import_notes("#import-merge"), "Imported notes.json: 1 added, 1 merged, 1 already there.");
+    screenshot(&s, "import-merged");
+    assert_eq!(import_notes("#import-skip"), "Imported notes.json: 0 added, 3 skipped (already there).");
     s.end();
     drop(driver);
 
     let e = Engine::open(&db, EngineOptions::default()).unwrap();
-    assert_eq!(e.stats().unwrap().memories as usize, count);
+    assert_eq!(e.stats().unwrap().memories as usize, count + 1);
+    let napoleon = e.memory(&strata_api::Target::new("napoleon_bonaparte")).unwrap();
+    assert!(serde_json::to_string(&napoleon.content).unwrap().contains("1.69 m"), "merged");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { commands, type ImportFormat } from "./bindings";
+import { commands, type ApiError, type ImportFormat } from "./bindings";
 import { describe } from "./errors";
 import { JobBar, useJob } from "./jobs";
 
@@ -9,24 +9,32 @@ const FORMATS: { value: ImportFormat; label: string }[] = [
   { value: "graph", label: "MCP memory server (memory.json)" },
 ];
 
+type OnDuplicate = "stop" | "skip" | "merge";
+
 // Import a file (the format is found by itself) and export in any of the three formats, each
-// with progress and Cancel. A bad or stopped import changes nothing.
+// with progress and Cancel. A bad or stopped import changes nothing; one that met memories
+// already stored says which and offers to merge them or skip them.
 export function Transfer({ onImported }: { onImported: () => void }) {
   const job = useJob();
   const [format, setFormat] = useState<ImportFormat>("seed");
   const [path, setPath] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The file whose import stopped at a memory already stored, to import again with a choice.
+  const [again, setAgain] = useState<{ name: string; text: string } | null>(null);
 
-  const importFile = async (file: File) => {
+  const importText = async (name: string, text: string, onDuplicate: OnDuplicate) => {
     setError(null);
     setNotice(null);
-    const text = await file.text();
-    const res = await job.run(`Importing ${file.name}`, (id, ch) => commands.importFile(id, file.name, text, ch));
+    setAgain(null);
+    const res = await job.run(`Importing ${name}`, (id, ch) => commands.importFile(id, name, text, onDuplicate, ch));
     if (res.status === "ok") {
       const what = res.data.format === "graph" ? "entities and relations" : "memories";
-      setNotice(`Imported ${file.name}: ${res.data.imported} ${what}.`);
+      setNotice(`Imported ${name}: ${res.data.summary ?? `${res.data.imported} ${what}`}.`);
       onImported();
+    } else if (isDuplicate(res.error)) {
+      setError(res.error.message);
+      setAgain({ name, text });
     } else setError(describe(res.error));
   };
 
@@ -50,7 +58,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = "";
-            if (file) importFile(file);
+            if (file) file.text().then((text) => importText(file.name, text, "stop"));
           }}
         />
       </label>
@@ -83,8 +91,23 @@ export function Transfer({ onImported }: { onImported: () => void }) {
       {error && (
         <div className="error" role="alert" id="transfer-error">
           {error}
+          {again && (
+            <div className="actions">
+              <button id="import-merge" onClick={() => importText(again.name, again.text, "merge")} disabled={job.running}>
+                Merge
+              </button>
+              <button id="import-skip" onClick={() => importText(again.name, again.text, "skip")} disabled={job.running}>
+                Skip those
+              </button>
+            </div>
+          )}
         </div>
       )}
     </div>
   );
+}
+
+// An import stopped at a memory already stored: its message says which, in plain words.
+function isDuplicate(e: unknown): e is ApiError {
+  return !!e && typeof e === "object" && "code" in e && (e as ApiError).code === "duplicate_key";
 }

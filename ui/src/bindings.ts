@@ -57,9 +57,10 @@ export const commands = {
 	/**
 	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
 	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
-	 *  import changes nothing.
+	 *  import changes nothing. A memories document's memory already stored stops it
+	 *  (`duplicate_key`) unless `on_duplicate` is `skip` or `merge`.
 	 */
-	importFile: (job: string, name: string, text: string, onProgress: Channel<JobProgress>) => typedError<ImportView, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onProgress })),
+	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress>) => typedError<ImportView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
 	/**
 	 *  Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
 	 *  a reference-server memory.json (`graph`) into `path` (default: a dated file in the
@@ -671,11 +672,26 @@ export type ImportFormat =
 "graph";
 
 /**  What an import did. */
-export type ImportView = {
+export type ImportView = ImportView_Serialize | ImportView_Deserialize;
+
+/**  What an import did. */
+export type ImportView_Deserialize = {
 	/**  The format it was read as. */
 	format: ImportFormat,
 	/**  Memories imported (seed, backup), or entities and relations created or extended (graph). */
 	imported: number | null,
+	/**  A memories document's outcome in words: "3 added, 2 merged, 1 already there". */
+	summary?: string | null,
+};
+
+/**  What an import did. */
+export type ImportView_Serialize = {
+	/**  The format it was read as. */
+	format: ImportFormat,
+	/**  Memories imported (seed, backup), or entities and relations created or extended (graph). */
+	imported: number | null,
+	/**  A memories document's outcome in words: "3 added, 2 merged, 1 already there". */
+	summary?: string,
 };
 
 /**  A memory that went into a prompt. */

@@ -234,6 +234,9 @@ pub struct ImportView {
     /// Memories imported (seed, backup), or entities and relations created or extended (graph).
     #[cfg_attr(feature = "specta", specta(type = f64))]
     pub imported: u64,
+    /// A memories document's outcome in words: "3 added, 2 merged, 1 already there".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 /// Summary statistics.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+use strata_core::interchange::duplicates::{ImportSummary, OnDuplicate};
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{
     AsOf, Clock, Concept, Content, Embedder, Episode, EpisodeBody, EventMeta, Expected, FactValue, Filter,
@@ -151,6 +152,18 @@ pub struct ImportReport {
     /// A graph's relations whose ends are not both entities: not imported, listed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub relations_skipped: Vec<crate::graph::Relation>,
+    /// A seed document's memories, per type: added, merged, unchanged and skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<ImportSummary>,
+}
+
+/// How to import a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The file's format (detected when `None`).
+    pub format: Option<ImportFormat>,
+    /// What a seed document's memory that is already stored does (stop, by default).
+    pub on_duplicate: OnDuplicate,
 }
 
 /// What `replay` did.
@@ -701,21 +714,22 @@ impl Engine {
         format: Option<ImportFormat>,
         tick: strata_core::interchange::Tick,
     ) -> ApiResult<(ImportFormat, u64)> {
-        let report = self.import_report_with(name, input, format, tick)?;
+        let report = self.import_report_with(name, input, ImportOptions { format, ..Default::default() }, tick)?;
         Ok((report.format, report.imported))
     }
 
-    /// [`Engine::import_with`], saying also what a graph import left out.
+    /// [`Engine::import_with`] with `options` (a seed document's duplicates merged or
+    /// skipped), saying also what each memory became or what a graph import left out.
     pub fn import_report_with(
         &mut self,
         name: &str,
         input: &mut dyn BufRead,
-        format: Option<ImportFormat>,
+        options: ImportOptions,
         tick: strata_core::interchange::Tick,
     ) -> ApiResult<ImportReport> {
         let text = strata_core::interchange::json::read_text(name, input)?;
-        let format = format.unwrap_or_else(|| detect_format(&text));
-        let mut report = ImportReport { format, imported: 0, relations_skipped: Vec::new() };
+        let format = options.format.unwrap_or_else(|| detect_format(&text));
+        let mut report = ImportReport { format, imported: 0, relations_skipped: Vec::new(), summary: None };
         match format {
             ImportFormat::Seed => {
                 let template = NewMemory {
@@ -724,7 +738,9 @@ impl Engine {
                     ..Default::default()
                 };
                 let meta = self.meta();
-                report.imported = self.store.import_seed_with(name, &text, &template, &meta, tick)?.total();
+                let summary = self.store.import_seed_with(name, &text, &template, &meta, options.on_duplicate, tick)?;
+                report.imported = summary.added.total();
+                report.summary = Some(summary);
             }
             ImportFormat::Backup => {
                 report.imported = self.store.import_backup_with(name, &mut text.as_bytes(), tick)?.1

@@ -97,7 +97,7 @@ impl From<Error> for ApiError {
             Error::Invalid(_) => ErrorCode::InvalidInput,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::Forgotten { .. } => ErrorCode::Forgotten,
-            Error::DuplicateKey { .. } => ErrorCode::DuplicateKey,
+            Error::DuplicateKey { .. } | Error::AlreadyStored { .. } => ErrorCode::DuplicateKey,
             Error::Conflict { .. } => ErrorCode::Conflict,
             Error::NotStrataDatabase { .. } => ErrorCode::NotStrataDatabase,
             Error::NewerSchema { .. } => ErrorCode::NewerSchema,

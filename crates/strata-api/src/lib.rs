@@ -24,7 +24,9 @@ pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;
-pub use engine::{AddRequest, Engine, EngineOptions, ImportFormat, ImportReport, ReplayReport, Target, UpdateRequest};
+pub use engine::{
+    AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,
+};
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, Settings};

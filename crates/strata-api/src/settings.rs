@@ -282,7 +282,7 @@ mod tests {
                 "{\"tiers\": {\"promote_to_long\": 0.7,\n\"promote_to_long\": 0.2}}",
                 ":2: field `tiers.promote_to_long`: this key",
             ),
-            ("{\"tiers\": {}}\n{\"tiers\": {}}", ":2: trailing characters"),
+            ("{\"tiers\": {}}\n{\"tiers\": {}}", ":2: there is more after the end of the document"),
         ] {
             std::fs::write(&path, text).unwrap();
             let e = Settings::load_from(&path).unwrap_err();

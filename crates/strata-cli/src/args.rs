@@ -227,6 +227,10 @@ pub enum Command {
         /// The format (detected when omitted).
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
+        /// What a memories document's memory that is already stored does: stop the import
+        /// (nothing imported), skip it (keep what is stored) or merge the file's into it.
+        #[arg(long, value_enum, default_value = "stop")]
+        on_duplicate: OnDuplicateArg,
     },
     /// Export memories as a seed-002 document or a knowledge graph (memory.json), or the whole
     /// log as a backup.
@@ -778,6 +782,17 @@ pub enum TierArg {
     Medium,
     /// Consolidated.
     Long,
+}
+
+/// What an import does with a memory already stored.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OnDuplicateArg {
+    /// Stop; nothing is imported.
+    Stop,
+    /// Keep what is stored; count it as skipped.
+    Skip,
+    /// Add a concept's new facts and take the file's changed ones; a procedure's steps.
+    Merge,
 }
 
 /// File formats on the command line.

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use strata_api::{AddRequest, Engine, EngineOptions, ImportFormat, Target, UpdateRequest};
+use strata_api::{AddRequest, Engine, EngineOptions, ErrorCode, ImportFormat, ImportOptions, Target, UpdateRequest};
+use strata_core::interchange::duplicates::OnDuplicate;
 use strata_core::time::parse_time;
 use strata_core::{
     AsOf, Clock, Concept, Content, Episode, EpisodeBody, FactValue, Facts, Filter, HybridOptions, ManualClock,
@@ -17,7 +18,7 @@ use strata_bench::locomo;
 
 use crate::args::{
     AddCommand, BenchCommand, Cli, Command, CommonAdd, ContextArgs, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
-    ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
+    OnDuplicateArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -163,7 +164,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         }
         Command::History { target } => out.history(&engine.history(&target_of(target))?),
         Command::Replay => out.replay(&engine.replay()?),
-        Command::Import { file, format } => {
+        Command::Import { file, format, on_duplicate } => {
             let stdin = file.as_os_str() == "-";
             let name = if stdin { "<stdin>".to_string() } else { file.display().to_string() };
             let mut input: Box<dyn BufRead> = if stdin {
@@ -173,13 +174,16 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                     std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?,
                 ))
             };
-            let report = engine.import_report_with(
-                &name,
-                &mut input,
-                format.map(format_of),
-                &mut strata_core::interchange::no_tick,
-            )?;
-            out.imported(&report)
+            let options = ImportOptions { format: format.map(format_of), on_duplicate: on_duplicate_of(on_duplicate) };
+            let report = engine
+                .import_report_with(&name, &mut input, options, &mut strata_core::interchange::no_tick)
+                .map_err(|e| match e.code {
+                    ErrorCode::DuplicateKey => {
+                        anyhow!("{e} (to import the rest, run again with --on-duplicate skip or merge)")
+                    }
+                    _ => e.into(),
+                })?;
+            out.imported(&name, &report)
         }
         Command::Export { format, output } => {
             let format = format_of(format);
@@ -819,6 +823,14 @@ fn tier_of(t: TierArg) -> Tier {
         TierArg::Short => Tier::Short,
         TierArg::Medium => Tier::Medium,
         TierArg::Long => Tier::Long,
+    }
+}
+
+fn on_duplicate_of(d: OnDuplicateArg) -> OnDuplicate {
+    match d {
+        OnDuplicateArg::Stop => OnDuplicate::Stop,
+        OnDuplicateArg::Skip => OnDuplicate::Skip,
+        OnDuplicateArg::Merge => OnDuplicate::Merge,
     }
 }
 

@@ -307,15 +307,16 @@ impl Out {
         Ok(())
     }
 
-    pub fn imported(&self, report: &ImportReport) -> Result<()> {
+    pub fn imported(&self, file: &str, report: &ImportReport) -> Result<()> {
         if self.json {
             return print_json(report);
         }
         let n = report.imported;
-        match report.format {
-            ImportFormat::Seed => say!("Imported {n} memories."),
-            ImportFormat::Backup => say!("Restored the backup: {n} memories."),
-            ImportFormat::Graph => {
+        match (report.format, &report.summary) {
+            (ImportFormat::Seed, Some(summary)) => say!("Imported {}: {summary}.", excerpt(file)),
+            (ImportFormat::Seed, None) => say!("Imported {n} memories."),
+            (ImportFormat::Backup, _) => say!("Restored the backup: {n} memories."),
+            (ImportFormat::Graph, _) => {
                 say!("Imported the knowledge graph: {n} entities and relations created or extended.")
             }
         }

@@ -99,6 +99,17 @@ pub enum Error {
         /// What is wrong, naming the field.
         message: String,
     },
+    /// An import met a memory that is already stored and was asked to stop there; nothing
+    /// was imported. Importing again with skip or merge goes past it.
+    #[error("{what} is already in your memories (line {line} of {file}); nothing was imported")]
+    AlreadyStored {
+        /// The file (or `<stdin>`).
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// The memory in words: a quoted key, or "the episode of <time>".
+        what: String,
+    },
     /// A stored event could not be decoded (a newer payload version, or damage).
     #[error("event {seq} could not be read: {message}")]
     BadEvent {

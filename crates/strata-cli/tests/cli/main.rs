@@ -274,11 +274,35 @@ fn forget_confirms_and_really_forgets() {
 }
 
 #[test]
+fn importing_a_file_twice_stops_skips_or_merges() {
+    let e = Env::new();
+    let file = e.dir.path().join("notes.json");
+    let name = file.to_str().unwrap();
+    std::fs::write(&file, include_str!("../../../strata-core/tests/fixtures/seed-002.json")).unwrap();
+    e.ok(&["import", name]);
+    let err = e.err(&["import", name]);
+    assert!(
+        err.contains(&format!(
+            "\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 3 of {name}); nothing was imported \
+             (to import the rest, run again with --on-duplicate skip or merge)"
+        )),
+        "{err}"
+    );
+    let skipped = e.ok(&["import", name, "--on-duplicate", "skip"]);
+    assert_eq!(skipped, format!("Imported {name}: 0 added, 6 skipped (already there).\n"));
+    std::fs::write(&file, "{\"semantic\": {\"napoleon_bonaparte\": {\"height\": \"1.69 m\"}, \"new\": {\"x\": \"1\"}},\n \"procedural\": {\"evaluate_scientific_theory\": {\"steps\": [\"1. Identify the core principles\", \"2. Review the empirical evidence\", \"3. Examine predictions and confirmations\", \"4. Consider criticisms and limitations\", \"5. Assess historical and current relevance\"]}}}").unwrap();
+    let merged = e.ok(&["import", name, "--on-duplicate", "merge"]);
+    assert_eq!(merged, format!("Imported {name}: 1 added, 1 merged, 1 already there.\n"));
+    let json = e.json(&["import", name, "--on-duplicate", "merge"]);
+    assert_eq!(json["summary"]["unchanged"], serde_json::json!({"semantic": 2, "episodic": 0, "procedural": 1}));
+}
+
+#[test]
 fn import_export_backup_and_replay() {
     let e = Env::new();
     let seed = e.dir.path().join("seed.json");
     std::fs::write(&seed, include_str!("../../../strata-core/tests/fixtures/seed-002.json")).unwrap();
-    assert!(e.ok(&["import", seed.to_str().unwrap()]).contains("Imported 6 memories"));
+    assert!(e.ok(&["import", seed.to_str().unwrap()]).contains(": 6 added."));
     let exported = e.ok(&["export"]);
     assert_eq!(exported, include_str!("../../../strata-core/tests/fixtures/seed-002.json"));
 
@@ -343,13 +367,13 @@ fn an_import_refuses_what_it_would_lose_and_lists_what_it_leaves_out() {
     let cases = [
         (
             "{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {\"b\": {\"x\": \"1\"}}}",
-            "<stdin>:2: trailing characters",
+            "<stdin>:2: there is more after the end of the document",
         ),
         (
             "{\"semantic\": {\"a\": {\"x\": \"1\"}, \"a\": {\"y\": \"2\"}}}",
             "<stdin>:1: field `semantic.a`: this key appears twice",
         ),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\u{0}\u{0}", "<stdin>:1: trailing characters"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\u{0}\u{0}", "<stdin>:1: there is more after the end of the document"),
     ];
     for (text, want) in cases {
         let msg = e.err_with(&["import", "-"], &db, Some(text));

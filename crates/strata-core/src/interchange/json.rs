@@ -117,11 +117,90 @@ fn check_syntax(text: &str) -> std::result::Result<(), JsonError> {
 fn json_error(line: usize, path: Option<&str>, message: &str) -> JsonError {
     // serde_json ends its messages with " at line L column C"; the line is reported apart.
     let message = message.rfind(" at line ").map_or(message, |i| &message[..i]);
+    let message = plain(message);
     let message = match path {
         Some(path) => format!("field `{path}`: {message}"),
         None => message.to_string(),
     };
     JsonError { line: line.max(1), message: crate::error::clamp_message(&message) }
+}
+
+/// serde_json's message in words a person who never read JSON's grammar can act on. Messages
+/// it does not know (ours, and serde's about fields) are kept as they are.
+fn plain(message: &str) -> String {
+    const SYNTAX: &[(&str, &str)] = &[
+        (
+            "EOF while parsing",
+            "the file ends in the middle of an entry (something is cut off, or a closing } or ] is missing)",
+        ),
+        ("trailing characters", "there is more after the end of the document (only one { … } may be in the file)"),
+        ("trailing comma", "there is a comma before a closing } or ] (remove it)"),
+        ("expected value", "something is missing here (a value: text in quotes, a number, a list or a group)"),
+        ("expected ident", "a word here is not in quotes (only true, false and null may be written bare)"),
+        ("expected `:`", "a colon (:) is missing between a name and its value"),
+        ("expected `,` or `]`", "a comma or a closing ] is missing in a list"),
+        ("expected `,` or `}`", "a comma or a closing } is missing in a group of name: value pairs"),
+        ("key must be a string", "a name must be in double quotes"),
+        (
+            "invalid escape",
+            "a backslash starts an escape JSON does not know (write \\\\ for a backslash; \\u needs four hexadecimal digits)",
+        ),
+        ("invalid unicode code point", "a \\u escape names no character"),
+        ("lone leading surrogate", "a \\u escape names no character"),
+        ("unexpected end of hex escape", "a \\u escape needs four hexadecimal digits"),
+        ("control character", "a line break or control character is inside quotes (write \\n for a line break)"),
+        ("invalid number", "a number is written wrongly"),
+        ("number out of range", "a number is too large"),
+        ("recursion limit exceeded", "the entries are nested too deeply"),
+    ];
+    if let Some((_, words)) = SYNTAX.iter().find(|(start, _)| message.starts_with(start)) {
+        return (*words).to_string();
+    }
+    // "invalid type: integer `5`, expected a string"
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.rsplit_once(", expected ")
+    {
+        return format!("this should be {}, not {}", kind_in_words(expected), found_in_words(found));
+    }
+    message.to_string()
+}
+
+/// What serde expected, in words.
+fn kind_in_words(expected: &str) -> &str {
+    match expected {
+        "a string" | "a borrowed string" | "a character" => "text in quotes",
+        "a sequence" | "a list" => "a list [ … ]",
+        "a boolean" => "true or false",
+        "null" => "null",
+        e if e.starts_with("a map") || e.starts_with("struct ") || e.starts_with("map") => {
+            "a group of name: value pairs { … }"
+        }
+        e if ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "usize", "isize"]
+            .iter()
+            .any(|n| e.contains(n))
+            || e.contains("number")
+            || e.contains("integer") =>
+        {
+            "a number"
+        }
+        e => e,
+    }
+}
+
+/// What the file had, in words, quoting a short value.
+fn found_in_words(found: &str) -> String {
+    let quoted = |s: &str| s.split_once(' ').map(|(_, v)| v.to_string()).unwrap_or_default();
+    match found.split(' ').next().unwrap_or("") {
+        "integer" | "floating" => {
+            format!("a number ({})", quoted(found).trim_start_matches("point ").trim_matches('`'))
+        }
+        "string" => format!("text ({})", quoted(found)),
+        "boolean" => quoted(found).trim_matches('`').to_string(),
+        "sequence" => "a list".to_string(),
+        "map" => "a group of name: value pairs".to_string(),
+        "null" | "unit" => "null".to_string(),
+        _ => found.to_string(),
+    }
 }
 
 /// A serde path as `a.b[2].c`, each key cut to an excerpt; `None` at the top level.

@@ -2,6 +2,12 @@
 //! "procedural": {NAME: {steps, context}}}`. Imports and exports losslessly.
 //!
 //! Timestamps without a zone are UTC; exports write them in the same zone-less form.
+//!
+//! What seed 002 has no field for — tags, a tier, a pin, an importance other than a new
+//! memory's — travels as optional extra data a seed-002 reader can pass over: a top-level
+//! `"strata"` object (`{"semantic": {KEY: extras}, "procedural": {NAME: extras}}`) and each
+//! episode's `metadata.strata`. A memory with none of them writes nothing extra, so a plain
+//! document exports as itself.
 
 use std::io::Write;
 
@@ -9,13 +15,14 @@ use chrono::{DateTime, Timelike, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::duplicates::{ImportSummary, OnDuplicate, Outcome, merged, stored};
 use super::json::parse_in;
 use super::line_of;
 use crate::error::{Error, Result, excerpt};
 use crate::event::EventMeta;
-use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Procedure};
+use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Importance, Memory, MemoryKind, Procedure, Tier};
 use crate::rows::{MEMORY_COLUMNS, memory_from_row};
-use crate::store::{NewMemory, Store};
+use crate::store::{NewMemory, Store, StoreTx};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +33,53 @@ struct Doc {
     episodic: Vec<DocEpisode>,
     #[serde(default)]
     procedural: IndexMap<String, DocProcedure>,
+    #[serde(default, skip_serializing_if = "DocStrata::is_empty")]
+    strata: DocStrata,
+}
+
+/// The extras of concepts and procedures, by key (seed 002's `semantic` maps a key straight
+/// to its facts, so they cannot sit beside them).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocStrata {
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    semantic: IndexMap<String, DocExtras>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    procedural: IndexMap<String, DocExtras>,
+}
+
+impl DocStrata {
+    fn is_empty(&self) -> bool {
+        self.semantic.is_empty() && self.procedural.is_empty()
+    }
+}
+
+/// What Strata keeps about a memory beyond seed 002: each written only when it differs from
+/// what a new memory gets.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocExtras {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tier: Option<Tier>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pinned: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    importance: Option<f64>,
+}
+
+impl DocExtras {
+    /// `m`'s extras, or `None` when it has only what a new memory gets.
+    fn of(m: &Memory) -> Option<DocExtras> {
+        let x = DocExtras {
+            tags: m.tags.iter().cloned().collect(),
+            tier: (m.tier != Tier::default_for(m.kind())).then_some(m.tier),
+            pinned: m.pinned,
+            importance: (m.importance != Importance::DEFAULT).then_some(m.importance.into()),
+        };
+        (x != DocExtras::default()).then_some(x)
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -50,6 +104,8 @@ struct DocEpisodeMeta {
     session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     concepts_referenced: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    strata: Option<DocExtras>,
     #[serde(flatten)]
     extra: IndexMap<String, serde_json::Value>,
 }
@@ -74,9 +130,18 @@ pub struct ImportCounts {
 }
 
 impl ImportCounts {
-    /// All memories created.
+    /// All memories counted.
     pub fn total(&self) -> u64 {
         self.semantic + self.episodic + self.procedural
+    }
+
+    /// Counts one memory of `kind`.
+    pub fn add(&mut self, kind: MemoryKind) {
+        match kind {
+            MemoryKind::Semantic => self.semantic += 1,
+            MemoryKind::Episodic => self.episodic += 1,
+            MemoryKind::Procedural => self.procedural += 1,
+        }
     }
 }
 
@@ -85,8 +150,18 @@ impl ImportCounts {
 struct Item {
     content: Content,
     session_id: Option<String>,
+    extras: Extras,
     line: usize,
     field: String,
+}
+
+/// [`DocExtras`] checked.
+#[derive(Default)]
+struct Extras {
+    tags: Vec<String>,
+    tier: Option<Tier>,
+    pinned: bool,
+    importance: Option<Importance>,
 }
 
 /// Parses a seed-002 document into its memories, checking everything.
@@ -97,14 +172,22 @@ fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
     let bad = |line: usize, field: &str, message: String| {
         Error::bad_import(file, line, format!("field `{field}`: {message}"))
     };
-    let item = |content: Content, session_id: Option<String>, line: usize, field: String| -> Result<Item> {
-        content.validate().map_err(|e| bad(line, &field, e.to_string()))?;
-        Ok(Item { content, session_id, line, field })
+    let extras = |x: Option<DocExtras>, line: usize, field: &str| -> Result<Extras> {
+        let x = x.unwrap_or_default();
+        let importance = x.importance.map(Importance::new).transpose();
+        let importance = importance.map_err(|e| bad(line, &format!("{field}.importance"), e.to_string()))?;
+        Ok(Extras { tags: x.tags, tier: x.tier, pinned: x.pinned, importance })
     };
+    let item = |content: Content, session_id: Option<String>, extras: Extras, line: usize, field: String| {
+        content.validate().map_err(|e| bad(line, &field, e.to_string()))?;
+        Ok::<_, Error>(Item { content, session_id, extras, line, field })
+    };
+    let mut strata = doc.strata;
     let mut out = Vec::new();
     for (key, facts) in doc.semantic {
         let (at, field) = (line(&key), format!("semantic.{}", excerpt(&key)));
-        out.push(item(Content::Semantic(Concept { key, facts }), None, at, field)?);
+        let x = extras(strata.semantic.shift_remove(&key), at, &format!("strata.{field}"))?;
+        out.push(item(Content::Semantic(Concept { key, facts }), None, x, at, field)?);
     }
     for (i, e) in doc.episodic.into_iter().enumerate() {
         let (at, field) = (line(&e.timestamp), format!("episodic[{i}]"));
@@ -118,19 +201,30 @@ fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
             _ => return Err(bad(at, &field, "an episode has either query/response or speaker/text".into())),
         };
         let meta = e.metadata.unwrap_or_default();
+        let x = extras(meta.strata, at, &format!("{field}.metadata.strata"))?;
         let c = Content::Episodic(Episode { occurred_at, body, concepts: meta.concepts_referenced, extra: meta.extra });
-        out.push(item(c, meta.session_id, at, field)?);
+        out.push(item(c, meta.session_id, x, at, field)?);
     }
     for (name, p) in doc.procedural {
         let (at, field) = (line(&name), format!("procedural.{}", excerpt(&name)));
-        out.push(item(Content::Procedural(Procedure { name, steps: p.steps, context: p.context }), None, at, field)?);
+        let x = extras(strata.procedural.shift_remove(&name), at, &format!("strata.{field}"))?;
+        let c = Content::Procedural(Procedure { name, steps: p.steps, context: p.context });
+        out.push(item(c, None, x, at, field)?);
+    }
+    // Extras for a memory the document does not hold are a mistake worth naming.
+    let orphans =
+        strata.semantic.keys().map(|k| ("semantic", k)).chain(strata.procedural.keys().map(|k| ("procedural", k)));
+    if let Some((kind, key)) = orphans.into_iter().next() {
+        let field = format!("strata.{kind}.{}", excerpt(key));
+        return Err(bad(line(key), &field, format!("the document's `{kind}` has no '{}'", excerpt(key))));
     }
     Ok(out)
 }
 
 impl Store {
-    /// Imports a seed-002 document in one transaction; nothing on any error. Every memory gets
-    /// `template`'s scope, tags, importance, tier and source (an episode's own session wins).
+    /// Imports a seed-002 document in one transaction; nothing on any error, a memory that is
+    /// already stored included. Every memory gets `template`'s scope, tags, importance, tier
+    /// and source (an episode's own session, and a memory's own extras, win).
     pub fn import_seed(
         &mut self,
         file: &str,
@@ -138,42 +232,38 @@ impl Store {
         template: &NewMemory,
         meta: &EventMeta,
     ) -> Result<ImportCounts> {
-        self.import_seed_with(file, text, template, meta, &mut super::no_tick)
+        let summary = self.import_seed_with(file, text, template, meta, OnDuplicate::Stop, &mut super::no_tick)?;
+        Ok(summary.added)
     }
 
-    /// [`Store::import_seed`], reporting to `tick` after each memory; an error from `tick`
-    /// rolls the whole import back.
+    /// [`Store::import_seed`], doing `on_duplicate` with a memory already stored, reporting
+    /// to `tick` after each memory; an error from `tick` rolls the whole import back.
     pub fn import_seed_with(
         &mut self,
         file: &str,
         text: &str,
         template: &NewMemory,
         meta: &EventMeta,
+        on_duplicate: OnDuplicate,
         tick: super::Tick,
-    ) -> Result<ImportCounts> {
+    ) -> Result<ImportSummary> {
         let items = parse(file, text)?;
         let total = items.len() as u64;
         self.transact(|tx| {
-            let mut counts = ImportCounts::default();
+            let mut summary = ImportSummary::default();
             for (done, item) in items.into_iter().enumerate() {
                 tick(done as u64, total)?;
-                let kind = item.content.kind();
-                let mut new = template.clone();
-                new.scope.session_id = item.session_id.or(new.scope.session_id);
-                tx.create(item.content, new, meta).map_err(|e| match e {
+                let (line, field, kind) = (item.line, item.field.clone(), item.content.kind());
+                let outcome = import_item(tx, item, template, meta, on_duplicate, file).map_err(|e| match e {
                     Error::DuplicateKey { .. } | Error::Invalid(_) => {
-                        Error::bad_import(file, item.line, format!("field `{}`: {e}", item.field))
+                        Error::bad_import(file, line, format!("field `{field}`: {e}"))
                     }
                     other => other,
                 })?;
-                match kind {
-                    crate::model::MemoryKind::Semantic => counts.semantic += 1,
-                    crate::model::MemoryKind::Episodic => counts.episodic += 1,
-                    crate::model::MemoryKind::Procedural => counts.procedural += 1,
-                }
+                summary.count(outcome, kind);
             }
             tick(total, total)?;
-            Ok(counts)
+            Ok(summary)
         })
     }
 
@@ -204,17 +294,22 @@ impl Store {
             if (read as u64).is_multiple_of(super::TICK_EVERY) {
                 tick(read as u64, 0)?;
             }
+            counts.add(m.kind());
+            let extras = DocExtras::of(&m);
             match m.content {
                 Content::Semantic(c) => {
-                    counts.semantic += 1;
+                    if let Some(x) = extras {
+                        doc.strata.semantic.insert(c.key.clone(), x);
+                    }
                     doc.semantic.insert(c.key, c.facts);
                 }
                 Content::Procedural(p) => {
-                    counts.procedural += 1;
+                    if let Some(x) = extras {
+                        doc.strata.procedural.insert(p.name.clone(), x);
+                    }
                     doc.procedural.insert(p.name, DocProcedure { steps: p.steps, context: p.context });
                 }
                 Content::Episodic(e) => {
-                    counts.episodic += 1;
                     let (query, response, speaker, text) = match e.body {
                         EpisodeBody::Exchange { query, response } => (Some(query), Some(response), None, None),
                         EpisodeBody::Utterance { speaker, text } => (None, None, Some(speaker), Some(text)),
@@ -222,10 +317,12 @@ impl Store {
                     let metadata = DocEpisodeMeta {
                         session_id: m.scope.session_id,
                         concepts_referenced: e.concepts,
+                        strata: extras,
                         extra: e.extra,
                     };
                     let empty = metadata.session_id.is_none()
                         && metadata.concepts_referenced.is_empty()
+                        && metadata.strata.is_none()
                         && metadata.extra.is_empty();
                     doc.episodic.push(DocEpisode {
                         timestamp: seed_timestamp(e.occurred_at),
@@ -244,6 +341,48 @@ impl Store {
         tick(n, n)?;
         Ok(counts)
     }
+}
+
+/// Creates one memory of a document, or does `on_duplicate` when it is already stored.
+fn import_item(
+    tx: &mut StoreTx<'_>,
+    item: Item,
+    template: &NewMemory,
+    meta: &EventMeta,
+    on_duplicate: OnDuplicate,
+    file: &str,
+) -> Result<Outcome> {
+    let mut new = template.clone();
+    new.scope.session_id = item.session_id.or(new.scope.session_id);
+    if let Some(m) = stored(tx, &new.scope, &item.content)? {
+        return match on_duplicate {
+            OnDuplicate::Stop => {
+                let what = match item.content.key() {
+                    Some(key) => format!("\u{201c}{}\u{201d}", excerpt(key)),
+                    None => format!("the episode of {}", m.occurred_at().format("%Y-%m-%d %H:%M:%S")),
+                };
+                Err(Error::AlreadyStored { file: excerpt(file), line: item.line, what })
+            }
+            OnDuplicate::Skip => Ok(Outcome::Skipped),
+            OnDuplicate::Merge => {
+                let content = merged(&m.content, item.content);
+                if content == m.content {
+                    return Ok(Outcome::Unchanged);
+                }
+                tx.update_content(m.id, content, crate::event::Expected::Any, meta)?;
+                Ok(Outcome::Merged)
+            }
+        };
+    }
+    let x = item.extras;
+    new.tags.extend(x.tags);
+    new.tier = x.tier.or(new.tier);
+    new.importance = x.importance.or(new.importance);
+    let m = tx.create(item.content, new, meta)?;
+    if x.pinned {
+        tx.pin(m.id, meta)?;
+    }
+    Ok(Outcome::Added)
 }
 
 /// The seed's zone-less UTC form: `2023-07-15T14:32:45`, with milliseconds only when present.

@@ -1,6 +1,8 @@
 //! Seed-002 documents and JSON Lines backups: round trips and bad input.
 
 use crate::support::*;
+use strata_core::interchange::duplicates::{ImportSummary, OnDuplicate};
+use strata_core::interchange::seed::ImportCounts;
 use strata_core::*;
 
 const SEED: &str = include_str!("../fixtures/seed-002.json");
@@ -40,7 +42,7 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
         (
             r#"{"semantic": {"a": {"x": "1"}},
   "episodic": [{"timestamp": "2023-07-15T14:32:45", "query": 5}]}"#,
-            "seed.json:2: field `episodic[0].query`: invalid type: integer `5`, expected a string",
+            "seed.json:2: field `episodic[0].query`: this should be text in quotes, not a number (5)",
         ),
         (r#"{"semantic": {"a": {"x": null}}}"#, "seed.json:1: field `semantic.a.x`: null is not a fact value"),
         (
@@ -55,7 +57,7 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
             "{\"semantics\": {}}",
             "seed.json:1: field `semantics`: unknown field `semantics`, expected one of `semantic`, `episodic`, `procedural`",
         ),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}", "seed.json:1: EOF while parsing"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}", "seed.json:1: the file ends in the middle of an entry"),
     ];
     for (text, want) in cases {
         let mut f = Fixture::new();
@@ -72,6 +74,66 @@ fn a_malformed_seed_names_the_line_and_field_and_imports_nothing() {
     }
 }
 
+/// Each kind of mistake in a file is said in plain words, with its line (not the parser's
+/// "EOF while parsing a value").
+#[test]
+fn a_broken_file_is_explained_in_plain_words_with_its_line() {
+    let cases = [
+        ("{\"semantic\": {\n\"a\": {\"x\": \"1\"", "seed.json:2: the file ends in the middle of an entry"),
+        ("{\"semantic\": {}}\n}", "seed.json:2: there is more after the end of the document"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\",}}}", "seed.json:1: there is a comma before a closing } or ]"),
+        ("{\"semantic\": {\"a\": {\"x\": }}}", "seed.json:1: something is missing here (a value"),
+        ("{\"semantic\": {\"a\": {\"x\": nul}}}", "seed.json:1: a word here is not in quotes"),
+        ("{\"semantic\": {\"a\": {\"x\": yes}}}", "seed.json:1: something is missing here (a value"),
+        ("{\"semantic\" {}}", "seed.json:1: a colon (:) is missing between a name and its value"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\" \"y\": \"2\"}}}", "seed.json:1: a comma or a closing } is missing"),
+        ("{\"procedural\": {\"p\": {\"steps\": [\"a\" \"b\"]}}}", "seed.json:1: a comma or a closing ] is missing"),
+        ("{semantic: {}}", "seed.json:1: a name must be in double quotes"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"C:\\data\"}}}",
+            "seed.json:1: a backslash starts an escape JSON does not know",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"\\uDFFF\"}}}", "seed.json:1: a \\u escape names no character"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"\\u12\"}}}",
+            "seed.json:1: a backslash starts an escape JSON does not know (write \\\\ for a backslash; \\u needs four",
+        ),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"two\nlines\"}}}",
+            "seed.json:2: a line break or control character is inside quotes",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": 1e999}}}", "seed.json:1: a number is too large"),
+        ("{\"semantic\": {\"a\": {\"x\": -}}}", "seed.json:1: a number is written wrongly"),
+        (
+            "{\"semantic\": {\n\"napoleon\": [\"born 1769\"]}}",
+            "seed.json:2: field `semantic.napoleon`: this should be a group of name: value pairs { … }, not a list",
+        ),
+        (
+            "{\"procedural\": {\"p\": {\"steps\": \"a\"}}}",
+            "seed.json:1: field `procedural.p.steps`: this should be a list [ … ], not text (\"a\")",
+        ),
+        (
+            "{\"episodic\": {}}",
+            "seed.json:1: field `episodic`: this should be a list [ … ], not a group of name: value pairs",
+        ),
+        (
+            "{\"episodic\": [{\"timestamp\": true}]}",
+            "seed.json:1: field `episodic[0].timestamp`: this should be text in quotes, not true",
+        ),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}, \"a\": {}}}",
+            "seed.json:1: field `semantic.a`: this key appears twice",
+        ),
+    ];
+    for (text, want) in cases {
+        let mut f = Fixture::new();
+        let err = import(&mut f, text).expect_err(text).to_string();
+        assert!(err.starts_with(want), "{text}\n{err}\n   wanted: {want}");
+        assert!(!err.contains("EOF") && !err.contains("invalid type") && !err.contains("expected"), "{err}");
+        assert_eq!(f.store.stats().unwrap().memories, 0);
+    }
+}
+
 /// Regression: a repeated key kept the last value, and data after the document was ignored.
 #[test]
 fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
@@ -82,9 +144,12 @@ fn a_repeated_key_or_trailing_data_is_refused_with_its_line() {
         ),
         ("{\"semantic\": {\"a\": {\"x\": \"1\", \"x\": \"2\"}}}", "seed.json:1: field `semantic.a.x`: this key"),
         ("{\"semantic\": {}, \"semantic\": {\"b\": {\"x\": \"1\"}}}", "seed.json:1: field `semantic`: this key"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {}}", "seed.json:2: trailing characters"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n\njunk", "seed.json:3: trailing characters"),
-        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\0\0\0", "seed.json:1: trailing characters"),
+        (
+            "{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n{\"semantic\": {}}",
+            "seed.json:2: there is more after the end of the document",
+        ),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\n\njunk", "seed.json:3: there is more after the end of the document"),
+        ("{\"semantic\": {\"a\": {\"x\": \"1\"}}}\0\0\0", "seed.json:1: there is more after the end of the document"),
     ];
     for (text, want) in cases {
         let mut f = Fixture::new();
@@ -148,10 +213,156 @@ fn text_that_is_not_utf8_is_refused_with_its_line() {
 fn importing_a_key_that_exists_fails_whole() {
     let mut f = Fixture::new();
     f.add(concept("theory_of_relativity", &[("year", "1905")]));
-    let err = import(&mut f, SEED).unwrap_err().to_string();
-    assert!(err.starts_with("seed.json:11: field `semantic.theory_of_relativity`: a semantic memory"), "{err}");
-    assert!(err.contains("'theory_of_relativity' already exists"), "{err}");
+    let err = import(&mut f, SEED).unwrap_err();
+    assert!(matches!(err, Error::AlreadyStored { line: 11, .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "\u{201c}theory_of_relativity\u{201d} is already in your memories (line 11 of seed.json); nothing was imported"
+    );
     assert_eq!(f.store.stats().unwrap().memories, 1);
+}
+
+fn import_choosing(f: &mut Fixture, text: &str, choice: OnDuplicate) -> Result<ImportSummary> {
+    let template = NewMemory { source: Source::app("import"), ..Default::default() };
+    f.store.import_seed_with("seed.json", text, &template, &user(), choice, &mut interchange::no_tick)
+}
+
+fn counts(semantic: u64, episodic: u64, procedural: u64) -> ImportCounts {
+    ImportCounts { semantic, episodic, procedural }
+}
+
+#[test]
+fn importing_a_document_twice_skips_or_merges_what_is_stored() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let before = f.store.stats().unwrap().events;
+
+    // Skip: nothing written, everything counted as skipped.
+    let s = import_choosing(&mut f, SEED, OnDuplicate::Skip).unwrap();
+    assert_eq!((s.added, s.skipped, s.merged), (counts(0, 0, 0), counts(2, 2, 2), counts(0, 0, 0)));
+    assert_eq!(s.to_string(), "0 added, 6 skipped (already there)");
+    assert_eq!(f.store.stats().unwrap().events, before, "a skip writes nothing");
+
+    // Merge of the same file: all unchanged, nothing written.
+    let s = import_choosing(&mut f, SEED, OnDuplicate::Merge).unwrap();
+    assert_eq!((s.added, s.unchanged), (counts(0, 0, 0), counts(2, 2, 2)));
+    assert_eq!(f.store.stats().unwrap().events, before, "an unchanged merge writes nothing");
+
+    // Merge of a changed file: a new fact and a changed one, a new concept, new steps.
+    let changed = r#"{"semantic": {
+  "napoleon_bonaparte": {"birth": "1769, Ajaccio", "height": "1.69 m"},
+  "marie_curie": {"field": "physics"}},
+ "procedural": {"evaluate_scientific_theory": {"steps": ["1. Read it"]}}}"#;
+    let s = import_choosing(&mut f, changed, OnDuplicate::Merge).unwrap();
+    assert_eq!((s.added, s.merged, s.unchanged), (counts(1, 0, 0), counts(1, 0, 1), counts(0, 0, 0)));
+    assert_eq!(s.to_string(), "1 added, 2 merged");
+    let napoleon = &f.store.find_by_key("default", None, Some(MemoryKind::Semantic), "napoleon_bonaparte").unwrap()[0];
+    let Content::Semantic(c) = &napoleon.content else { panic!() };
+    let facts: Vec<_> = c.facts.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    assert_eq!(facts.len(), 4, "{facts:?}");
+    assert_eq!(c.facts["birth"], FactValue::Text("1769, Ajaccio".into()));
+    assert_eq!(c.facts["death"], FactValue::Text("1821, Saint Helena".into()), "a fact the file lacks is kept");
+    assert_eq!(napoleon.version, 2, "one content update, with history");
+    let proc =
+        &f.store.find_by_key("default", None, Some(MemoryKind::Procedural), "evaluate_scientific_theory").unwrap();
+    let Content::Procedural(p) = &proc[0].content else { panic!() };
+    assert_eq!(p.steps, vec!["1. Read it".to_string()]);
+
+    // Stop (the default) still refuses the first one, naming its line.
+    let err = import_choosing(&mut f, changed, OnDuplicate::Stop).unwrap_err().to_string();
+    assert!(
+        err.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of seed.json)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_identical_episode_is_a_duplicate_and_a_different_one_is_not() {
+    let mut f = Fixture::new();
+    let doc = |text: &str, session: &str| {
+        format!(
+            r#"{{"episodic": [{{"timestamp": "2023-07-15T14:32:45", "speaker": "user", "text": "{text}", "metadata": {{"session_id": "{session}"}}}}]}}"#
+        )
+    };
+    import(&mut f, &doc("hello", "s1")).unwrap();
+    let err = import(&mut f, &doc("hello", "s1")).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "the episode of 2023-07-15 14:32:45 is already in your memories (line 1 of seed.json); nothing was imported"
+    );
+    for choice in [OnDuplicate::Skip, OnDuplicate::Merge] {
+        let s = import_choosing(&mut f, &doc("hello", "s1"), choice).unwrap();
+        assert_eq!(s.added.total(), 0, "{choice}");
+        assert_eq!(s.skipped.episodic + s.unchanged.episodic, 1, "{choice}");
+    }
+    // Other words, or another session, make another episode.
+    assert_eq!(import(&mut f, &doc("hello!", "s1")).unwrap().episodic, 1);
+    assert_eq!(import(&mut f, &doc("hello", "s2")).unwrap().episodic, 1);
+    assert_eq!(f.store.stats().unwrap().memories, 3);
+}
+
+#[test]
+fn a_merge_that_fails_midway_imports_and_changes_nothing() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let before = export(&f);
+    // A new memory, a merged one, a merged procedure, then one whose tag only creating it
+    // refuses (too long).
+    let long = "t".repeat(300);
+    let text = format!(
+        r#"{{"semantic": {{"new_one": {{"x": "1"}}, "napoleon_bonaparte": {{"birth": "elsewhere"}}}},
+ "procedural": {{"analyze_historical_figure": {{"steps": ["new"]}}, "p": {{"steps": ["s"]}}}},
+ "strata": {{"procedural": {{"p": {{"tags": ["{long}"]}}}}}}}}"#
+    );
+    let err = import_choosing(&mut f, &text, OnDuplicate::Merge).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:2: field `procedural.p`: "), "{err}");
+    // Stopped midway by the person: the same.
+    let mut n = 0;
+    let template = NewMemory::default();
+    let stopped = f.store.import_seed_with("seed.json", SEED, &template, &user(), OnDuplicate::Merge, &mut |_, _| {
+        n += 1;
+        if n > 3 { Err(Error::Cancelled("stopped".into())) } else { Ok(()) }
+    });
+    assert!(matches!(stopped, Err(Error::Cancelled(_))));
+    assert_eq!(export(&f), before, "all or nothing");
+}
+
+#[test]
+fn tags_tiers_pins_and_importance_survive_an_export_and_import() {
+    let mut f = Fixture::new();
+    import(&mut f, SEED).unwrap();
+    let all = f.store.snapshot().unwrap().memories;
+    f.store
+        .transact(|tx| {
+            for (i, m) in all.iter().enumerate() {
+                tx.tag(m.id, &format!("tag-{i}"), &user())?;
+                if i % 2 == 0 {
+                    tx.pin(m.id, &user())?;
+                    tx.set_tier(m.id, Tier::Long, "test", &user())?;
+                }
+                if i % 3 == 0 {
+                    tx.set_importance(m.id, Importance::new(0.9)?, &user())?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let text = export(&f);
+    assert!(text.contains("\"strata\": {"), "{text}");
+    let mut g = Fixture::new();
+    assert_eq!(import(&mut g, &text).unwrap().total(), 6);
+    let keep = |s: Snapshot| {
+        let mut v: Vec<_> =
+            s.memories.into_iter().map(|m| (m.content, m.tags, m.tier, m.pinned, m.importance)).collect();
+        v.sort_by_key(|m| format!("{:?}", m.0));
+        v
+    };
+    assert_eq!(keep(g.store.snapshot().unwrap()), keep(f.store.snapshot().unwrap()));
+    assert_eq!(export(&g), text, "and it exports as the same document");
+    // Extras naming a memory the document lacks are refused with their line.
+    let orphan = "{\"semantic\": {\"a\": {\"x\": \"1\"}},\n \"strata\": {\"semantic\": {\"b\": {\"pinned\": true}}}}";
+    let err = import(&mut Fixture::new(), orphan).unwrap_err().to_string();
+    assert!(err.starts_with("seed.json:2: field `strata.semantic.b`"), "{err}");
 }
 
 #[test]
@@ -234,7 +445,7 @@ fn a_damaged_backup_names_the_line_and_imports_nothing() {
             "backup.jsonl:4: field `stream_version`",
         ),
         (with_line(1, &lines[1].replace("\"birth\"", "\"birth\":null,\"x\"")), "backup.jsonl:2: field `payload`"),
-        (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: EOF while parsing"),
+        (with_line(5, "{\"seq\": 5"), "backup.jsonl:6: the file ends in the middle of an entry"),
         (
             with_line(0, "{\"format\":\"zip\",\"version\":1,\"events\":6,\"exported_at\":\"x\"}"),
             "backup.jsonl:1: field `format`: not a Strata backup",
@@ -260,8 +471,8 @@ fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
     let lines: Vec<&str> = text.lines().collect();
     let with_line = |i: usize, new: &str| replace_line(&text, i, new);
     let cases = [
-        (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: trailing characters"),
-        (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: trailing characters"),
+        (with_line(2, &format!("{} {{}}", lines[2])), "backup.jsonl:3: there is more after the end of the document"),
+        (with_line(2, &format!("{}\0\0", lines[2])), "backup.jsonl:3: there is more after the end of the document"),
         (
             with_line(2, &lines[2].replace("\"seq\":2,", "\"seq\":2,\"seq\":2,")),
             "backup.jsonl:3: field `seq`: this key",
@@ -270,9 +481,12 @@ fn a_backup_line_with_trailing_data_or_a_repeated_key_is_refused() {
             with_line(1, &lines[1].replace("\"birth\":", "\"birth\":1,\"birth\":")),
             "backup.jsonl:2: field `payload.content.facts.birth`: this key",
         ),
-        (with_line(0, &format!("{}x", lines[0])), "backup.jsonl:1: trailing characters"),
-        (format!("{text}\n\0\0\0"), "backup.jsonl:9: expected value"),
-        (with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")), "backup.jsonl:4: control character"),
+        (with_line(0, &format!("{}x", lines[0])), "backup.jsonl:1: there is more after the end of the document"),
+        (format!("{text}\n\0\0\0"), "backup.jsonl:9: something is missing here (a value"),
+        (
+            with_line(3, &lines[3].replace("\"type\":\"", "\"type\":\"\u{0}")),
+            "backup.jsonl:4: a line break or control character is inside quotes",
+        ),
     ];
     assert_backups_refused(cases);
     let mut bytes = text.clone().into_bytes();
