@@ -128,28 +128,57 @@ pub(crate) struct ExportView {
     written: u32,
 }
 
+/// Where to export: the system's Save dialog, opened in the Downloads folder on a dated name
+/// for the format; `None` when the person cancels. (`STRATA_SAVE_AS` names the file instead of
+/// a dialog: the end-to-end tests cannot drive a native dialog.)
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn choose_export_path(
+    app: tauri::AppHandle,
+    format: ImportFormat,
+) -> Result<Option<String>, ApiError> {
+    if let Some(path) = std::env::var_os("STRATA_SAVE_AS") {
+        return Ok(Some(std::path::PathBuf::from(path).display().to_string()));
+    }
+    use tauri_plugin_dialog::DialogExt;
+    let (dir, name) = default_export_place(format)?;
+    let (label, ext) = match format {
+        ImportFormat::Backup => ("Full backup", "jsonl"),
+        _ => ("JSON", "json"),
+    };
+    let chosen = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog().file().set_directory(dir).set_file_name(name).add_filter(label, &[ext]).blocking_save_file()
+    })
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the Save dialog failed: {e}")))?;
+    chosen
+        .map(|p| {
+            p.into_path()
+                .map(|p| p.display().to_string())
+                .map_err(|e| ApiError::new(ErrorCode::Io, format!("cannot save there: {e}")))
+        })
+        .transpose()
+}
+
 /// Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
-/// a reference-server memory.json (`graph`) into `path` (default: a dated file in the
-/// Downloads folder). An existing file is never overwritten; a stopped export leaves none.
+/// a reference-server memory.json (`graph`) into `path`, the file chosen in the Save dialog
+/// (which asked before replacing one), with progress; a stopped export leaves no file.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn export_file(
     state: State<'_, AppState>,
     job: String,
     format: ImportFormat,
-    path: Option<String>,
+    path: String,
     on_progress: Channel<JobProgress>,
 ) -> Result<ExportView, ApiError> {
+    let path = std::path::PathBuf::from(path.trim());
+    if path.as_os_str().is_empty() {
+        return Err(ApiError::invalid("choose a file to export to"));
+    }
     let mut job = Job::start(&state, job, on_progress)?;
-    let path = match path.map(|p| p.trim().to_string()).filter(|p| !p.is_empty()) {
-        Some(p) => std::path::PathBuf::from(p),
-        None => default_export_path(format)?,
-    };
     state
         .run_apart(move |e| {
-            if path.exists() {
-                return Err(ApiError::invalid(format!("{} already exists; choose another name", path.display())));
-            }
             let stopped = "the export was stopped; no file was written";
             let written = e.export_to_file(format, &path, &mut |d, t| job.tick(d, t, stopped))?;
             Ok(ExportView { path: path.display().to_string(), written: u32::try_from(written).unwrap_or(u32::MAX) })
@@ -157,7 +186,8 @@ pub(crate) async fn export_file(
         .await
 }
 
-fn default_export_path(format: ImportFormat) -> ApiResult<std::path::PathBuf> {
+/// The folder (Downloads, else home) and a dated file name a Save dialog proposes.
+fn default_export_place(format: ImportFormat) -> ApiResult<(std::path::PathBuf, String)> {
     let dirs = directories::UserDirs::new()
         .ok_or_else(|| ApiError::new(ErrorCode::Io, "cannot find your home folder; name the file to export to"))?;
     let dir = dirs.download_dir().unwrap_or(dirs.home_dir()).to_path_buf();
@@ -167,7 +197,7 @@ fn default_export_path(format: ImportFormat) -> ApiResult<std::path::PathBuf> {
         ImportFormat::Backup => format!("strata-backup-{stamp}.jsonl"),
         ImportFormat::Graph => format!("strata-memory-{stamp}.json"),
     };
-    Ok(dir.join(name))
+    Ok((dir, name))
 }
 
 /// Embeds every memory that has no vector from the loaded model (after a model change or a

@@ -35,6 +35,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         chat::conversation,
         chat::mark_answer_wrong,
         jobs::import_file,
+        jobs::choose_export_path,
         jobs::export_file,
         jobs::reembed,
         jobs::maintain,
@@ -82,6 +83,7 @@ pub fn run() {
         }
     };
     let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
         .manage(state)
         .invoke_handler(builder.invoke_handler())
         .run(tauri::generate_context!());

@@ -404,7 +404,9 @@ fn import_a_seed_file_and_refuse_a_bad_one() {
     .unwrap();
     let import_notes = |button: &str| {
         s.type_into(&s.find("#import"), notes.to_str().unwrap());
-        let error = s.wait_for("the duplicate", |s| s.all("#transfer-error").first().map(|e| s.text(e)));
+        let error = s.wait_for("the duplicate", |s| {
+            s.all("#transfer-error").first().map(|e| s.text(e)).filter(|t| t.contains("already in your memories"))
+        });
         assert!(
             error.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of notes.json)"),
             "{error}"

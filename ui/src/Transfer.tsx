@@ -17,7 +17,6 @@ type OnDuplicate = "stop" | "skip" | "merge";
 export function Transfer({ onImported }: { onImported: () => void }) {
   const job = useJob();
   const [format, setFormat] = useState<ImportFormat>("seed");
-  const [path, setPath] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   // The file whose import stopped at a memory already stored, to import again with a choice.
@@ -41,7 +40,12 @@ export function Transfer({ onImported }: { onImported: () => void }) {
   const exportFile = async () => {
     setError(null);
     setNotice(null);
-    const res = await job.run("Exporting", (id, ch) => commands.exportFile(id, format, path.trim() || null, ch));
+    // The system's Save dialog, in the Downloads folder on a dated name; cancelled: nothing.
+    const chosen = await commands.chooseExportPath(format);
+    if (chosen.status !== "ok") return setError(describe(chosen.error));
+    if (!chosen.data) return;
+    const path = chosen.data;
+    const res = await job.run("Exporting", (id, ch) => commands.exportFile(id, format, path, ch));
     if (res.status === "ok") setNotice(`Exported ${res.data.written} to ${res.data.path}.`);
     else setError(describe(res.error));
   };
@@ -71,15 +75,8 @@ export function Transfer({ onImported }: { onImported: () => void }) {
             </option>
           ))}
         </select>
-        <input
-          id="export-path"
-          value={path}
-          onChange={(e) => setPath(e.target.value)}
-          placeholder="File (empty: your Downloads folder)"
-          aria-label="Export to file"
-        />
         <button id="export" onClick={exportFile} disabled={job.running}>
-          Export
+          Save as…
         </button>
       </details>
       <JobBar job={job} />

@@ -62,11 +62,17 @@ export const commands = {
 	 */
 	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress>) => typedError<ImportView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
 	/**
-	 *  Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
-	 *  a reference-server memory.json (`graph`) into `path` (default: a dated file in the
-	 *  Downloads folder). An existing file is never overwritten; a stopped export leaves none.
+	 *  Where to export: the system's Save dialog, opened in the Downloads folder on a dated name
+	 *  for the format; `None` when the person cancels. (`STRATA_SAVE_AS` names the file instead of
+	 *  a dialog: the end-to-end tests cannot drive a native dialog.)
 	 */
-	exportFile: (job: string, format: ImportFormat, path: string | null, onProgress: Channel<JobProgress>) => typedError<ExportView, ApiError>(__TAURI_INVOKE("export_file", { job, format, path, onProgress })),
+	chooseExportPath: (format: ImportFormat) => typedError<string | null, ApiError>(__TAURI_INVOKE("choose_export_path", { format })),
+	/**
+	 *  Exports as a seed-002 document (`seed`), a JSON Lines backup of the whole log (`backup`) or
+	 *  a reference-server memory.json (`graph`) into `path`, the file chosen in the Save dialog
+	 *  (which asked before replacing one), with progress; a stopped export leaves no file.
+	 */
+	exportFile: (job: string, format: ImportFormat, path: string, onProgress: Channel<JobProgress>) => typedError<ExportView, ApiError>(__TAURI_INVOKE("export_file", { job, format, path, onProgress })),
 	/**
 	 *  Embeds every memory that has no vector from the loaded model (after a model change or a
 	 *  large import), with progress; a stopped run keeps what it finished.
