@@ -46,6 +46,9 @@ pub enum Command {
     List {
         #[command(flatten)]
         filter: FilterArgs,
+        /// Latest first by when each was added, happened, or was last recalled.
+        #[arg(long, value_enum, default_value = "added")]
+        order: OrderArg,
         /// How many to show.
         #[arg(long, default_value_t = 20)]
         limit: usize,
@@ -751,15 +754,43 @@ pub struct FilterArgs {
     /// Only this session.
     #[arg(long)]
     pub session: Option<String>,
-    /// Only memories that happened at or after this time.
+    /// Only memories that happened at or after this time (a date, or words: "last Saturday").
     #[arg(long)]
     pub since: Option<String>,
-    /// Only memories that happened before this time.
+    /// Only memories that happened up to and including this time (the same forms).
     #[arg(long)]
     pub until: Option<String>,
+    /// Only memories from here: written by a person, imported, from conversations with a
+    /// model, or added by AI tools over MCP.
+    #[arg(long = "from", value_enum)]
+    pub origin: Option<OriginArg>,
     /// Include memories that maintenance expired (hidden by default).
     #[arg(long)]
     pub expired: bool,
+}
+
+/// Where memories came from, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OriginArg {
+    /// Written by a person (this command, the app, the API).
+    Person,
+    /// Imported from a file, or the examples.
+    Imported,
+    /// Recorded from a conversation with a model.
+    Conversation,
+    /// Added by an AI tool over MCP.
+    Tool,
+}
+
+/// A list's order on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OrderArg {
+    /// When it was added.
+    Added,
+    /// When it happened.
+    Occurred,
+    /// When it was last recalled.
+    Recalled,
 }
 
 /// Memory types on the command line.

@@ -18,7 +18,7 @@ use strata_bench::locomo;
 
 use crate::args::{
     AddCommand, BenchCommand, Cli, Command, CommonAdd, ContextArgs, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
-    OnDuplicateArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
+    OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -98,17 +98,22 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             };
             out.memory(&engine.get(&target_of(target), at)?, "")
         }
-        Command::List { filter, limit, cursor } => {
-            out.page(&engine.list(filter_of(filter)?, limit, cursor.as_deref())?)
+        Command::List { filter, order, limit, cursor } => {
+            let order = match order {
+                OrderArg::Added => strata_core::Order::Added,
+                OrderArg::Occurred => strata_core::Order::Occurred,
+                OrderArg::Recalled => strata_core::Order::Recalled,
+            };
+            out.page(&engine.list_by(filter_of(filter, engine.now())?, order, limit, cursor.as_deref())?)
         }
         Command::Search { query, filter, limit } => {
             let marks =
                 if out.json || !std::io::stdout().is_terminal() { ("**", "**") } else { ("\x1b[1m", "\x1b[0m") };
-            out.hits(&engine.search(&query, filter_of(filter)?, limit, marks)?, &query)
+            out.hits(&engine.search(&query, filter_of(filter, engine.now())?, limit, marks)?, &query)
         }
         Command::Recall { query, filter, limit, why } => {
             load_embedder(engine, out)?;
-            out.recalled(&engine.recall(&query, filter_of(filter)?, limit)?, &query, why)
+            out.recalled(&engine.recall(&query, filter_of(filter, engine.now())?, limit)?, &query, why)
         }
         Command::Context(args) => context(engine, args, out),
         Command::Ask { question, provider, turn, no_record } => {
@@ -306,7 +311,7 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
         history,
         history_summary: None,
         budget,
-        filter: filter_of(filter)?,
+        filter: filter_of(filter, engine.now())?,
         placement: Some(placement),
     };
     let counter = counting_model(engine, &params.model)?;
@@ -842,14 +847,24 @@ fn format_of(f: FormatArg) -> ImportFormat {
     }
 }
 
-fn filter_of(f: FilterArgs) -> Result<Filter> {
+fn filter_of(f: FilterArgs, now: chrono::DateTime<chrono::Utc>) -> Result<Filter> {
+    let when = |t: &Option<String>, end: bool| {
+        t.as_deref().map(|t| strata_core::temporal::parse_when(t, now, end)).transpose()
+    };
+    let origin = f.origin.map(|o| match o {
+        OriginArg::Person => strata_core::Origin::Person,
+        OriginArg::Imported => strata_core::Origin::Imported,
+        OriginArg::Conversation => strata_core::Origin::Conversation,
+        OriginArg::Tool => strata_core::Origin::Tool,
+    });
     Ok(Filter {
+        origin,
         kinds: f.kinds.into_iter().map(kind_of).collect(),
         tags: f.tags,
         tiers: f.tiers.into_iter().map(tier_of).collect(),
         session_id: f.session,
-        since: f.since.as_deref().map(parse_time).transpose()?,
-        until: f.until.as_deref().map(parse_time).transpose()?,
+        since: when(&f.since, false)?,
+        until: when(&f.until, true)?,
         include_expired: f.expired,
         ..Default::default()
     })

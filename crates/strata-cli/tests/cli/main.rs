@@ -146,6 +146,39 @@ fn redact_ids(s: &str) -> String {
         .collect()
 }
 
+/// `list` sorts by when memories happened or were last recalled, narrows to where they came
+/// from, and reads dates in words; `--until` includes the day it names.
+#[test]
+fn list_sorts_filters_by_origin_and_reads_times_in_words() {
+    let e = Env::new();
+    e.ok(&["demo"]);
+    e.ok(&["add", "semantic", "pixel", "--fact", "colour=grey"]);
+    let keys = |v: &Value| -> Vec<String> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["key"].as_str().or(m["name"].as_str()).unwrap_or("episode").to_string())
+            .collect()
+    };
+    assert_eq!(keys(&e.json(&["list", "--from", "person"])), ["pixel"]);
+    assert_eq!(e.json(&["list", "--from", "imported"])["items"].as_array().unwrap().len(), 8, "the examples");
+    assert!(e.json(&["list", "--from", "conversation"])["items"].as_array().unwrap().is_empty());
+    let by_time = e.json(&["list", "--order", "occurred", "--type", "episodic"]);
+    let times: Vec<&str> =
+        by_time["items"].as_array().unwrap().iter().map(|m| m["occurred_at"].as_str().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "latest first: {times:?}");
+    let in_july = e.json(&["list", "--type", "episodic", "--since", "in July 2023", "--until", "in July 2023"]);
+    assert_eq!(in_july["items"].as_array().unwrap().len(), 2, "the two Napoleon exchanges of 15 July 2023");
+    let on_the_day = e.json(&["list", "--type", "episodic", "--since", "2023-07-15", "--until", "2023-07-15"]);
+    assert_eq!(on_the_day["items"].as_array().unwrap().len(), 2, "--until includes its day");
+    e.ok(&["recall", "Napoleon"]);
+    let recalled = e.json(&["list", "--order", "recalled", "--limit", "1"]);
+    assert!(recalled["items"][0]["access_count"].as_u64().unwrap_or(0) > 0, "{recalled}");
+    let err = e.err_with(&["list", "--since", "soonish"], &e.db(), None);
+    assert!(err.contains("not a time I understand") && err.contains("last Saturday"), "{err}");
+}
+
 #[test]
 fn demo_then_list_shows_every_type_and_json_has_the_promised_fields() {
     let e = Env::new();
