@@ -233,6 +233,7 @@ fn many_memories_are_tagged_moved_and_forgotten_at_once() {
         s.click(&pick);
     }
     assert_eq!(s.text(&s.find("#selection strong")), "3 memories chosen");
+    screenshot(&s, "selection");
     assert!(s.all("#detail").is_empty(), "ticking a row does not open it");
 
     s.type_into(&s.find("#selection-tag"), "travel");
@@ -411,6 +412,7 @@ fn import_a_seed_file_and_refuse_a_bad_one() {
             error.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of notes.json)"),
             "{error}"
         );
+        screenshot(&s, "import-duplicate");
         s.click(&s.find(button));
         s.wait_for("the summary", |s| {
             s.all("#notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Imported notes.json"))

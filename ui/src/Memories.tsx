@@ -124,9 +124,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
         : await commands.listMemories(filter, order, PAGE, null).then((res) =>
             res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
           );
-      const counted = await commands.countMemories(filter);
       if (mine !== seq.current) return; // a newer keystroke won
-      if (counted.status === "ok") setTotal(counted.data);
       if ("err" in r) {
         setError(describe(r.err));
         return;
@@ -140,6 +138,18 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     },
     [filterKey],
   );
+
+  // How many memories the filters hold: counted when they change (or something was written),
+  // not on every keystroke of a search.
+  const [written, setWritten] = useState(0);
+  const reload = () => {
+    setWritten((n) => n + 1);
+    load(query);
+  };
+  useEffect(() => {
+    const { filter } = JSON.parse(filterKey) as { filter: FilterForm };
+    commands.countMemories(filter).then((r) => r.status === "ok" && setTotal(r.data));
+  }, [filterKey, written]);
 
   useEffect(() => {
     const t = setTimeout(() => load(query), query ? SEARCH_DELAY_MS : 0);
@@ -276,7 +286,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           >
             New memory
           </button>
-          <Transfer onImported={() => load(query)} />
+          <Transfer onImported={() => reload()} />
         </div>
         <div className="meta" id="meta" data-query={shown} title={elapsed !== null ? `Shown in ${elapsed} ms` : undefined}>
           {total === null
@@ -298,7 +308,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
               setPicked([]);
               setSelected(null);
               setForgotten(said);
-              load(query);
+              reload();
             }}
           />
         )}
@@ -314,7 +324,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             ) : filtered ? (
               <p>No memory matches these filters.</p>
             ) : (
-              <FirstSteps onLoaded={() => load(query)} />
+              <FirstSteps onLoaded={() => reload()} />
             )}
           </div>
         )}
@@ -344,7 +354,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           <NewMemory
             onCancel={() => setCreating(false)}
             onCreated={(m) => {
-              load(query);
+              reload();
               open(m);
             }}
           />
@@ -355,7 +365,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             editing={selected}
             onCancel={() => setEditing(false)}
             onCreated={(m) => {
-              load(query);
+              reload();
               open(m);
             }}
           />
@@ -374,7 +384,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             onForgotten={(what) => {
               setSelected(null);
               setForgotten(what);
-              load(query);
+              reload();
             }}
           />
         )}

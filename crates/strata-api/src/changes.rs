@@ -3,9 +3,9 @@
 //! memory's again as new events, so the history keeps every step.
 
 use serde::Serialize;
-use strata_core::{AsOf, Content, EpisodeBody, FactValue, Memory};
+use strata_core::{AsOf, Change, Content, EpisodeBody, FactValue, Memory, RecordedEvent};
 
-use crate::dto::MemoryView;
+use crate::dto::{EventView, MemoryView};
 use crate::engine::{Engine, Target, UpdateRequest};
 use crate::error::{ApiError, ApiResult};
 
@@ -88,6 +88,33 @@ pub fn differences(old: &Content, new: &Content) -> Vec<String> {
     out
 }
 
+/// A memory's events as views, each content change summarized as what it changed from the
+/// version before ("changed favourite drink: “oolong tea” → “green tea”").
+pub fn described(events: Vec<RecordedEvent>) -> Vec<EventView> {
+    let mut before: Option<Content> = None;
+    let mut out = Vec::with_capacity(events.len());
+    for e in events {
+        let after = match &e.change {
+            Change::Created(c) => Some(c.content.clone()),
+            Change::ContentUpdated { content } => Some(content.clone()),
+            Change::Redacted { .. } | Change::Forgotten { .. } => None,
+            _ => before.clone(),
+        };
+        let diff = match (&before, &e.change) {
+            (Some(old), Change::ContentUpdated { content }) => Some(differences(old, content)),
+            _ => None,
+        };
+        let mut view = EventView::from(e);
+        if let Some(d) = diff {
+            view.summary =
+                if d.is_empty() { "saved unchanged".to_string() } else { format!("changed {}", d.join("; ")) };
+        }
+        out.push(view);
+        before = after;
+    }
+    out
+}
+
 /// A past version of a memory next to the memory now.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -149,18 +176,23 @@ fn update_to(then: &Memory, now: &Memory) -> ApiResult<UpdateRequest> {
 }
 
 impl Engine {
+    /// A memory as it was after event `seq`, and as it is.
+    fn then_and_now(&self, target: &Target, seq: i64) -> ApiResult<(Memory, Memory)> {
+        let id = self.resolve(target)?;
+        Ok((self.store_view().get_as_of(id, AsOf::Seq(seq))?, self.store_view().get(id)?))
+    }
+
     /// A memory as it was after event `seq`, with what has changed since (nothing recorded).
     pub fn compare(&self, target: &Target, seq: i64) -> ApiResult<ComparisonView> {
-        let id = self.resolve(target)?;
-        let (then, now) = (self.store_view().get_as_of(id, AsOf::Seq(seq))?, self.store_view().get(id)?);
+        let (then, now) = self.then_and_now(target, seq)?;
         Ok(ComparisonView { changes: restorable(&then, &now), then: then.into() })
     }
 
     /// Makes a memory's content, importance and tags what they were after event `seq`, as new
     /// events (its tier and pin stay as they are: they say where it lives, not what it says).
     pub fn restore(&mut self, target: &Target, seq: i64) -> ApiResult<MemoryView> {
-        let id = self.resolve(target)?;
-        let (then, now) = (self.store_view().get_as_of(id, AsOf::Seq(seq))?, self.store_view().get(id)?);
+        let (then, now) = self.then_and_now(target, seq)?;
+        let id = now.id;
         let req = update_to(&then, &now)?;
         let add: Vec<String> = then.tags.difference(&now.tags).cloned().collect();
         let remove: Vec<String> = now.tags.difference(&then.tags).cloned().collect();

@@ -655,30 +655,7 @@ impl Engine {
     /// A memory's events, oldest first.
     pub fn history(&self, target: &Target) -> ApiResult<Vec<EventView>> {
         let id = self.resolve(target)?;
-        let mut before: Option<Content> = None;
-        let mut out = Vec::new();
-        for e in self.store.history(id)? {
-            let after = match &e.change {
-                strata_core::Change::Created(c) => Some(c.content.clone()),
-                strata_core::Change::ContentUpdated { content } => Some(content.clone()),
-                strata_core::Change::Redacted { .. } | strata_core::Change::Forgotten { .. } => None,
-                _ => before.clone(),
-            };
-            let diff = match (&before, &e.change) {
-                (Some(old), strata_core::Change::ContentUpdated { content }) => {
-                    Some(crate::changes::differences(old, content))
-                }
-                _ => None,
-            };
-            let mut view = EventView::from(e);
-            if let Some(d) = diff {
-                view.summary =
-                    if d.is_empty() { "saved unchanged".to_string() } else { format!("changed {}", d.join("; ")) };
-            }
-            out.push(view);
-            before = after;
-        }
-        Ok(out)
+        Ok(crate::changes::described(self.store.history(id)?))
     }
 
     /// Rebuilds the projections from the log and says whether they matched.
