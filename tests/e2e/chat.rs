@@ -58,6 +58,12 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     s.click(&used);
     let shown = s.wait_for("the memory opened", |s| s.all("#detail h2").first().map(|e| s.text(e)));
     assert_eq!(shown, name);
+    // The exchange is in the list as who said what: the assistant's words labelled as such.
+    let exchange =
+        "Asked: What is my favourite drink? — the assistant answered (it may be wrong): Pixel is a grey tabby.";
+    s.wait_for("the exchange in the list", |s| {
+        s.texts(".list li .title").contains(&exchange.to_string()).then_some(())
+    });
     s.click(&s.find("#nav-chat"));
     assert_eq!(s.texts(".turn .question"), vec!["What is my favourite drink?"]);
     assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);

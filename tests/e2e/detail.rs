@@ -137,6 +137,9 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     let history =
         s.wait_for("the restore in the history", |s| Some(s.texts(".timeline li")).filter(|h| h.len() > before));
     assert!(history.iter().any(|h| h.contains("changed favourite drink: “green tea” → “oolong tea”")), "{history:?}");
+    // Who made each change, in words: a program through the API (the examples and the change
+    // above were written so), then this window's restore.
+    assert_eq!(s.texts(".timeline li .who"), ["A program using Strata", "A program using Strata", "You, in this app"]);
     s.click(&s.all(".timeline li button")[0]);
     assert_eq!(
         s.wait_for("the comparison", |s| s.all("#as-of-changes").first().map(|e| s.text(e))),

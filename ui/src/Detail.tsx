@@ -7,7 +7,7 @@ import {
 } from "./bindings";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
-import { KIND_WORDS, TIER_WORDS, importanceWords, origin, title, valueText, when, words } from "./format";
+import { KIND_WORDS, TIER_WORDS, byWhom, importanceWords, origin, title, valueText, when, words } from "./format";
 
 type Why = RecallView["why"];
 
@@ -147,7 +147,7 @@ export function Detail({
             <button className="link" onClick={() => showAsOf(e)} title="Show the memory as of this event">
               <time>{when(e.at)}</time> {e.summary}
             </button>{" "}
-            <span className="who">{e.client ?? e.actor}</span>
+            <span className="who">{byWhom(e)}</span>
           </li>
         ))}
       </ol>

@@ -53,6 +53,19 @@ export function origin(s: { app: string; provider?: string | null; model?: strin
   return s.model ? `A conversation with ${s.model} (${app})` : app[0].toUpperCase() + app.slice(1);
 }
 
+// Who caused a change, where no app is named.
+const ACTORS: Record<string, string> = {
+  user: "A person",
+  agent: "An AI agent",
+  app: "Strata, recording a conversation",
+  system: "Strata's upkeep",
+};
+
+// Who made a change in a memory's history, in words: the app that wrote it, else who caused it.
+export function byWhom(e: { client?: string | null; actor: string }): string {
+  return e.client ? origin({ app: e.client }) : (ACTORS[e.actor] ?? e.actor);
+}
+
 // One line that says what a memory is about.
 export function title(m: MemoryView): string {
   switch (m.type) {
@@ -61,7 +74,9 @@ export function title(m: MemoryView): string {
         .map(([k, v]) => `${words(k).toLowerCase()} ${valueText(v)}`)
         .join("; ")}`;
     case "episodic":
-      return m.body.form === "utterance" ? `${m.body.speaker}: ${m.body.text}` : `${m.body.query} → ${m.body.response}`;
+      return m.body.form === "utterance"
+        ? `${m.body.speaker}: ${m.body.text}`
+        : `Asked: ${m.body.query} — the assistant answered (it may be wrong): ${m.body.response}`;
     case "procedural":
       return `${words(m.name)} (${m.steps.length} steps)`;
   }
