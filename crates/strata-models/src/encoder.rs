@@ -1,23 +1,30 @@
-//! The BERT encoder (all-MiniLM-L6-v2's architecture) for x86-64 CPUs with AMX, in plain Rust
-//! over vectors: the path that stored memories and queries take where [`crate::amx`] is
-//! available (elsewhere, and on every other architecture, [`crate::bert`] runs the same model
-//! on candle's tensors; `MiniLm` chooses in one place).
+//! The BERT encoder (all-MiniLM-L6-v2's architecture) in plain Rust over vectors: the path
+//! that stored memories and queries take on every target. [`crate::bert`] runs the same model
+//! on candle's tensors as the reference; `MiniLm` chooses in one place.
 //!
 //! - **No padding.** The texts of a call are laid end to end, one row per real token: the
 //!   products (all but a few percent of the work) run over every token and nothing else.
 //!   Padding to the longest text of a sorted sub-batch cost ~28% more rows on LoCoMo's turns.
 //! - **Attention per text**, over its own tokens (no mask needed): per head, scores against a
-//!   transposed copy of the keys, softmax, then the weighted values.
+//!   transposed copy of the keys, softmax, then the weighted values — loops over fixed-size
+//!   arrays that the compiler turns into whole vector registers.
 //! - **Fused element-wise steps**: the residual add with layer norm, GELU, mean pooling and the
-//!   final normalization, on rows that are still in cache; compiled for AVX-512 (every CPU
-//!   with AMX has it) from the plain loops of [`crate::elementwise`].
+//!   final normalization, on rows that are still in cache ([`crate::elementwise`]).
+//! - **Products** by [`Product`]: gemm's kernels on every CPU (AVX2 or AVX-512 on x86-64, NEON
+//!   on aarch64, chosen by gemm at run time), or, as an optional accelerator on x86-64 server
+//!   CPUs with AMX, [`crate::amx`]'s tiles (`STRATA_AMX=0` turns them off).
 //!
-//! Numerically it is the model sentence-transformers runs: products at f32 accuracy
-//! ([`crate::amx`]), softmax and norms in f32 (tests check the reference's similarities to
-//! 1e-3 and agreement with the candle path).
+//! The code is the same on every target. On x86-64 it is compiled twice, for the baseline and
+//! for AVX2 with FMA (every x86-64 laptop of the last ten years), and the second runs where the
+//! CPU has them; on aarch64 NEON is the baseline.
+//!
+//! Numerically it is the model sentence-transformers runs: products at f32 accuracy, softmax
+//! and norms in f32 (tests check the reference's similarities to 1e-3 and agreement with the
+//! candle path to 1e-5).
 
 use candle_transformers::models::bert::Config;
 
+#[cfg(target_arch = "x86_64")]
 use crate::amx::{Packed, Rows};
 use crate::checkpoint::{self, Checkpoint, Dense};
 use crate::elementwise::{add_norm, gelu_erf, norm, softmax};
@@ -25,6 +32,20 @@ use crate::elementwise::{add_norm, gelu_erf, norm, softmax};
 /// Values per attention head: this path is written for MiniLM's 384 = 12 × 32 (other shapes
 /// take [`crate::bert`]).
 const HD: usize = 32;
+/// Queries scored together in attention.
+const Q: usize = 4;
+/// Keys scored together in attention (a text's keys are padded with zeros to a multiple).
+const K: usize = 16;
+/// Products over at most this many rows (a query, a short text) run on [`few_rows`], which
+/// reads each weight once; longer ones on gemm, whose blocking pays off there.
+const FEW_ROWS: usize = 64;
+/// Output columns [`few_rows`] computes together: one panel of W, kept in L1 over all rows.
+const NC: usize = 16;
+/// Rows [`few_rows`] computes together (6 × 16 accumulators fill AVX2's registers).
+const MR: usize = 6;
+/// Whether `f32::mul_add` is one instruction on this target without asking (aarch64: always;
+/// x86-64: only in code compiled for FMA).
+const FMA: bool = cfg!(target_arch = "aarch64");
 
 /// A layer norm's scale and shift.
 struct Norm {
@@ -39,13 +60,118 @@ impl Norm {
     }
 }
 
+/// A dense layer's product, `x · W + b`.
+enum Product {
+    /// Plain Rust for a few rows, gemm's f32 kernels for more: W row-major (k, n), and packed
+    /// by panels of [`NC`] columns (each panel's k × NC values contiguous) when n is a multiple.
+    Gemm { w: Vec<f32>, panels: Vec<f32>, bias: Vec<f32>, k: usize, n: usize },
+    /// AMX tiles (x86-64 CPUs that have them).
+    #[cfg(target_arch = "x86_64")]
+    Amx(Packed),
+}
+
+impl Product {
+    /// The layer's product on AMX where `amx` is true and its shape fills whole tiles, else on
+    /// gemm's kernels.
+    fn new(d: &Dense, amx: bool) -> candle_core::Result<Product> {
+        let (k, n) = d.weight.dims2()?;
+        let (w, bias) = (d.weight.flatten_all()?.to_vec1()?, d.bias.to_vec1()?);
+        #[cfg(target_arch = "x86_64")]
+        if amx && let Some(p) = Packed::new(&w, k, n, bias.clone()) {
+            return Ok(Product::Amx(p));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = amx;
+        Ok(Product::plain(w, bias, k, n))
+    }
+
+    /// W (k × n, row-major) and its bias for gemm and [`few_rows`].
+    fn plain(w: Vec<f32>, bias: Vec<f32>, k: usize, n: usize) -> Product {
+        let mut panels = Vec::new();
+        if n.is_multiple_of(NC) {
+            panels.reserve(k * n);
+            for p in 0..n / NC {
+                for row in w.chunks_exact(n) {
+                    panels.extend_from_slice(&row[p * NC..][..NC]);
+                }
+            }
+        }
+        Product::Gemm { w, panels, bias, k, n }
+    }
+
+    /// `x` (rows × k, row-major) times W plus the bias: rows × n, split over `threads`.
+    fn apply(&self, x: &[f32], rows: usize, threads: usize) -> Vec<f32> {
+        match self {
+            Product::Gemm { w, panels, bias, k, n } => {
+                let (k, n) = (*k, *n);
+                assert_eq!(x.len(), rows * k, "rows of {} values for a product over {k}", x.len() / rows.max(1));
+                if rows <= FEW_ROWS && !panels.is_empty() {
+                    return few_rows(x, rows, panels, bias, k, n, threads);
+                }
+                let mut out = Vec::with_capacity(rows * n);
+                for _ in 0..rows {
+                    out.extend_from_slice(bias);
+                }
+                let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
+                // SAFETY: `out` is rows × n, `x` rows × k and `w` k × n, all row-major (strides
+                // as given) and checked above or built so; none overlaps another.
+                #[allow(unsafe_code)]
+                unsafe {
+                    gemm::gemm(
+                        rows,
+                        n,
+                        k,
+                        out.as_mut_ptr(),
+                        1,
+                        n as isize,
+                        true,
+                        x.as_ptr(),
+                        1,
+                        k as isize,
+                        w.as_ptr(),
+                        1,
+                        n as isize,
+                        1.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        parallelism,
+                    );
+                }
+                out
+            }
+            #[cfg(target_arch = "x86_64")]
+            Product::Amx(p) => p.matmul_rows(&Rows::split(x, rows, p.k()), threads.min(2)),
+        }
+    }
+
+    /// Whether it runs on AMX tiles.
+    fn on_amx(&self) -> bool {
+        match self {
+            Product::Gemm { .. } => false,
+            #[cfg(target_arch = "x86_64")]
+            Product::Amx(_) => true,
+        }
+    }
+
+    /// Output columns.
+    fn outputs(&self) -> usize {
+        match self {
+            Product::Gemm { n, .. } => *n,
+            #[cfg(target_arch = "x86_64")]
+            Product::Amx(p) => p.n(),
+        }
+    }
+}
+
 struct Layer {
     /// Query, key and value in one product: each row's output is `q | k | v`.
-    qkv: Packed,
-    attention_out: Packed,
+    qkv: Product,
+    attention_out: Product,
     attention_norm: Norm,
-    intermediate: Packed,
-    output: Packed,
+    intermediate: Product,
+    output: Product,
     output_norm: Norm,
 }
 
@@ -61,31 +187,22 @@ pub(crate) struct Encoder {
     hidden: usize,
 }
 
-/// Packs a dense layer for AMX; None when its shape does not fill whole tiles.
-fn packed(d: &Dense) -> candle_core::Result<Option<Packed>> {
-    let (k, n) = d.weight.dims2()?;
-    Ok(Packed::new(&d.weight.flatten_all()?.to_vec1()?, k, n, d.bias.to_vec1()?))
-}
-
 impl Encoder {
-    /// Packs the weights when this CPU has AMX (and AVX-512) and the model's shapes fit whole
-    /// tiles; None otherwise (the caller keeps [`crate::bert`]).
-    pub(crate) fn new(w: &Checkpoint, c: &Config) -> candle_core::Result<Option<Encoder>> {
-        if !crate::amx::available() || !avx512() || c.hidden_size != HD * c.num_attention_heads {
+    /// The encoder for this checkpoint, its products on AMX where `amx` is true (and the
+    /// shapes fit), else gemm; None where the model's heads are not [`HD`] wide (the caller
+    /// keeps [`crate::bert`]).
+    pub(crate) fn new(w: &Checkpoint, c: &Config, amx: bool) -> candle_core::Result<Option<Encoder>> {
+        if c.hidden_size != HD * c.num_attention_heads {
             return Ok(None);
         }
         let mut layers = Vec::with_capacity(w.layers.len());
         for l in &w.layers {
-            let products = (packed(&l.qkv)?, packed(&l.attention_out)?, packed(&l.intermediate)?, packed(&l.output)?);
-            let (Some(qkv), Some(attention_out), Some(intermediate), Some(output)) = products else {
-                return Ok(None); // shapes that do not fill whole tiles
-            };
             layers.push(Layer {
-                qkv,
-                attention_out,
+                qkv: Product::new(&l.qkv, amx)?,
+                attention_out: Product::new(&l.attention_out, amx)?,
                 attention_norm: Norm::new(&l.attention_norm)?,
-                intermediate,
-                output,
+                intermediate: Product::new(&l.intermediate, amx)?,
+                output: Product::new(&l.output, amx)?,
                 output_norm: Norm::new(&l.output_norm)?,
             });
         }
@@ -100,19 +217,33 @@ impl Encoder {
         }))
     }
 
-    /// The pooled, L2-normalized vector of each text (its token ids, at most the model's
-    /// positions long), each product split over `threads` (1 or 2).
-    pub(crate) fn embed(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        // SAFETY: `new` returned this encoder only where AVX-512 (F, BW, VL), AVX2 and FMA are
-        // available, which is all that `embed_avx512` is compiled to use.
-        #[allow(unsafe_code)]
-        unsafe {
-            self.embed_avx512(texts, threads)
-        }
+    /// Whether any product runs on AMX tiles.
+    pub(crate) fn on_amx(&self) -> bool {
+        self.layers.iter().any(|l| l.qkv.on_amx())
     }
 
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
-    fn embed_avx512(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+    /// The pooled, L2-normalized vector of each text (its token ids, at most the model's
+    /// positions long), each product split over `threads`.
+    pub(crate) fn embed(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+        #[cfg(target_arch = "x86_64")]
+        if avx2() {
+            // SAFETY: this CPU has AVX2 and FMA (checked just above), all that `embed_avx2`
+            // is compiled to use.
+            #[allow(unsafe_code)]
+            return unsafe { self.embed_avx2(texts, threads) };
+        }
+        self.embed_with(texts, threads)
+    }
+
+    /// [`Encoder::embed_with`] compiled for AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn embed_avx2(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+        self.embed_with(texts, threads)
+    }
+
+    #[inline(always)]
+    fn embed_with(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let rows: usize = texts.iter().map(|t| t.len()).sum();
         let mut x = vec![0f32; rows * h];
@@ -131,16 +262,16 @@ impl Encoder {
         }
         let mut scratch = Scratch::default();
         for l in &self.layers {
-            let qkv = l.qkv.matmul_rows(&Rows::split(&x, rows, h), threads);
+            let qkv = l.qkv.apply(&x, rows, threads);
             let ctx = self.attention(&qkv, texts, &mut scratch);
-            let mut a = l.attention_out.matmul_rows(&Rows::split(&ctx, rows, h), threads);
+            let mut a = l.attention_out.apply(&ctx, rows, threads);
             for (dst, res) in a.chunks_exact_mut(h).zip(x.chunks_exact(h)) {
                 add_norm(dst, res, &l.attention_norm.weight, &l.attention_norm.bias, l.attention_norm.eps);
             }
-            let mut i = l.intermediate.matmul_rows(&Rows::split(&a, rows, h), threads);
+            let mut i = l.intermediate.apply(&a, rows, threads);
             gelu_erf(&mut i);
-            let inner = i.len() / rows.max(1);
-            x = l.output.matmul_rows(&Rows::split(&i, rows, inner), threads);
+            debug_assert_eq!(i.len(), rows * l.intermediate.outputs());
+            x = l.output.apply(&i, rows, threads);
             for (dst, res) in x.chunks_exact_mut(h).zip(a.chunks_exact(h)) {
                 add_norm(dst, res, &l.output_norm.weight, &l.output_norm.bias, l.output_norm.eps);
             }
@@ -167,14 +298,10 @@ impl Encoder {
     }
 
     /// Self-attention of each text over its own rows of `qkv` (rows × 3·hidden): the context
-    /// rows (rows × hidden). Queries go four at a time, keys sixteen at a time (a text's keys
-    /// are padded with zeros to a multiple of 16, outside the softmax), so that the loops
-    /// compile to whole AVX-512 registers with independent accumulators.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+    /// rows (rows × hidden). Queries go [`Q`] at a time and keys [`K`] at a time, so that the
+    /// inner loops are whole vector registers with independent accumulators.
+    #[inline(always)]
     fn attention(&self, qkv: &[f32], texts: &[&[u32]], s: &mut Scratch) -> Vec<f32> {
-        const Q: usize = 4;
-        const K: usize = 16;
         let (h, heads) = (self.hidden, self.heads);
         let scale = 1.0 / (HD as f32).sqrt();
         let rows: usize = texts.iter().map(|t| t.len()).sum();
@@ -205,7 +332,7 @@ impl Encoder {
                         }
                     }
                     for c in (0..lp).step_by(K) {
-                        let block = simd::scores(&q, &s.keys[c..], lp);
+                        let block = scores(&q, &s.keys[c..], lp);
                         for (r, b) in block.iter().enumerate() {
                             s.scores[r * lp + c..][..K].copy_from_slice(b);
                         }
@@ -213,7 +340,7 @@ impl Encoder {
                     for r in 0..n {
                         softmax(&mut s.scores[r * lp..r * lp + len]);
                     }
-                    let o = simd::weighted(&s.scores, lp, len, |j| at(j, 2, head));
+                    let o = weighted(&s.scores, lp, len, |j| at(j, 2, head));
                     for (r, o) in o.iter().enumerate().take(n) {
                         ctx[(start + i0 + r) * h + head * HD..][..HD].copy_from_slice(o);
                     }
@@ -225,76 +352,121 @@ impl Encoder {
     }
 }
 
-/// The two inner loops of attention in AVX-512 registers (the compiler, left to itself,
-/// vectorized them across the four queries with gathers, 2.3× slower than scalar code).
-mod simd {
-    use super::HD;
-    use std::arch::x86_64::{
-        __m512, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
-    };
-
-    /// Sixteen f32 from the start of `v` (which must hold them).
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    #[allow(unsafe_code)]
-    fn load(v: &[f32]) -> __m512 {
-        let v = &v[..16];
-        // SAFETY: `v` holds 16 f32 (the slice above checks it); the load is unaligned.
-        unsafe { _mm512_loadu_ps(v.as_ptr()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    #[allow(unsafe_code)]
-    fn store(v: __m512) -> [f32; 16] {
-        let mut out = [0f32; 16];
-        // SAFETY: `out` holds 16 f32; the store is unaligned.
-        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), v) };
-        out
-    }
-
-    /// Scores of four queries against sixteen keys: `keys` holds, for each of the HD
-    /// dimensions, the keys' values from offset 0, one dimension every `stride` values.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn scores(q: &[[f32; HD]; 4], keys: &[f32], stride: usize) -> [[f32; 16]; 4] {
-        let mut acc = [_mm512_setzero_ps(); 4];
-        for d in 0..HD {
-            let k = load(&keys[d * stride..]);
-            for (a, q) in acc.iter_mut().zip(q) {
-                *a = _mm512_fmadd_ps(_mm512_set1_ps(q[d]), k, *a);
+/// Scores of [`Q`] queries against [`K`] keys: `keys` holds, for each of the HD dimensions,
+/// the keys' values from offset 0, one dimension every `stride` values.
+#[inline(always)]
+fn scores(q: &[[f32; HD]; Q], keys: &[f32], stride: usize) -> [[f32; K]; Q] {
+    let mut acc = [[0f32; K]; Q];
+    for d in 0..HD {
+        let k: &[f32; K] = keys[d * stride..][..K].try_into().expect("K keys");
+        for (a, q) in acc.iter_mut().zip(q) {
+            let qd = q[d];
+            for (a, k) in a.iter_mut().zip(k) {
+                *a += qd * k;
             }
         }
-        acc.map(|a| store(a))
     }
+    acc
+}
 
-    /// For four rows of `probs` (one every `stride` values), the sum over keys `j < len` of
-    /// `probs[r][j] · value(j)`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn weighted<'a>(
-        probs: &[f32],
-        stride: usize,
-        len: usize,
-        value: impl Fn(usize) -> &'a [f32; HD],
-    ) -> [[f32; HD]; 4] {
-        let mut acc = [[_mm512_setzero_ps(); 2]; 4];
-        for j in 0..len {
-            let v = value(j);
-            let (v0, v1) = (load(&v[..]), load(&v[16..]));
-            for (r, a) in acc.iter_mut().enumerate() {
-                let p = _mm512_set1_ps(probs[r * stride + j]);
-                a[0] = _mm512_fmadd_ps(p, v0, a[0]);
-                a[1] = _mm512_fmadd_ps(p, v1, a[1]);
+/// For [`Q`] rows of `probs` (one every `stride` values), the sum over keys `j < len` of
+/// `probs[r][j] · value(j)`.
+#[inline(always)]
+fn weighted<'a>(probs: &[f32], stride: usize, len: usize, value: impl Fn(usize) -> &'a [f32; HD]) -> [[f32; HD]; Q] {
+    let mut acc = [[0f32; HD]; Q];
+    for j in 0..len {
+        let v = value(j);
+        for (r, a) in acc.iter_mut().enumerate() {
+            let p = probs[r * stride + j];
+            for (a, v) in a.iter_mut().zip(v) {
+                *a += p * v;
             }
         }
-        acc.map(|[a, b]| {
-            let mut out = [0f32; HD];
-            out[..16].copy_from_slice(&store(a));
-            out[16..].copy_from_slice(&store(b));
-            out
-        })
     }
+    acc
+}
+
+/// `x · W + b` for a few rows (at most [`FEW_ROWS`]), W packed by panels (n a multiple of
+/// [`NC`]; panel p holds columns p·NC.. for every row of W, contiguous): weight-stationary, so that each panel of W is read from memory once and reused for
+/// every row from L1 (gemm, made for many rows, streams W once per six rows here). Split by
+/// panels over two threads when `threads` > 1.
+fn few_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, n: usize, threads: usize) -> Vec<f32> {
+    let panels = n / NC;
+    if threads < 2 || panels < 2 {
+        return panel_rows(x, rows, w, bias, k, 0..panels);
+    }
+    let half = panels / 2;
+    let (a, b) =
+        rayon::join(|| panel_rows(x, rows, w, bias, k, 0..half), || panel_rows(x, rows, w, bias, k, half..panels));
+    let (wa, wb) = (half * NC, (panels - half) * NC);
+    let mut out = Vec::with_capacity(rows * n);
+    for r in 0..rows {
+        out.extend_from_slice(&a[r * wa..][..wa]);
+        out.extend_from_slice(&b[r * wb..][..wb]);
+    }
+    out
+}
+
+/// [`panel_body`] for the panels in `range`, compiled for AVX2 and FMA where the CPU has them.
+fn panel_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: std::ops::Range<usize>) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2() {
+        // SAFETY: this CPU has AVX2 and FMA (checked just above), all that `panel_avx2` is
+        // compiled to use.
+        #[allow(unsafe_code)]
+        return unsafe { panel_avx2(x, rows, w, bias, k, range) };
+    }
+    panel_body::<FMA>(x, rows, w, bias, k, range)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn panel_avx2(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: std::ops::Range<usize>) -> Vec<f32> {
+    panel_body::<true>(x, rows, w, bias, k, range)
+}
+
+/// `a · b + c`, fused where `F` says the target does that in one instruction.
+#[inline(always)]
+fn fma<const F: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if F { a.mul_add(b, c) } else { a * b + c }
+}
+
+/// The rows × (panels in `range` × [`NC`]) block of `x · W + b`, row-major: per panel, [`MR`]
+/// rows at a time, each value of the panel loaded once per row group.
+#[inline(always)]
+fn panel_body<const F: bool>(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    bias: &[f32],
+    k: usize,
+    range: std::ops::Range<usize>,
+) -> Vec<f32> {
+    let width = range.len() * NC;
+    let mut out = vec![0f32; rows * width];
+    for (i, p) in range.enumerate() {
+        let c0 = p * NC;
+        let b: &[f32; NC] = bias[c0..][..NC].try_into().expect("NC biases");
+        let panel = &w[p * k * NC..][..k * NC];
+        for r0 in (0..rows).step_by(MR) {
+            // Rows past the end repeat the last one; their results are not kept.
+            let xr: [&[f32]; MR] = std::array::from_fn(|r| &x[(r0 + r).min(rows - 1) * k..][..k]);
+            let mut acc = [*b; MR];
+            for kk in 0..k {
+                let wk: &[f32; NC] = panel[kk * NC..][..NC].try_into().expect("NC weights");
+                for (a, xr) in acc.iter_mut().zip(&xr) {
+                    let xv = xr[kk];
+                    for (a, wv) in a.iter_mut().zip(wk) {
+                        *a = fma::<F>(xv, *wv, *a);
+                    }
+                }
+            }
+            for (r, a) in acc.iter().enumerate().take(rows - r0) {
+                out[(r0 + r) * width + i * NC..][..NC].copy_from_slice(a);
+            }
+        }
+    }
+    out
 }
 
 /// Buffers reused across a call's attention steps.
@@ -304,11 +476,9 @@ struct Scratch {
     scores: Vec<f32>,
 }
 
-/// Whether the element-wise code of [`Encoder::embed`] may use AVX-512 and FMA here.
-fn avx512() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vl")
-        && std::is_x86_feature_detected!("avx2")
-        && std::is_x86_feature_detected!("fma")
+/// Whether this CPU has AVX2 and FMA (checked once).
+#[cfg(target_arch = "x86_64")]
+fn avx2() -> bool {
+    static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVX2.get_or_init(|| std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
 }

@@ -4,18 +4,13 @@
 #![deny(missing_docs)]
 
 pub mod adapter;
-// The AMX encoder: Intel AMX tiles and AVX-512, so x86-64 only. Every target has the
-// reference encoder, `bert` (candle), which runs wherever this one does not.
+// Matrix products on Intel AMX tiles (inline asm): x86-64 only, an optional accelerator of
+// the encoder's products.
 #[cfg(target_arch = "x86_64")]
 mod amx;
 mod bert;
 mod checkpoint;
-#[cfg_attr(
-    not(target_arch = "x86_64"),
-    allow(dead_code, reason = "plain loops on every target; only the AMX encoder uses GELU and the layer norm")
-)]
 mod elementwise;
-#[cfg(target_arch = "x86_64")]
 mod encoder;
 mod llama;
 mod local_chat;

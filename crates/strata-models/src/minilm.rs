@@ -1,14 +1,14 @@
 //! all-MiniLM-L6-v2 (BERT, 384 dimensions): tokenize, run the encoder, mean-pool over the
 //! attention mask, L2-normalize — what sentence-transformers does for this model.
 //!
-//! The reference encoder runs on every target: candle's tensors ([`crate::bert`]), texts
-//! sorted by length and run in sub-batches of similar length (little padding). On an x86-64
-//! CPU with AMX a faster one takes its place ([`crate::encoder`]: plain Rust, texts unpadded,
-//! products on AMX tiles), chosen in one place, [`Model::fastest`]. Either way the
-//! sub-batches are spread over one worker per core, each running its products
-//! single-threaded: splitting each small product across cores leaves them idle in between
-//! (measured in docs/benchmarks.md). A single text (a query) splits its products over every
-//! core instead.
+//! Two encoders, chosen in one place, [`Model::fastest`]: the fast one ([`crate::encoder`]:
+//! plain Rust, texts unpadded, products on gemm's kernels — or AMX tiles where a server CPU has
+//! them), the same code on every target; and the reference ([`crate::bert`], candle's
+//! tensors), which tests compare it with and which runs a model whose shape the fast one does
+//! not take. Texts are sorted by length and the sub-batches spread over one worker per core,
+//! each running its products single-threaded: splitting each small product across cores leaves
+//! them idle in between (measured in docs/benchmarks.md). A single text (a query) splits its
+//! products over every core instead.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,6 @@ use candle_transformers::models::bert::Config;
 
 use crate::bert::Bert;
 use crate::checkpoint::Checkpoint;
-#[cfg(target_arch = "x86_64")]
 use crate::encoder::Encoder;
 use strata_core::{Embedder, Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -38,21 +37,24 @@ type Choose = fn(Checkpoint, &Config) -> candle_core::Result<Model>;
 
 /// The encoder this CPU runs fastest.
 enum Model {
-    /// Plain Rust on AMX tiles, texts unpadded ([`crate::encoder`]): x86-64 with AMX only.
-    #[cfg(target_arch = "x86_64")]
-    Amx(Encoder),
+    /// Plain Rust, texts unpadded ([`crate::encoder`]): every target.
+    Fast(Encoder),
     /// candle's tensors, sub-batches padded to their longest text ([`crate::bert`]): the
     /// reference, on every target.
     Candle(Bert),
 }
 
 impl Model {
-    /// The one switch between the encoders: the AMX encoder where this CPU has AMX (and
-    /// `STRATA_AMX` is not `0`) and the model's shapes fit its tiles, else the reference.
+    /// The one switch between the encoders: the fast encoder wherever the model's shape fits
+    /// it (its products on AMX where this CPU has AMX and `STRATA_AMX` is not `0`), else the
+    /// reference.
     fn fastest(weights: Checkpoint, config: &Config) -> candle_core::Result<Model> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(encoder) = Encoder::new(&weights, config)? {
-            return Ok(Model::Amx(encoder));
+        let amx = crate::amx::available();
+        #[cfg(not(target_arch = "x86_64"))]
+        let amx = false;
+        if let Some(encoder) = Encoder::new(&weights, config, amx)? {
+            return Ok(Model::Fast(encoder));
         }
         Model::reference(weights, config)
     }
@@ -163,9 +165,9 @@ impl MiniLm {
 
     /// Which encoder runs the model on this CPU, in words (for benchmarks and logs).
     pub fn engine(&self) -> &'static str {
-        match self.model {
-            #[cfg(target_arch = "x86_64")]
-            Model::Amx(_) => "AMX encoder",
+        match &self.model {
+            Model::Fast(e) if e.on_amx() => "Strata encoder, AMX products",
+            Model::Fast(_) => "Strata encoder",
             Model::Candle(_) => "candle",
         }
     }
@@ -179,10 +181,9 @@ impl MiniLm {
     /// pool's threads (one in a worker, all in `wide`).
     fn forward(&self, encodings: &[&Encoding]) -> candle_core::Result<Vec<Vec<f32>>> {
         let bert = match &self.model {
-            #[cfg(target_arch = "x86_64")]
-            Model::Amx(encoder) => {
+            Model::Fast(encoder) => {
                 let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
-                return Ok(encoder.embed(&ids, rayon::current_num_threads().min(2)));
+                return Ok(encoder.embed(&ids, rayon::current_num_threads()));
             }
             Model::Candle(bert) => bert,
         };
@@ -277,32 +278,34 @@ impl Embedder for MiniLm {
         self.embed_sorted(texts)
     }
 
-    /// The int8 path ([`crate::bert`]), split over the cores.
+    /// One text, its products split over the cores.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
         let encoding = self.tokenizer.encode(text, true).map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
         let mut v = self
             .wide
-            .install(|| crate::bert::quantized(|| self.forward(&[&encoding])))
+            .install(|| self.forward(&[&encoding]))
             .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
         v.pop().ok_or_else(|| Error::Model("embedding returned nothing".into()))
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Where AMX runs the model, its vectors are the candle path's: same texts (lengths 12 to
-    /// 256 tokens, mixed in one call so that unpadded neighbours must not leak into each
-    /// other), same vectors to ~1e-5.
+    /// The fast encoder's vectors are the candle path's: same texts (lengths 12 to 256 tokens,
+    /// mixed in one call so that unpadded neighbours must not leak into each other), same
+    /// vectors to ~1e-5, for a batch, a single text and a query, on whatever products this CPU
+    /// runs (gemm's kernels; AMX tiles where present).
     #[test]
-    fn the_amx_encoder_agrees_with_the_candle_path() {
+    fn the_fast_encoder_agrees_with_the_candle_path() {
         let dir = crate::models_dir().join(crate::EMBEDDER_DIR);
         let fast = MiniLm::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-        if !matches!(fast.model, Model::Amx(_)) {
-            assert!(!crate::amx::available(), "AMX is usable here, yet the switch chose the reference");
-            return; // this CPU has no AMX: the reference is the only path, tested in tests/models
-        }
+        assert!(
+            matches!(fast.model, Model::Fast(_)),
+            "MiniLM's shape fits the fast encoder, yet the switch chose {}",
+            fast.engine()
+        );
         let slow = MiniLm::load_with(&dir, Model::reference).expect("the candle path");
         assert!(matches!(slow.model, Model::Candle(_)));
         let mut texts: Vec<String> = (0..24)
@@ -312,13 +315,14 @@ mod tests {
             .collect();
         texts.push("a text longer than the model's 256 tokens, cut there. ".repeat(40));
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let (a, b) = (fast.embed(&refs).expect("amx"), slow.embed(&refs).expect("candle"));
-        let q = (fast.embed_query(refs[5]).expect("amx query"), slow.embed(&refs[5..6]).expect("candle")[0].clone());
-        for (x, y) in a.iter().zip(&b).chain([(&q.0, &q.1)]) {
+        let (a, b) = (fast.embed(&refs).expect("fast"), slow.embed(&refs).expect("candle"));
+        let single = (fast.embed(&refs[7..8]).expect("fast, one text"), b[7].clone());
+        let q = (fast.embed_query(refs[5]).expect("fast query"), b[5].clone());
+        for (x, y) in a.iter().zip(&b).chain([(&single.0[0], &single.1), (&q.0, &q.1)]) {
             // A NaN anywhere makes `worst` NaN, which fails the comparison (f32::max would skip it).
             let worst =
                 x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, |w, d| if w.is_nan() || w >= d { w } else { d });
-            assert!(worst < 1e-5, "vectors differ by {worst}");
+            assert!(worst < 1e-5, "{}: vectors differ by {worst}", fast.engine());
         }
     }
 }

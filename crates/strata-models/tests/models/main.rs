@@ -44,8 +44,8 @@ fn large_batches_keep_their_order() {
     }
 }
 
-/// Queries take the int8 path: faster, and pointing almost where the exact vector points
-/// (cosine 0.989 for a bare "hi", above 0.99 for real questions; LoCoMo recall unchanged).
+/// A query (one text, its products split over the cores) gets the vector the same text gets in
+/// a batch.
 #[test]
 fn query_vectors_agree_with_exact_ones() {
     let m = model();
@@ -55,12 +55,11 @@ fn query_vectors_agree_with_exact_ones() {
         "hi",
         "Which marathon is Bo training for, and where does his sister live these days?",
     ] {
-        let exact = m.embed(&[q]).unwrap().remove(0);
+        let exact = m.embed(&[q, "another text in the same batch, longer than the query"]).unwrap().remove(0);
         let fast = m.embed_query(q).unwrap();
         assert_eq!(fast.len(), 384);
-        assert!((cosine(&fast, &fast) - 1.0).abs() < 1e-4, "not normalized: {q}");
-        let agree = cosine(&exact, &fast);
-        assert!(agree > if q.len() < 10 { 0.98 } else { 0.99 }, "{q}: cosine {agree}");
+        let worst = exact.iter().zip(&fast).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(worst < 1e-5 && fast.iter().all(|v| v.is_finite()), "{q}: vectors differ by {worst}");
     }
 }
 
