@@ -32,7 +32,7 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     let db = seeded(dir.path());
     {
         // An agent's private note in a session, a dated episode, and a fact changed once.
-        let opts = EngineOptions { agent_id: Some("cursor".into()), ..Default::default() };
+        let opts = EngineOptions { agent_id: Some("cursor".into()), client: "mcp:cursor".into(), ..Default::default() };
         let mut agent = Engine::open(&db, opts).unwrap();
         let req = AddRequest {
             session_id: Some("s-42".into()),
@@ -77,13 +77,17 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     set_date(&s, "filter-until", "");
     s.wait_for("every memory again", |s| (titles(s).len() == 10).then_some(()));
 
-    // Where from: the examples are imported, the two added here were written by a person.
+    // Where from: the examples are imported, the episode was written by a person, the agent's
+    // note came from an AI tool over MCP.
     let meta = |s: &Session| s.text(&s.find("#meta"));
     s.click(&s.find("#filter-origin option[value=imported]"));
     s.wait_for("the imported", |s| (meta(s) == "8 memories match the filters").then_some(()));
     s.click(&s.find("#filter-origin option[value=person]"));
-    s.wait_for("the written", |s| (meta(s) == "2 memories match the filters").then_some(()));
-    assert!(titles(&s).iter().any(|t| t == "Ana: We met in Lisbon"), "{:?}", titles(&s));
+    s.wait_for("the written", |s| (titles(s) == ["Ana: We met in Lisbon"]).then_some(()));
+    let tool = s.find("#filter-origin option[value=tool]");
+    assert_eq!(s.text(&tool), "Added by AI tools");
+    s.click(&tool);
+    s.wait_for("the AI tool's", |s| (titles(s) == ["cursor: The build uses cargo nextest"]).then_some(()));
     s.click(&s.find("#filter-origin option[value=conversation]"));
     s.wait_for("none from chats", |s| (meta(s) == "0 memories match the filters").then_some(()));
     assert_eq!(s.text(&s.find(".list .empty")), "No memory matches these filters.");
