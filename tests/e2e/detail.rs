@@ -43,6 +43,8 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
         let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
         let old = AddRequest::new(utterance("Ana", "We met in Lisbon", "2023-05-07T18:00:00Z"));
         e.add(old).unwrap();
+        let met = e.recall("Where did we meet? Lisbon", strata_core::Filter::default(), 1).unwrap();
+        assert!(format!("{:?}", met[0].memory).contains("We met in Lisbon"), "{met:?}");
         let update = UpdateRequest {
             set_facts: vec![("favourite_drink".into(), FactValue::Text("green tea".into()))],
             ..Default::default()
@@ -96,6 +98,13 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     s.click(&s.find("#order option[value=occurred]"));
     s.wait_for("the order by time", |s| {
         (titles(s).last().map(String::as_str) == Some("Ana: We met in Lisbon")).then_some(())
+    });
+    // Last recalled first: the one episode recalled above leads.
+    let recalled = s.find("#order option[value=recalled]");
+    assert_eq!(s.text(&recalled), "Last recalled first");
+    s.click(&recalled);
+    s.wait_for("the order by recall", |s| {
+        (titles(s).first().map(String::as_str) == Some("Ana: We met in Lisbon")).then_some(())
     });
     s.click(&s.find("#order option[value=added]"));
     s.wait_for("every memory again", |s| (titles(s).len() == 10 && meta(s) == "10 memories").then_some(()));
