@@ -486,6 +486,11 @@ fn settings_switch_the_mcp_server_on_and_off() {
     assert!(s.text(&s.find("#mcp-config")).contains(&token), "shown, the configuration holds it");
     s.click(&s.find("#mcp-reveal"));
     assert!(!s.text(&s.find("#mcp-config")).contains(&token), "hidden again, in the configuration too");
+    // Copy says what it did, while the token stays hidden.
+    s.click(&s.find("#mcp-copy"));
+    let said = s.wait_for("the copy's message", |s| s.all("#mcp-copied").first().map(|e| s.text(e)));
+    assert_eq!(said, "Token copied.");
+    assert!(s.text(&s.find("#mcp-token")).starts_with("••••"), "still hidden");
     screenshot(&s, "settings");
 
     let http = reqwest::blocking::Client::new();

@@ -154,11 +154,12 @@ function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsV
     } else setError(describe(res.error));
   };
 
-  const copy = (text: string, what: string) =>
-    navigator.clipboard?.writeText(text).then(
-      () => setCopied(`${what} copied.`),
-      () => setCopied(`Could not copy the ${what.toLowerCase()}; show it and select it instead.`),
-    );
+  // Says what happened either way: copied, or how to copy it by hand (no clipboard here).
+  const copy = (text: string, what: string) => {
+    const failed = () => setCopied(`Could not copy the ${what.toLowerCase()}; show it and select it instead.`);
+    if (!navigator.clipboard) return failed();
+    navigator.clipboard.writeText(text).then(() => setCopied(`${what} copied.`), failed);
+  };
   // The token opens these memories to whoever has it: hidden unless asked for, copied whole.
   const token = view.mcp?.token ?? "";
   const shown = revealed ? token : `${"•".repeat(12)}${token.slice(-4)}`;
