@@ -124,11 +124,6 @@ impl Packed {
         self.k
     }
 
-    /// Values per output row (W's columns).
-    pub(crate) fn n(&self) -> usize {
-        self.n
-    }
-
     /// `x · W + bias` for the rows of `a` ([`Rows`]), row-major `(m, n)`, split over `threads`
     /// (1 or 2). Only call when [`available`] said yes.
     pub(crate) fn matmul_rows(&self, a: &Rows, threads: usize) -> Vec<f32> {

@@ -64,7 +64,7 @@ impl Norm {
 enum Product {
     /// Plain Rust for a few rows, gemm's f32 kernels for more: W row-major (k, n), and packed
     /// by panels of [`NC`] columns (each panel's k × NC values contiguous) when n is a multiple.
-    Gemm { w: Vec<f32>, panels: Vec<f32>, bias: Vec<f32>, k: usize, n: usize },
+    Plain { w: Vec<f32>, panels: Vec<f32>, bias: Vec<f32>, k: usize, n: usize },
     /// AMX tiles (x86-64 CPUs that have them).
     #[cfg(target_arch = "x86_64")]
     Amx(Packed),
@@ -96,13 +96,13 @@ impl Product {
                 }
             }
         }
-        Product::Gemm { w, panels, bias, k, n }
+        Product::Plain { w, panels, bias, k, n }
     }
 
     /// `x` (rows × k, row-major) times W plus the bias: rows × n, split over `threads`.
     fn apply(&self, x: &[f32], rows: usize, threads: usize) -> Vec<f32> {
         match self {
-            Product::Gemm { w, panels, bias, k, n } => {
+            Product::Plain { w, panels, bias, k, n } => {
                 let (k, n) = (*k, *n);
                 assert_eq!(x.len(), rows * k, "rows of {} values for a product over {k}", x.len() / rows.max(1));
                 if rows <= FEW_ROWS && !panels.is_empty() {
@@ -149,18 +149,9 @@ impl Product {
     /// Whether it runs on AMX tiles.
     fn on_amx(&self) -> bool {
         match self {
-            Product::Gemm { .. } => false,
+            Product::Plain { .. } => false,
             #[cfg(target_arch = "x86_64")]
             Product::Amx(_) => true,
-        }
-    }
-
-    /// Output columns.
-    fn outputs(&self) -> usize {
-        match self {
-            Product::Gemm { n, .. } => *n,
-            #[cfg(target_arch = "x86_64")]
-            Product::Amx(p) => p.n(),
         }
     }
 }
@@ -270,7 +261,6 @@ impl Encoder {
             }
             let mut i = l.intermediate.apply(&a, rows, threads);
             gelu_erf(&mut i);
-            debug_assert_eq!(i.len(), rows * l.intermediate.outputs());
             x = l.output.apply(&i, rows, threads);
             for (dst, res) in x.chunks_exact_mut(h).zip(a.chunks_exact(h)) {
                 add_norm(dst, res, &l.output_norm.weight, &l.output_norm.bias, l.output_norm.eps);
