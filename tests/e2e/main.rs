@@ -8,6 +8,7 @@ mod detail;
 mod driver;
 mod jobs;
 mod providers;
+mod theme;
 mod webdriver;
 
 use std::path::{Path, PathBuf};

@@ -3,16 +3,19 @@
 //! on candle's tensors as the reference; `MiniLm` chooses in one place.
 //!
 //! - **No padding.** The texts of a call are laid end to end, one row per real token: the
-//!   products (all but a few percent of the work) run over every token and nothing else.
-//!   Padding to the longest text of a sorted sub-batch cost ~28% more rows on LoCoMo's turns.
+//!   products (most of the work) run over every token and nothing else. Padding to the longest
+//!   text of a sorted sub-batch cost ~28% more rows on LoCoMo's turns.
 //! - **Attention per text**, over its own tokens (no mask needed): per head, scores against a
 //!   transposed copy of the keys, softmax, then the weighted values — loops over fixed-size
-//!   arrays that the compiler turns into whole vector registers.
-//! - **Fused element-wise steps**: the residual add with layer norm, GELU, mean pooling and the
-//!   final normalization, on rows that are still in cache ([`crate::elementwise`]).
-//! - **Products** by [`Product`]: gemm's kernels on every CPU (AVX2 or AVX-512 on x86-64, NEON
-//!   on aarch64, chosen by gemm at run time), or, as an optional accelerator on x86-64 server
-//!   CPUs with AMX, [`crate::amx`]'s tiles (`STRATA_AMX=0` turns them off).
+//!   arrays that the compiler turns into whole vector registers. Given two threads (a single
+//!   text or query), each takes half the heads.
+//! - **Element-wise steps** ([`crate::elementwise`]) vectorized, reductions included: the
+//!   residual add with layer norm, softmax, mean pooling and the final normalization on rows
+//!   still in cache; GELU inside the intermediate product, on each block as it is finished.
+//! - **Products** by [`Product`]: up to [`FEW_ROWS`] rows (a query, a text on its own), our
+//!   [`few_rows`]; more, gemm's kernels (AVX2 or AVX-512 on x86-64, NEON on aarch64, chosen by
+//!   gemm at run time); or, as an optional accelerator on x86-64 server CPUs with AMX,
+//!   [`crate::amx`]'s tiles (`STRATA_AMX=0` turns them off).
 //!
 //! The code is the same on every target. On x86-64 it is compiled twice, for the baseline and
 //! for AVX2 with FMA (every x86-64 laptop of the last ten years), and the second runs where the
@@ -22,16 +25,20 @@
 //! and norms in f32 (tests check the reference's similarities to 1e-3 and agreement with the
 //! candle path to 1e-5).
 
+use std::ops::Range;
+
 use candle_transformers::models::bert::Config;
 
 #[cfg(target_arch = "x86_64")]
 use crate::amx::{Packed, Rows};
 use crate::checkpoint::{self, Checkpoint, Dense};
-use crate::elementwise::{add_norm, gelu_erf, norm, softmax};
+use crate::elementwise::{FMA, add_norm, fma, gelu_erf, norm, softmax};
 
 /// Values per attention head: this path is written for MiniLM's 384 = 12 × 32 (other shapes
 /// take [`crate::bert`]).
 const HD: usize = 32;
+/// Values of a head that attention's weighted sum takes in one pass.
+const HALF: usize = HD / 2;
 /// Queries scored together in attention.
 const Q: usize = 4;
 /// Keys scored together in attention (a text's keys are padded with zeros to a multiple).
@@ -43,9 +50,6 @@ const FEW_ROWS: usize = 64;
 const NC: usize = 16;
 /// Rows [`few_rows`] computes together (6 × 16 accumulators fill AVX2's registers).
 const MR: usize = 6;
-/// Whether `f32::mul_add` is one instruction on this target without asking (aarch64: always;
-/// x86-64: only in code compiled for FMA).
-const FMA: bool = cfg!(target_arch = "aarch64");
 
 /// A layer norm's scale and shift.
 struct Norm {
@@ -58,6 +62,14 @@ impl Norm {
     fn new(n: &checkpoint::Norm) -> candle_core::Result<Norm> {
         Ok(Norm { weight: n.weight.to_vec1()?, bias: n.bias.to_vec1()?, eps: n.eps })
     }
+}
+
+/// What a product does to its outputs before handing them back.
+#[derive(Clone, Copy)]
+enum Then {
+    Keep,
+    /// GELU (the intermediate layer's activation), on each block while it is in registers.
+    Gelu,
 }
 
 /// A dense layer's product, `x · W + b`.
@@ -99,14 +111,16 @@ impl Product {
         Product::Plain { w, panels, bias, k, n }
     }
 
-    /// `x` (rows × k, row-major) times W plus the bias: rows × n, split over `threads`.
-    fn apply(&self, x: &[f32], rows: usize, threads: usize) -> Vec<f32> {
-        match self {
+    /// `x` (rows × k, row-major) times W plus the bias, then `then`: rows × n, split over
+    /// `threads`. `F`: whether the caller is compiled for fused multiply-add.
+    #[inline(always)]
+    fn apply<const F: bool>(&self, x: &[f32], rows: usize, threads: usize, then: Then) -> Vec<f32> {
+        let mut out = match self {
             Product::Plain { w, panels, bias, k, n } => {
                 let (k, n) = (*k, *n);
                 assert_eq!(x.len(), rows * k, "rows of {} values for a product over {k}", x.len() / rows.max(1));
                 if rows <= FEW_ROWS && !panels.is_empty() {
-                    return few_rows(x, rows, panels, bias, k, n, threads);
+                    return few_rows(x, rows, panels, bias, k, n, threads, then);
                 }
                 let mut out = Vec::with_capacity(rows * n);
                 for _ in 0..rows {
@@ -143,7 +157,17 @@ impl Product {
             }
             #[cfg(target_arch = "x86_64")]
             Product::Amx(p) => p.matmul_rows(&Rows::split(x, rows, p.k()), threads.min(2)),
+        };
+        if let Then::Gelu = then {
+            if threads < 2 {
+                gelu_erf::<F>(&mut out);
+            } else {
+                let half = out.len() / 2;
+                let (a, b) = out.split_at_mut(half);
+                rayon::join(|| gelu(a), || gelu(b));
+            }
         }
+        out
     }
 
     /// Whether it runs on AMX tiles.
@@ -223,18 +247,19 @@ impl Encoder {
             #[allow(unsafe_code)]
             return unsafe { self.embed_avx2(texts, threads) };
         }
-        self.embed_with(texts, threads)
+        self.embed_with::<FMA>(texts, threads)
     }
 
     /// [`Encoder::embed_with`] compiled for AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     fn embed_avx2(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        self.embed_with(texts, threads)
+        self.embed_with::<true>(texts, threads)
     }
 
+    /// [`Encoder::embed`]'s work; `F`: whether it is compiled for fused multiply-add.
     #[inline(always)]
-    fn embed_with(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+    fn embed_with<const F: bool>(&self, texts: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let rows: usize = texts.iter().map(|t| t.len()).sum();
         let mut x = vec![0f32; rows * h];
@@ -251,17 +276,15 @@ impl Encoder {
                 row += 1;
             }
         }
-        let mut scratch = Scratch::default();
         for l in &self.layers {
-            let qkv = l.qkv.apply(&x, rows, threads);
-            let ctx = self.attention(&qkv, texts, &mut scratch);
-            let mut a = l.attention_out.apply(&ctx, rows, threads);
+            let qkv = l.qkv.apply::<F>(&x, rows, threads, Then::Keep);
+            let ctx = self.attention(&qkv, texts, threads);
+            let mut a = l.attention_out.apply::<F>(&ctx, rows, threads, Then::Keep);
             for (dst, res) in a.chunks_exact_mut(h).zip(x.chunks_exact(h)) {
                 add_norm(dst, res, &l.attention_norm.weight, &l.attention_norm.bias, l.attention_norm.eps);
             }
-            let mut i = l.intermediate.apply(&a, rows, threads);
-            gelu_erf(&mut i);
-            x = l.output.apply(&i, rows, threads);
+            let i = l.intermediate.apply::<F>(&a, rows, threads, Then::Gelu);
+            x = l.output.apply::<F>(&i, rows, threads, Then::Keep);
             for (dst, res) in x.chunks_exact_mut(h).zip(a.chunks_exact(h)) {
                 add_norm(dst, res, &l.output_norm.weight, &l.output_norm.bias, l.output_norm.eps);
             }
@@ -288,71 +311,114 @@ impl Encoder {
     }
 
     /// Self-attention of each text over its own rows of `qkv` (rows × 3·hidden): the context
-    /// rows (rows × hidden). Queries go [`Q`] at a time and keys [`K`] at a time, so that the
-    /// inner loops are whole vector registers with independent accumulators.
-    #[inline(always)]
-    fn attention(&self, qkv: &[f32], texts: &[&[u32]], s: &mut Scratch) -> Vec<f32> {
+    /// rows (rows × hidden). With more than one thread, each takes half the heads.
+    fn attention(&self, qkv: &[f32], texts: &[&[u32]], threads: usize) -> Vec<f32> {
         let (h, heads) = (self.hidden, self.heads);
-        let scale = 1.0 / (HD as f32).sqrt();
-        let rows: usize = texts.iter().map(|t| t.len()).sum();
-        let mut ctx = vec![0f32; rows * h];
-        let mut start = 0;
-        for ids in texts {
-            let len = ids.len();
-            let lp = len.next_multiple_of(K);
-            let at = |i: usize, part: usize, head: usize| -> &[f32; HD] {
-                qkv[(start + i) * 3 * h + part * h + head * HD..][..HD].try_into().expect("HD values")
-            };
-            s.keys.clear();
-            s.keys.resize(HD * lp, 0.0);
-            s.scores.resize(Q * lp, 0.0);
-            for head in 0..heads {
-                // Keys transposed (HD × lp), so that a query's scores are a sum of rows.
-                for j in 0..len {
-                    for (d, kv) in at(j, 1, head).iter().enumerate() {
-                        s.keys[d * lp + j] = *kv;
-                    }
-                }
-                for i0 in (0..len).step_by(Q) {
-                    let n = (len - i0).min(Q);
-                    let mut q = [[0f32; HD]; Q];
-                    for (r, q) in q.iter_mut().enumerate().take(n) {
-                        for (qd, v) in q.iter_mut().zip(at(i0 + r, 0, head)) {
-                            *qd = v * scale;
-                        }
-                    }
-                    for c in (0..lp).step_by(K) {
-                        let block = scores(&q, &s.keys[c..], lp);
-                        for (r, b) in block.iter().enumerate() {
-                            s.scores[r * lp + c..][..K].copy_from_slice(b);
-                        }
-                    }
-                    for r in 0..n {
-                        softmax(&mut s.scores[r * lp..r * lp + len]);
-                    }
-                    let o = weighted(&s.scores, lp, len, |j| at(j, 2, head));
-                    for (r, o) in o.iter().enumerate().take(n) {
-                        ctx[(start + i0 + r) * h + head * HD..][..HD].copy_from_slice(o);
-                    }
-                }
-            }
-            start += len;
+        if threads < 2 || heads < 2 {
+            return heads_of(qkv, texts, h, 0..heads);
+        }
+        let half = heads / 2;
+        let (a, b) = rayon::join(|| heads_of(qkv, texts, h, 0..half), || heads_of(qkv, texts, h, half..heads));
+        let (wa, wb) = (half * HD, (heads - half) * HD);
+        let mut ctx = Vec::with_capacity(a.len() + b.len());
+        for (a, b) in a.chunks_exact(wa).zip(b.chunks_exact(wb)) {
+            ctx.extend_from_slice(a);
+            ctx.extend_from_slice(b);
         }
         ctx
     }
 }
 
+/// [`attention_body`] for the heads in `range`, compiled for AVX2 and FMA where the CPU has
+/// them.
+fn heads_of(qkv: &[f32], texts: &[&[u32]], h: usize, range: Range<usize>) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2() {
+        // SAFETY: this CPU has AVX2 and FMA (checked just above), all that `heads_avx2` is
+        // compiled to use.
+        #[allow(unsafe_code)]
+        return unsafe { heads_avx2(qkv, texts, h, range) };
+    }
+    attention_body::<FMA>(qkv, texts, h, range)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn heads_avx2(qkv: &[f32], texts: &[&[u32]], h: usize, range: Range<usize>) -> Vec<f32> {
+    attention_body::<true>(qkv, texts, h, range)
+}
+
+/// Self-attention of each text over its own rows of `qkv` (rows × 3·`h`), for the heads in
+/// `range`: rows × (heads × [`HD`]), those heads' share of the context rows. Queries go [`Q`]
+/// at a time and keys [`K`] at a time, so that the inner loops are whole vector registers
+/// with independent accumulators.
+#[inline(always)]
+fn attention_body<const F: bool>(qkv: &[f32], texts: &[&[u32]], h: usize, range: Range<usize>) -> Vec<f32> {
+    let scale = 1.0 / (HD as f32).sqrt();
+    let rows: usize = texts.iter().map(|t| t.len()).sum();
+    let width = range.len() * HD;
+    let mut ctx = vec![0f32; rows * width];
+    let (mut keys, mut scores) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    for ids in texts {
+        let len = ids.len();
+        let lp = len.next_multiple_of(K);
+        let at = |i: usize, part: usize, head: usize| -> &[f32; HD] {
+            qkv[(start + i) * 3 * h + part * h + head * HD..][..HD].try_into().expect("HD values")
+        };
+        keys.clear();
+        keys.resize(HD * lp, 0.0);
+        scores.resize(Q * lp, 0.0);
+        for (slot, head) in range.clone().enumerate() {
+            // Keys transposed (HD × lp), so that a query's scores are a sum of rows.
+            for j in 0..len {
+                for (d, kv) in at(j, 1, head).iter().enumerate() {
+                    keys[d * lp + j] = *kv;
+                }
+            }
+            for i0 in (0..len).step_by(Q) {
+                let n = (len - i0).min(Q);
+                let mut q = [[0f32; HD]; Q];
+                for (r, q) in q.iter_mut().enumerate().take(n) {
+                    for (qd, v) in q.iter_mut().zip(at(i0 + r, 0, head)) {
+                        *qd = v * scale;
+                    }
+                }
+                for c in (0..lp).step_by(K) {
+                    let block = scores_of::<F>(&q, &keys[c..], lp);
+                    for (r, b) in block.iter().enumerate() {
+                        scores[r * lp + c..][..K].copy_from_slice(b);
+                    }
+                }
+                for r in 0..n {
+                    softmax::<F>(&mut scores[r * lp..r * lp + len]);
+                }
+                for half in 0..HD / HALF {
+                    let o = weighted::<F>(&scores, lp, len, |j| {
+                        at(j, 2, head)[half * HALF..][..HALF].try_into().expect("HALF values")
+                    });
+                    for (r, o) in o.iter().enumerate().take(n) {
+                        ctx[(start + i0 + r) * width + slot * HD + half * HALF..][..HALF].copy_from_slice(o);
+                    }
+                }
+            }
+        }
+        start += len;
+    }
+    ctx
+}
+
 /// Scores of [`Q`] queries against [`K`] keys: `keys` holds, for each of the HD dimensions,
 /// the keys' values from offset 0, one dimension every `stride` values.
 #[inline(always)]
-fn scores(q: &[[f32; HD]; Q], keys: &[f32], stride: usize) -> [[f32; K]; Q] {
+fn scores_of<const F: bool>(q: &[[f32; HD]; Q], keys: &[f32], stride: usize) -> [[f32; K]; Q] {
     let mut acc = [[0f32; K]; Q];
     for d in 0..HD {
         let k: &[f32; K] = keys[d * stride..][..K].try_into().expect("K keys");
         for (a, q) in acc.iter_mut().zip(q) {
             let qd = q[d];
             for (a, k) in a.iter_mut().zip(k) {
-                *a += qd * k;
+                *a = fma::<F>(qd, *k, *a);
             }
         }
     }
@@ -360,34 +426,53 @@ fn scores(q: &[[f32; HD]; Q], keys: &[f32], stride: usize) -> [[f32; K]; Q] {
 }
 
 /// For [`Q`] rows of `probs` (one every `stride` values), the sum over keys `j < len` of
-/// `probs[r][j] · value(j)`.
+/// `probs[r][j] · value(j)`, over [`HALF`] of a head's values (all [`HD`] of them as Q rows of
+/// accumulators would not fit AVX2's sixteen registers).
 #[inline(always)]
-fn weighted<'a>(probs: &[f32], stride: usize, len: usize, value: impl Fn(usize) -> &'a [f32; HD]) -> [[f32; HD]; Q] {
-    let mut acc = [[0f32; HD]; Q];
+fn weighted<'a, const F: bool>(
+    probs: &[f32],
+    stride: usize,
+    len: usize,
+    value: impl Fn(usize) -> &'a [f32; HALF],
+) -> [[f32; HALF]; Q] {
+    let mut acc = [[0f32; HALF]; Q];
     for j in 0..len {
         let v = value(j);
         for (r, a) in acc.iter_mut().enumerate() {
             let p = probs[r * stride + j];
             for (a, v) in a.iter_mut().zip(v) {
-                *a += p * v;
+                *a = fma::<F>(p, *v, *a);
             }
         }
     }
     acc
 }
 
-/// `x · W + b` for a few rows (at most [`FEW_ROWS`]), W packed by panels (n a multiple of
-/// [`NC`]; panel p holds columns p·NC.. for every row of W, contiguous): weight-stationary, so that each panel of W is read from memory once and reused for
-/// every row from L1 (gemm, made for many rows, streams W once per six rows here). Split by
+/// `x · W + b`, then `then`, for a few rows (at most [`FEW_ROWS`]), W packed by panels (n a
+/// multiple of [`NC`]; panel p holds columns p·NC.. for every row of W, contiguous):
+/// weight-stationary, so that each panel of W is read from memory once and reused for every
+/// row from cache (gemm, made for many rows, streams W once per six rows here). Split by
 /// panels over two threads when `threads` > 1.
-fn few_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, n: usize, threads: usize) -> Vec<f32> {
+#[allow(clippy::too_many_arguments)] // a product's operands, its shape and its threads
+fn few_rows(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    bias: &[f32],
+    k: usize,
+    n: usize,
+    threads: usize,
+    then: Then,
+) -> Vec<f32> {
     let panels = n / NC;
     if threads < 2 || panels < 2 {
-        return panel_rows(x, rows, w, bias, k, 0..panels);
+        return panel_rows(x, rows, w, bias, k, 0..panels, then);
     }
     let half = panels / 2;
-    let (a, b) =
-        rayon::join(|| panel_rows(x, rows, w, bias, k, 0..half), || panel_rows(x, rows, w, bias, k, half..panels));
+    let (a, b) = rayon::join(
+        || panel_rows(x, rows, w, bias, k, 0..half, then),
+        || panel_rows(x, rows, w, bias, k, half..panels, then),
+    );
     let (wa, wb) = (half * NC, (panels - half) * NC);
     let mut out = Vec::with_capacity(rows * n);
     for r in 0..rows {
@@ -398,31 +483,27 @@ fn few_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, n: usize,
 }
 
 /// [`panel_body`] for the panels in `range`, compiled for AVX2 and FMA where the CPU has them.
-fn panel_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: std::ops::Range<usize>) -> Vec<f32> {
+fn panel_rows(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: Range<usize>, then: Then) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: this CPU has AVX2 and FMA (checked just above), all that `panel_avx2` is
         // compiled to use.
         #[allow(unsafe_code)]
-        return unsafe { panel_avx2(x, rows, w, bias, k, range) };
+        return unsafe { panel_avx2(x, rows, w, bias, k, range, then) };
     }
-    panel_body::<FMA>(x, rows, w, bias, k, range)
+    panel_body::<FMA>(x, rows, w, bias, k, range, then)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn panel_avx2(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: std::ops::Range<usize>) -> Vec<f32> {
-    panel_body::<true>(x, rows, w, bias, k, range)
-}
-
-/// `a · b + c`, fused where `F` says the target does that in one instruction.
-#[inline(always)]
-fn fma<const F: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if F { a.mul_add(b, c) } else { a * b + c }
+fn panel_avx2(x: &[f32], rows: usize, w: &[f32], bias: &[f32], k: usize, range: Range<usize>, then: Then) -> Vec<f32> {
+    panel_body::<true>(x, rows, w, bias, k, range, then)
 }
 
 /// The rows × (panels in `range` × [`NC`]) block of `x · W + b`, row-major: per panel, [`MR`]
-/// rows at a time, each value of the panel loaded once per row group.
+/// rows at a time, each value of the panel loaded once per row group. The rows of x are first
+/// laid out by group, k-major ([`by_groups`]), so that the inner loop reads two straight runs
+/// and checks no bounds.
 #[inline(always)]
 fn panel_body<const F: bool>(
     x: &[f32],
@@ -430,40 +511,74 @@ fn panel_body<const F: bool>(
     w: &[f32],
     bias: &[f32],
     k: usize,
-    range: std::ops::Range<usize>,
+    range: Range<usize>,
+    then: Then,
 ) -> Vec<f32> {
     let width = range.len() * NC;
     let mut out = vec![0f32; rows * width];
-    for (i, p) in range.enumerate() {
-        let c0 = p * NC;
-        let b: &[f32; NC] = bias[c0..][..NC].try_into().expect("NC biases");
+    let groups = by_groups(x, rows, k);
+    let first = range.start;
+    for p in range {
+        let col = (p - first) * NC;
+        let b: &[f32; NC] = bias[p * NC..][..NC].try_into().expect("NC biases");
         let panel = &w[p * k * NC..][..k * NC];
-        for r0 in (0..rows).step_by(MR) {
-            // Rows past the end repeat the last one; their results are not kept.
-            let xr: [&[f32]; MR] = std::array::from_fn(|r| &x[(r0 + r).min(rows - 1) * k..][..k]);
+        for (g, xg) in groups.chunks_exact(k * MR).enumerate() {
             let mut acc = [*b; MR];
-            for kk in 0..k {
-                let wk: &[f32; NC] = panel[kk * NC..][..NC].try_into().expect("NC weights");
-                for (a, xr) in acc.iter_mut().zip(&xr) {
-                    let xv = xr[kk];
+            for (wk, xk) in panel.chunks_exact(NC).zip(xg.chunks_exact(MR)) {
+                for (a, xv) in acc.iter_mut().zip(xk) {
                     for (a, wv) in a.iter_mut().zip(wk) {
-                        *a = fma::<F>(xv, *wv, *a);
+                        *a = fma::<F>(*xv, *wv, *a);
                     }
                 }
             }
+            if let Then::Gelu = then {
+                for a in &mut acc {
+                    gelu_erf::<F>(a);
+                }
+            }
+            let r0 = g * MR;
             for (r, a) in acc.iter().enumerate().take(rows - r0) {
-                out[(r0 + r) * width + i * NC..][..NC].copy_from_slice(a);
+                out[(r0 + r) * width + col..][..NC].copy_from_slice(a);
             }
         }
     }
     out
 }
 
-/// Buffers reused across a call's attention steps.
-#[derive(Default)]
-struct Scratch {
-    keys: Vec<f32>,
-    scores: Vec<f32>,
+/// `x` (rows × k) as groups of [`MR`] rows, each k-major (value kk of the group's rows side by
+/// side); a last, short group repeats its last row, whose results are not kept.
+#[inline(always)]
+fn by_groups(x: &[f32], rows: usize, k: usize) -> Vec<f32> {
+    let groups = rows.div_ceil(MR);
+    let mut out = vec![0f32; groups * k * MR];
+    for (g, dst) in out.chunks_exact_mut(k * MR).enumerate() {
+        for r in 0..MR {
+            let row = &x[(g * MR + r).min(rows - 1) * k..][..k];
+            for (d, v) in dst.chunks_exact_mut(MR).zip(row) {
+                d[r] = *v;
+            }
+        }
+    }
+    out
+}
+
+/// [`gelu_erf`] in place, compiled for AVX2 and FMA where the CPU has them (a thread's own
+/// entry point: the caller's target features do not pass into a closure).
+fn gelu(v: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2() {
+        // SAFETY: this CPU has AVX2 and FMA (checked just above), all that `gelu_avx2` is
+        // compiled to use.
+        #[allow(unsafe_code)]
+        return unsafe { gelu_avx2(v) };
+    }
+    gelu_erf::<FMA>(v);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn gelu_avx2(v: &mut [f32]) {
+    gelu_erf::<true>(v);
 }
 
 /// Whether this CPU has AVX2 and FMA (checked once).

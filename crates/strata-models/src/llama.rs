@@ -17,7 +17,7 @@ use candle_core::quantized::{QTensor, gguf_file};
 use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::adapter::{Adapter, Target};
-use crate::elementwise::softmax;
+use crate::elementwise::{FMA, softmax};
 use crate::q8::{Q8, Q8Input};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -234,7 +234,7 @@ fn token(
                 let kj = &cache.k[j * kv_dim + at..j * kv_dim + at + d];
                 *sc = dot(qh, kj) * scale;
             }
-            softmax(&mut scores);
+            softmax::<FMA>(&mut scores);
             for (j, p) in scores.iter().enumerate() {
                 let vj = &cache.v[j * kv_dim + at..j * kv_dim + at + d];
                 for (o, vv) in yh.iter_mut().zip(vj) {
