@@ -368,6 +368,50 @@ fn create_a_memory_of_each_type_through_the_forms() {
     assert_eq!(episode[0].occurred_at().date_naive(), yesterday, "'yesterday' as the episode's time");
 }
 
+/// The readable export (the memories document) keeps what a person set — tags, a tier, a pin —
+/// and a store that imports the file has them again.
+#[test]
+fn the_readable_export_keeps_tags_tiers_and_pins() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let napoleon = Target::new("napoleon_bonaparte");
+    {
+        let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+        e.tag(&napoleon, &["history".into(), "france".into()]).unwrap();
+        e.set_tier(&napoleon, strata_core::Tier::Long, "kept for good").unwrap();
+        e.pin(&napoleon, true).unwrap();
+    }
+    // The file the Save dialog would return (a native dialog cannot be driven over WebDriver).
+    let file = dir.path().join("memories.json");
+    let driver = Driver::start_with(&db, &[("STRATA_SAVE_AS", file.to_str().unwrap())], false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.wait_for("the list", |s| Some(s.texts(".list li .title")).filter(|t| t.len() == 8));
+    s.click(&s.find(".export summary"));
+    s.click(&s.find("#export-format option[value=seed]"));
+    s.click(&s.find("#export"));
+    let notice =
+        s.wait_for("the export", |s| s.all("#notice").first().map(|e| s.text(e)).filter(|t| t.starts_with("Exported")));
+    assert_eq!(notice, format!("Exported 8 memories to {}.", file.display()));
+    s.end();
+    drop(driver);
+
+    // Readable: the memory's tags, tier and pin are in the file as words.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let packed: String = text.split_whitespace().collect();
+    for words in ["\"history\"", "\"france\"", "\"tier\":\"long\"", "\"pinned\":true"] {
+        assert!(packed.contains(words), "{words} is not in the export:\n{text}");
+    }
+    // A new store that imports it has them again.
+    let mut fresh = Engine::open(&dir.path().join("fresh.db"), EngineOptions::default()).unwrap();
+    let mut input = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
+    fresh.import("memories.json", &mut input, None).unwrap();
+    let m = fresh.memory(&napoleon).unwrap();
+    assert!(m.tags.contains("france") && m.tags.contains("history"), "{:?}", m.tags);
+    assert_eq!(m.tier, strata_core::Tier::Long);
+    assert!(m.pinned);
+    assert_eq!(fresh.stats().unwrap().memories, 8);
+}
+
 #[test]
 fn import_a_seed_file_and_refuse_a_bad_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { commands, type ApiError, type ImportFormat } from "./bindings";
 import { describe } from "./errors";
+import { count } from "./format";
 import { JobBar, useJob } from "./jobs";
 
 const FORMATS: { value: ImportFormat; label: string }[] = [
@@ -8,6 +9,13 @@ const FORMATS: { value: ImportFormat; label: string }[] = [
   { value: "backup", label: "Full backup (JSON Lines)" },
   { value: "graph", label: "MCP memory server (memory.json)" },
 ];
+
+// What each format's export counts: memories, the history's changes, the graph's entries.
+const UNITS: Record<ImportFormat, [string, string]> = {
+  seed: ["memory", "memories"],
+  backup: ["change", "changes"],
+  graph: ["entry", "entries"],
+};
 
 type OnDuplicate = "stop" | "skip" | "merge";
 
@@ -46,7 +54,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
     if (!chosen.data) return;
     const path = chosen.data;
     const res = await job.run("Exporting", (id, ch) => commands.exportFile(id, format, path, ch));
-    if (res.status === "ok") setNotice(`Exported ${res.data.written} to ${res.data.path}.`);
+    if (res.status === "ok") setNotice(`Exported ${count(res.data.written, ...UNITS[format])} to ${res.data.path}.`);
     else setError(describe(res.error));
   };
 

@@ -9,6 +9,11 @@ export const IMPORTANCE: [number, string][] = [
 ];
 
 // "High (0.75)", or the number alone when it is none of the named levels.
+/** A number with its noun: "1 memory", "2,999 memories". */
+export function count(n: number, one: string, many: string): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
 export function importanceWords(i: number | null): string {
   if (i === null) return "not set";
   const named = IMPORTANCE.find(([v]) => v === i);
