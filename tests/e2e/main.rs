@@ -37,10 +37,35 @@ fn seeded(dir: &Path) -> PathBuf {
     db
 }
 
+/// An adapter registered as trained from `target` (its files a folder under `dir`): what
+/// `strata train run` leaves, without the minutes of training, which forgetting does not need.
+fn adapter_from(db: &Path, dir: &Path, target: &str) -> (String, PathBuf) {
+    let mut e = Engine::open(db, EngineOptions::default()).unwrap();
+    let source = e.memory(&Target::new(target)).unwrap().id.to_string();
+    let id = e.new_adapter_id();
+    let path = dir.join(&id);
+    std::fs::create_dir_all(&path).unwrap();
+    std::fs::write(path.join("adapter_model.safetensors"), b"weights").unwrap();
+    e.register_adapter(strata_core::NewAdapter {
+        id: id.clone(),
+        base_model: "SmolLM2-135M-Instruct".into(),
+        base_hash: "0".repeat(64),
+        dataset_hash: "0".repeat(64),
+        sources: vec![source],
+        hyperparameters: serde_json::json!({}),
+        path: path.clone(),
+        bytes: 7,
+        trained: serde_json::json!({}),
+    })
+    .unwrap();
+    (id, path)
+}
+
 #[test]
 fn search_open_and_forget_a_memory() {
     let dir = tempfile::tempdir().unwrap();
     let db = seeded(dir.path());
+    let (adapter, adapter_files) = adapter_from(&db, dir.path(), "napoleon_bonaparte");
     let driver = Driver::start(&db);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
 
@@ -148,6 +173,12 @@ fn search_open_and_forget_a_memory() {
         said.starts_with("Forgot “Napoleon bonaparte") && said.contains("erased from search, from its history ("),
         "{said}"
     );
+    assert!(
+        said.contains(
+            "The on-device model no longer uses what it learned from it: 1 trained adapter was retired and deleted."
+        ),
+        "{said}"
+    );
     s.wait_for("the memory to leave the results", |s| {
         (!s.texts(".list li .title").iter().any(|t| t.starts_with("Napoleon bonaparte"))).then_some(())
     });
@@ -162,6 +193,8 @@ fn search_open_and_forget_a_memory() {
     let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
     let err = e.get(&Target::new("napoleon_bonaparte"), None).unwrap_err();
     assert_eq!(err.code, strata_api::ErrorCode::NotFound);
+    assert_eq!(e.adapter(&adapter).unwrap().status, strata_core::AdapterStatus::Retired);
+    assert!(!adapter_files.exists(), "the adapter's files are deleted");
 }
 
 /// A new store explains itself in plain words and loads examples with one click; a list among
