@@ -117,3 +117,31 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     let everything = e.all_memories(Filter { include_expired: true, ..Default::default() }).unwrap();
     assert!(!format!("{everything:?}").contains("in the evening"), "forgotten");
 }
+
+/// A conversation taller than the window keeps its newest answer in view.
+#[test]
+fn the_newest_answer_stays_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let (url, _seen) = openai_after(Duration::from_millis(100));
+    let env = [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY)];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+    let questions = ["What is my favourite drink?", "And in the evening?", "And in the morning?", "What about tea?"];
+    for (n, question) in questions.iter().enumerate() {
+        ask(&s, question);
+        answered(&s, n + 1);
+    }
+    // Taller than its pane, and scrolled so that the last answer's bottom is on screen.
+    let in_view = "const t = document.querySelector('.turns'); \
+                   const last = [...t.querySelectorAll('.turn')].pop().getBoundingClientRect(); \
+                   return [t.scrollHeight > t.clientHeight + 100, last.bottom <= t.getBoundingClientRect().bottom + 2];";
+    s.wait_for("the newest answer in view", |s| {
+        (s.execute(in_view, serde_json::json!([])) == serde_json::json!([true, true])).then_some(())
+    });
+    assert_eq!(s.texts(".turn .question").last().map(String::as_str), Some("What about tea?"));
+    s.end();
+}
