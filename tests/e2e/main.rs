@@ -517,6 +517,10 @@ fn chat_with_the_on_device_model_shows_the_memories_used_and_remembers() {
     s.click(&s.find("#nav-chat"));
     s.type_into(&s.find("#chat-input"), "What is my favourite drink?");
     s.click(&s.find("#chat-send"));
+    // Until its first word (the model loads on the first question: a second or more), the
+    // answer says it is thinking.
+    let thinking = s.wait_for("the thinking state", |s| s.all(".turn .answer.thinking").first().map(|e| s.text(e)));
+    assert_eq!(thinking, "Thinking…");
     let why = s.wait_up_to(Duration::from_secs(120), "the answer", |s| {
         if let Some(e) = s.all(".turn .error").first() {
             panic!("the chat failed: {}", s.text(e));
