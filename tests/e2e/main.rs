@@ -368,6 +368,14 @@ fn create_a_memory_of_each_type_through_the_forms() {
     s.type_into(&s.find("input[name=when]"), "yesterday");
     s.click(&s.find("#save"));
     s.wait_for("the new episode", |s| Some(s.text(&s.find("#detail"))).filter(|t| t.contains("shelter in Porto")));
+    // On screen it happened yesterday (dates as this computer writes them: en-US, UTC here).
+    let when = s.execute(
+        "return [...document.querySelectorAll('#detail .facts tr')]\
+         .find(r => r.querySelector('th')?.textContent === 'When')?.querySelector('td')?.textContent",
+        serde_json::json!([]),
+    );
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).format("%-m/%-d/%Y,").to_string();
+    assert!(when.as_str().is_some_and(|w| w.starts_with(&yesterday)), "{when} is not {yesterday}");
 
     // A procedure.
     s.click(&s.find("#new"));
