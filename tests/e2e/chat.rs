@@ -18,6 +18,12 @@ fn ask(s: &Session, question: &str) {
     s.click(&s.find("#chat-send"));
 }
 
+/// Chooses OpenAI's gpt-4o-mini (served by the loopback server) in the chat's model picker.
+fn pick_openai(s: &Session) {
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+}
+
 /// Waits for the `n`th turn's finished answer (its "why" panel) and returns that panel's text.
 fn answered(s: &Session, n: usize) -> String {
     s.wait_up_to(Duration::from_secs(60), "the answer", |s| {
@@ -38,8 +44,7 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
     s.click(&s.find("#nav-chat"));
     assert!(s.text(&s.find(".conversations")).contains("Conversations you have here are kept"));
-    s.click(&s.find("#chat-provider option[value=openai]"));
-    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+    pick_openai(&s);
 
     // Until the first word, the answer says it is thinking.
     ask(&s, "What is my favourite drink?");
@@ -128,8 +133,7 @@ fn the_newest_answer_stays_in_view() {
     let driver = Driver::start_with(&db, &env, false);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
     s.click(&s.find("#nav-chat"));
-    s.click(&s.find("#chat-provider option[value=openai]"));
-    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+    pick_openai(&s);
     let questions = ["What is my favourite drink?", "And in the evening?", "And in the morning?", "What about tea?"];
     for (n, question) in questions.iter().enumerate() {
         ask(&s, question);
