@@ -309,18 +309,23 @@ mod tests {
         let slow = MiniLm::load_with(&dir, Model::reference).expect("the candle path");
         assert!(matches!(slow.model, Model::Candle(_)));
         // Lengths ~10 to ~45 tokens (a text alone takes the few-rows products, a batch gemm's),
-        // and one past the limit. Kept small: under qemu (CI's aarch64 run) a token costs ~100×.
-        let mut texts: Vec<String> = (0..16)
+        // and, on its own (the candle path would pad its whole sub-batch to it), one past the
+        // limit. Kept small: under qemu (CI's aarch64 run) a token costs ~1,000× its native time.
+        let texts: Vec<String> = (0..16)
             .map(|i| {
                 format!("Caroline said on day {i}: {}", "we went hiking by the lake and talked ".repeat(i * i % 8))
             })
             .collect();
-        texts.push("a text longer than the model's 256 tokens, cut there. ".repeat(40));
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let (a, b) = (fast.embed(&refs).expect("fast"), slow.embed(&refs).expect("candle"));
+        let past = "a text longer than the model's 256 tokens, cut there. ".repeat(40);
+        let long = [past.as_str()];
+        let cut =
+            (fast.embed(&long).expect("fast, past the limit"), slow.embed(&long).expect("candle, past the limit"));
         let single = (fast.embed(&refs[7..8]).expect("fast, one text"), b[7].clone());
         let q = (fast.embed_query(refs[5]).expect("fast query"), b[5].clone());
-        for (x, y) in a.iter().zip(&b).chain([(&single.0[0], &single.1), (&q.0, &q.1)]) {
+        let pairs = a.iter().zip(&b).chain([(&cut.0[0], &cut.1[0]), (&single.0[0], &single.1), (&q.0, &q.1)]);
+        for (x, y) in pairs {
             // A NaN anywhere makes `worst` NaN, which fails the comparison (f32::max would skip it).
             let worst =
                 x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, |w, d| if w.is_nan() || w >= d { w } else { d });
