@@ -11,7 +11,7 @@ import {
 } from "./bindings";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
-import { title, when } from "./format";
+import { count, title, when } from "./format";
 
 // One turn on screen: what was asked and answered, the recorded exchange's id, and what a
 // person did with it since (marked wrong, forgotten).
@@ -147,7 +147,7 @@ function Conversations({
             <button className={`link ${c.id === current ? "current" : ""}`} onClick={() => onOpen(c.id)} title={`Started ${when(c.started_at)}`}>
               <span className="conversation-title">{c.title}</span>
               <span className="muted">
-                {when(c.last_at)} · {c.turns} {c.turns === 1 ? "question" : "questions"}
+                {when(c.last_at)} · {count(c.turns, "question", "questions")}
               </span>
             </button>
           </li>

@@ -1,3 +1,5 @@
+import { count } from "./format";
+
 // What a forget of one memory or of several reports.
 type Erased = { redacted_events: number | null; retired_adapters: string[]; scrubbed: boolean };
 
@@ -26,18 +28,19 @@ export function ForgetDialog({ name, many, onForget, onKeep }: { name: string; m
   );
 }
 
-// What a forget did, in words; `count` when several were forgotten at once.
-export function forgotten(name: string, r: Erased, count?: number) {
-  const n = r.redacted_events ?? 0;
-  const changes = `${n} earlier ${n === 1 ? "change" : "changes"}`;
+// What a forget did, in words; `several` when several were forgotten at once.
+export function forgotten(name: string, r: Erased, several?: number) {
+  const changes = count(r.redacted_events ?? 0, "earlier change", "earlier changes");
   let s =
-    count === undefined
+    several === undefined
       ? `Forgot “${name}”: its words are erased from search, from its history (${changes}) and from the file.`
-      : `Forgot ${count} ${count === 1 ? "memory" : "memories"}: their words are erased from search, from their histories (${changes}) and from the file.`;
+      : `Forgot ${count(several, "memory", "memories")}: their words are erased from search, from their histories (${changes}) and from the file.`;
   if (r.retired_adapters.length > 0)
-    s += ` The on-device model no longer uses what it learned from ${count === undefined ? "it" : "them"}: ${r.retired_adapters.length} trained ${
-      r.retired_adapters.length === 1 ? "adapter was" : "adapters were"
-    } retired and deleted.`;
+    s += ` The on-device model no longer uses what it learned from ${several === undefined ? "it" : "them"}: ${count(
+      r.retired_adapters.length,
+      "trained adapter was",
+      "trained adapters were",
+    )} retired and deleted.`;
   if (!r.scrubbed) s += " Another program is still reading the database; the file is wiped as soon as it stops.";
   return s;
 }

@@ -7,7 +7,7 @@ import {
 } from "./bindings";
 import { Detail } from "./Detail";
 import { describe } from "./errors";
-import { KIND_WORDS, title } from "./format";
+import { count, KIND_WORDS, title } from "./format";
 import { NewMemory } from "./NewMemory";
 import { Selection } from "./Selection";
 import { Transfer } from "./Transfer";
@@ -293,7 +293,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             ? ""
             : query
               ? `${rows.length.toLocaleString()} found · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
-              : `${total.toLocaleString()} ${total === 1 ? "memory" : "memories"}${filtered ? " match the filters" : ""}`}
+              : `${count(total, "memory", "memories")}${filtered ? " match the filters" : ""}`}
         </div>
         {error && (
           <div className="error" role="alert">

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { commands } from "./bindings";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
-import { TIER_WORDS } from "./format";
+import { count, TIER_WORDS } from "./format";
 
 // What can be done to the memories ticked in the list, all at once: tag them, move them to a
 // tier, or forget them (after the app's own question). Each is one change: all or none.
@@ -11,7 +11,7 @@ export function Selection({ ids, onDone, onClear }: { ids: string[]; onDone: (sa
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const n = ids.length;
-  const them = `${n} ${n === 1 ? "memory" : "memories"}`;
+  const them = count(n, "memory", "memories");
   const done = (said: string) => {
     setError(null);
     setTag("");

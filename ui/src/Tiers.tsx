@@ -8,7 +8,7 @@ import {
   type TierPreset,
 } from "./bindings";
 import { describe } from "./errors";
-import { TIER_WORDS } from "./format";
+import { count, TIER_WORDS } from "./format";
 import { JobBar, useJob } from "./jobs";
 
 type TierField = { key: keyof TierPolicyShape; label: string; step: string };
@@ -59,7 +59,7 @@ function summary(moves: MoveView[], apply: boolean): string {
     return `from ${TIER_WORDS[from]?.toLowerCase() ?? from} to ${TIER_WORDS[to]?.toLowerCase() ?? to}`;
   };
   const parts = [...counts.entries()].map(([c, n]) => `${n} ${words(c)}`);
-  return `${apply ? "Moved" : "Would move"} ${moves.length} ${moves.length === 1 ? "memory" : "memories"}: ${parts.join("; ")}.`;
+  return `${apply ? "Moved" : "Would move"} ${count(moves.length, "memory", "memories")}: ${parts.join("; ")}.`;
 }
 
 // The tier rule: ready-made choices in words, each number explained and checked as it is
