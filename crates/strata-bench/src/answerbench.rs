@@ -92,6 +92,9 @@ pub struct Question {
     /// A wrong past answer that bears on it.
     #[serde(default)]
     pub misleading: Option<Misleading>,
+    /// The answer to learn, in a training set ([`crate::answertrain`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
 }
 
 #[derive(Deserialize)]

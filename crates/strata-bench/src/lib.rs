@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod answerbench;
+pub mod answertrain;
 pub mod chatbench;
 pub mod embedbench;
 pub mod locomo;

@@ -586,6 +586,36 @@ pub enum BenchCommand {
         /// Also write the whole report (every answer) as JSON to this file.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// With this LoRA adapter (a folder of PEFT files, e.g. from `bench answer-adapter`),
+        /// merged into the weights at load.
+        #[arg(long)]
+        adapter: Option<PathBuf>,
+    },
+    /// Train an answering adapter: the on-device model taught, with Strata's LoRA engine, to
+    /// answer from the memories in the product's prompts and to say "I don't know" where they
+    /// do not say (a training set of invented households, each question with its answer)
+    AnswerAdapter {
+        /// The folder of households (default: the shipped training set).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Where the adapter is written (a folder of PEFT files).
+        #[arg(long)]
+        out: PathBuf,
+        /// The memory budget of the prompts in tokens (default: the model's own).
+        #[arg(long)]
+        budget: Option<usize>,
+        /// LoRA rank.
+        #[arg(long, default_value_t = 8)]
+        rank: usize,
+        /// Peak learning rate.
+        #[arg(long, default_value_t = 1e-3)]
+        lr: f64,
+        /// Passes over the examples.
+        #[arg(long, default_value_t = 2)]
+        epochs: usize,
+        /// Examples per optimizer step.
+        #[arg(long, default_value_t = 8)]
+        batch: usize,
     },
     /// The on-device chat model's speed: load time, prompt and generation tokens/s, time to
     /// first token, memory.

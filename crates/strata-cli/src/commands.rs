@@ -382,7 +382,19 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
             out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
         }
-        BenchCommand::Answers { budget, data, max_tokens, system, layout, model, limit, fill, turns, out: file } => {
+        BenchCommand::Answers {
+            budget,
+            data,
+            max_tokens,
+            system,
+            layout,
+            model,
+            limit,
+            fill,
+            turns,
+            out: file,
+            adapter,
+        } => {
             use strata_bench::answerbench;
             let budgets = budget
                 .iter()
@@ -392,9 +404,14 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let layout: answerbench::Layout = layout.parse().map_err(anyhow::Error::msg)?;
-            let chat = match &model {
-                Some(file) => strata_models::LocalChat::load(file)?,
-                None => strata_models::LocalChat::load_default()?,
+            let file_of_model = model.unwrap_or_else(strata_models::LocalChat::default_file);
+            let chat = match &adapter {
+                Some(dir) => {
+                    let shape = strata_models::LocalChat::load(&file_of_model)?.shape();
+                    let adapter = strata_models::Adapter::load(dir, &shape)?;
+                    strata_models::LocalChat::load_with(&file_of_model, Some(&adapter))?
+                }
+                None => strata_models::LocalChat::load(&file_of_model)?,
             };
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
@@ -415,6 +432,31 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 strata_core::files::write_bytes(&file, &json)?;
             }
             out.answer_bench(&report)
+        }
+        BenchCommand::AnswerAdapter { data, out: dir, budget, rank, lr, epochs, batch } => {
+            use strata_bench::answertrain;
+            let config = strata_train::TrainConfig {
+                rank,
+                alpha: 2.0 * rank as f64,
+                lr,
+                epochs,
+                batch,
+                replay: 0,
+                max_tokens: answertrain::MAX_TOKENS,
+                ..strata_train::TrainConfig::default()
+            };
+            config.check()?;
+            let chat = strata_models::LocalChat::load_default()?;
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let data = data.unwrap_or_else(answertrain::data_dir);
+            let show = !out.json && std::io::stderr().is_terminal();
+            let report = answertrain::run(&data, work.path(), embedder, &chat, budget, &config, &dir, &mut |s| {
+                if show {
+                    note!("{s}");
+                }
+            })?;
+            out.answer_training(&report)
         }
         BenchCommand::Embed { data, sentences, reference, onnx, sentence_transformers } => {
             let (turns, questions) = locomo::texts(&data)?;

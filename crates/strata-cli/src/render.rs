@@ -726,6 +726,30 @@ impl Out {
         Ok(())
     }
 
+    pub fn answer_training(&self, r: &strata_bench::answertrain::TrainReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        let first = r.losses.first().copied().unwrap_or_default();
+        let last = r.losses.last().copied().unwrap_or_default();
+        say!(
+            "Trained on {} examples from {} households ({} answered \"I don't know\"), {:.0} tokens each on average, \
+             budget {}: {} steps, loss {first:.3} → {last:.3}, {:.0} s. General perplexity {:.2} without the adapter, \
+             {:.2} with it. Adapter: {}",
+            r.examples,
+            r.households,
+            r.dont_know,
+            r.mean_tokens,
+            r.budget.map_or("default".to_string(), |b| b.to_string()),
+            r.losses.len(),
+            r.seconds,
+            r.perplexity.0,
+            r.perplexity.1,
+            r.adapter.display()
+        );
+        Ok(())
+    }
+
     pub fn chat_bench(&self, r: &strata_bench::chatbench::ChatBench) -> Result<()> {
         if self.json {
             return print_json(r);

@@ -168,7 +168,13 @@ impl LocalChat {
     /// turn (as [`LocalChat::prompt_ids`] writes it) followed by `answer` and the end of turn,
     /// and where the answer starts.
     pub fn example_ids(&self, question: &str, answer: &str) -> Result<(Vec<u32>, usize)> {
-        let mut ids = self.prompt_ids(&[Message::new(Role::User, question)])?;
+        self.answer_ids(&[Message::new(Role::User, question)], answer)
+    }
+
+    /// [`LocalChat::prompt_ids`] of `messages`, then `answer` and the end of the turn: a
+    /// training example of any prompt, with the first id of the answer.
+    pub fn answer_ids(&self, messages: &[Message], answer: &str) -> Result<(Vec<u32>, usize)> {
+        let mut ids = self.prompt_ids(messages)?;
         let start = ids.len();
         ids.extend(self.encode(answer)?);
         ids.push(self.im_end);

@@ -16,6 +16,7 @@ fn question(category: Category, accept: &[&str]) -> Question {
         accept: accept.iter().map(|s| s.to_string()).collect(),
         memory: None,
         misleading: None,
+        answer: None,
     }
 }
 
@@ -40,7 +41,11 @@ fn the_judge_finds_an_accepted_string_whatever_the_case_and_spacing() {
 
 /// The shipped memories in a fresh store, by their labels.
 fn shipped() -> (Vec<Question>, HashMap<String, Memory>) {
-    let dir = answerbench::data_dir();
+    set_in(&answerbench::data_dir())
+}
+
+/// The questions and memories (in a fresh store, by their labels) of the set in `dir`.
+fn set_in(dir: &std::path::Path) -> (Vec<Question>, HashMap<String, Memory>) {
     let questions = answerbench::load_questions(&dir.join("questions.json")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let embedder = Arc::new(HashEmbedder { id: "hash", dim: 64 });
@@ -78,4 +83,41 @@ fn the_shipped_questions_name_memories_of_the_seed_that_hold_their_answers() {
             assert!(!answerbench::holds_any(&text, &w.reject), "{}: the right memory holds a rejected string", q.id);
         }
     }
+}
+
+#[test]
+fn the_training_households_answer_from_their_own_memories_and_share_no_name_with_the_evaluation() {
+    let root = strata_bench::answertrain::data_dir();
+    let mut households: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    households.sort();
+    assert!(households.len() >= 8, "{} households", households.len());
+    let (_, evaluation) = shipped();
+    let evaluated: Vec<String> = evaluation.values().map(answerbench::quote).collect();
+    let (mut total, mut dont_know) = (0, 0);
+    for dir in &households {
+        let (questions, memories) = set_in(dir);
+        for q in &questions {
+            let answer = q.answer.as_deref().unwrap_or_else(|| panic!("{}: no answer to learn", q.id));
+            // The answer to learn is one the judge accepts.
+            assert!(answerbench::judge(q, answer), "{}: the judge rejects its own answer '{answer}'", q.id);
+            total += 1;
+            if q.category == Category::NotInMemory {
+                dont_know += 1;
+                continue;
+            }
+            let key = q.memory.as_deref().unwrap_or_else(|| panic!("{}: names no memory", q.id));
+            let m = memories.get(key).unwrap_or_else(|| panic!("{}: no memory '{key}'", q.id));
+            assert!(answerbench::holds_any(&answerbench::quote(m), &q.accept), "{}: the memory lacks it", q.id);
+        }
+        // No one in a household is named anywhere in the evaluation's memories.
+        let seed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("memories.json")).unwrap()).unwrap();
+        for (key, concept) in seed["semantic"].as_object().unwrap() {
+            let Some(name) = concept["name"].as_str() else { continue };
+            let first = name.split_whitespace().next().unwrap().to_string();
+            let named = evaluated.iter().find(|t| answerbench::holds_any(t, std::slice::from_ref(&first)));
+            assert!(named.is_none(), "{}: {key}'s '{first}' is in the evaluation: {named:?}", dir.display());
+        }
+    }
+    assert!(total >= 200 && dont_know * 5 >= total, "{total} examples, {dont_know} of them \"I don't know\"");
 }

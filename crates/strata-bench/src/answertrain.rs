@@ -1,0 +1,202 @@
+//! An answering adapter (`strata bench answer-adapter`, issue 18): Strata's LoRA engine trained
+//! to answer from the memories in its prompt, and to say "I don't know" where they do not say.
+//!
+//! The examples are the product's own prompts: each household of the training set
+//! (`scripts/make_answer_training.py`; names and values shared with nothing in the evaluation's
+//! set) is imported into a fresh store, and each question is asked through [`Engine::ask`] with a
+//! model that keeps the prompt it is handed instead of answering. The prompt, then the question's
+//! answer to learn, is one training example. `strata bench answers --adapter` measures the result
+//! on the evaluation's set.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_api::{ApiError, ApiResult, AskParams, ErrorCode};
+use strata_core::{ChatError, ChatModel, ChatRequest, ChatResponse, Embedder, Message};
+use strata_models::LocalChat;
+use strata_train::{Tokenized, TrainConfig};
+
+use crate::answerbench::{fill, load_questions};
+
+/// The longest example trained on, in tokens: a prompt at the on-device model's budget with
+/// its answer fits well within it.
+pub const MAX_TOKENS: usize = 1024;
+
+/// The folder of the shipped training set (`scripts/make_answer_training.py` wrote it).
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join("answer-training")
+}
+
+/// What a training run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainReport {
+    /// Households the examples came from.
+    pub households: usize,
+    /// Training examples (one per question).
+    pub examples: usize,
+    /// Of them, questions whose memories do not hold the answer.
+    pub dont_know: usize,
+    /// Mean tokens per example (prompt and answer).
+    pub mean_tokens: f64,
+    /// The memory budget the prompts were assembled with (`None`: the model's own).
+    pub budget: Option<usize>,
+    /// The hyperparameters.
+    pub config: TrainConfig,
+    /// Loss per optimizer step.
+    pub losses: Vec<f32>,
+    /// Seconds spent training.
+    pub seconds: f64,
+    /// Perplexity of general prose the adapter never saw (`strata_train::eval::GENERAL_TEXT`)
+    /// without the adapter and with it: what the adapter costs the model elsewhere.
+    pub perplexity: (f64, f64),
+    /// Where the adapter was written.
+    pub adapter: PathBuf,
+}
+
+/// A chat model that answers nothing: it keeps the messages it is asked with. Everything else
+/// (its budget, how it counts a prompt) is the wrapped model's, so the prompt is the one the
+/// product would send it.
+struct Keeper<'a> {
+    inner: &'a dyn ChatModel,
+    kept: Mutex<Option<Vec<Message>>>,
+}
+
+impl ChatModel for Keeper<'_> {
+    fn provider(&self) -> &str {
+        self.inner.provider()
+    }
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+    fn memories_before_message(&self) -> bool {
+        self.inner.memories_before_message()
+    }
+    fn prompt_budget(&self) -> Option<usize> {
+        self.inner.prompt_budget()
+    }
+    fn count_prompt(&self, messages: &[Message]) -> Option<Result<usize, ChatError>> {
+        self.inner.count_prompt(messages)
+    }
+    fn chat(
+        &self,
+        request: &ChatRequest,
+        _on_text: &mut dyn FnMut(&str),
+        _cancel: &AtomicBool,
+    ) -> Result<ChatResponse, ChatError> {
+        *self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request.messages.clone());
+        Ok(ChatResponse::default())
+    }
+}
+
+/// The households of a training set: the sub-folders of `data` holding memories.json and
+/// questions.json, by name.
+fn households(data: &Path) -> ApiResult<Vec<PathBuf>> {
+    let unreadable = |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", data.display()));
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(data)
+        .map_err(unreadable)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("memories.json").is_file() && p.join("questions.json").is_file())
+        .collect();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("{} has no household folders (each with memories.json and questions.json)", data.display()),
+        ));
+    }
+    Ok(dirs)
+}
+
+/// The training examples of the set in `data`: each question's prompt as the product
+/// assembles it with `budget`, then its answer.
+pub fn examples(
+    data: &Path,
+    workdir: &Path,
+    embedder: Arc<dyn Embedder>,
+    chat: &LocalChat,
+    budget: Option<usize>,
+    progress: &mut dyn FnMut(&str),
+) -> ApiResult<(Vec<Tokenized>, usize, usize)> {
+    let keeper = Keeper { inner: chat, kept: Mutex::new(None) };
+    let dirs = households(data)?;
+    let (mut out, mut dont_know) = (Vec::new(), 0);
+    for (h, dir) in dirs.iter().enumerate() {
+        let mut engine =
+            fill(&workdir.join(format!("household-{h}.db")), &dir.join("memories.json"), None, embedder.clone())?;
+        for q in load_questions(&dir.join("questions.json"))? {
+            let Some(answer) = q.answer.as_deref() else {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("{}: question {} has no answer to learn", dir.display(), q.id),
+                ));
+            };
+            let params = AskParams { question: q.question.clone(), budget, record: false, ..Default::default() };
+            engine.ask(params, &keeper, &mut |_| {}, &AtomicBool::new(false))?;
+            let messages = keeper.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let messages = messages.ok_or_else(|| ApiError::new(ErrorCode::Model, "the prompt was not kept"))?;
+            let (ids, start) = chat.answer_ids(&messages, answer)?;
+            out.push(Tokenized { ids, start });
+            dont_know += usize::from(q.category == crate::answerbench::Category::NotInMemory);
+        }
+        progress(&format!("household {}/{}: {} examples so far", h + 1, dirs.len(), out.len()));
+    }
+    Ok((out, dirs.len(), dont_know))
+}
+
+/// Builds the examples of `data`, trains an adapter on them with `config` and writes it to
+/// `out` (PEFT files).
+#[allow(clippy::too_many_arguments)] // the set, where to work, the two models, the run's settings
+pub fn run(
+    data: &Path,
+    workdir: &Path,
+    embedder: Arc<dyn Embedder>,
+    chat: &LocalChat,
+    budget: Option<usize>,
+    config: &TrainConfig,
+    out: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> ApiResult<TrainReport> {
+    let (examples, households, dont_know) = examples(data, workdir, embedder, chat, budget, progress)?;
+    let mean_tokens = examples.iter().map(|e| e.ids.len()).sum::<usize>() as f64 / examples.len().max(1) as f64;
+    let model = LocalChat::default_file();
+    let run = strata_train::train::Run {
+        model: &model,
+        base_name: chat.name(),
+        examples: &examples,
+        pad: 0,
+        config,
+        checkpoints: workdir.join("checkpoints"),
+    };
+    let started = Instant::now();
+    let trained = run.train(
+        &mut |p| {
+            progress(&format!(
+                "step {}/{}  loss {:.3}  {:.0} tokens/s  {:.0} s left",
+                p.step, p.steps, p.loss, p.tokens_per_s, p.eta_s
+            ))
+        },
+        &AtomicBool::new(false),
+    )?;
+    trained.adapter.save(out)?;
+    let general = |c: &LocalChat| strata_train::eval::perplexity(c, strata_train::eval::GENERAL_TEXT, 256);
+    let base = general(chat)?;
+    chat.set_adapter(Some(&trained.adapter))?;
+    let adapted = general(chat);
+    chat.set_adapter(None)?;
+    Ok(TrainReport {
+        households,
+        examples: examples.len(),
+        dont_know,
+        mean_tokens,
+        budget,
+        config: config.clone(),
+        losses: trained.losses,
+        seconds: started.elapsed().as_secs_f64(),
+        perplexity: (base, adapted?),
+        adapter: out.to_path_buf(),
+    })
+}
