@@ -124,8 +124,11 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     assert!(detail.contains("green tea"), "now: {detail}");
 
     // As of the first event: the memory as it was created, read-only; then back to now.
-    let events = s.all(".timeline li button");
-    assert!(events.len() >= 2, "created, then changed");
+    // The history loads after the detail's heading: wait for both of its events.
+    let events = s.wait_for("created, then changed", |s| {
+        let events = s.all(".timeline li button");
+        (events.len() >= 2).then_some(events)
+    });
     s.click(&events[0]);
     let banner = s.wait_for("the past", |s| s.all("#as-of").first().map(|e| s.text(e)));
     assert!(banner.contains("version 1"), "{banner}");

@@ -12,8 +12,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -226,10 +226,13 @@ impl std::str::FromStr for Layout {
     }
 }
 
-/// A chat model whose prompt is re-laid out as a [`Layout`] says before it is asked.
-struct Relaid<'a> {
-    inner: &'a dyn ChatModel,
-    layout: Layout,
+/// A chat model whose prompt is re-laid out as a [`Layout`] says before it is asked; with a
+/// `kept` slot, the prompt is kept there instead and nothing is answered (the prompt the
+/// product would send, for training: [`crate::answertrain`]).
+pub(crate) struct Relaid<'a> {
+    pub(crate) inner: &'a dyn ChatModel,
+    pub(crate) layout: Layout,
+    pub(crate) kept: Option<Mutex<Option<Vec<Message>>>>,
 }
 
 impl Relaid<'_> {
@@ -291,6 +294,10 @@ impl ChatModel for Relaid<'_> {
         cancel: &AtomicBool,
     ) -> Result<strata_core::ChatResponse, strata_core::ChatError> {
         let request = strata_core::ChatRequest { messages: self.relay(&request.messages), ..request.clone() };
+        if let Some(kept) = &self.kept {
+            *kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request.messages);
+            return Ok(strata_core::ChatResponse::default());
+        }
         self.inner.chat(&request, on_text, cancel)
     }
 }
@@ -490,7 +497,7 @@ pub fn run(
     let mut engine = fill(&workdir.join("answers.db"), &data.join("memories.json"), opts.filler.as_ref(), embedder)?;
     let memories = engine.all_memories(Filter::default())?;
     let by_id: HashMap<String, &Memory> = memories.iter().map(|m| (m.id.to_string(), m)).collect();
-    let model = Relaid { inner: chat, layout: opts.layout };
+    let model = Relaid { inner: chat, layout: opts.layout, kept: None };
     let mut runs = Vec::new();
     for &budget in &opts.budgets {
         let started = Instant::now();

@@ -2,9 +2,10 @@
 //! to answer from the memories in its prompt, and to say "I don't know" where they do not say.
 //!
 //! The examples are the product's own prompts: each household of the training set
-//! (`scripts/make_answer_training.py`; names and values shared with nothing in the evaluation's
-//! set) is imported into a fresh store, and each question is asked through [`Engine::ask`] with a
-//! model that keeps the prompt it is handed instead of answering. The prompt, then the question's
+//! (`scripts/make_answer_training.py`; no one in it is named in the evaluation's set) is
+//! imported into a fresh store, and each question is asked through
+//! [`strata_api::Engine::ask`] with a model that keeps the prompt it is handed instead of
+//! answering (`answerbench`'s `Relaid` with a `kept` slot). The prompt, then the question's
 //! answer to learn, is one training example. `strata bench answers --adapter` measures the result
 //! on the evaluation's set.
 
@@ -16,11 +17,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_api::{ApiError, ApiResult, AskParams, ErrorCode};
-use strata_core::{ChatError, ChatModel, ChatRequest, ChatResponse, Embedder, Message};
+use strata_core::Embedder;
 use strata_models::LocalChat;
 use strata_train::{Tokenized, TrainConfig};
 
-use crate::answerbench::{fill, load_questions};
+use crate::answerbench::{Layout, Relaid, fill, load_questions};
 
 /// The longest example trained on, in tokens: a prompt at the on-device model's budget with
 /// its answer fits well within it.
@@ -57,41 +58,6 @@ pub struct TrainReport {
     pub adapter: PathBuf,
 }
 
-/// A chat model that answers nothing: it keeps the messages it is asked with. Everything else
-/// (its budget, how it counts a prompt) is the wrapped model's, so the prompt is the one the
-/// product would send it.
-struct Keeper<'a> {
-    inner: &'a dyn ChatModel,
-    kept: Mutex<Option<Vec<Message>>>,
-}
-
-impl ChatModel for Keeper<'_> {
-    fn provider(&self) -> &str {
-        self.inner.provider()
-    }
-    fn model(&self) -> &str {
-        self.inner.model()
-    }
-    fn memories_before_message(&self) -> bool {
-        self.inner.memories_before_message()
-    }
-    fn prompt_budget(&self) -> Option<usize> {
-        self.inner.prompt_budget()
-    }
-    fn count_prompt(&self, messages: &[Message]) -> Option<Result<usize, ChatError>> {
-        self.inner.count_prompt(messages)
-    }
-    fn chat(
-        &self,
-        request: &ChatRequest,
-        _on_text: &mut dyn FnMut(&str),
-        _cancel: &AtomicBool,
-    ) -> Result<ChatResponse, ChatError> {
-        *self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request.messages.clone());
-        Ok(ChatResponse::default())
-    }
-}
-
 /// The households of a training set: the sub-folders of `data` holding memories.json and
 /// questions.json, by name.
 fn households(data: &Path) -> ApiResult<Vec<PathBuf>> {
@@ -121,7 +87,7 @@ pub fn examples(
     budget: Option<usize>,
     progress: &mut dyn FnMut(&str),
 ) -> ApiResult<(Vec<Tokenized>, usize, usize)> {
-    let keeper = Keeper { inner: chat, kept: Mutex::new(None) };
+    let keeper = Relaid { inner: chat, layout: Layout::Product, kept: Some(Mutex::new(None)) };
     let dirs = households(data)?;
     let (mut out, mut dont_know) = (Vec::new(), 0);
     for (h, dir) in dirs.iter().enumerate() {
@@ -136,8 +102,9 @@ pub fn examples(
             };
             let params = AskParams { question: q.question.clone(), budget, record: false, ..Default::default() };
             engine.ask(params, &keeper, &mut |_| {}, &AtomicBool::new(false))?;
-            let messages = keeper.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-            let messages = messages.ok_or_else(|| ApiError::new(ErrorCode::Model, "the prompt was not kept"))?;
+            let kept =
+                keeper.kept.as_ref().and_then(|k| k.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
+            let messages = kept.ok_or_else(|| ApiError::new(ErrorCode::Model, "the prompt was not kept"))?;
             let (ids, start) = chat.answer_ids(&messages, answer)?;
             out.push(Tokenized { ids, start });
             dont_know += usize::from(q.category == crate::answerbench::Category::NotInMemory);
@@ -172,15 +139,7 @@ pub fn run(
         checkpoints: workdir.join("checkpoints"),
     };
     let started = Instant::now();
-    let trained = run.train(
-        &mut |p| {
-            progress(&format!(
-                "step {}/{}  loss {:.3}  {:.0} tokens/s  {:.0} s left",
-                p.step, p.steps, p.loss, p.tokens_per_s, p.eta_s
-            ))
-        },
-        &AtomicBool::new(false),
-    )?;
+    let trained = run.train(&mut |p| progress(&p.to_string()), &AtomicBool::new(false))?;
     trained.adapter.save(out)?;
     let general = |c: &LocalChat| strata_train::eval::perplexity(c, strata_train::eval::GENERAL_TEXT, 256);
     let base = general(chat)?;

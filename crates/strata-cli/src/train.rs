@@ -110,10 +110,7 @@ fn train_and_register(
     let live = std::io::stderr().is_terminal() && !out.json;
     let trained = run.train(
         &mut |p| {
-            let line = format!(
-                "step {}/{}  loss {:.3}  {:.0} tokens/s  {:.0} s left",
-                p.step, p.steps, p.loss, p.tokens_per_s, p.eta_s
-            );
+            let line = p.to_string();
             if live {
                 note_part!("\r{line}   ");
             } else {

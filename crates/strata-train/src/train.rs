@@ -117,6 +117,17 @@ pub struct Progress {
     pub eta_s: f64,
 }
 
+impl std::fmt::Display for Progress {
+    /// One line: step, loss, speed and time left.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {}/{}  loss {:.3}  {:.0} tokens/s  {:.0} s left",
+            self.step, self.steps, self.loss, self.tokens_per_s, self.eta_s
+        )
+    }
+}
+
 /// One tokenized example: its ids and where the answer starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tokenized {

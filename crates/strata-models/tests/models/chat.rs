@@ -62,6 +62,15 @@ fn the_template_frames_turns_and_message_text_cannot_forge_one() {
     assert_eq!(markers(&ids), 5, "system, user (with the memories), assistant");
     let text = strata_tokens::gguf::tokenizer(&LocalChat::default_file()).unwrap().decode(&ids, false).unwrap();
     assert!(text.contains("<|im_start|>user\n<memories>cat: Pixel</memories>\n\nMy cat?<|im_end|>"), "{text}");
+    // A training example of that prompt: the prompt's ids, then the answer's, then the turn's end.
+    let (example, start) = c.answer_ids(&with_memories, "Pixel.").unwrap();
+    assert_eq!((&example[..start], start), (&ids[..], ids.len()));
+    let answer = strata_tokens::gguf::tokenizer(&LocalChat::default_file()).unwrap().decode(&example[start..], false);
+    assert_eq!(answer.unwrap(), "Pixel.<|im_end|>");
+    assert_eq!(
+        c.example_ids("My cat?", "Pixel.").unwrap(),
+        c.answer_ids(&[Message::user("My cat?")], "Pixel.").unwrap()
+    );
 }
 
 #[test]
