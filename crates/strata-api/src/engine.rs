@@ -190,6 +190,8 @@ pub struct ForgetReport {
     pub redacted_events: u64,
     /// The adapters trained from it, retired (their files deleted).
     pub retired_adapters: Vec<String>,
+    /// The facts extracted from it alone (or whose earlier values were), forgotten with it.
+    pub derived: Vec<String>,
     /// Whether the bytes have also left the files on disk (false while another process keeps
     /// reading; the next checkpoint finishes it).
     pub scrubbed: bool,
@@ -648,6 +650,7 @@ impl Engine {
             id: id.to_string(),
             redacted_events: outcome.redacted_events,
             retired_adapters: outcome.retired_adapters,
+            derived: outcome.derived.iter().map(ToString::to_string).collect(),
             scrubbed: outcome.scrubbed,
         })
     }

@@ -46,6 +46,8 @@ pub enum ErrorCode {
     Network,
     /// The provider failed or refused the request.
     Provider,
+    /// A model's reply could not be read as what was asked for (extraction), even when asked twice.
+    BadReply,
     /// Anything else.
     Internal,
 }

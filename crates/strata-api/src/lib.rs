@@ -13,6 +13,7 @@ pub mod dto;
 pub mod embedding;
 mod engine;
 mod error;
+pub mod extract;
 pub mod forms;
 pub mod graph;
 mod ranking;
@@ -28,5 +29,6 @@ pub use engine::{
     AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,
 };
 pub use error::{ApiError, ApiResult, ErrorCode};
+pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, FactView, Review};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, Settings};

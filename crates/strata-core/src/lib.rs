@@ -9,6 +9,7 @@ pub mod clock;
 pub mod error;
 pub mod event;
 pub mod evolve;
+pub mod extraction;
 mod fence;
 pub mod files;
 mod fts;
@@ -37,6 +38,7 @@ pub use chat::{
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
+pub use extraction::{Decision, DecisionAction, DecisionDetail, DecisionStatus};
 pub use model::{
     Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId, MemoryKind,
     Procedure, Scope, Source, Tier,
@@ -49,6 +51,6 @@ pub use retrieval::{
     ASSISTANT_WEIGHT, Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse, said_by_assistant,
 };
 pub use rows::search_text;
-pub use store::{ForgetOutcome, NewMemory, Store, StoreTx};
+pub use store::{ForgetOutcome, Forgot, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
 pub use vectors::{Embedder, VectorHit};

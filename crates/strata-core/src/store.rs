@@ -45,10 +45,23 @@ pub struct ForgetOutcome {
     /// The adapters trained from the memory, retired by the same transaction (their files
     /// deleted): what they learned from it is gone too.
     pub retired_adapters: Vec<String>,
+    /// Facts extracted from it alone (or whose earlier values were), forgotten with it.
+    pub derived: Vec<MemoryId>,
     /// Whether the erased bytes have also left the files on disk. False only when another
     /// process kept reading for the whole wait; the next checkpoint (any later write burst,
     /// [`Store::checkpoint`], or closing the last connection) finishes the job.
     pub scrubbed: bool,
+}
+
+/// What one [`StoreTx::forget`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Forgot {
+    /// Events whose payloads were erased (those of the facts forgotten with it included).
+    pub redacted: u64,
+    /// Adapters retired.
+    pub retired: Vec<String>,
+    /// Facts extracted from it, forgotten with it.
+    pub derived: Vec<MemoryId>,
 }
 
 /// What a new memory starts with besides its content.
@@ -141,18 +154,23 @@ impl Store {
 
     /// [`Store::forget`] of several memories in one transaction (all or none), then one scrub.
     pub fn forget_all(&mut self, ids: &[MemoryId], meta: &EventMeta) -> Result<ForgetOutcome> {
-        let (redacted_events, retired_adapters) = self.transact(|tx| {
-            let (mut n, mut retired) = (0, Vec::new());
+        let redacted_events = self.transact(|tx| {
+            let (mut n, mut retired, mut derived) = (0, Vec::new(), Vec::new());
             for id in ids {
-                let (redacted, adapters) = tx.forget(*id, meta)?;
-                n += redacted;
-                retired.extend(adapters.into_iter().filter(|a| !retired.contains(a)).collect::<Vec<_>>());
+                if derived.contains(id) {
+                    continue; // already forgotten with a memory it was extracted from
+                }
+                let forgot = tx.forget(*id, meta)?;
+                n += forgot.redacted;
+                retired.extend(forgot.retired.into_iter().filter(|a| !retired.contains(a)).collect::<Vec<_>>());
+                derived.extend(forgot.derived);
             }
-            Ok((n, retired))
+            Ok((n, retired, derived))
         })?;
+        let (redacted_events, retired_adapters, derived) = redacted_events;
         self.delete_forgotten_adapter_files()?;
         let scrubbed = self.scrub()?;
-        Ok(ForgetOutcome { redacted_events, retired_adapters, scrubbed })
+        Ok(ForgetOutcome { redacted_events, retired_adapters, derived, scrubbed })
     }
 
     /// After forgetting in a transaction of one's own: drops the in-memory vector copy (it
@@ -665,9 +683,12 @@ impl StoreTx<'_> {
     }
 
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
-    /// it from the projections and the index, appends `forgotten` and retires the adapters
-    /// trained from it. Returns the events redacted and the adapters retired.
-    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<(u64, Vec<String>)> {
+    /// it from the projections and the index, appends `forgotten`, retires the adapters
+    /// trained from it and drops extraction's records of it. What was extracted from it goes
+    /// too: a fact whose current value rests on it alone, or any of whose earlier values did
+    /// (its history holds them), is forgotten with it; a fact also said elsewhere only loses
+    /// the link to it.
+    pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<Forgot> {
         self.current(id)?;
         let n = self
             .tx
@@ -676,8 +697,35 @@ impl StoreTx<'_> {
             )?
             .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
-        let retired = retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?;
-        Ok((n, retired))
+        let mut out = Forgot {
+            redacted: n,
+            retired: retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?,
+            derived: Vec::new(),
+        };
+        self.forget_extraction_of(id)?;
+        for (fact, relation) in self.linking_to(id)? {
+            use crate::extraction::{EARLIER_SOURCE, FACT_SOURCE};
+            if relation != FACT_SOURCE && relation != EARLIER_SOURCE {
+                continue;
+            }
+            let Some(m) = self.load(fact)? else { continue };
+            let said_elsewhere = m.links.iter().any(|l| l.relation == FACT_SOURCE && l.target != id);
+            if relation == FACT_SOURCE && said_elsewhere {
+                self.unlink(fact, id, FACT_SOURCE, meta)?;
+                continue;
+            }
+            let also = self.forget(fact, meta)?;
+            out.redacted += also.redacted;
+            out.retired.extend(also.retired.into_iter().filter(|a| !out.retired.contains(a)).collect::<Vec<_>>());
+            out.derived.push(fact);
+            out.derived.extend(also.derived);
+        }
+        Ok(out)
+    }
+
+    /// The time now, by this store's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
     }
 
     fn apply(&mut self, id: MemoryId, expected: Expected, change: Change, meta: &EventMeta) -> Result<Memory> {

@@ -8,6 +8,7 @@ use strata_core::{Actor, Concept, Content, FactValue, Filter, ManualClock};
 
 mod ask;
 mod embedding;
+mod extract;
 mod forms;
 mod graph;
 mod hostile_files;

@@ -42,7 +42,10 @@ fn forgotten_text_is_absent_from_every_byte_of_the_database() {
     assert!(!file_contains(&f.path(), secret).is_empty(), "the test must see the secret before forgetting");
 
     let outcome = f.store.forget(m.id, &user()).unwrap();
-    assert_eq!(outcome, ForgetOutcome { redacted_events: 4, retired_adapters: vec![], scrubbed: true });
+    assert_eq!(
+        outcome,
+        ForgetOutcome { redacted_events: 4, retired_adapters: vec![], derived: vec![], scrubbed: true }
+    );
     // The raw words, and the stems the index keeps ("wombatfeath", "marmalad").
     for needle in [secret, "wombatfeath", "marmalad", "privatetagxyzzy", "password hint"] {
         assert_eq!(file_contains(&f.path(), needle), Vec::<String>::new(), "'{needle}' survived forget");

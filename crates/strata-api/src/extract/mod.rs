@@ -1,0 +1,428 @@
+//! Extraction (seed 004, with updates): conversations become facts about subjects, merged into
+//! what is known with add / update / no-op decisions, each recorded with its reason and sources.
+//!
+//! A run reads the episodes of a session that no run has read ([`Store::unread_episodes`]), in
+//! chunks of turns; for each chunk one model call extracts facts grouped by subject, then, per
+//! subject with known facts, one call decides each new fact against them (a fact already known
+//! word for word is a no-op without asking). The chunk's decisions and the mark that its turns
+//! were read are one transaction: applied at once ([`Review::Apply`]) or kept as proposals for a
+//! person ([`Review::Propose`], `review.rs`). A reply that does not read is asked once more, then
+//! the run stops with [`ErrorCode::BadReply`]; chunks already done stay done, and running it
+//! again goes on from the first unread turn. Running it twice over the same turns changes nothing.
+//!
+//! [`Store::unread_episodes`]: strata_core::Store::unread_episodes
+
+mod facts;
+pub mod reply;
+mod review;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+use strata_core::interchange::Tick;
+use strata_core::{
+    Actor, ChatModel, ChatRequest, ChatResponse, Content, Decision, DecisionAction, DecisionDetail, DecisionStatus,
+    EpisodeBody, EventMeta, Filter, Memory, MemoryId, MemoryKind, Message, Usage,
+};
+
+pub use facts::{USER, slug, subject_key};
+use reply::{Malformed, Pool, Turn, Verdict};
+pub use review::{DecisionView, DocumentView, Documents, FactView};
+
+use crate::engine::Engine;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// The most characters of conversation one extraction call reads.
+pub const CHUNK_CHARS: usize = 6_000;
+/// The most tokens an extraction or merge reply may take.
+const REPLY_TOKENS: u32 = 1_024;
+
+/// Whether extracted changes are applied at once or kept for a person to review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum Review {
+    /// Applied as soon as they are decided.
+    Apply,
+    /// Proposed: kept out of recall until a person accepts them.
+    #[default]
+    Propose,
+}
+
+/// What to extract from.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractParams {
+    /// Only this session (every session with unread turns when absent).
+    pub session_id: Option<String>,
+    /// Decide, but write nothing (the turns stay unread).
+    pub dry_run: bool,
+    /// Apply or propose.
+    pub review: Review,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExtractReport {
+    /// Sessions read.
+    pub sessions: usize,
+    /// Turns read.
+    pub turns: usize,
+    /// Model calls made (retries included).
+    pub calls: usize,
+    /// Tokens the calls used, as the provider counted.
+    pub usage: Usage,
+    /// The decisions, in the order made.
+    pub decisions: Vec<DecisionView>,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+}
+
+/// One chunk of a session: its episodes and turns.
+struct Chunk {
+    session_id: Option<String>,
+    episodes: Vec<MemoryId>,
+    /// The episode each turn belongs to.
+    turn_episode: Vec<MemoryId>,
+    turns: Vec<Turn>,
+    date: String,
+}
+
+fn turns_of(m: &Memory) -> Vec<Turn> {
+    match &m.content {
+        Content::Episodic(e) => match &e.body {
+            EpisodeBody::Exchange { query, response } => {
+                let mut t = Vec::new();
+                if !query.trim().is_empty() {
+                    t.push(Turn { speaker: "user".into(), text: query.clone() });
+                }
+                if !response.trim().is_empty() {
+                    t.push(Turn { speaker: "assistant".into(), text: response.clone() });
+                }
+                t
+            }
+            EpisodeBody::Utterance { speaker, text } => vec![Turn { speaker: speaker.clone(), text: text.clone() }],
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Cuts a session's unread episodes (in time order) into chunks of at most [`CHUNK_CHARS`].
+fn chunks(session_id: Option<String>, episodes: &[Memory]) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::new();
+    let mut chars = 0;
+    for m in episodes {
+        let turns = turns_of(m);
+        let size: usize = turns.iter().map(|t| t.text.chars().count() + t.speaker.len() + 8).sum();
+        let date = m.occurred_at().format("%A %Y-%m-%d").to_string();
+        let fresh = match out.last() {
+            None => true,
+            Some(c) => chars + size > CHUNK_CHARS && !c.episodes.is_empty() || c.date != date,
+        };
+        if fresh {
+            out.push(Chunk {
+                session_id: session_id.clone(),
+                episodes: vec![],
+                turn_episode: vec![],
+                turns: vec![],
+                date,
+            });
+            chars = 0;
+        }
+        let c = out.last_mut().expect("a chunk was just pushed");
+        c.episodes.push(m.id);
+        for t in turns {
+            c.turn_episode.push(m.id);
+            c.turns.push(t);
+        }
+        chars += size;
+    }
+    out
+}
+
+fn model_name(model: &dyn ChatModel) -> String {
+    format!("{}/{}", model.provider(), model.model())
+}
+
+/// Asks `model` and reads the reply with `read`, asking once more when it does not read.
+fn ask<T>(
+    model: &dyn ChatModel,
+    request: &ChatRequest,
+    cancel: &AtomicBool,
+    report: &mut ExtractReport,
+    read: impl Fn(&ChatResponse) -> Result<T, Malformed>,
+) -> ApiResult<T> {
+    let mut last = None;
+    for _ in 0..2 {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ApiError::new(ErrorCode::Cancelled, "extraction was stopped; running it again goes on"));
+        }
+        let reply = model.chat(request, &mut |_| {}, cancel)?;
+        report.calls += 1;
+        report.usage.prompt_tokens += reply.usage.prompt_tokens;
+        report.usage.completion_tokens += reply.usage.completion_tokens;
+        if reply.finish == "cancelled" {
+            return Err(ApiError::new(ErrorCode::Cancelled, "extraction was stopped; running it again goes on"));
+        }
+        match read(&reply) {
+            Ok(v) => return Ok(v),
+            Err(e) => last = Some(e),
+        }
+    }
+    let e = last.expect("two tries were made");
+    Err(ApiError::new(ErrorCode::BadReply, format!("{e} (asked twice; nothing from this conversation was kept)")))
+}
+
+impl Engine {
+    /// Extracts facts from the unread turns of one session or of all (see the module's
+    /// description), reporting `tick(chunks done, chunks)` and stopping between calls when
+    /// `cancel` is set or `tick` fails.
+    pub fn extract(
+        &mut self,
+        params: &ExtractParams,
+        model: &dyn ChatModel,
+        tick: Tick<'_>,
+        cancel: &AtomicBool,
+    ) -> ApiResult<ExtractReport> {
+        let filter = Filter {
+            kinds: vec![MemoryKind::Episodic],
+            session_id: params.session_id.clone(),
+            include_expired: true,
+            ..Filter::default()
+        };
+        let mut episodes = self.all_memories(filter)?;
+        let ids: Vec<MemoryId> = episodes.iter().map(|m| m.id).collect();
+        let unread: HashSet<MemoryId> = self.store_view().unread_episodes(&ids)?.into_iter().collect();
+        episodes.retain(|m| unread.contains(&m.id));
+        episodes.sort_by_key(|m| (m.occurred_at(), m.id));
+        let mut sessions: BTreeMap<Option<String>, Vec<Memory>> = BTreeMap::new();
+        for m in episodes {
+            sessions.entry(m.scope.session_id.clone()).or_default().push(m);
+        }
+        let mut report = ExtractReport { sessions: sessions.len(), dry_run: params.dry_run, ..Default::default() };
+        let all: Vec<Chunk> = sessions.into_iter().flat_map(|(s, eps)| chunks(s, &eps)).collect();
+        let total = all.len() as u64;
+        for (i, chunk) in all.iter().enumerate() {
+            tick(i as u64, total)?;
+            report.turns += chunk.turns.len();
+            let decisions = self.decide_chunk(chunk, model, params, cancel, &mut report)?;
+            if !params.dry_run {
+                self.write_chunk(chunk, &decisions, params.review)?;
+            }
+            report.decisions.extend(decisions.iter().map(DecisionView::from));
+        }
+        tick(total, total)?;
+        Ok(report)
+    }
+
+    /// The decisions about one chunk.
+    fn decide_chunk(
+        &mut self,
+        chunk: &Chunk,
+        model: &dyn ChatModel,
+        params: &ExtractParams,
+        cancel: &AtomicBool,
+        report: &mut ExtractReport,
+    ) -> ApiResult<Vec<Decision>> {
+        let known_subjects = self.subjects()?;
+        let listed: Vec<(String, String)> =
+            known_subjects.iter().map(|d| (d.name.clone(), d.description.clone())).collect();
+        let request = ChatRequest {
+            messages: vec![
+                Message::system(reply::extract_system(&chunk.date, &listed)),
+                Message::user(reply::conversation_text(&chunk.turns)),
+            ],
+            tools: vec![reply::extract_tool()],
+            max_tokens: Some(REPLY_TOKENS),
+            temperature: Some(0.0),
+        };
+        let n = chunk.turns.len();
+        let pools = ask(model, &request, cancel, report, |r| reply::read_extraction(r, n))?;
+        // One pool per subject, in the order first named.
+        let mut merged: Vec<(String, Pool)> = Vec::new();
+        for p in pools {
+            let key = subject_key(&p.name);
+            if key.is_empty() {
+                continue;
+            }
+            match merged.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, into)) => into.facts.extend(p.facts),
+                None => merged.push((key, p)),
+            }
+        }
+        let mut out = Vec::new();
+        let run_id = strata_core::event::new_event_id(self.store_view().clock().as_ref());
+        for (key, pool) in merged {
+            let known = self.known_facts(&key)?;
+            out.extend(self.decide_subject(chunk, &run_id, &key, &pool, &known, model, params, cancel, report)?);
+        }
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn decide_subject(
+        &mut self,
+        chunk: &Chunk,
+        run_id: &str,
+        key: &str,
+        pool: &Pool,
+        known: &[(MemoryId, String)],
+        model: &dyn ChatModel,
+        params: &ExtractParams,
+        cancel: &AtomicBool,
+        report: &mut ExtractReport,
+    ) -> ApiResult<Vec<Decision>> {
+        let pending = self.pending_facts(key)?;
+        let mut seen: HashSet<String> = pending;
+        let mut verdicts: Vec<Option<Verdict>> = Vec::new();
+        let mut fresh = Vec::new(); // (index in pool, fact) still to decide by the model
+        for (i, f) in pool.facts.iter().enumerate() {
+            let norm = facts::normalized(&f.fact);
+            if !seen.insert(norm.clone()) {
+                verdicts.push(None); // said twice in this chunk, or already proposed
+                continue;
+            }
+            match known.iter().position(|(_, k)| facts::normalized(k) == norm) {
+                Some(k) => verdicts.push(Some(Verdict {
+                    new: i,
+                    action: DecisionAction::Noop,
+                    known: Some(k),
+                    reason: "already known in these words".into(),
+                })),
+                None if known.is_empty() => verdicts.push(Some(Verdict {
+                    new: i,
+                    action: DecisionAction::Add,
+                    known: None,
+                    reason: "nothing was known about this subject".into(),
+                })),
+                None => {
+                    verdicts.push(None);
+                    fresh.push(i);
+                }
+            }
+        }
+        if !fresh.is_empty() {
+            let known_text: Vec<String> = known.iter().map(|(_, t)| t.clone()).collect();
+            let new_text: Vec<String> = fresh.iter().map(|&i| pool.facts[i].fact.clone()).collect();
+            let request = ChatRequest {
+                messages: vec![
+                    Message::system(reply::MERGE_SYSTEM),
+                    Message::user(reply::merge_text(&pool.name, &known_text, &new_text)),
+                ],
+                tools: vec![reply::merge_tool()],
+                max_tokens: Some(REPLY_TOKENS),
+                temperature: Some(0.0),
+            };
+            let decided = ask(model, &request, cancel, report, |r| reply::read_verdicts(r, fresh.len(), known.len()))?;
+            for v in decided {
+                let i = fresh[v.new];
+                verdicts[i] = Some(Verdict { new: i, ..v });
+            }
+        }
+        let now = self.now();
+        let scope = self.scope(chunk.session_id.clone());
+        let status = match params.review {
+            Review::Apply => DecisionStatus::Applied,
+            Review::Propose => DecisionStatus::Proposed,
+        };
+        let stated = chunk.date.rsplit(' ').next().map(str::to_string);
+        let mut out = Vec::new();
+        for v in verdicts.into_iter().flatten() {
+            let f = &pool.facts[v.new];
+            let sources: Vec<MemoryId> = if f.turns.is_empty() {
+                chunk.episodes.clone()
+            } else {
+                let mut s: Vec<MemoryId> = f.turns.iter().map(|t| chunk.turn_episode[t - 1]).collect();
+                s.dedup();
+                s
+            };
+            let target = v.known.map(|k| known[k].0);
+            if v.action == DecisionAction::Noop {
+                // Nothing new to say unless this source is new to it.
+                let linked = match target {
+                    Some(t) => self.sources_of(t)?,
+                    None => Vec::new(),
+                };
+                if sources.iter().all(|s| linked.contains(s)) {
+                    continue;
+                }
+            }
+            out.push(Decision {
+                id: strata_core::event::new_event_id(self.store_view().clock().as_ref()),
+                run_id: run_id.to_string(),
+                scope: scope.clone(),
+                made_at: now,
+                model: model_name(model),
+                action: v.action,
+                subject: key.to_string(),
+                target,
+                detail: DecisionDetail {
+                    fact: f.fact.clone(),
+                    topic: f.topic.clone(),
+                    stated: stated.clone(),
+                    subject_name: pool.name.clone(),
+                    description: Some(pool.description.clone()).filter(|d| !d.is_empty()),
+                    reason: v.reason,
+                    previous: v.known.map(|k| known[k].1.clone()),
+                },
+                sources,
+                status,
+                decided_at: (status == DecisionStatus::Applied).then_some(now),
+                decided_by: (status == DecisionStatus::Applied).then(|| "automatic".to_string()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Writes a chunk's decisions and marks its turns read, in one transaction.
+    fn write_chunk(&mut self, chunk: &Chunk, decisions: &[Decision], review: Review) -> ApiResult<()> {
+        let meta = EventMeta { actor: Actor::App, ..self.meta() };
+        let scope = self.scope(None);
+        let run_id = decisions.first().map(|d| d.run_id.clone()).unwrap_or_else(|| "empty".into());
+        self.store().transact(|tx| {
+            for d in decisions {
+                let mut d = d.clone();
+                if review == Review::Apply {
+                    let id = facts::carry_out(tx, &d, &scope, &meta).map_err(to_core)?;
+                    d.target = Some(id);
+                }
+                tx.record_decision(&d)?;
+            }
+            tx.mark_read(&chunk.episodes, &run_id)
+        })?;
+        self.wrote();
+        Ok(())
+    }
+
+    /// The facts currently known about subject `key`: id and statement.
+    fn known_facts(&self, key: &str) -> ApiResult<Vec<(MemoryId, String)>> {
+        let scope = self.scope(None);
+        let mut r = self.store_view();
+        let Some(doc) = facts::document(&mut r, &scope, key)? else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for m in facts::facts_about(&mut r, doc.id)? {
+            if let Some(s) = facts::statement(&m) {
+                out.push((m.id, s.to_string()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The normalized facts of the proposals waiting about subject `key`.
+    fn pending_facts(&self, key: &str) -> ApiResult<HashSet<String>> {
+        let user = self.options().user_id.clone();
+        let pending = self.store_view().decisions(&user, Some(DecisionStatus::Proposed), usize::MAX)?;
+        Ok(pending.into_iter().filter(|d| d.subject == key).map(|d| facts::normalized(&d.detail.fact)).collect())
+    }
+
+    /// The episodes a fact's current value rests on.
+    fn sources_of(&self, fact: MemoryId) -> ApiResult<Vec<MemoryId>> {
+        let m = self.store_view().get(fact)?;
+        Ok(m.links.iter().filter(|l| l.relation == strata_core::extraction::FACT_SOURCE).map(|l| l.target).collect())
+    }
+}
+
+/// An API error carried through a core transaction.
+fn to_core(e: ApiError) -> strata_core::Error {
+    strata_core::Error::invalid(e.message)
+}

@@ -1,0 +1,348 @@
+//! What extraction asks a model for and how it reads the answer: the two prompts (facts from a
+//! conversation; decisions against what is known), the tools a remote model calls, the JSON
+//! shapes any model may answer with instead, and a strict reading of either. A reply that does
+//! not read is a [`Malformed`] error naming what was wrong; nothing partial is kept from it.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use strata_core::{ChatResponse, ToolSpec};
+
+/// The most facts one reply may give (a reply with more is not read).
+pub const MAX_FACTS: usize = 64;
+/// The most characters of one fact.
+pub const MAX_FACT_CHARS: usize = 400;
+
+/// A reply that cannot be read as what was asked for.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("the model's reply could not be read: {0}")]
+pub struct Malformed(pub String);
+
+/// A turn of the conversation as the model sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// Who spoke (`user`, `assistant`, or a speaker's name).
+    pub speaker: String,
+    /// What they said.
+    pub text: String,
+}
+
+/// One subject's facts, as extracted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    /// The subject's name as the model wrote it.
+    pub name: String,
+    /// One sentence on who or what it is.
+    pub description: String,
+    /// Its facts.
+    pub facts: Vec<Extracted>,
+}
+
+/// One extracted fact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extracted {
+    /// The fact, one sentence.
+    pub fact: String,
+    /// What it is about, in a word or two.
+    pub topic: String,
+    /// The turns (1-based) it comes from; empty when the model named none.
+    pub turns: Vec<usize>,
+}
+
+/// What to do with one new fact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Which new fact (0-based).
+    pub new: usize,
+    /// Add, update or no-op.
+    pub action: strata_core::DecisionAction,
+    /// The known fact it updates or repeats (0-based).
+    pub known: Option<usize>,
+    /// Why, in the model's words.
+    pub reason: String,
+}
+
+const EXTRACT_RULES: &str = "You extract facts worth remembering long term from a conversation.
+Rules:
+- Only facts the speakers stated about themselves, the people and things in their lives, and decisions made in this conversation.
+- Nothing the assistant said about itself, its name or what it can do; no greetings, thanks or small talk.
+- Write each fact as one short sentence that names its subject (\"Ana lives in Lisbon\", not \"She lives there\").
+- Write dates, not relative words: the conversation's date is given; \"last Saturday\" becomes the date it means.
+- Group the facts by subject: a person, a pet, a project, a place, or the user (name the user \"user\").
+- Give each fact a topic of one or two words (home, job, pet name, favourite food) and the numbers of the turns it comes from.
+- If nothing is worth remembering, give no subjects.";
+
+/// The system prompt of the extraction step: the rules, the conversation's date and the
+/// subjects already known (name and description), so the model reuses their names.
+pub fn extract_system(date: &str, known: &[(String, String)]) -> String {
+    let mut s = format!("{EXTRACT_RULES}\nThe conversation took place on {date}.\n");
+    if known.is_empty() {
+        s.push_str("Known subjects: none yet.\n");
+    } else {
+        s.push_str("Known subjects (reuse these names when a fact is about one of them):\n");
+        for (name, description) in known {
+            s.push_str(&format!("- {name}: {description}\n"));
+        }
+    }
+    s.push_str(
+        "Answer with JSON only: {\"subjects\": [{\"name\": ..., \"description\": ..., \"facts\": [{\"fact\": ..., \"topic\": ..., \"turns\": [1]}]}]}",
+    );
+    s
+}
+
+/// The user message of the extraction step: the numbered turns.
+pub fn conversation_text(turns: &[Turn]) -> String {
+    turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("[{}] {}: {}", i + 1, t.speaker, t.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The system prompt of the merge step.
+pub const MERGE_SYSTEM: &str = "You keep a person's memory current. You are given what is known about one subject \
+(numbered K1, K2, ...) and new facts (numbered N1, N2, ...). For each new fact decide:
+- \"noop\" when a known fact already says it (give that known fact's number);
+- \"update\" when it changes or corrects a known fact, which it replaces (give that known fact's number): a new home, job, name, date or preference;
+- \"add\" when it is new and contradicts nothing known.
+Never keep two facts that contradict each other. Give a short reason for each decision.
+Answer with JSON only: {\"decisions\": [{\"new\": 1, \"action\": \"add\", \"known\": null, \"reason\": ...}]}";
+
+/// The user message of the merge step.
+pub fn merge_text(subject: &str, known: &[String], new: &[String]) -> String {
+    let mut s = format!("Subject: {subject}\nKnown:\n");
+    for (i, k) in known.iter().enumerate() {
+        s.push_str(&format!("K{}. {k}\n", i + 1));
+    }
+    s.push_str("New:\n");
+    for (i, n) in new.iter().enumerate() {
+        s.push_str(&format!("N{}. {n}\n", i + 1));
+    }
+    s
+}
+
+/// The JSON schema of an extraction reply (a remote model's structured output, the on-device
+/// model's grammar).
+pub fn extract_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"subjects": {"type": "array", "items": subject_schema()}},
+        "required": ["subjects"],
+        "additionalProperties": false
+    })
+}
+
+fn subject_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The subject: a person's or thing's name, or \"user\""},
+            "description": {"type": "string", "description": "One sentence on who or what the subject is"},
+            "facts": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "fact": {"type": "string", "description": "One sentence that names its subject"},
+                    "topic": {"type": "string", "description": "One or two words: what the fact is about"},
+                    "turns": {"type": "array", "items": {"type": "integer"}, "description": "The turns it comes from"}
+                },
+                "required": ["fact", "topic", "turns"],
+                "additionalProperties": false
+            }}
+        },
+        "required": ["name", "description", "facts"],
+        "additionalProperties": false
+    })
+}
+
+/// The JSON schema of a merge reply.
+pub fn merge_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"decisions": {"type": "array", "items": {
+            "type": "object",
+            "properties": {
+                "new": {"type": "integer"},
+                "action": {"type": "string", "enum": ["add", "update", "noop"]},
+                "known": {"type": ["integer", "null"]},
+                "reason": {"type": "string"}
+            },
+            "required": ["new", "action", "known", "reason"],
+            "additionalProperties": false
+        }}},
+        "required": ["decisions"],
+        "additionalProperties": false
+    })
+}
+
+/// The tool a remote model calls once per subject in the extraction step (seed 004's
+/// `extract_facts`).
+pub fn extract_tool() -> ToolSpec {
+    ToolSpec {
+        name: "extract_facts".into(),
+        description: "Record the facts about one subject worth remembering long term. Call once per subject; \
+                      do not call it when nothing is worth remembering."
+            .into(),
+        parameters: subject_schema(),
+    }
+}
+
+/// The tool a remote model calls in the merge step.
+pub fn merge_tool() -> ToolSpec {
+    ToolSpec {
+        name: "decide".into(),
+        description: "Record what to do with each new fact.".into(),
+        parameters: merge_schema(),
+    }
+}
+
+/// The JSON object in a reply's text: the whole text, or the first `{…}` in it (a model may
+/// wrap it in a code fence or a sentence).
+fn json_in(text: &str) -> Result<Value, Malformed> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(Malformed("it was empty".into()));
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(t) {
+        return Ok(v);
+    }
+    let start = t.find('{').ok_or_else(|| Malformed("it holds no JSON object".into()))?;
+    let mut stream = serde_json::Deserializer::from_str(&t[start..]).into_iter::<Value>();
+    match stream.next() {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(Malformed(format!("its JSON is broken ({e})"))),
+        None => Err(Malformed("it holds no JSON object".into())),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubjectJson {
+    name: String,
+    #[serde(default)]
+    description: String,
+    facts: Vec<FactJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FactJson {
+    fact: String,
+    #[serde(default)]
+    topic: String,
+    #[serde(default)]
+    turns: Vec<i64>,
+}
+
+fn pool(v: Value, turns: usize) -> Result<Pool, Malformed> {
+    let s: SubjectJson =
+        serde_json::from_value(v).map_err(|e| Malformed(format!("a subject is not as asked ({e})")))?;
+    let name = s.name.trim().to_string();
+    if name.is_empty() {
+        return Err(Malformed("a subject has no name".into()));
+    }
+    let mut facts = Vec::new();
+    for f in s.facts {
+        let fact = f.fact.trim().to_string();
+        if fact.is_empty() {
+            continue;
+        }
+        if fact.chars().count() > MAX_FACT_CHARS {
+            return Err(Malformed(format!("a fact about {name} is longer than {MAX_FACT_CHARS} characters")));
+        }
+        let cited = f.turns.iter().filter(|&&t| t >= 1 && (t as usize) <= turns).map(|&t| t as usize).collect();
+        facts.push(Extracted { fact, topic: f.topic.trim().to_string(), turns: cited });
+    }
+    Ok(Pool { name, description: s.description.trim().to_string(), facts })
+}
+
+/// Reads an extraction reply: `extract_facts` tool calls, or the JSON of [`extract_schema`]
+/// (a single subject object is read too) in its text. `turns` is how many turns were shown.
+pub fn read_extraction(reply: &ChatResponse, turns: usize) -> Result<Vec<Pool>, Malformed> {
+    let mut pools = Vec::new();
+    if !reply.tool_calls.is_empty() {
+        for call in &reply.tool_calls {
+            if call.name != "extract_facts" {
+                return Err(Malformed(format!("it called an unknown tool '{}'", call.name)));
+            }
+            let v = serde_json::from_str(&call.arguments)
+                .map_err(|e| Malformed(format!("a tool call's arguments are not JSON ({e})")))?;
+            pools.push(pool(v, turns)?);
+        }
+    } else {
+        let v = json_in(&reply.content)?;
+        match v {
+            Value::Object(mut o) if o.contains_key("subjects") => match o.remove("subjects") {
+                Some(Value::Array(items)) => {
+                    for item in items {
+                        pools.push(pool(item, turns)?);
+                    }
+                }
+                _ => return Err(Malformed("\"subjects\" is not a list".into())),
+            },
+            Value::Object(o) if o.contains_key("name") => pools.push(pool(Value::Object(o), turns)?),
+            _ => return Err(Malformed("it is not {\"subjects\": [...]}".into())),
+        }
+    }
+    pools.retain(|p| !p.facts.is_empty());
+    let n: usize = pools.iter().map(|p| p.facts.len()).sum();
+    if n > MAX_FACTS {
+        return Err(Malformed(format!("it gave {n} facts; at most {MAX_FACTS} are read from one reply")));
+    }
+    Ok(pools)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerdictJson {
+    new: i64,
+    action: String,
+    #[serde(default)]
+    known: Option<i64>,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Reads a merge reply over `new` new facts and `known` known ones: one verdict per new fact,
+/// each update or no-op naming a known fact. A new fact the reply leaves out is an error (the
+/// model did not decide it), as is an update or no-op with no known fact to point at.
+pub fn read_verdicts(reply: &ChatResponse, new: usize, known: usize) -> Result<Vec<Verdict>, Malformed> {
+    let v = match reply.tool_calls.as_slice() {
+        [] => json_in(&reply.content)?,
+        [call] if call.name == "decide" => serde_json::from_str(&call.arguments)
+            .map_err(|e| Malformed(format!("the tool call's arguments are not JSON ({e})")))?,
+        _ => return Err(Malformed("it should call `decide` once".into())),
+    };
+    let items = match v {
+        Value::Object(mut o) => match o.remove("decisions") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(Malformed("it is not {\"decisions\": [...]}".into())),
+        },
+        Value::Array(items) => items,
+        _ => return Err(Malformed("it is not {\"decisions\": [...]}".into())),
+    };
+    let mut out: Vec<Option<Verdict>> = vec![None; new];
+    for item in items {
+        let j: VerdictJson =
+            serde_json::from_value(item).map_err(|e| Malformed(format!("a decision is not as asked ({e})")))?;
+        let index = usize::try_from(j.new - 1).ok().filter(|&i| i < new);
+        let Some(index) = index else {
+            return Err(Malformed(format!("a decision is about new fact {}, which does not exist", j.new)));
+        };
+        let action: strata_core::DecisionAction = j
+            .action
+            .trim()
+            .to_lowercase()
+            .parse()
+            .map_err(|_| Malformed(format!("'{}' is not add, update or noop", j.action)))?;
+        let known_index = j.known.and_then(|k| usize::try_from(k - 1).ok()).filter(|&k| k < known);
+        if action != strata_core::DecisionAction::Add && known_index.is_none() {
+            return Err(Malformed(format!("the {action} of new fact {} names no known fact", j.new)));
+        }
+        let known_index = if action == strata_core::DecisionAction::Add { None } else { known_index };
+        out[index] = Some(Verdict { new: index, action, known: known_index, reason: j.reason.trim().to_string() });
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, v)| v.ok_or_else(|| Malformed(format!("it decided nothing about new fact {}", i + 1))))
+        .collect()
+}
