@@ -31,4 +31,4 @@ pub use engine::{
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, FactView, Review};
 pub use ranking::Ranking;
-pub use settings::{ChatChoice, Settings};
+pub use settings::{ChatChoice, ExtractionSettings, Settings};

@@ -20,6 +20,34 @@ pub struct Settings {
     pub tiers: TierPolicy,
     /// The chat model chosen last (none: the on-device model).
     pub chat: Option<ChatChoice>,
+    /// When facts are extracted from conversations, and whether a person reviews them.
+    pub extraction: ExtractionSettings,
+}
+
+/// When extraction runs and what becomes of its changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct ExtractionSettings {
+    /// Extract after each exchange of a chat (the app's, `strata chat` and `strata ask`, the
+    /// memory proxy) and each conversation an AI tool hands over, in the background.
+    pub after_exchanges: bool,
+    /// Apply changes at once or propose them for review; `None`: what the model that extracts
+    /// has earned ([`crate::extract::Review::for_model`]).
+    pub review: Option<crate::extract::Review>,
+}
+
+impl Default for ExtractionSettings {
+    fn default() -> Self {
+        ExtractionSettings { after_exchanges: true, review: None }
+    }
+}
+
+impl ExtractionSettings {
+    /// Whether changes extracted by `model` are applied or proposed.
+    pub fn review_for(&self, model: &dyn strata_core::ChatModel) -> crate::extract::Review {
+        self.review.unwrap_or_else(|| crate::extract::Review::for_model(model))
+    }
 }
 
 /// A chat model: which provider, which of its models, and where, when not the usual address.

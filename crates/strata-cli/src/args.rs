@@ -255,6 +255,37 @@ pub enum Command {
     /// Count a text's tokens for a model, or split it into pieces that fit.
     #[command(subcommand)]
     Tokens(TokensCommand),
+    /// Turn conversations into facts about the people and things in them: read the turns no
+    /// run has read, extract facts by subject, and add, update or confirm what is known (an
+    /// update keeps the old value in the fact's history). Whether changes apply at once or wait
+    /// for `strata review` follows the settings (the on-device model's wait).
+    Extract {
+        /// Only this session (every session with unread turns otherwise).
+        #[arg(long)]
+        session: Option<String>,
+        /// Show what would change, change nothing (the turns stay unread).
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply the changes at once, or propose them for review (default: the settings).
+        #[arg(long, value_enum)]
+        review: Option<ReviewArg>,
+        /// Only these episodes (what `strata ask` hands over after an exchange).
+        #[arg(long = "episode", value_name = "ID", hide = true)]
+        episodes: Vec<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+    },
+    /// The changes extraction proposed: list them, or accept or reject some or all.
+    Review {
+        #[command(subcommand)]
+        action: Option<ReviewCommand>,
+    },
+    /// What is known about the people and things in your conversations: every subject with its
+    /// facts, or one subject with the values each fact had before.
+    Facts {
+        /// A subject's name (`Ana`, `user`).
+        subject: Option<String>,
+    },
     /// Provider keys in the OS keychain (a key in the environment, e.g. OPENAI_API_KEY, wins).
     #[command(subcommand)]
     Key(KeyCommand),
@@ -385,6 +416,39 @@ pub struct GateArgs {
     /// The least held-out fact recall with the adapter, as a share.
     #[arg(long, default_value_t = 0.5)]
     pub min_recall: f64,
+}
+
+/// `strata review …`
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// Accept proposals: their facts are written and recalled from now on.
+    Accept {
+        /// The proposals' ids (`strata review` lists them).
+        ids: Vec<String>,
+        /// Every proposal waiting.
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        /// Accept one proposal with its fact reworded.
+        #[arg(long = "as", value_name = "FACT")]
+        wording: Option<String>,
+    },
+    /// Reject proposals: nothing is written.
+    Reject {
+        /// The proposals' ids.
+        ids: Vec<String>,
+        /// Every proposal waiting.
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+    },
+}
+
+/// Whether extracted changes apply at once, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ReviewArg {
+    /// Applied at once.
+    Apply,
+    /// Proposed for `strata review`.
+    Propose,
 }
 
 /// `strata key …`

@@ -118,10 +118,19 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Context(args) => context(engine, args, out),
         Command::Ask { question, provider, turn, no_record } => {
             load_embedder(engine, out)?;
-            let chat = open_chat(provider, active_adapter(engine)?)?;
+            let chat = open_chat(provider.clone(), active_adapter(engine)?)?;
             let view = ask_turn(engine, chat.as_ref(), &turn, !no_record, None, question, vec![], out)?;
-            out.asked(&view)
+            out.asked(&view)?;
+            match &view.recorded {
+                Some(m) => crate::extract::extract_later(engine, &provider, &m.id),
+                None => Ok(()),
+            }
         }
+        Command::Extract { session, dry_run, review, episodes, provider } => {
+            crate::extract::extract(engine, session, episodes, dry_run, review, provider, out)
+        }
+        Command::Review { action } => crate::extract::review(engine, action, out),
+        Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -229,7 +238,8 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
 /// conversation, `/quit` ends; a failed turn is said and the conversation goes on.
 fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out, clock: &dyn Clock) -> Result<()> {
     load_embedder(engine, out)?;
-    let mut chat = open_chat(provider, active_adapter(engine)?)?;
+    let mut chat = open_chat(provider.clone(), active_adapter(engine)?)?;
+    let mut extractor = provider;
     let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
     let mut history: Vec<strata_core::Message> = Vec::new();
     let mut last: Option<strata_api::AskView> = None;
@@ -250,9 +260,10 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
                     base_url: None,
                 };
                 // A provider that cannot be opened (no key…) leaves the conversation as it was.
-                match active_adapter(engine).and_then(|a| open_chat(wanted, a)) {
+                match active_adapter(engine).and_then(|a| open_chat(wanted.clone(), a)) {
                     Ok(c) => {
                         chat = c;
+                        extractor = wanted;
                         note!("Now talking with {} {}.", chat.provider(), chat.model());
                     }
                     Err(e) => {
@@ -280,6 +291,9 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
                         history.push(strata_core::Message::user(line));
                         history.push(strata_core::Message::assistant(view.answer.clone()));
                         out.asked(&view)?;
+                        if let Some(m) = &view.recorded {
+                            crate::extract::extract_later(engine, &extractor, &m.id)?;
+                        }
                         last = Some(view);
                     }
                     Err(e) => note!("error: {e:#}"),
@@ -660,7 +674,10 @@ fn active_adapter(engine: &Engine) -> Result<Option<(PathBuf, String)>> {
 
 /// The chat model `provider` names (`on-device` loads the local model, with `adapter` when
 /// one is active).
-fn open_chat(args: ProviderArgs, adapter: Option<(PathBuf, String)>) -> Result<Box<dyn strata_core::ChatModel>> {
+pub(crate) fn open_chat(
+    args: ProviderArgs,
+    adapter: Option<(PathBuf, String)>,
+) -> Result<Box<dyn strata_core::ChatModel>> {
     let ProviderArgs { provider, model, base_url } = args;
     let provider = provider.as_str();
     if matches!(provider, "on-device" | "local") {

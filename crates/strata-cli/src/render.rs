@@ -293,6 +293,113 @@ impl Out {
         Ok(())
     }
 
+    pub fn extracted(&self, r: &strata_api::ExtractReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        if r.turns == 0 {
+            say!("Nothing new to read: every turn has been read for facts.");
+            return Ok(());
+        }
+        let waiting = r.decisions.iter().filter(|d| d.status == "proposed").count();
+        say!(
+            "Read {} turns of {} {}: {} {}{}.",
+            r.turns,
+            r.sessions,
+            if r.sessions == 1 { "conversation" } else { "conversations" },
+            r.decisions.len(),
+            if r.decisions.len() == 1 { "change" } else { "changes" },
+            if r.dry_run {
+                " (a dry run: nothing was written)".to_string()
+            } else if waiting > 0 {
+                format!(", {waiting} waiting for `strata review`")
+            } else {
+                String::new()
+            }
+        );
+        if !r.decisions.is_empty() {
+            self.decision_table(&r.decisions)?;
+        }
+        Ok(())
+    }
+
+    fn decision_table(&self, ds: &[strata_api::DecisionView]) -> Result<()> {
+        let mut t = table(&["id", "change", "subject", "fact", "why"]);
+        for d in ds {
+            let change = match (d.action.as_str(), &d.previous) {
+                ("update", Some(p)) => format!("update (was: {})", truncate(p, 40)),
+                ("noop", _) => "already known".to_string(),
+                (a, _) => a.to_string(),
+            };
+            t.add_row(vec![
+                d.id.clone(),
+                change,
+                d.subject_name.clone(),
+                truncate(&d.fact, 60),
+                truncate(&d.reason, 40),
+            ]);
+        }
+        print_table(&t)
+    }
+
+    pub fn proposals(&self, ds: &[strata_api::DecisionView]) -> Result<()> {
+        if self.json {
+            return print_json(ds);
+        }
+        if ds.is_empty() {
+            say!("Nothing waiting for review.");
+            return Ok(());
+        }
+        self.decision_table(ds)?;
+        say!("\nAccept with `strata review accept ID…` (or --all), reject with `strata review reject ID…`.");
+        Ok(())
+    }
+
+    pub fn settled(&self, ds: &[strata_api::DecisionView], verb: &str) -> Result<()> {
+        if self.json {
+            return print_json(ds);
+        }
+        for d in ds {
+            say!("{verb} {}: {}", d.id, d.fact);
+        }
+        Ok(())
+    }
+
+    pub fn documents(&self, docs: &[strata_api::DocumentView]) -> Result<()> {
+        if self.json {
+            return print_json(docs);
+        }
+        if docs.is_empty() {
+            say!("No facts yet: they come from conversations (`strata extract`).");
+            return Ok(());
+        }
+        for (i, d) in docs.iter().enumerate() {
+            if i > 0 {
+                say!();
+            }
+            say!("{} — {}", d.name, d.description);
+            say!("{}", d.content);
+        }
+        Ok(())
+    }
+
+    pub fn document(&self, d: &strata_api::DocumentView) -> Result<()> {
+        if self.json {
+            return print_json(d);
+        }
+        say!("{} — {}", d.name, d.description);
+        for f in &d.facts {
+            let since = f.stated.as_deref().map(|s| format!(" (said {s})")).unwrap_or_default();
+            say!("- {}{since}", f.fact);
+            for old in f.history.iter().rev().skip(1) {
+                let from = old.stated.as_deref().unwrap_or("?");
+                let until = old.valid_until.as_deref().unwrap_or("?");
+                say!("    before: {} (from {from} until {until})", old.fact);
+            }
+        }
+        Ok(())
+    }
+
     pub fn replay(&self, r: &ReplayReport) -> Result<()> {
         if self.json {
             return print_json(r);

@@ -100,6 +100,9 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Sampling temperature (the provider's default when absent; 0 for the steadiest answer).
     pub temperature: Option<f64>,
+    /// Answer with JSON this schema accepts, where the model can be held to one (the on-device
+    /// model decodes under it as a grammar; a provider's model gets the tools instead).
+    pub schema: Option<serde_json::Value>,
 }
 
 /// Tokens a call used.

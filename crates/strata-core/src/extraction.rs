@@ -131,6 +131,17 @@ fn decisions_where(conn: &rusqlite::Connection, clause: &str, args: &[&dyn rusql
     Ok(stmt.query_map(args, row)?.collect::<rusqlite::Result<_>>()?)
 }
 
+fn unread(conn: &rusqlite::Connection, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
+    let mut stmt = conn.prepare_cached("SELECT 1 FROM extraction_reads WHERE episode_id = ?1")?;
+    let mut out = Vec::new();
+    for id in episodes {
+        if stmt.query_row([id.to_string()], |_| Ok(())).optional()?.is_none() {
+            out.push(*id);
+        }
+    }
+    Ok(out)
+}
+
 impl Store {
     /// The decisions about `user_id`'s memories with `status` (all when `None`), oldest first,
     /// at most `limit`.
@@ -150,14 +161,7 @@ impl Store {
 
     /// Of `episodes`, those extraction has not read yet, in the order given.
     pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
-        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM extraction_reads WHERE episode_id = ?1")?;
-        let mut out = Vec::new();
-        for id in episodes {
-            if stmt.query_row([id.to_string()], |_| Ok(())).optional()?.is_none() {
-                out.push(*id);
-            }
-        }
-        Ok(out)
+        unread(&self.conn, episodes)
     }
 }
 
@@ -187,6 +191,11 @@ impl StoreTx<'_> {
             ],
         )?;
         Ok(())
+    }
+
+    /// [`Store::unread_episodes`] inside this transaction.
+    pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
+        unread(self.conn(), episodes)
     }
 
     /// [`Store::decision`] inside this transaction.

@@ -12,6 +12,7 @@ mod bert;
 mod checkpoint;
 mod elementwise;
 mod encoder;
+mod grammar;
 mod llama;
 mod local_chat;
 mod minilm;

@@ -82,6 +82,8 @@ pub struct LocalChat {
     context: usize,
     /// Every core, for the prompt's f32 products (split in halves with `rayon::join`).
     pool: rayon::ThreadPool,
+    /// Constrained decoders for this vocabulary, built on the first JSON answer.
+    grammars: std::sync::OnceLock<std::result::Result<crate::grammar::Grammars, String>>,
 }
 
 impl std::fmt::Debug for LocalChat {
@@ -145,7 +147,17 @@ impl LocalChat {
             .build()
             .map_err(|e| model_error(file, format!("cannot start its threads: {e}")))?;
         let context = model.shape().context;
-        Ok(LocalChat { name, model: Mutex::new(model), text, im_start, im_end, stops, context, pool })
+        Ok(LocalChat {
+            name,
+            model: Mutex::new(model),
+            text,
+            im_start,
+            im_end,
+            stops,
+            context,
+            pool,
+            grammars: std::sync::OnceLock::new(),
+        })
     }
 
     /// The model's name (its file's).
@@ -254,6 +266,36 @@ impl LocalChat {
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> Result<Generation> {
+        self.generate_under(messages, sampling, None, on_text, cancel)
+    }
+
+    /// [`LocalChat::generate`] held to a JSON schema: every token picked keeps the answer
+    /// inside it, so a whole answer always parses (one cut short by `max_tokens` does not).
+    pub fn generate_json(
+        &self,
+        messages: &[Message],
+        schema: &serde_json::Value,
+        sampling: Sampling,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<Generation> {
+        let grammars = self
+            .grammars
+            .get_or_init(|| crate::grammar::Grammars::new(&self.text, self.im_end).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| Error::Model(e.clone()))?;
+        let constrained = grammars.for_schema(schema)?;
+        self.generate_under(messages, sampling, Some(constrained), on_text, cancel)
+    }
+
+    fn generate_under(
+        &self,
+        messages: &[Message],
+        sampling: Sampling,
+        mut constrained: Option<crate::grammar::Constrained>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<Generation> {
         let started = Instant::now();
         let prompt = self.prompt_ids(messages)?;
         let context = self.context;
@@ -277,10 +319,17 @@ impl LocalChat {
             if cancel.load(Ordering::Relaxed) {
                 break Finish::Cancelled;
             }
-            let next = pick(&logits, sampling, &mut rng).map_err(fail)?;
+            let mut values: Vec<f32> = logits.to_vec1().map_err(fail)?;
+            if let Some(c) = constrained.as_mut() {
+                c.mask(&mut values)?;
+            }
+            let next = pick(&values, sampling, &mut rng);
             first_token_ms.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
             if self.stops.contains(&next) {
                 break Finish::Stop;
+            }
+            if let Some(c) = constrained.as_mut() {
+                c.consume(next)?;
             }
             out.push(next);
             text = self.text.decode(&out, true).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?;
@@ -291,6 +340,9 @@ impl LocalChat {
             }
             if out.len() >= sampling.max_tokens {
                 break Finish::Length;
+            }
+            if constrained.as_ref().is_some_and(crate::grammar::Constrained::done) {
+                break Finish::Stop;
             }
             logits = self.pool.install(|| model.forward(&[next], prompt.len() + out.len() - 1)).map_err(fail)?;
         };
@@ -308,11 +360,10 @@ impl LocalChat {
 }
 
 /// The next token: the likeliest (temperature 0), or sampled from the nucleus.
-fn pick(logits: &candle_core::Tensor, s: Sampling, rng: &mut impl Rng) -> candle_core::Result<u32> {
-    let logits: Vec<f32> = logits.to_vec1()?;
+fn pick(logits: &[f32], s: Sampling, rng: &mut impl Rng) -> u32 {
     let best = || logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
     if s.temperature <= 0.0 {
-        return Ok(best());
+        return best();
     }
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let mut p: Vec<(usize, f64)> =
@@ -330,10 +381,10 @@ fn pick(logits: &candle_core::Tensor, s: Sampling, rng: &mut impl Rng) -> candle
     for (i, w) in &p {
         r -= w;
         if r <= 0.0 {
-            return Ok(*i as u32);
+            return *i as u32;
         }
     }
-    Ok(best())
+    best()
 }
 
 /// The on-device model's prompt budget for memory-augmented turns: what measurably helps it
@@ -360,7 +411,8 @@ impl strata_core::ChatModel for LocalChat {
         Some(PROMPT_BUDGET)
     }
 
-    /// Tools are not offered to the on-device model (it cannot call them reliably).
+    /// Tools are not offered to the on-device model (it cannot call them reliably); a
+    /// request's schema holds its answer to JSON the schema accepts.
     fn chat(
         &self,
         request: &strata_core::ChatRequest,
@@ -372,7 +424,11 @@ impl strata_core::ChatModel for LocalChat {
             max_tokens: request.max_tokens.map_or(512, |m| m as usize),
             ..Sampling::default()
         };
-        let g = self.generate(&request.messages, sampling, on_text, cancel).map_err(|e| {
+        let g = match &request.schema {
+            Some(schema) => self.generate_json(&request.messages, schema, sampling, on_text, cancel),
+            None => self.generate(&request.messages, sampling, on_text, cancel),
+        };
+        let g = g.map_err(|e| {
             let kind = match e {
                 Error::Invalid(_) => strata_core::ChatErrorKind::ContextTooLong,
                 _ => strata_core::ChatErrorKind::Server,

@@ -50,11 +50,22 @@ pub enum Review {
     Propose,
 }
 
+impl Review {
+    /// What a model's extraction has earned when the settings do not say: the on-device model
+    /// proposes (its measured precision is below the 0.7 a store needs, docs/benchmarks.md,
+    /// "Extraction"), a provider's model applies.
+    pub fn for_model(model: &dyn ChatModel) -> Review {
+        if model.provider() == "on-device" { Review::Propose } else { Review::Apply }
+    }
+}
+
 /// What to extract from.
 #[derive(Debug, Clone, Default)]
 pub struct ExtractParams {
     /// Only this session (every session with unread turns when absent).
     pub session_id: Option<String>,
+    /// Only these episodes (ids), when not empty.
+    pub episodes: Vec<String>,
     /// Decide, but write nothing (the turns stay unread).
     pub dry_run: bool,
     /// Apply or propose.
@@ -153,7 +164,16 @@ fn ask<T>(
     read: impl Fn(&ChatResponse) -> Result<T, Malformed>,
 ) -> ApiResult<T> {
     let mut last = None;
-    for _ in 0..2 {
+    for attempt in 0..2 {
+        // A second try samples a little, so a model that answers the same way every time at
+        // temperature 0 can answer differently.
+        let retry;
+        let request = if attempt == 0 {
+            request
+        } else {
+            retry = ChatRequest { temperature: Some(0.7), ..request.clone() };
+            &retry
+        };
         if cancel.load(Ordering::Relaxed) {
             return Err(ApiError::new(ErrorCode::Cancelled, "extraction was stopped; running it again goes on"));
         }
@@ -166,7 +186,10 @@ fn ask<T>(
         }
         match read(&reply) {
             Ok(v) => return Ok(v),
-            Err(e) => last = Some(e),
+            Err(e) => {
+                tracing::debug!(reply = %reply.content, calls = reply.tool_calls.len(), "extraction: {e}");
+                last = Some(e);
+            }
         }
     }
     let e = last.expect("two tries were made");
@@ -194,6 +217,10 @@ impl Engine {
         let ids: Vec<MemoryId> = episodes.iter().map(|m| m.id).collect();
         let unread: HashSet<MemoryId> = self.store_view().unread_episodes(&ids)?.into_iter().collect();
         episodes.retain(|m| unread.contains(&m.id));
+        if !params.episodes.is_empty() {
+            let only: Vec<MemoryId> = params.episodes.iter().map(|id| id.parse()).collect::<Result<_, _>>()?;
+            episodes.retain(|m| only.contains(&m.id));
+        }
         episodes.sort_by_key(|m| (m.occurred_at(), m.id));
         let mut sessions: BTreeMap<Option<String>, Vec<Memory>> = BTreeMap::new();
         for m in episodes {
@@ -235,6 +262,7 @@ impl Engine {
             tools: vec![reply::extract_tool()],
             max_tokens: Some(REPLY_TOKENS),
             temperature: Some(0.0),
+            schema: Some(reply::extract_schema()),
         };
         let n = chunk.turns.len();
         let pools = ask(model, &request, cancel, report, |r| reply::read_extraction(r, n))?;
@@ -312,6 +340,7 @@ impl Engine {
                 tools: vec![reply::merge_tool()],
                 max_tokens: Some(REPLY_TOKENS),
                 temperature: Some(0.0),
+                schema: Some(reply::merge_schema()),
             };
             let decided = ask(model, &request, cancel, report, |r| reply::read_verdicts(r, fresh.len(), known.len()))?;
             for v in decided {
@@ -380,6 +409,10 @@ impl Engine {
         let scope = self.scope(None);
         let run_id = decisions.first().map(|d| d.run_id.clone()).unwrap_or_else(|| "empty".into());
         self.store().transact(|tx| {
+            // Another run (a second process after the next exchange) read these turns first.
+            if tx.unread_episodes(&chunk.episodes)?.len() < chunk.episodes.len() {
+                return Ok(());
+            }
             for d in decisions {
                 let mut d = d.clone();
                 if review == Review::Apply {

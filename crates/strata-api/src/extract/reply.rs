@@ -136,13 +136,13 @@ fn subject_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "The subject: a person's or thing's name, or \"user\""},
-            "description": {"type": "string", "description": "One sentence on who or what the subject is"},
+            "name": {"type": "string", "minLength": 1, "maxLength": 80, "description": "The subject: a person's or thing's name, or \"user\""},
+            "description": {"type": "string", "maxLength": 200, "description": "One sentence on who or what the subject is"},
             "facts": {"type": "array", "items": {
                 "type": "object",
                 "properties": {
-                    "fact": {"type": "string", "description": "One sentence that names its subject"},
-                    "topic": {"type": "string", "description": "One or two words: what the fact is about"},
+                    "fact": {"type": "string", "minLength": 8, "maxLength": 400, "description": "One sentence that names its subject"},
+                    "topic": {"type": "string", "minLength": 1, "maxLength": 40, "description": "One or two words: what the fact is about"},
                     "turns": {"type": "array", "items": {"type": "integer"}, "description": "The turns it comes from"}
                 },
                 "required": ["fact", "topic", "turns"],

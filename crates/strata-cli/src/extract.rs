@@ -1,0 +1,109 @@
+//! `strata extract`, `strata review`, `strata facts`, and the background extraction that
+//! `strata ask` and `strata chat` start after an exchange.
+
+use std::io::IsTerminal;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result, bail};
+use strata_api::{Engine, ExtractParams, Review, Settings};
+
+use crate::args::{ProviderArgs, ReviewArg, ReviewCommand};
+use crate::render::Out;
+
+/// `strata extract`: one run over the unread turns, with progress on a terminal.
+pub fn extract(
+    engine: &mut Engine,
+    session_id: Option<String>,
+    episodes: Vec<String>,
+    dry_run: bool,
+    review: Option<ReviewArg>,
+    provider: ProviderArgs,
+    out: &Out,
+) -> Result<()> {
+    let model = crate::commands::open_chat(provider, None)?;
+    let review = match review {
+        Some(ReviewArg::Apply) => Review::Apply,
+        Some(ReviewArg::Propose) => Review::Propose,
+        None => Settings::load()?.extraction.review_for(model.as_ref()),
+    };
+    let show = !out.json && std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let params = ExtractParams { session_id, episodes, dry_run, review };
+    let report = engine.extract(
+        &params,
+        model.as_ref(),
+        &mut |done, total| {
+            if show && total > 0 {
+                note_part!(
+                    "\rReading conversations: {done} of {total} parts ({:.0} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Ok(())
+        },
+        &AtomicBool::new(false),
+    );
+    if show {
+        note!();
+    }
+    out.extracted(&report?)
+}
+
+/// `strata review …`
+pub fn review(engine: &mut Engine, action: Option<ReviewCommand>, out: &Out) -> Result<()> {
+    let waiting = || -> Result<Vec<String>> { Ok(engine.proposals()?.into_iter().map(|d| d.id).collect()) };
+    match action {
+        None => out.proposals(&engine.proposals()?),
+        Some(ReviewCommand::Accept { ids, all, wording }) => {
+            let ids = if all { waiting()? } else { ids };
+            if wording.is_some() && ids.len() != 1 {
+                bail!("--as rewords one proposal: name exactly one");
+            }
+            if ids.is_empty() {
+                bail!("name the proposals to accept (`strata review` lists them), or --all");
+            }
+            let items: Vec<(String, Option<String>)> = ids.into_iter().map(|id| (id, wording.clone())).collect();
+            out.settled(&engine.accept(&items)?, "Accepted")
+        }
+        Some(ReviewCommand::Reject { ids, all }) => {
+            let ids = if all { waiting()? } else { ids };
+            if ids.is_empty() {
+                bail!("name the proposals to reject (`strata review` lists them), or --all");
+            }
+            out.settled(&engine.reject(&ids)?, "Rejected")
+        }
+    }
+}
+
+/// `strata facts [SUBJECT]`
+pub fn facts(engine: &Engine, subject: Option<String>, out: &Out) -> Result<()> {
+    match subject {
+        Some(s) => out.document(&engine.document(&s)?),
+        None => out.documents(&engine.documents()?),
+    }
+}
+
+/// After an exchange of `strata ask` or `strata chat` (recorded as `episode`): when the
+/// settings say so, a `strata extract` process of its own reads it with the same model, so the
+/// answer never waits for extraction.
+pub fn extract_later(engine: &Engine, provider: &ProviderArgs, episode: &str) -> Result<()> {
+    if !Settings::load()?.extraction.after_exchanges {
+        return Ok(());
+    }
+    let db = engine.path().context("an in-memory database has no file to extract into")?.to_path_buf();
+    let exe = std::env::current_exe().context("cannot find the strata program to extract facts")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--db").arg(&db).args(["extract", "--episode", episode, "--provider", &provider.provider]);
+    if let Some(m) = &provider.model {
+        cmd.args(["--model", m]);
+    }
+    if let Some(u) = &provider.base_url {
+        cmd.args(["--base-url", u]);
+    }
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .context("cannot start `strata extract` in the background")?;
+    Ok(())
+}
