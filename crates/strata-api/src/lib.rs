@@ -29,6 +29,6 @@ pub use engine::{
     AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,
 };
 pub use error::{ApiError, ApiResult, ErrorCode};
-pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, FactView, Review};
+pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, Extractor, FactView, Review};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, ExtractionSettings, Settings};

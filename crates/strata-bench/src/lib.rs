@@ -10,6 +10,7 @@ pub mod answerbench;
 pub mod answertrain;
 pub mod chatbench;
 pub mod embedbench;
+pub mod extractbench;
 pub mod locomo;
 pub mod mcpbench;
 mod reference;

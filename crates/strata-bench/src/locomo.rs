@@ -19,11 +19,90 @@ pub const KS: [usize; 4] = [1, 5, 10, 20];
 /// The token budgets (cl100k_base) of recall within a budget.
 pub const BUDGETS: [usize; 3] = [500, 1000, 2000];
 
+/// One conversation of a LoCoMo-layout file.
 #[derive(Debug, Deserialize)]
-struct Sample {
+pub struct Sample {
     sample_id: String,
     conversation: serde_json::Map<String, serde_json::Value>,
     qa: Vec<Qa>,
+    /// The annotators' facts per session (`session_N_observation`: speaker → [text, dia_id]),
+    /// read only to score extraction.
+    #[serde(default)]
+    observation: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The conversations of a LoCoMo-layout file.
+pub fn samples(data: &Path) -> ApiResult<Vec<Sample>> {
+    load(data)
+}
+
+/// A conversation's id (`conv-26`).
+pub fn sample_id(sample: &Sample) -> &str {
+    &sample.sample_id
+}
+
+/// The reference observations of session `n`: (speaker, fact).
+pub fn observations(sample: &Sample, n: usize) -> Vec<(String, String)> {
+    let Some(serde_json::Value::Object(by_speaker)) = sample.observation.get(&format!("session_{n}_observation"))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (speaker, items) in by_speaker {
+        for item in items.as_array().into_iter().flatten() {
+            if let Some(text) = item.get(0).and_then(|t| t.as_str()) {
+                out.push((speaker.clone(), text.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Writes the first `limit` sessions of a conversation as episodes (as [`run`] ingests them);
+/// returns each session's number and how many turns it had.
+pub fn write_sessions(sample: &Sample, engine: &mut Engine, limit: usize) -> ApiResult<Vec<(usize, usize)>> {
+    let mut out = Vec::new();
+    for (n, turns) in sample.sessions()?.into_iter().take(limit) {
+        let count = turns.len();
+        write_session(sample, n, turns, engine, &mut |_, _| {})?;
+        out.push((n, count));
+    }
+    Ok(out)
+}
+
+/// Writes one session's turns as episodes one second apart from the session's time, calling
+/// `wrote(memory id, dia_id)` for each; returns the session's time.
+fn write_session(
+    sample: &Sample,
+    n: usize,
+    turns: Vec<Turn>,
+    engine: &mut Engine,
+    wrote: &mut dyn FnMut(strata_core::MemoryId, String),
+) -> ApiResult<DateTime<Utc>> {
+    let when = sample
+        .conversation
+        .get(&format!("session_{n}_date_time"))
+        .and_then(|v| v.as_str())
+        .and_then(session_time)
+        .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
+    for (i, t) in turns.into_iter().enumerate() {
+        let mut text = t.text;
+        if let Some(c) = t.blip_caption {
+            text.push_str(&format!(" [shares a photo: {c}]"));
+        }
+        let episode = Episode {
+            occurred_at: when + chrono::Duration::seconds(i as i64),
+            body: EpisodeBody::Utterance { speaker: t.speaker, text },
+            concepts: vec![],
+            extra: [("dia_id".to_string(), serde_json::Value::String(t.dia_id.clone()))].into_iter().collect(),
+        };
+        let m = engine.add(AddRequest {
+            session_id: Some(format!("session_{n}")),
+            ..AddRequest::new(Content::Episodic(episode))
+        })?;
+        wrote(m.id.parse()?, t.dia_id);
+    }
+    Ok(when)
 }
 
 impl Sample {
@@ -254,33 +333,15 @@ impl Corpus {
     fn add_turns(&mut self, sample: &Sample, engine: &mut Engine) -> ApiResult<HashSet<String>> {
         let mut known = HashSet::new();
         for (n, session_turns) in sample.sessions()? {
-            let when = sample
-                .conversation
-                .get(&format!("session_{n}_date_time"))
-                .and_then(|v| v.as_str())
-                .and_then(session_time)
-                .ok_or_else(|| ApiError::invalid(format!("{}: session_{n} has no readable date", sample.sample_id)))?;
+            let count = session_turns.len();
+            let dia_of = &mut self.dia_of;
+            let when = write_session(sample, n, session_turns, engine, &mut |id, dia| {
+                dia_of.insert(id.to_string(), dia.clone());
+                known.insert(dia);
+            })?;
             let after = when + chrono::Duration::days(1);
             self.asked_at.entry(sample.sample_id.clone()).and_modify(|t| *t = (*t).max(after)).or_insert(after);
-            for (i, t) in session_turns.into_iter().enumerate() {
-                let mut text = t.text;
-                if let Some(c) = t.blip_caption {
-                    text.push_str(&format!(" [shares a photo: {c}]"));
-                }
-                let episode = Episode {
-                    occurred_at: when + chrono::Duration::seconds(i as i64),
-                    body: EpisodeBody::Utterance { speaker: t.speaker, text },
-                    concepts: vec![],
-                    extra: [("dia_id".to_string(), serde_json::Value::String(t.dia_id.clone()))].into_iter().collect(),
-                };
-                let m = engine.add(AddRequest {
-                    session_id: Some(format!("session_{n}")),
-                    ..AddRequest::new(Content::Episodic(episode))
-                })?;
-                self.dia_of.insert(m.id, t.dia_id.clone());
-                known.insert(t.dia_id);
-                self.turns += 1;
-            }
+            self.turns += count;
         }
         Ok(known)
     }

@@ -681,6 +681,30 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 8)]
         batch: usize,
     },
+    /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
+    /// annotated observations (coverage, precision), and the update set (a fact changes: is it
+    /// brought up to date with its old value kept?).
+    Extract {
+        /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json); none: skip
+        /// LoCoMo.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Sessions read per conversation, from the first.
+        #[arg(long, default_value_t = 3)]
+        sessions: usize,
+        /// The update set (default: the shipped one); `none` skips it.
+        #[arg(long)]
+        updates: Option<String>,
+        /// Only the first N update cases.
+        #[arg(long)]
+        cases: Option<usize>,
+        /// Write each extracted fact with its best-matching observation here (to check the
+        /// matching by hand).
+        #[arg(long)]
+        samples: Option<PathBuf>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+    },
     /// The on-device chat model's speed: load time, prompt and generation tokens/s, time to
     /// first token, memory.
     Chat {

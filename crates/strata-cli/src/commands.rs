@@ -72,7 +72,12 @@ pub fn run(cli: Cli) -> Result<()> {
         return serve(engine, listen, provider, token, &out);
     }
     if let Command::Mcp { http, token, graph_tools, remote } = command {
-        let settings = strata_mcp::McpSettings { agent: cli.agent.clone(), graph_tools, ..Default::default() };
+        let settings = strata_mcp::McpSettings {
+            agent: cli.agent.clone(),
+            graph_tools,
+            extractor: crate::extract::background_extractor(None)?,
+            ..Default::default()
+        };
         let listen = http.map(|addr| Listen { addr, remote });
         return mcp(engine, settings, listen, token);
     }
@@ -447,6 +452,40 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.answer_bench(&report)
         }
+        BenchCommand::Extract { data, sessions, updates, cases, samples, provider } => {
+            use strata_bench::extractbench;
+            let model = open_chat(provider, None)?;
+            let work = tempfile::tempdir()?;
+            let show = !out.json && std::io::stderr().is_terminal();
+            let mut progress = |s: &str| {
+                if show {
+                    note!("{s}");
+                }
+            };
+            let mut report = extractbench::ExtractBenchReport {
+                model: format!("{}/{}", model.provider(), model.model()),
+                ..Default::default()
+            };
+            if let Some(data) = data {
+                let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+                report.locomo = Some(extractbench::run_locomo(
+                    &data,
+                    sessions,
+                    work.path(),
+                    model.as_ref(),
+                    embedder,
+                    samples.as_deref(),
+                    &mut progress,
+                )?);
+            }
+            if updates.as_deref() != Some("none") {
+                let file = updates.map(PathBuf::from).unwrap_or_else(extractbench::updates_file);
+                let mut all = extractbench::read_updates(&file)?;
+                all.truncate(cases.unwrap_or(usize::MAX));
+                report.updates = Some(extractbench::run_updates(&all, work.path(), model.as_ref(), &mut progress)?);
+            }
+            out.extraction_bench(&report)
+        }
         BenchCommand::AnswerAdapter { data, out: dir, budget, rank, lr, epochs, batch } => {
             use strata_bench::answertrain;
             let config = strata_train::TrainConfig {
@@ -577,7 +616,8 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
     let hosts = listen.hosts()?;
     let access = strata_proxy::Access { token: token_for(&hosts, token), hosts };
     load_embedder(&mut engine, out)?;
-    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider, active_adapter(&engine)?)?);
+    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider.clone(), active_adapter(&engine)?)?);
+    let extractor = crate::extract::background_extractor(Some(provider))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen.addr)
@@ -589,7 +629,7 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
             chat.provider(),
             chat.model()
         );
-        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access));
+        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access).with_extractor(extractor));
         strata_proxy::serve(listener, proxy, async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -107,3 +107,29 @@ pub fn extract_later(engine: &Engine, provider: &ProviderArgs, episode: &str) ->
         .context("cannot start `strata extract` in the background")?;
     Ok(())
 }
+
+/// The extractor of `strata mcp` (the settings' chat model, the on-device one when none was
+/// chosen) and `strata serve` (its own `provider`, in an instance of its own), or none when the settings turn extraction off or that model cannot
+/// be opened (said on stderr; conversations are then kept as episodes only).
+pub fn background_extractor(provider: Option<ProviderArgs>) -> Result<Option<strata_api::Extractor>> {
+    let settings = Settings::load()?;
+    if !settings.extraction.after_exchanges {
+        return Ok(None);
+    }
+    let provider = provider.unwrap_or_else(|| match settings.chat {
+        Some(c) => {
+            ProviderArgs { provider: c.provider, model: Some(c.model).filter(|m| !m.is_empty()), base_url: c.base_url }
+        }
+        None => ProviderArgs { provider: "on-device".into(), model: None, base_url: None },
+    });
+    match crate::commands::open_chat(provider, None) {
+        Ok(model) => {
+            let review = settings.extraction.review_for(model.as_ref());
+            Ok(Some(strata_api::Extractor { model: std::sync::Arc::from(model), review }))
+        }
+        Err(e) => {
+            note!("Facts will not be extracted from conversations: {e:#}");
+            Ok(None)
+        }
+    }
+}

@@ -400,6 +400,44 @@ impl Out {
         Ok(())
     }
 
+    pub fn extraction_bench(&self, r: &strata_bench::extractbench::ExtractBenchReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!("Extraction with {}", r.model);
+        if let Some(l) = &r.locomo {
+            say!(
+                "LoCoMo: {} sessions of {} conversations, {} turns: {} facts against {} observations ({} dropped as not borne out by the turns)",
+                l.sessions,
+                l.conversations,
+                l.turns,
+                l.facts,
+                l.observations,
+                l.ungrounded
+            );
+            say!(
+                "  coverage {:.2}, precision {:.2}; {:.1} s a session (median), {:.2} s and {:.0} tokens a turn",
+                l.coverage,
+                l.precision,
+                l.seconds_per_session_p50,
+                l.seconds_per_turn,
+                l.tokens_per_turn
+            );
+            for f in &l.failed_sessions {
+                say!("  failed: {f}");
+            }
+        }
+        if let Some(u) = &r.updates {
+            say!(
+                "Updates: {} cases, {:.2} resolved (new value current, old one in its history), {:.2} with a contradiction left standing",
+                u.cases,
+                u.resolved,
+                u.contradictions
+            );
+        }
+        Ok(())
+    }
+
     pub fn replay(&self, r: &ReplayReport) -> Result<()> {
         if self.json {
             return print_json(r);

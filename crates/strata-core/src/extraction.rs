@@ -149,7 +149,7 @@ impl Store {
         let status = status.map(|s| s.as_str().to_string());
         decisions_where(
             &self.conn,
-            "user_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY made_at, id LIMIT ?3",
+            "user_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY made_at, rowid LIMIT ?3",
             &[&user_id, &status, &(limit.min(i64::MAX as usize) as i64)],
         )
     }

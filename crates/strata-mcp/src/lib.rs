@@ -13,6 +13,7 @@
 //! shared by all clients unless a `remember` asks for `private`; a client sees the shared
 //! memories and its own private ones; every write records the client that made it.
 
+pub mod conversation_tools;
 pub mod graph_tools;
 pub mod http;
 mod jsonrpc;
@@ -34,6 +35,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
 use serde::Serialize;
+pub use strata_api::Extractor;
 use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
 
 /// How the server behaves.
@@ -45,11 +47,14 @@ pub struct McpSettings {
     pub graph_tools: bool,
     /// The most bytes of JSON one result carries; longer lists are cut and say so.
     pub max_result_bytes: usize,
+    /// Who extracts facts from the conversations handed over (`remember_conversation`); none:
+    /// they are kept as episodes only.
+    pub extractor: Option<Extractor>,
 }
 
 impl Default for McpSettings {
     fn default() -> Self {
-        McpSettings { agent: None, graph_tools: false, max_result_bytes: 64 * 1024 }
+        McpSettings { agent: None, graph_tools: false, max_result_bytes: 64 * 1024, extractor: None }
     }
 }
 
@@ -74,7 +79,7 @@ pub struct StrataMcp {
 impl StrataMcp {
     /// A server over `engine`'s database (its embedder, if it has one, serves every client).
     pub fn new(engine: Engine, settings: McpSettings) -> StrataMcp {
-        let mut tools = StrataMcp::native_tools();
+        let mut tools = StrataMcp::native_tools() + StrataMcp::conversation_tools();
         if settings.graph_tools {
             tools += StrataMcp::graph_tools();
         }

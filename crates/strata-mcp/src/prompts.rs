@@ -85,11 +85,11 @@ pub async fn get(
         REMEMBER_CONVERSATION => {
             let focus = arg("focus");
             let mut text = String::from(
-                "Look back over this conversation and save what is worth remembering with the `remember` tool: \
-                 facts about people, things and preferences as semantic memories (one key per thing, facts as \
-                 fields), things that happened as episodic memories (with when), and ways of doing things as \
-                 procedural memories (ordered steps). Call `recall` first and `update` a memory that already \
-                 exists instead of adding a duplicate. Skip small talk and anything the user asked you not to keep.",
+                "Hand this conversation to Strata with the `remember_conversation` tool: its turns in order \
+                 (role and content; leave out anything the user asked you not to keep). Strata keeps them and \
+                 extracts the facts worth keeping long term by itself, updating what it knew. Ways of doing \
+                 things the user taught you are best saved as procedural memories (ordered steps) with \
+                 `remember`.",
             );
             if !focus.is_empty() {
                 text.push_str(&format!("\n\nFocus on: {focus}"));

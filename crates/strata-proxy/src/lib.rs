@@ -27,6 +27,7 @@ pub struct Proxy {
     engine: Mutex<Engine>,
     model: Arc<dyn ChatModel>,
     access: Access,
+    extractor: Option<strata_api::Extractor>,
 }
 
 /// Who may call the proxy (see [`strata_core::access`] for the rules).
@@ -42,7 +43,13 @@ pub struct Access {
 impl Proxy {
     /// Serves `engine`'s memory with `model` upstream, to the callers `access` lets in.
     pub fn new(engine: Engine, model: Arc<dyn ChatModel>, access: Access) -> Proxy {
-        Proxy { engine: Mutex::new(engine), model, access }
+        Proxy { engine: Mutex::new(engine), model, access, extractor: None }
+    }
+
+    /// Extracts facts from each exchange, in the background, with `extractor`.
+    pub fn with_extractor(mut self, extractor: Option<strata_api::Extractor>) -> Proxy {
+        self.extractor = extractor;
+        self
     }
 }
 
@@ -246,6 +253,15 @@ async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -
             );
             if let Err(e) = engine.flush() {
                 tracing::warn!("could not record memory accesses: {e}");
+            }
+            // The answer is complete: its facts are extracted after it, apart from it.
+            if let (Ok(view), Some(x)) = (&result, &proxy.extractor)
+                && let Some(m) = &view.recorded
+            {
+                let params = strata_api::ExtractParams { episodes: vec![m.id.clone()], ..Default::default() };
+                if let Err(e) = engine.extract_in_background(x.clone(), params) {
+                    tracing::warn!("could not start extraction: {e}");
+                }
             }
             result
         })

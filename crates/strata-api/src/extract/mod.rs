@@ -13,6 +13,7 @@
 //! [`Store::unread_episodes`]: strata_core::Store::unread_episodes
 
 mod facts;
+mod ground;
 pub mod reply;
 mod review;
 
@@ -59,6 +60,22 @@ impl Review {
     }
 }
 
+/// The model that extracts facts in the background, and whether its changes apply at once.
+#[derive(Clone)]
+pub struct Extractor {
+    /// The model (for the on-device one, an instance of its own, so extraction never waits
+    /// for an answer or an answer for extraction).
+    pub model: std::sync::Arc<dyn ChatModel>,
+    /// Apply or propose.
+    pub review: Review,
+}
+
+impl std::fmt::Debug for Extractor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Extractor({}/{}, {:?})", self.model.provider(), self.model.model(), self.review)
+    }
+}
+
 /// What to extract from.
 #[derive(Debug, Clone, Default)]
 pub struct ExtractParams {
@@ -85,6 +102,9 @@ pub struct ExtractReport {
     pub usage: Usage,
     /// The decisions, in the order made.
     pub decisions: Vec<DecisionView>,
+    /// Facts the model gave that the conversation does not bear out (a subject it never names,
+    /// or no word of substance in common with it), dropped.
+    pub ungrounded: usize,
     /// Whether nothing was written.
     pub dry_run: bool,
 }
@@ -242,6 +262,27 @@ impl Engine {
         Ok(report)
     }
 
+    /// Extracts from `params`' turns with `extractor` on an engine of its own (same file and
+    /// caller), on a thread of its own, so the caller goes on at once. A failure is logged;
+    /// running extraction again goes on from the first unread turn.
+    pub fn extract_in_background(
+        &self,
+        extractor: Extractor,
+        params: ExtractParams,
+    ) -> ApiResult<std::thread::JoinHandle<ApiResult<ExtractReport>>> {
+        let mut own = self.for_caller(self.options().clone())?;
+        let params = ExtractParams { review: extractor.review, ..params };
+        Ok(std::thread::spawn(move || {
+            let cancel = AtomicBool::new(false);
+            let result =
+                own.extract(&params, extractor.model.as_ref(), &mut strata_core::interchange::no_tick, &cancel);
+            if let Err(e) = &result {
+                tracing::warn!("extraction in the background failed: {e}");
+            }
+            result
+        }))
+    }
+
     /// The decisions about one chunk.
     fn decide_chunk(
         &mut self,
@@ -266,7 +307,11 @@ impl Engine {
         };
         let n = chunk.turns.len();
         let pools = ask(model, &request, cancel, report, |r| reply::read_extraction(r, n))?;
-        // One pool per subject, in the order first named.
+        // What the conversation bears out, one pool per subject, in the order first named.
+        let said = ground::said(&chunk.turns);
+        let offered: usize = pools.iter().map(|p| p.facts.len()).sum();
+        let pools: Vec<Pool> = pools.into_iter().filter_map(|p| ground::grounded(p, &said)).collect();
+        report.ungrounded += offered - pools.iter().map(|p| p.facts.len()).sum::<usize>();
         let mut merged: Vec<(String, Pool)> = Vec::new();
         for p in pools {
             let key = subject_key(&p.name);
@@ -337,10 +382,10 @@ impl Engine {
                     Message::system(reply::MERGE_SYSTEM),
                     Message::user(reply::merge_text(&pool.name, &known_text, &new_text)),
                 ],
-                tools: vec![reply::merge_tool()],
+                tools: vec![reply::merge_tool(fresh.len(), known.len())],
                 max_tokens: Some(REPLY_TOKENS),
                 temperature: Some(0.0),
-                schema: Some(reply::merge_schema()),
+                schema: Some(reply::merge_schema(fresh.len(), known.len())),
             };
             let decided = ask(model, &request, cancel, report, |r| reply::read_verdicts(r, fresh.len(), known.len()))?;
             for v in decided {

@@ -65,10 +65,10 @@ const EXTRACT_RULES: &str = "You extract facts worth remembering long term from 
 Rules:
 - Only facts the speakers stated about themselves, the people and things in their lives, and decisions made in this conversation.
 - Nothing the assistant said about itself, its name or what it can do; no greetings, thanks or small talk.
-- Write each fact as one short sentence that names its subject (\"Ana lives in Lisbon\", not \"She lives there\").
+- Write each fact as one short sentence that names its subject by name, never \"he\", \"she\" or \"they\".
 - Write dates, not relative words: the conversation's date is given; \"last Saturday\" becomes the date it means.
 - Group the facts by subject: a person, a pet, a project, a place, or the user (name the user \"user\").
-- Give each fact a topic of one or two words (home, job, pet name, favourite food) and the numbers of the turns it comes from.
+- Give each fact a topic of one or two words (home, job, pet, hobby) and the numbers of the turns it comes from.
 - If nothing is worth remembering, give no subjects.";
 
 /// The system prompt of the extraction step: the rules, the conversation's date and the
@@ -121,12 +121,19 @@ pub fn merge_text(subject: &str, known: &[String], new: &[String]) -> String {
     s
 }
 
+/// The most subjects one extraction reply may name, and facts per subject: with the lengths
+/// below, a reply that reaches every bound still fits the reply's token limit, so a grammar
+/// that holds the on-device model to the schema also brings it to the end of the JSON.
+pub const MAX_SUBJECTS: usize = 4;
+/// See [`MAX_SUBJECTS`].
+pub const MAX_FACTS_PER_SUBJECT: usize = 6;
+
 /// The JSON schema of an extraction reply (a remote model's structured output, the on-device
 /// model's grammar).
 pub fn extract_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"subjects": {"type": "array", "items": subject_schema()}},
+        "properties": {"subjects": {"type": "array", "items": subject_schema(), "maxItems": MAX_SUBJECTS}},
         "required": ["subjects"],
         "additionalProperties": false
     })
@@ -136,14 +143,14 @@ fn subject_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "name": {"type": "string", "minLength": 1, "maxLength": 80, "description": "The subject: a person's or thing's name, or \"user\""},
-            "description": {"type": "string", "maxLength": 200, "description": "One sentence on who or what the subject is"},
-            "facts": {"type": "array", "items": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 60, "description": "The subject: a person's or thing's name, or \"user\""},
+            "description": {"type": "string", "maxLength": 160, "description": "One sentence on who or what the subject is"},
+            "facts": {"type": "array", "maxItems": MAX_FACTS_PER_SUBJECT, "items": {
                 "type": "object",
                 "properties": {
-                    "fact": {"type": "string", "minLength": 8, "maxLength": 400, "description": "One sentence that names its subject"},
-                    "topic": {"type": "string", "minLength": 1, "maxLength": 40, "description": "One or two words: what the fact is about"},
-                    "turns": {"type": "array", "items": {"type": "integer"}, "description": "The turns it comes from"}
+                    "fact": {"type": "string", "minLength": 8, "maxLength": 200, "description": "One sentence that names its subject"},
+                    "topic": {"type": "string", "minLength": 1, "maxLength": 30, "description": "One or two words: what the fact is about"},
+                    "turns": {"type": "array", "items": {"type": "integer"}, "maxItems": 4, "description": "The turns it comes from"}
                 },
                 "required": ["fact", "topic", "turns"],
                 "additionalProperties": false
@@ -154,17 +161,19 @@ fn subject_schema() -> Value {
     })
 }
 
-/// The JSON schema of a merge reply.
-pub fn merge_schema() -> Value {
+/// The JSON schema of a merge reply over `new` new facts and `known` known ones: exactly one
+/// decision per new fact, each naming a fact that exists.
+pub fn merge_schema(new: usize, known: usize) -> Value {
+    let known_numbers: Vec<Value> = (1..=known).map(|k| json!(k)).chain([Value::Null]).collect();
     json!({
         "type": "object",
-        "properties": {"decisions": {"type": "array", "items": {
+        "properties": {"decisions": {"type": "array", "minItems": new, "maxItems": new, "items": {
             "type": "object",
             "properties": {
-                "new": {"type": "integer"},
+                "new": {"type": "integer", "minimum": 1, "maximum": new},
                 "action": {"type": "string", "enum": ["add", "update", "noop"]},
-                "known": {"type": ["integer", "null"]},
-                "reason": {"type": "string"}
+                "known": {"enum": known_numbers},
+                "reason": {"type": "string", "maxLength": 120}
             },
             "required": ["new", "action", "known", "reason"],
             "additionalProperties": false
@@ -187,11 +196,11 @@ pub fn extract_tool() -> ToolSpec {
 }
 
 /// The tool a remote model calls in the merge step.
-pub fn merge_tool() -> ToolSpec {
+pub fn merge_tool(new: usize, known: usize) -> ToolSpec {
     ToolSpec {
         name: "decide".into(),
         description: "Record what to do with each new fact.".into(),
-        parameters: merge_schema(),
+        parameters: merge_schema(new, known),
     }
 }
 

@@ -154,7 +154,7 @@ fn a_closed_stderr_is_not_a_crash() {
     let e = Env::new();
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let status = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let status = crate::strata()
         .args(["get", "nothing-here"])
         .env("STRATA_DB", e.db())
         .stdout(Stdio::null())
@@ -275,7 +275,7 @@ fn the_proxy_listens_beyond_loopback_only_when_allowed_and_then_with_a_token() {
     let err = e.err(&["serve", "--port", "0", "--host", "0.0.0.0"]);
     assert!(err.contains("not a loopback address") && err.contains("--allow-remote"), "{err}");
 
-    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let mut server = crate::strata()
         .args(["serve", "--port", "0", "--host", "0.0.0.0", "--allow-remote", "--allow-host", "strata.lan"])
         .env("STRATA_DB", e.db())
         .env_remove("STRATA_PROXY_TOKEN")

@@ -8,16 +8,32 @@ use std::process::{Command, Stdio};
 use expect_test::expect;
 use serde_json::Value;
 
+mod extraction;
 mod hardening;
 mod mcp;
 mod train;
+
+/// The `strata` program, with settings of its own: extraction after exchanges off, so no test
+/// starts a background `strata extract` (nor calls a loopback model once more) unless it asks
+/// to (`extraction.rs` does).
+fn strata() -> Command {
+    static SETTINGS: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = SETTINGS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), r#"{"extraction": {"after_exchanges": false}}"#).unwrap();
+        dir
+    });
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.env("STRATA_SETTINGS", dir.path().join("settings.json"));
+    cmd
+}
 
 /// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains
 /// `banner` and the server's `http://` address; returns the server and that address. The rest
 /// of its stderr is drained so it never blocks on a full pipe.
 fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let mut server = crate::strata()
         .args(args)
         .env("STRATA_DB", e.db())
         .stdout(Stdio::null())
@@ -71,7 +87,7 @@ impl Env {
     }
 
     fn run_at(&self, args: &[&str], db: &Path, stdin: Option<&str>, now: &str) -> Run {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        let mut child = crate::strata()
             .args(args)
             .env("STRATA_DB", db)
             .env("STRATA_NOW", now)
@@ -686,7 +702,7 @@ fn recall_without_a_model_falls_back_to_keywords() {
     let e = Env::new();
     e.json(&["add", "semantic", "diet", "--fact", "avoids=shellfish"]);
     let empty = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+    let out = crate::strata()
         .args(["--db", e.db().to_str().unwrap(), "--json", "recall", "shellfish"])
         .env("STRATA_MODELS", empty.path())
         .env("STRATA_NOW", "2026-01-31T12:00:00Z")
@@ -698,7 +714,7 @@ fn recall_without_a_model_falls_back_to_keywords() {
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got[0]["memory"]["key"], "diet");
     assert_eq!(got[0]["why"]["similarity"], Value::Null);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+    let out = crate::strata()
         .args(["--db", e.db().to_str().unwrap(), "embed"])
         .env("STRATA_MODELS", empty.path())
         .output()
@@ -712,7 +728,7 @@ fn recall_without_a_model_falls_back_to_keywords() {
 #[test]
 fn tokens_are_counted_and_split_for_a_model() {
     let run = |args: &[&str], stdin: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        let mut child = crate::strata()
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -807,7 +823,7 @@ fn context_builds_a_budgeted_prompt_with_its_report() {
 
     assert!(e.err(&["context", "--model", "gpt-4o", "--query", "x", "--budget", "5"]).contains("cannot hold"));
     // Without --budget: the model's window less its answer, capped by the user's setting.
-    let capped = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let capped = crate::strata()
         .args(["--json", "context", "--model", "gpt-4o", "--query", "Napoleon"])
         .env("STRATA_DB", e.db())
         .env("STRATA_BUDGET_CAP", "700")
@@ -910,7 +926,7 @@ fn context_for_claude_with_a_key_is_counted_by_the_provider() {
     let e = Env::new();
     e.ok(&["demo"]);
     let key = "sk-ant-PLANTED-KEY-42";
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let out = crate::strata()
         .args(["--json", "context", "--model", "claude-sonnet-4-5", "--query", "Napoleon", "--budget", "300"])
         .env("STRATA_DB", e.db())
         .env("ANTHROPIC_API_KEY", key)
@@ -944,7 +960,7 @@ fn ask_recalls_streams_and_remembers_the_exchange() {
         if json {
             args.insert(0, "--json");
         }
-        Command::new(env!("CARGO_BIN_EXE_strata"))
+        crate::strata()
             .args(&args)
             .env("STRATA_DB", e.db())
             .env("OPENAI_API_KEY", key)
@@ -980,7 +996,7 @@ fn ask_recalls_streams_and_remembers_the_exchange() {
     assert_eq!(items[0]["body"]["response"], "Pixel is a grey tabby.");
 
     // The key is in no byte of the database, an export, a backup or the debug log.
-    let logged = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let logged = crate::strata()
         .args(["ask", "Anything else?", "--provider", "openai"])
         .env("STRATA_DB", e.db())
         .env("OPENAI_API_KEY", key)
@@ -1024,7 +1040,7 @@ fn chat_switches_providers_and_keeps_the_conversation() {
     e.json(&["add", "semantic", "pixel", "--fact", "species=cat"]);
     let (openai, _) = loopback(|_, _| (200, "text/event-stream", OPENAI_STREAM.into()));
     let (ollama, ollama_seen) = loopback(|_, _| (200, "application/x-ndjson", OLLAMA_STREAM.into()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let mut child = crate::strata()
         .args(["chat", "--provider", "openai", "--model", "gpt-4o-mini"])
         .env("STRATA_DB", e.db())
         .env("OPENAI_API_KEY", "sk-test-0000")
@@ -1115,7 +1131,7 @@ fn ask_shrinks_the_prompt_once_when_the_provider_finds_it_too_long() {
     });
     let e = Env::new();
     e.ok(&["demo"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let out = crate::strata()
         .args(["--json", "ask", "Tell me about Napoleon", "--provider", "openai", "--budget", "400"])
         .env("STRATA_DB", e.db())
         .env("OPENAI_API_KEY", "sk-test-0000")
@@ -1197,7 +1213,7 @@ fn ask_with_claude_has_the_prompt_counted_by_anthropic() {
     });
     let e = Env::new();
     e.ok(&["demo"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let out = crate::strata()
         .args(["--json", "ask", "Tell me about Napoleon", "--provider", "anthropic", "--model", "claude-sonnet-4-5"])
         .env("STRATA_DB", e.db())
         .env("ANTHROPIC_API_KEY", "sk-ant-test-0000")

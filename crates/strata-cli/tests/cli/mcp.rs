@@ -355,7 +355,7 @@ fn malformed_json_rpc_over_http_gets_the_json_rpc_error() {
 /// writes until it has answered every id in `ids`.
 fn over_stdio(e: &Env, lines: &[&str], ids: &[u64]) -> Vec<Value> {
     use std::io::{BufRead, Write};
-    let mut server = Command::new(env!("CARGO_BIN_EXE_strata"))
+    let mut server = crate::strata()
         .arg("mcp")
         .env("STRATA_DB", e.db())
         .stdin(Stdio::piped())

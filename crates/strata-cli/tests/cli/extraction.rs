@@ -1,0 +1,162 @@
+//! Extraction from the command line with OpenAI (a loopback server replaying its tool-call
+//! streams): `strata extract` applies or proposes, `strata review` accepts, `strata facts`
+//! shows a fact with the value it had before, and `strata ask` hands its exchange to a
+//! background `strata extract` when the settings say so.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use super::{Env, loopback};
+
+const KEY: &str = "sk-test-PLANTED-0077";
+
+/// An OpenAI stream that calls `name` with `arguments` (as the API streams a tool call: the
+/// call, its arguments in pieces, the finish, the usage).
+fn tool_stream(name: &str, arguments: &Value) -> String {
+    let args = arguments.to_string();
+    let (a, b) = args.split_at(args.len() / 2);
+    let chunk = |delta: Value, finish: Value, usage: Value| {
+        let choices = if usage.is_null() {
+            json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}])
+        } else {
+            json!([])
+        };
+        format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-X1", "object": "chat.completion.chunk", "created": 1733000001,
+                   "model": "gpt-4o-mini-2024-07-18", "choices": choices, "usage": usage})
+        )
+    };
+    let mut s = chunk(
+        json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+               "function": {"name": name, "arguments": ""}}], "refusal": null}),
+        Value::Null,
+        Value::Null,
+    );
+    for piece in [a, b] {
+        s += &chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}), Value::Null, Value::Null);
+    }
+    s += &chunk(json!({}), json!("tool_calls"), Value::Null);
+    s += &chunk(json!({}), Value::Null, json!({"prompt_tokens": 410, "completion_tokens": 52, "total_tokens": 462}));
+    s + "data: [DONE]\n\n"
+}
+
+/// What the loopback OpenAI answers: facts for an extraction request (by what the
+/// conversation says), decisions for a merge request, a plain answer otherwise.
+fn openai(_: &str, body: &str) -> (u16, &'static str, String) {
+    let stream = if body.contains("You extract facts") && body.contains("moved to Porto") {
+        tool_stream(
+            "extract_facts",
+            &json!({"name": "Ana", "description": "", "facts": [
+                {"fact": "Ana lives in Porto", "topic": "home", "turns": [1]}]}),
+        )
+    } else if body.contains("You extract facts") {
+        tool_stream(
+            "extract_facts",
+            &json!({"name": "Ana", "description": "The user's sister.", "facts": [
+                {"fact": "Ana lives in Lisbon", "topic": "home", "turns": [1]},
+                {"fact": "Ana works as a nurse", "topic": "job", "turns": [2]}]}),
+        )
+    } else if body.contains("You keep a person's memory current") {
+        tool_stream(
+            "decide",
+            &json!({"decisions": [{"new": 1, "action": "update", "known": 1, "reason": "Ana moved"}]}),
+        )
+    } else {
+        include_str!("../../../strata-providers/tests/fixtures/openai/stream_text.sse").to_string()
+    };
+    (200, "text/event-stream", stream)
+}
+
+fn strata(e: &Env, url: &str, settings: Option<&Path>, args: &[&str]) -> Output {
+    let mut cmd = crate::strata();
+    cmd.args(args).env("STRATA_DB", e.db()).env("OPENAI_API_KEY", KEY).env("OPENAI_BASE_URL", url);
+    if let Some(s) = settings {
+        cmd.env("STRATA_SETTINGS", s);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "strata {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn say(e: &Env, session: &str, when: &str, text: &str) {
+    e.ok(&["add", "episodic", "--speaker", "user", "--text", text, "--session", session, "--at", when]);
+}
+
+#[test]
+fn extract_applies_then_proposes_an_update_that_review_accepts_with_its_history() {
+    let e = Env::new();
+    say(&e, "s1", "2023-05-06T10:00:00Z", "My sister Ana lives in Lisbon.");
+    say(&e, "s1", "2023-05-06T10:01:00Z", "She works as a nurse there.");
+    let (url, seen) = loopback(openai);
+    let gpt = ["--provider", "openai", "--model", "gpt-4o-mini"];
+
+    // A provider's model applies at once (the settings say nothing of review).
+    let out = strata(&e, &url, None, &[&["extract"][..], &gpt].concat());
+    let shown = text(&out);
+    assert!(shown.starts_with("Read 2 turns of 1 conversation: 2 changes."), "{shown}");
+    assert!(shown.contains("Ana lives in Lisbon") && shown.contains("nothing was known about this subject"), "{shown}");
+    let sent: Value = serde_json::from_str(&seen.lock().unwrap()[0].1).unwrap();
+    assert_eq!(sent["tools"][0]["function"]["name"], "extract_facts");
+    assert!(sent["messages"][1]["content"].as_str().unwrap().contains("[1] user: My sister Ana lives in Lisbon."));
+    assert!(sent["messages"][0]["content"].as_str().unwrap().contains("Saturday 2023-05-06"), "the date is given");
+    let facts = text(&strata(&e, &url, None, &["facts"]));
+    assert_eq!(facts.trim(), "Ana — The user's sister.\n- Ana lives in Lisbon\n- Ana works as a nurse");
+    let again = text(&strata(&e, &url, None, &[&["extract"][..], &gpt].concat()));
+    assert_eq!(again.trim(), "Nothing new to read: every turn has been read for facts.");
+
+    // Ana moved: proposed, so not recalled until accepted.
+    say(&e, "s2", "2024-03-02T09:00:00Z", "Ana moved to Porto last month.");
+    let out = strata(&e, &url, None, &[&["extract", "--review", "propose"][..], &gpt].concat());
+    assert!(text(&out).contains("1 change, 1 waiting for `strata review`"), "{}", text(&out));
+    let waiting = e.json(&["review"]);
+    let proposal = &waiting.as_array().unwrap()[0];
+    assert_eq!(
+        (proposal["action"].as_str(), proposal["previous"].as_str()),
+        (Some("update"), Some("Ana lives in Lisbon"))
+    );
+    assert_eq!(proposal["reason"], "Ana moved");
+    let facts = text(&strata(&e, &url, None, &["facts", "Ana"]));
+    assert!(facts.contains("- Ana lives in Lisbon"), "not applied yet: {facts}");
+    let accepted = text(&strata(&e, &url, None, &["review", "accept", "--all"]));
+    assert!(accepted.starts_with("Accepted ") && accepted.contains("Ana lives in Porto"), "{accepted}");
+    let facts = text(&strata(&e, &url, None, &["facts", "Ana"]));
+    assert!(facts.contains("- Ana lives in Porto (said 2024-03-02)"), "{facts}");
+    assert!(facts.contains("    before: Ana lives in Lisbon (from 2023-05-06 until 2024-03-02)"), "{facts}");
+    assert_eq!(text(&strata(&e, &url, None, &["review"])).trim(), "Nothing waiting for review.");
+    let err = e.err(&["review", "accept"]);
+    assert!(err.contains("name the proposals to accept"), "{err}");
+    // The key went only into request headers.
+    let db = std::fs::read(e.db()).unwrap();
+    assert!(!db.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+}
+
+#[test]
+fn ask_hands_its_exchange_to_a_background_extraction_when_the_settings_say_so() {
+    let e = Env::new();
+    let settings = e.dir.path().join("settings.json");
+    std::fs::write(&settings, r#"{"extraction": {"after_exchanges": true, "review": "propose"}}"#).unwrap();
+    let (url, seen) = loopback(openai);
+    let out = strata(&e, &url, Some(&settings), &["ask", "My sister Ana lives in Lisbon.", "--provider", "openai"]);
+    assert_eq!(text(&out).trim(), "Pixel is a grey tabby.", "the answer did not wait");
+    // The background process asks the model for facts and proposes those the exchange bears
+    // out (the model's "Ana works as a nurse" was never said: it is dropped).
+    let mut proposals = Value::Null;
+    for _ in 0..200 {
+        proposals = e.json(&["review"]);
+        if proposals.as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(proposals.as_array().map(Vec::len), Some(1), "{proposals}");
+    assert_eq!(proposals[0]["fact"], "Ana lives in Lisbon");
+    let requests = seen.lock().unwrap();
+    assert!(requests.iter().any(|(_, body)| body.contains("[1] user: My sister Ana lives in Lisbon.")), "{requests:?}");
+}
