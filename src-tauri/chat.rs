@@ -38,20 +38,9 @@ pub(crate) async fn chat(
     model: Option<ChatChoice>,
     on_text: Channel<String>,
 ) -> Result<ChatTurnView, ApiError> {
-    let model: std::sync::Arc<dyn strata_core::ChatModel> = match model.filter(|c| c.provider != ON_DEVICE) {
+    let model = match model.filter(|c| c.provider != ON_DEVICE) {
         None => state.chat_model()?,
-        Some(c) => {
-            let config = strata_providers::ProviderConfig {
-                provider: c.provider,
-                model: c.model.trim().to_string(),
-                base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
-                key: None,
-            };
-            tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
-                .await
-                .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
-                .into()
-        }
+        Some(c) => open_provider(c).await?,
     };
     check_conversation_id(&conversation)?;
     let stop = crate::jobs::Stop::register(&state, job)?;
@@ -84,6 +73,25 @@ pub(crate) async fn chat(
             )
         })
         .await
+}
+
+/// A provider's model, its key from the environment or the keychain.
+pub(crate) async fn open_provider(c: ChatChoice) -> Result<std::sync::Arc<dyn strata_core::ChatModel>, ApiError> {
+    let config = strata_providers::ProviderConfig {
+        provider: c.provider,
+        model: c.model.trim().to_string(),
+        base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
+        key: None,
+    };
+    Ok(tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
+        .into())
+}
+
+/// Whether a chat choice names the on-device model.
+pub(crate) fn on_device(choice: &Option<ChatChoice>) -> bool {
+    choice.as_ref().is_none_or(|c| c.provider == ON_DEVICE)
 }
 
 /// The conversations kept, the one used last first.

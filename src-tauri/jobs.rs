@@ -60,19 +60,24 @@ impl Drop for Stop {
 
 /// A running job: its [`Stop`], and the channel its progress goes to (at most every 50 ms,
 /// and always the last step).
-struct Job {
+pub(crate) struct Job {
     stop: Stop,
     channel: Channel<JobProgress>,
     last: Option<Instant>,
 }
 
 impl Job {
-    fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
+    pub(crate) fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
         Ok(Job { stop: Stop::register(state, id)?, channel, last: None })
     }
 
+    /// The flag `cancel_job` sets, for work that also checks it itself (a model call).
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.shared()
+    }
+
     /// Reports progress; an error once the person asked to stop (the job then ends).
-    fn tick(&mut self, done: u64, total: u64, stopped: &str) -> strata_core::Result<()> {
+    pub(crate) fn tick(&mut self, done: u64, total: u64, stopped: &str) -> strata_core::Result<()> {
         if self.stop.flag().load(Ordering::Relaxed) {
             return Err(strata_core::Error::Cancelled(stopped.to_string()));
         }

@@ -5,6 +5,7 @@
 
 mod chat;
 mod commands;
+mod facts;
 mod jobs;
 mod settings;
 mod state;
@@ -40,6 +41,11 @@ pub fn bindings() -> Builder<tauri::Wry> {
         jobs::reembed,
         jobs::maintain,
         jobs::cancel_job,
+        facts::extract_conversation,
+        facts::proposed_facts,
+        facts::accept_facts,
+        facts::reject_facts,
+        facts::known_facts,
         settings::settings,
         settings::save_settings,
         settings::check_tiers,

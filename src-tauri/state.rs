@@ -12,6 +12,8 @@ pub struct AppState {
     engine: Arc<Mutex<Engine>>,
     /// The on-device chat model: its weights load on the first answer.
     chat: Option<Arc<strata_models::LazyLocalChat>>,
+    /// The on-device model's second instance, for extraction ([`AppState::extraction_model`]).
+    extractor: std::sync::OnceLock<Option<Arc<strata_models::LazyLocalChat>>>,
     /// The MCP server over HTTP, when switched on in Settings.
     pub mcp: tokio::sync::Mutex<Option<McpServer>>,
     /// Where the database is.
@@ -63,7 +65,22 @@ impl AppState {
                 None
             }
         };
-        Ok(AppState { engine, chat, mcp: tokio::sync::Mutex::new(None), db_path: path, jobs: Default::default() })
+        Ok(AppState {
+            engine,
+            chat,
+            extractor: std::sync::OnceLock::new(),
+            mcp: tokio::sync::Mutex::new(None),
+            db_path: path,
+            jobs: Default::default(),
+        })
+    }
+
+    /// The on-device model that extracts facts: an instance of its own (loaded on its first
+    /// use), so extraction never holds up an answer, nor an answer extraction.
+    pub fn extraction_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
+        self.chat_model()?;
+        let model = self.extractor.get_or_init(|| strata_models::LazyLocalChat::new().ok().map(Arc::new));
+        model.clone().ok_or_else(|| ApiError::new(ErrorCode::Model, "the on-device chat model is missing"))
     }
 
     /// The on-device chat model, or why there is none.

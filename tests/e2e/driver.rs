@@ -62,6 +62,11 @@ impl Driver {
             command.env("XDG_DATA_HOME", db.with_file_name("keyring-data"));
         }
         let settings = db.with_file_name("settings.json");
+        // Unless the test wrote settings of its own, the chat does not read its conversations
+        // for facts (which would call its model once more after each answer).
+        if !settings.exists() {
+            std::fs::write(&settings, r#"{"extraction": {"after_exchanges": false}}"#).unwrap();
+        }
         command
             .env("DISPLAY", &display)
             .env("STRATA_DB", db)

@@ -6,6 +6,7 @@
 mod chat;
 mod detail;
 mod driver;
+mod facts;
 mod jobs;
 mod providers;
 mod theme;

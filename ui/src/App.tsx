@@ -1,9 +1,10 @@
 import { useEffect, useState } from "react";
 import { Chat } from "./Chat";
+import { Facts } from "./Facts";
 import { Memories } from "./Memories";
 import { Settings } from "./Settings";
 
-type Screen = "memories" | "chat" | "settings";
+type Screen = "memories" | "chat" | "facts" | "settings";
 
 const THEME_KEY = "strata.theme";
 
@@ -33,7 +34,7 @@ export function App() {
     <div className="shell">
       <nav className="rail" aria-label="Screens">
         <div className="brand">Strata</div>
-        {(["memories", "chat", "settings"] as Screen[]).map((s) => (
+        {(["memories", "chat", "facts", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
           </button>
@@ -46,8 +47,9 @@ export function App() {
         {screen === "memories" && <Memories opening={opening} onOpened={() => setOpening(null)} />}
         {/* The chat stays mounted: its conversation and a streaming answer survive a visit elsewhere. */}
         <div className="screen" hidden={screen !== "chat"}>
-          <Chat active={screen === "chat"} onOpenMemory={openMemory} />
+          <Chat active={screen === "chat"} onOpenMemory={openMemory} onOpenFacts={() => setScreen("facts")} />
         </div>
+        {screen === "facts" && <Facts active />}
         {screen === "settings" && <Settings />}
       </main>
     </div>

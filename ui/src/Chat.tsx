@@ -179,7 +179,15 @@ function AnswerActions({ entry, onWrong, onForget }: { entry: Entry; onWrong: ()
 // Chat with memory: each answer streams in, with the memories that were put in its prompt
 // (each opens in the memory list) and how the token budget was spent. Every exchange is
 // remembered in its conversation; conversations are kept in the store and listed beside.
-export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: (id: string) => void }) {
+export function Chat({
+  active,
+  onOpenMemory,
+  onOpenFacts,
+}: {
+  active: boolean;
+  onOpenMemory: (id: string) => void;
+  onOpenFacts: () => void;
+}) {
   const [conversation, setConversation] = useState(newId);
   const [list, setList] = useState<Conversation[]>([]);
   const [entries, setEntries] = useState<Entry[]>([]);
@@ -188,6 +196,9 @@ export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: 
   const [error, setError] = useState<string | null>(null);
   // The running answer's job id, for Stop.
   const [job, setJob] = useState<string | null>(null);
+  // Reading the conversation for facts after an answer: its job while it runs, then what it found.
+  const [factsJob, setFactsJob] = useState<string | null>(null);
+  const [factsNote, setFactsNote] = useState<{ text: string; review: boolean } | null>(null);
   const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
   const [saved, setSaved] = useState<SettingsView | null>(null);
   const [forgetting, setForgetting] = useState<number | null>(null);
@@ -269,6 +280,28 @@ export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: 
     else update(index, (e) => ({ ...e, error: describe(res.error) }));
     setBusy(false);
     refreshList();
+    if (res.status === "ok" && res.data.recorded_id) readFacts();
+  };
+
+  // After an answer, the conversation is read for facts in the background (the settings say
+  // whether, and whether they wait for review). One reading at a time: turns not read yet
+  // are read by the next one.
+  const readFacts = async () => {
+    if (factsJob) return;
+    const id = `facts-${Date.now()}`;
+    setFactsJob(id);
+    setFactsNote({ text: "Looking for facts to remember in this conversation…", review: false });
+    const res = await commands.extractConversation(id, conversation, choice.provider === "on-device" ? null : choice, new Channel());
+    setFactsJob(null);
+    if (res.status !== "ok") return setFactsNote({ text: `Facts could not be read from this conversation: ${describe(res.error)}`, review: false });
+    const { on, proposed, applied } = res.data;
+    if (!on || proposed + applied === 0) return setFactsNote(null);
+    if (proposed > 0)
+      return setFactsNote({
+        text: `${count(proposed, "fact", "facts")} from this conversation ${proposed === 1 ? "is" : "are"} waiting for your review.`,
+        review: true,
+      });
+    setFactsNote({ text: `Strata remembered ${count(applied, "new fact", "new facts")} from this conversation.`, review: true });
   };
 
   const markWrong = async (index: number) => {
@@ -293,6 +326,7 @@ export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: 
   const startNew = () => {
     setConversation(newId());
     setEntries([]);
+    setFactsNote(null);
   };
 
   return (
@@ -369,6 +403,21 @@ export function Chat({ active, onOpenMemory }: { active: boolean; onOpenMemory: 
           ))}
           <div ref={turnsEnd} />
         </div>
+        {factsNote && (
+          <div className="facts-note" id="facts-note" role="status">
+            {factsNote.text}{" "}
+            {factsNote.review && (
+              <button className="link" id="open-facts" onClick={onOpenFacts}>
+                See the facts
+              </button>
+            )}
+            {factsJob && (
+              <button className="link" id="facts-stop" onClick={() => commands.cancelJob(factsJob)}>
+                Stop
+              </button>
+            )}
+          </div>
+        )}
         <form
           className="ask"
           onSubmit={(ev) => {

@@ -36,6 +36,7 @@ export function Settings() {
         </dl>
       </section>
       <Providers />
+      <Extraction view={view} onSaved={setView} />
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
     </div>
@@ -131,6 +132,55 @@ function Providers() {
           {notice}
         </div>
       )}
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+    </section>
+  );
+}
+
+// Whether Strata reads conversations for facts after each answer, and whether what it finds
+// waits for the person's review.
+function Extraction({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const extraction = view.saved.extraction;
+  const save = async (next: typeof extraction) => {
+    const res = await commands.saveSettings({ ...view.saved, extraction: next });
+    if (res.status === "ok") {
+      onSaved(res.data);
+      setError(null);
+    } else setError(describe(res.error));
+  };
+  return (
+    <section>
+      <h3>Facts from conversations</h3>
+      <label className="switch">
+        <input
+          id="extraction-on"
+          type="checkbox"
+          checked={extraction.after_exchanges}
+          onChange={(e) => save({ ...extraction, after_exchanges: e.target.checked })}
+        />{" "}
+        After each answer, look in the conversation for facts worth remembering
+      </label>
+      <label className="field">
+        When Strata finds a fact{" "}
+        <select
+          id="extraction-review"
+          value={extraction.review ?? "model"}
+          disabled={!extraction.after_exchanges}
+          onChange={(e) => save({ ...extraction, review: e.target.value === "model" ? null : (e.target.value as "apply" | "propose") })}
+        >
+          <option value="model">Ask me first with the on-device model, remember at once with a provider's</option>
+          <option value="propose">Always ask me first</option>
+          <option value="apply">Always remember it at once</option>
+        </select>
+      </label>
+      <p className="muted">
+        The on-device model is small and often wrong about facts, so what it finds waits on the Facts screen until you accept it.
+      </p>
       {error && (
         <div className="error" role="alert">
           {error}

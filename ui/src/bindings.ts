@@ -86,6 +86,20 @@ export const commands = {
 	maintain: (job: string, apply: boolean, unsaved: Settings_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, unsaved, onProgress })),
 	/**  Asks a running job to stop; whether one by that id was running. */
 	cancelJob: (job: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("cancel_job", { job })),
+	/**
+	 *  Reads the turns of `conversation` not read yet for facts, with the chat's model (the
+	 *  on-device one in an instance of its own), applying them or keeping them for review as the
+	 *  settings say; reports progress by part and stops on `cancel_job(job)`.
+	 */
+	extractConversation: (job: string, conversation: string, model: ChatChoice_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<ExtractionView, ApiError>(__TAURI_INVOKE("extract_conversation", { job, conversation, model, onProgress })),
+	/**  The facts waiting for review, oldest first. */
+	proposedFacts: () => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("proposed_facts")),
+	/**  Accepts proposals (all or none), each as proposed or as edited. */
+	acceptFacts: (accepted: Acceptance_Deserialize[]) => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("accept_facts", { accepted })),
+	/**  Rejects proposals (all or none). */
+	rejectFacts: (ids: string[]) => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("reject_facts", { ids })),
+	/**  What is known about each subject, with each fact's earlier values. */
+	knownFacts: () => typedError<DocumentView_Serialize[], ApiError>(__TAURI_INVOKE("known_facts")),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
 	/**  Checks and saves the settings (a bad value is refused and nothing changes). */
@@ -103,6 +117,25 @@ export const commands = {
 };
 
 /* Types */
+/**  One proposal to accept, with the fact reworded by the person when they edited it. */
+export type Acceptance = Acceptance_Serialize | Acceptance_Deserialize;
+
+/**  One proposal to accept, with the fact reworded by the person when they edited it. */
+export type Acceptance_Deserialize = {
+	/**  The proposal's id. */
+	id: string,
+	/**  The fact as edited; none: as proposed. */
+	fact?: string | null,
+};
+
+/**  One proposal to accept, with the fact reworded by the person when they edited it. */
+export type Acceptance_Serialize = {
+	/**  The proposal's id. */
+	id: string,
+	/**  The fact as edited; none: as proposed. */
+	fact: string | null,
+};
+
 /**  An error at the API boundary: a code and one clear sentence. */
 export type ApiError = {
 	/**  What kind of failure. */
@@ -437,6 +470,112 @@ export type ConversationView = {
 	turns: number,
 };
 
+/**  A decision as a person reads it. */
+export type DecisionView = DecisionView_Serialize | DecisionView_Deserialize;
+
+/**  A decision as a person reads it. */
+export type DecisionView_Deserialize = {
+	/**  Its id. */
+	id: string,
+	/**  `add`, `update` or `noop`. */
+	action: string,
+	/**  `proposed`, `applied` or `rejected`. */
+	status: string,
+	/**  The subject's key. */
+	subject: string,
+	/**  The subject's name. */
+	subject_name: string,
+	/**  The fact. */
+	fact: string,
+	/**  What it is about. */
+	topic: string,
+	/**  When it was stated (`YYYY-MM-DD`). */
+	stated?: string | null,
+	/**  Why. */
+	reason: string,
+	/**  The value it replaces (an update). */
+	previous?: string | null,
+	/**  The fact memory it changed or will change. */
+	target?: string | null,
+	/**  The episodes it rests on. */
+	sources: string[],
+	/**  When it was made (RFC 3339). */
+	made_at: string,
+	/**  `provider/model` that decided. */
+	model: string,
+	/**  Who decided (`automatic`, or a client's name). */
+	decided_by?: string | null,
+};
+
+/**  A decision as a person reads it. */
+export type DecisionView_Serialize = {
+	/**  Its id. */
+	id: string,
+	/**  `add`, `update` or `noop`. */
+	action: string,
+	/**  `proposed`, `applied` or `rejected`. */
+	status: string,
+	/**  The subject's key. */
+	subject: string,
+	/**  The subject's name. */
+	subject_name: string,
+	/**  The fact. */
+	fact: string,
+	/**  What it is about. */
+	topic: string,
+	/**  When it was stated (`YYYY-MM-DD`). */
+	stated: string | null,
+	/**  Why. */
+	reason: string,
+	/**  The value it replaces (an update). */
+	previous: string | null,
+	/**  The fact memory it changed or will change. */
+	target: string | null,
+	/**  The episodes it rests on. */
+	sources: string[],
+	/**  When it was made (RFC 3339). */
+	made_at: string,
+	/**  `provider/model` that decided. */
+	model: string,
+	/**  Who decided (`automatic`, or a client's name). */
+	decided_by: string | null,
+};
+
+/**  A subject's memory document (seed 004): name, description and the facts as Markdown lines. */
+export type DocumentView = DocumentView_Serialize | DocumentView_Deserialize;
+
+/**  A subject's memory document (seed 004): name, description and the facts as Markdown lines. */
+export type DocumentView_Deserialize = {
+	/**  The document's memory id. */
+	id: string,
+	/**  The subject's key. */
+	key: string,
+	/**  Its name. */
+	name: string,
+	/**  One sentence on who or what it is. */
+	description: string,
+	/**  The facts, one Markdown list line each (line 0 is the first fact). */
+	content: string,
+	/**  The facts. */
+	facts: FactView_Deserialize[],
+};
+
+/**  A subject's memory document (seed 004): name, description and the facts as Markdown lines. */
+export type DocumentView_Serialize = {
+	/**  The document's memory id. */
+	id: string,
+	/**  The subject's key. */
+	key: string,
+	/**  Its name. */
+	name: string,
+	/**  One sentence on who or what it is. */
+	description: string,
+	/**  The facts, one Markdown list line each (line 0 is the first fact). */
+	content: string,
+	/**  The facts. */
+	facts: FactView_Serialize[],
+};
+
 /**
  *  Changes to a memory as the edit form holds them: its fields as they should now read (the
  *  type, key and name stay), its tags and importance.
@@ -528,6 +667,8 @@ export type ErrorCode =
 "network" | 
 /**  The provider failed or refused the request. */
 "provider" | 
+/**  A model's reply could not be read as what was asked for (extraction), even when asked twice. */
+"bad_reply" | 
 /**  Anything else. */
 "internal";
 
@@ -588,6 +729,84 @@ export type ExportView = {
 	path: string,
 	/**  Memories (seed), lines (graph) or events (backup) written. */
 	written: number,
+};
+
+/**  When extraction runs and what becomes of its changes. */
+export type ExtractionSettings = ExtractionSettings_Serialize | ExtractionSettings_Deserialize;
+
+/**  When extraction runs and what becomes of its changes. */
+export type ExtractionSettings_Deserialize = {
+	/**
+	 *  Extract after each exchange of a chat (the app's, `strata chat` and `strata ask`, the
+	 *  memory proxy) and each conversation an AI tool hands over, in the background.
+	 */
+	after_exchanges?: boolean,
+	/**
+	 *  Apply changes at once or propose them for review; `None`: what the model that extracts
+	 *  has earned ([`crate::extract::Review::for_model`]).
+	 */
+	review?: Review | null,
+};
+
+/**  When extraction runs and what becomes of its changes. */
+export type ExtractionSettings_Serialize = {
+	/**
+	 *  Extract after each exchange of a chat (the app's, `strata chat` and `strata ask`, the
+	 *  memory proxy) and each conversation an AI tool hands over, in the background.
+	 */
+	after_exchanges: boolean,
+	/**
+	 *  Apply changes at once or propose them for review; `None`: what the model that extracts
+	 *  has earned ([`crate::extract::Review::for_model`]).
+	 */
+	review: Review | null,
+};
+
+/**  What reading a conversation for facts did. */
+export type ExtractionView = {
+	/**  False when the settings turn extraction after a chat off (nothing was read). */
+	on: boolean,
+	/**  Turns read. */
+	turns: number,
+	/**  Facts waiting for review. */
+	proposed: number,
+	/**  Facts written at once. */
+	applied: number,
+};
+
+/**  A fact about a subject. */
+export type FactView = FactView_Serialize | FactView_Deserialize;
+
+/**  A fact about a subject. */
+export type FactView_Deserialize = {
+	/**  The fact memory's id. */
+	id: string,
+	/**  Its key (`subject/topic`). */
+	key: string,
+	/**  What it says now. */
+	fact: string,
+	/**  When that was stated. */
+	stated?: string | null,
+	/**  The episodes it rests on now. */
+	sources: string[],
+	/**  Every value it had, oldest first (the last is the current one). */
+	history: ValueView_Deserialize[],
+};
+
+/**  A fact about a subject. */
+export type FactView_Serialize = {
+	/**  The fact memory's id. */
+	id: string,
+	/**  Its key (`subject/topic`). */
+	key: string,
+	/**  What it says now. */
+	fact: string,
+	/**  When that was stated. */
+	stated: string | null,
+	/**  The episodes it rests on now. */
+	sources: string[],
+	/**  Every value it had, oldest first (the last is the current one). */
+	history: ValueView_Serialize[],
 };
 
 /**  What is wrong with one field of the tier rule, in words. */
@@ -661,6 +880,8 @@ export type ForgetReport = {
 	redacted_events: number | null,
 	/**  The adapters trained from it, retired (their files deleted). */
 	retired_adapters: string[],
+	/**  The facts extracted from it alone (or whose earlier values were), forgotten with it. */
+	derived: string[],
 	/**
 	 *  Whether the bytes have also left the files on disk (false while another process keeps
 	 *  reading; the next checkpoint finishes it).
@@ -951,6 +1172,13 @@ export type RecallView_Serialize = {
 	memory: MemoryView_Serialize,
 };
 
+/**  Whether extracted changes are applied at once or kept for a person to review. */
+export type Review = 
+/**  Applied as soon as they are decided. */
+"apply" | 
+/**  Proposed: kept out of recall until a person accepts them. */
+"propose";
+
 /**  Whose memory it is. */
 export type ScopeShape = ScopeShape_Serialize | ScopeShape_Deserialize;
 
@@ -1022,6 +1250,8 @@ export type Settings_Deserialize = {
 	tiers?: TierPolicyShape,
 	/**  The chat model chosen last (none: the on-device model). */
 	chat?: ChatChoice_Deserialize | null,
+	/**  When facts are extracted from conversations, and whether a person reviews them. */
+	extraction?: ExtractionSettings_Deserialize,
 };
 
 /**  What is kept between sessions. */
@@ -1030,6 +1260,8 @@ export type Settings_Serialize = {
 	tiers: TierPolicyShape,
 	/**  The chat model chosen last (none: the on-device model). */
 	chat: ChatChoice_Serialize | null,
+	/**  When facts are extracted from conversations, and whether a person reviews them. */
+	extraction: ExtractionSettings_Serialize,
 };
 
 /**  Where a memory came from. */
@@ -1103,6 +1335,37 @@ export type TierShape =
 "medium" | 
 /**  Persistent. */
 "long";
+
+/**  One value a fact had, and when it held. */
+export type ValueView = ValueView_Serialize | ValueView_Deserialize;
+
+/**  One value a fact had, and when it held. */
+export type ValueView_Deserialize = {
+	/**  The fact as it was. */
+	fact: string,
+	/**  When it was stated, if known (`YYYY-MM-DD`). */
+	stated?: string | null,
+	/**  When it was recorded (RFC 3339). */
+	recorded_at: string,
+	/**  When the next value replaced it (RFC 3339); `None` for the current one. */
+	replaced_at?: string | null,
+	/**  When the next value was stated, if known: the end of this one's validity. */
+	valid_until?: string | null,
+};
+
+/**  One value a fact had, and when it held. */
+export type ValueView_Serialize = {
+	/**  The fact as it was. */
+	fact: string,
+	/**  When it was stated, if known (`YYYY-MM-DD`). */
+	stated: string | null,
+	/**  When it was recorded (RFC 3339). */
+	recorded_at: string,
+	/**  When the next value replaced it (RFC 3339); `None` for the current one. */
+	replaced_at: string | null,
+	/**  When the next value was stated, if known: the end of this one's validity. */
+	valid_until: string | null,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

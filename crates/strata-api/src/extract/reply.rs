@@ -164,20 +164,26 @@ fn subject_schema() -> Value {
 /// The JSON schema of a merge reply over `new` new facts and `known` known ones: exactly one
 /// decision per new fact, each naming a fact that exists.
 pub fn merge_schema(new: usize, known: usize) -> Value {
-    let known_numbers: Vec<Value> = (1..=known).map(|k| json!(k)).chain([Value::Null]).collect();
-    json!({
-        "type": "object",
-        "properties": {"decisions": {"type": "array", "minItems": new, "maxItems": new, "items": {
+    let numbers: Vec<Value> = (1..=known).map(|k| json!(k)).collect();
+    let decision = |actions: Value, known: Value| {
+        json!({
             "type": "object",
             "properties": {
                 "new": {"type": "integer", "minimum": 1, "maximum": new},
-                "action": {"type": "string", "enum": ["add", "update", "noop"]},
-                "known": {"enum": known_numbers},
+                "action": {"enum": actions},
+                "known": known,
                 "reason": {"type": "string", "maxLength": 120}
             },
             "required": ["new", "action", "known", "reason"],
             "additionalProperties": false
-        }}},
+        })
+    };
+    json!({
+        "type": "object",
+        "properties": {"decisions": {"type": "array", "minItems": new, "maxItems": new, "items": {"anyOf": [
+            decision(json!(["add"]), json!({"type": "null"})),
+            decision(json!(["update", "noop"]), json!({"enum": numbers})),
+        ]}}},
         "required": ["decisions"],
         "additionalProperties": false
     })

@@ -6,68 +6,25 @@
 use std::path::Path;
 use std::process::Output;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Env, loopback};
 
 const KEY: &str = "sk-test-PLANTED-0077";
 
-/// An OpenAI stream that calls `name` with `arguments` (as the API streams a tool call: the
-/// call, its arguments in pieces, the finish, the usage).
-fn tool_stream(name: &str, arguments: &Value) -> String {
-    let args = arguments.to_string();
-    let (a, b) = args.split_at(args.len() / 2);
-    let chunk = |delta: Value, finish: Value, usage: Value| {
-        let choices = if usage.is_null() {
-            json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}])
-        } else {
-            json!([])
-        };
-        format!(
-            "data: {}\n\n",
-            json!({"id": "chatcmpl-X1", "object": "chat.completion.chunk", "created": 1733000001,
-                   "model": "gpt-4o-mini-2024-07-18", "choices": choices, "usage": usage})
-        )
-    };
-    let mut s = chunk(
-        json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-               "function": {"name": name, "arguments": ""}}], "refusal": null}),
-        Value::Null,
-        Value::Null,
-    );
-    for piece in [a, b] {
-        s += &chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}), Value::Null, Value::Null);
-    }
-    s += &chunk(json!({}), json!("tool_calls"), Value::Null);
-    s += &chunk(json!({}), Value::Null, json!({"prompt_tokens": 410, "completion_tokens": 52, "total_tokens": 462}));
-    s + "data: [DONE]\n\n"
-}
-
 /// What the loopback OpenAI answers: facts for an extraction request (by what the
 /// conversation says), decisions for a merge request, a plain answer otherwise.
 fn openai(_: &str, body: &str) -> (u16, &'static str, String) {
-    let stream = if body.contains("You extract facts") && body.contains("moved to Porto") {
-        tool_stream(
-            "extract_facts",
-            &json!({"name": "Ana", "description": "", "facts": [
-                {"fact": "Ana lives in Porto", "topic": "home", "turns": [1]}]}),
-        )
+    let fixture = if body.contains("You extract facts") && body.contains("moved to Porto") {
+        include_str!("../../../strata-providers/tests/fixtures/openai/stream_extract_update.sse")
     } else if body.contains("You extract facts") {
-        tool_stream(
-            "extract_facts",
-            &json!({"name": "Ana", "description": "The user's sister.", "facts": [
-                {"fact": "Ana lives in Lisbon", "topic": "home", "turns": [1]},
-                {"fact": "Ana works as a nurse", "topic": "job", "turns": [2]}]}),
-        )
+        include_str!("../../../strata-providers/tests/fixtures/openai/stream_extract_facts.sse")
     } else if body.contains("You keep a person's memory current") {
-        tool_stream(
-            "decide",
-            &json!({"decisions": [{"new": 1, "action": "update", "known": 1, "reason": "Ana moved"}]}),
-        )
+        include_str!("../../../strata-providers/tests/fixtures/openai/stream_decide_update.sse")
     } else {
-        include_str!("../../../strata-providers/tests/fixtures/openai/stream_text.sse").to_string()
+        include_str!("../../../strata-providers/tests/fixtures/openai/stream_text.sse")
     };
-    (200, "text/event-stream", stream)
+    (200, "text/event-stream", fixture.to_string())
 }
 
 fn strata(e: &Env, url: &str, settings: Option<&Path>, args: &[&str]) -> Output {

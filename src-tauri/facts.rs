@@ -1,0 +1,101 @@
+//! The Facts screen's commands: extraction after a chat turn (a job with progress and Stop),
+//! the proposals waiting for review (accepted as they are or edited, or rejected), and what is
+//! known about each subject.
+
+use strata_api::{ApiError, ChatChoice, DecisionView, DocumentView, ExtractParams, Extractor, Settings};
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::jobs::{Job, JobProgress};
+use crate::state::AppState;
+
+/// What reading a conversation for facts did.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct ExtractionView {
+    /// False when the settings turn extraction after a chat off (nothing was read).
+    on: bool,
+    /// Turns read.
+    turns: u32,
+    /// Facts waiting for review.
+    proposed: u32,
+    /// Facts written at once.
+    applied: u32,
+}
+
+/// One proposal to accept, with the fact reworded by the person when they edited it.
+#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
+pub(crate) struct Acceptance {
+    /// The proposal's id.
+    id: String,
+    /// The fact as edited; none: as proposed.
+    fact: Option<String>,
+}
+
+/// Reads the turns of `conversation` not read yet for facts, with the chat's model (the
+/// on-device one in an instance of its own), applying them or keeping them for review as the
+/// settings say; reports progress by part and stops on `cancel_job(job)`.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn extract_conversation(
+    state: State<'_, AppState>,
+    job: String,
+    conversation: String,
+    model: Option<ChatChoice>,
+    on_progress: Channel<JobProgress>,
+) -> Result<ExtractionView, ApiError> {
+    let settings = Settings::load()?.extraction;
+    if !settings.after_exchanges {
+        return Ok(ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 });
+    }
+    strata_api::conversations::check_conversation_id(&conversation)?;
+    let model: std::sync::Arc<dyn strata_core::ChatModel> = if crate::chat::on_device(&model) {
+        state.extraction_model()?
+    } else {
+        crate::chat::open_provider(model.unwrap_or_default()).await?
+    };
+    let extractor = Extractor { review: settings.review_for(model.as_ref()), model };
+    let mut job = Job::start(&state, job, on_progress)?;
+    let report = state
+        .run_apart(move |e| {
+            let params =
+                ExtractParams { session_id: Some(conversation), review: extractor.review, ..Default::default() };
+            let stop = job.stop_flag();
+            let stopped = "reading the conversation for facts was stopped; it goes on after the next message";
+            e.extract(&params, extractor.model.as_ref(), &mut |d, t| job.tick(d, t, stopped), &stop)
+        })
+        .await?;
+    let count = |status: &str| report.decisions.iter().filter(|d| d.status == status).count() as u32;
+    Ok(ExtractionView { on: true, turns: report.turns as u32, proposed: count("proposed"), applied: count("applied") })
+}
+
+/// The facts waiting for review, oldest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn proposed_facts(state: State<'_, AppState>) -> Result<Vec<DecisionView>, ApiError> {
+    state.run(|e| e.proposals()).await
+}
+
+/// Accepts proposals (all or none), each as proposed or as edited.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn accept_facts(
+    state: State<'_, AppState>,
+    accepted: Vec<Acceptance>,
+) -> Result<Vec<DecisionView>, ApiError> {
+    let items: Vec<(String, Option<String>)> = accepted.into_iter().map(|a| (a.id, a.fact)).collect();
+    state.run(move |e| e.accept(&items)).await
+}
+
+/// Rejects proposals (all or none).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn reject_facts(state: State<'_, AppState>, ids: Vec<String>) -> Result<Vec<DecisionView>, ApiError> {
+    state.run(move |e| e.reject(&ids)).await
+}
+
+/// What is known about each subject, with each fact's earlier values.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn known_facts(state: State<'_, AppState>) -> Result<Vec<DocumentView>, ApiError> {
+    state.run(|e| e.documents()).await
+}

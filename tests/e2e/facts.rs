@@ -1,0 +1,97 @@
+//! Facts from the app's chat: after an answer (OpenAI, a loopback server replaying its
+//! streams) the conversation is read for facts; what it finds waits on the Facts screen, where
+//! a person rewords one and accepts it, and it is then what Strata knows about Ana.
+
+use std::io::{BufRead, Read, Write};
+use std::time::Duration;
+
+use crate::webdriver::Session;
+use crate::{Driver, screenshot};
+
+const ANSWER: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_text.sse");
+const FACTS: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_extract_facts.sse");
+
+/// A loopback OpenAI: facts for an extraction request, the recorded answer otherwise.
+fn openai() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut len) = (String::new(), 0usize);
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            let reply = if String::from_utf8_lossy(&body).contains("You extract facts") { FACTS } else { ANSWER };
+            let mut out = stream;
+            let _ = out.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_fact_said_in_chat_waits_for_review_and_is_known_once_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    std::fs::write(
+        dir.path().join("settings.json"),
+        r#"{"chat": {"provider": "openai", "model": "gpt-4o-mini"}, "extraction": {"after_exchanges": true, "review": "propose"}}"#,
+    )
+    .unwrap();
+    let url = openai();
+    let driver = Driver::start_with(&db, &[("OPENAI_BASE_URL", &url), ("OPENAI_API_KEY", "sk-test-E2E-FACTS")], false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    s.click(&s.find("#nav-chat"));
+    s.type_into(&s.find("#chat-input"), "My sister Ana lives in Lisbon.");
+    s.click(&s.find("#chat-send"));
+    let note = s.wait_up_to(Duration::from_secs(60), "the facts found", |s| {
+        if let Some(e) = s.all(".turn .error").first() {
+            panic!("the chat failed: {}", s.text(e));
+        }
+        s.all("#facts-note").first().map(|e| s.text(e)).filter(|t| t.contains("review"))
+    });
+    // The model also said Ana is a nurse, which nobody said: that is not proposed.
+    assert_eq!(note, "1 fact from this conversation is waiting for your review. See the facts");
+    screenshot(&s, "chat-facts-found");
+
+    s.click(&s.find("#open-facts"));
+    let change = s.wait_for("the proposal", |s| s.all(".proposal .change").first().map(|e| s.text(e)));
+    assert_eq!(change, "Ana: new fact");
+    let field = s.find(".proposal .fact-text");
+    let value = "return document.querySelector('.proposal .fact-text').value";
+    assert_eq!(s.execute(value, serde_json::json!([])), "Ana lives in Lisbon");
+    assert!(s.text(&s.find(".proposal .muted")).starts_with("Why: nothing was known about this subject"));
+    assert_eq!(
+        s.texts("#known .empty"),
+        ["No facts yet. They come from your conversations in Chat, and from AI tools connected to Strata."]
+    );
+    screenshot(&s, "facts-review");
+
+    s.clear(&field);
+    s.type_into(&field, "Ana lives in Lisbon, Portugal");
+    let accept = s.find(".proposal .accept");
+    assert_eq!(s.text(&accept), "Accept as edited");
+    s.click(&accept);
+    let notice = s.wait_for("the fact remembered", |s| s.all("#facts-notice").first().map(|e| s.text(e)));
+    assert_eq!(notice, "Remembered 1 fact: Ana lives in Lisbon, Portugal.");
+    assert_eq!(s.texts("#proposals .empty"), ["Nothing is waiting for your review."]);
+    assert_eq!(s.texts("#known .document h4"), ["Ana"]);
+    let known = s.texts("#known .document li");
+    assert_eq!(known.len(), 1);
+    assert!(known[0].starts_with("Ana lives in Lisbon, Portugal · said on "), "{known:?}");
+    screenshot(&s, "facts");
+    s.end();
+}
