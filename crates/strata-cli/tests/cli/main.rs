@@ -17,15 +17,20 @@ mod train;
 /// starts a background `strata extract` (nor calls a loopback model once more) unless it asks
 /// to (`extraction.rs` does).
 fn strata() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.env("STRATA_SETTINGS", test_settings());
+    cmd
+}
+
+/// The settings file every `strata` a test starts reads (see [`strata`]).
+fn test_settings() -> PathBuf {
     static SETTINGS: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     let dir = SETTINGS.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("settings.json"), r#"{"extraction": {"after_exchanges": false}}"#).unwrap();
         dir
     });
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.env("STRATA_SETTINGS", dir.path().join("settings.json"));
-    cmd
+    dir.path().join("settings.json")
 }
 
 /// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains

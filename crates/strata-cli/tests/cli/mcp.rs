@@ -14,7 +14,12 @@ fn client() -> String {
 const REFERENCE: &str = include_str!("../fixtures/server-memory-tools.json");
 
 fn run_client(args: &[&str]) -> Value {
-    let out = Command::new(python()).arg(client()).args(args).output().unwrap();
+    let out = Command::new(python())
+        .arg(client())
+        .args(args)
+        .env("STRATA_SETTINGS", crate::test_settings())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
@@ -91,6 +96,15 @@ fn check_scenario(v: &Value) {
     assert_eq!(v["forget"]["value"]["id"], fact["id"]);
     let after = v["recall_after_forget"]["results"].as_array().unwrap();
     assert!(after.iter().all(|r| r["memory"]["id"] != fact["id"]), "forgotten, gone from recall");
+
+    // A conversation handed over is kept turn by turn; these settings read no facts from it.
+    let handed = &v["remember_conversation"]["value"];
+    assert_eq!(handed["session_id"], "trip-planning");
+    assert_eq!(handed["episodes"].as_array().map(Vec::len), Some(2));
+    assert!(handed["extraction"].as_str().unwrap().starts_with("off"), "{handed}");
+    assert_eq!(v["proposed_facts"]["value"]["proposals"], serde_json::json!([]));
+    assert!(refused(&v["review_unknown"], "not_found").contains("no proposal"));
+    assert!(refused(&v["conversation_empty"], "invalid_input").contains("turns"));
 }
 
 #[test]
