@@ -46,6 +46,23 @@ pub struct ReviewArgs {
     pub reject: Vec<String>,
 }
 
+/// Arguments of `read_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadMemoryArgs {
+    /// The subject: a person's or thing's name, or "user".
+    pub subject: String,
+}
+
+/// Arguments of `edit_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditMemoryArgs {
+    /// The subject whose document to edit.
+    pub subject: String,
+    /// The edit.
+    #[serde(flatten)]
+    pub edit: strata_api::extract::LineEdit,
+}
+
 /// Records `turns` as episodes of `session`; returns their ids.
 fn record(e: &mut Engine, session: &str, turns: Vec<TurnArg>) -> Result<Vec<String>, ApiError> {
     let now = e.now();
@@ -113,6 +130,43 @@ impl StrataMcp {
                 Ok(serde_json::json!({"session_id": session, "episodes": ids, "extraction": extraction}))
             })
             .await;
+        self.answer(result)
+    }
+
+    #[tool(
+        description = "Read what is known about one subject (a person, a pet, a project, or \"user\"): its \
+        name, one-sentence description and facts, one per line (line 0 first), each with the values it \
+        had before.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read_memory(
+        &self,
+        Parameters(args): Parameters<ReadMemoryArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let result = self.run(&ctx, move |e| e.document(&args.subject)).await;
+        self.answer(result)
+    }
+
+    #[tool(
+        description = "Edit a subject's document by lines, one fact per line. Omit start and end to append \
+        (this also starts a new subject's document). Pass start only to replace from that line to the end; \
+        start and end (inclusive) to replace a range; line 0 is the first fact. A replaced line updates its \
+        fact (the old value stays in its history); a line removed is kept in history but no longer used. \
+        Returns the document.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn edit_memory(
+        &self,
+        Parameters(args): Parameters<EditMemoryArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let result = self.run(&ctx, move |e| e.edit_memory(&args.subject, &args.edit)).await;
         self.answer(result)
     }
 

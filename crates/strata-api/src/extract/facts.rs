@@ -151,12 +151,15 @@ impl Reads for StoreTx<'_> {
     }
 }
 
-/// The current facts about a subject's document, oldest first.
+/// The current facts about a subject's document, oldest first (not those removed from it).
 pub fn facts_about(r: &mut impl Reads, doc: MemoryId) -> ApiResult<Vec<Memory>> {
     let mut out = Vec::new();
     for (id, relation) in r.linking(doc)? {
         if relation == ABOUT {
-            out.push(r.memory(id)?);
+            let m = r.memory(id)?;
+            if m.expired_at.is_none() {
+                out.push(m);
+            }
         }
     }
     out.sort_by_key(|m| (m.created_at, m.id));

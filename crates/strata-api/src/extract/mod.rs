@@ -12,6 +12,7 @@
 //!
 //! [`Store::unread_episodes`]: strata_core::Store::unread_episodes
 
+mod edit;
 mod facts;
 mod ground;
 pub mod reply;
@@ -27,6 +28,7 @@ use strata_core::{
     EpisodeBody, EventMeta, Filter, Memory, MemoryId, MemoryKind, Message, Usage,
 };
 
+pub use edit::LineEdit;
 pub use facts::{USER, slug, subject_key};
 use reply::{Malformed, Pool, Turn, Verdict};
 pub use review::{DecisionView, DocumentView, Documents, FactView};

@@ -287,3 +287,36 @@ fn forgetting_a_conversation_forgets_the_facts_that_rest_on_it_alone() {
         assert!(!found, "'{words}' is in no byte of the file");
     }
 }
+
+#[test]
+fn a_document_is_edited_by_lines_each_line_a_fact_with_its_history() {
+    use strata_api::extract::LineEdit;
+    let db = Db::new();
+    let mut e = db.engine("me", None);
+    let edit =
+        |content: &str, start: Option<usize>, end: Option<usize>| LineEdit { content: content.into(), start, end };
+    let refused = e.edit_memory("Ana", &edit("Ana plays the cello", Some(0), None)).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::NotFound, "only an append starts a document");
+    let doc = e
+        .edit_memory("Ana", &edit("- Ana plays the cello\n- Ana lives in Porto\n- Ana has a cat", None, None))
+        .unwrap();
+    assert_eq!(doc.content, "- Ana plays the cello\n- Ana lives in Porto\n- Ana has a cat");
+    assert_eq!(doc.facts[0].key, "ana/plays_cello");
+
+    // Line 1 replaced: an update, the old value kept; lines 1..=2 replaced by one: the cat goes.
+    let doc = e.edit_memory("ana", &edit("Ana lives in Lisbon", Some(1), Some(1))).unwrap();
+    assert_eq!(
+        doc.facts[1].history.iter().map(|v| v.fact.as_str()).collect::<Vec<_>>(),
+        ["Ana lives in Porto", "Ana lives in Lisbon"]
+    );
+    let cat = doc.facts[2].id.clone();
+    let doc = e.edit_memory("ana", &edit("Ana lives in Lisbon, Portugal", Some(1), None)).unwrap();
+    assert_eq!(doc.content, "- Ana plays the cello\n- Ana lives in Lisbon, Portugal");
+    let semantic = Filter { kinds: vec![MemoryKind::Semantic], ..Filter::default() };
+    assert!(e.recall("cat", semantic, 5).unwrap().iter().all(|r| r.memory.id != cat), "a removed line is not recalled");
+    assert!(e.get(&Target::new(&cat), None).is_ok(), "but kept, with its history");
+    let bad = e.edit_memory("ana", &edit("x", Some(5), None)).unwrap_err();
+    assert!(bad.message.contains("not in the document, which has 2"), "{}", bad.message);
+    let edits = e.decisions(100).unwrap();
+    assert!(edits.iter().all(|d| d.reason == "edited by test" && d.model == "person/test"), "{edits:?}");
+}

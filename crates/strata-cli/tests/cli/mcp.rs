@@ -105,6 +105,11 @@ fn check_scenario(v: &Value) {
     assert_eq!(v["proposed_facts"]["value"]["proposals"], serde_json::json!([]));
     assert!(refused(&v["review_unknown"], "not_found").contains("no proposal"));
     assert!(refused(&v["conversation_empty"], "invalid_input").contains("turns"));
+    // A document edited by lines (seed 004's edit_memory): the replaced line keeps its old value.
+    assert_eq!(v["edit_memory"]["value"]["content"], "- Tomas visits Porto in May");
+    let read = &v["read_memory"]["value"];
+    assert_eq!(read["content"], "- Tomas visits Porto in June");
+    assert_eq!(read["facts"][0]["history"][0]["fact"], "Tomas visits Porto in May");
 }
 
 #[test]
