@@ -2,7 +2,6 @@
 //! streams) the conversation is read for facts; what it finds waits on the Facts screen, where
 //! a person rewords one and accepts it, and it is then what Strata knows about Ana.
 
-use std::io::{BufRead, Read, Write};
 use std::time::Duration;
 
 use crate::webdriver::Session;
@@ -11,34 +10,10 @@ use crate::{Driver, screenshot};
 const ANSWER: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_text.sse");
 const FACTS: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_extract_facts.sse");
 
-/// A loopback OpenAI: facts for an extraction request, the recorded answer otherwise.
-fn openai() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
-            let (mut line, mut len) = (String::new(), 0usize);
-            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
-                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-                line.clear();
-            }
-            let mut body = vec![0; len];
-            let _ = reader.read_exact(&mut body);
-            let reply = if String::from_utf8_lossy(&body).contains("You extract facts") { FACTS } else { ANSWER };
-            let mut out = stream;
-            let _ = out.write_all(
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                )
-                .as_bytes(),
-            );
-        }
-    });
-    url
+/// What the loopback OpenAI answers: facts for an extraction request, the recorded answer
+/// otherwise.
+fn reply(body: &str) -> &'static str {
+    if body.contains("You extract facts") { FACTS } else { ANSWER }
 }
 
 #[test]
@@ -50,7 +25,7 @@ fn a_fact_said_in_chat_waits_for_review_and_is_known_once_accepted() {
         r#"{"chat": {"provider": "openai", "model": "gpt-4o-mini"}, "extraction": {"after_exchanges": true, "review": "propose"}}"#,
     )
     .unwrap();
-    let url = openai();
+    let (url, _) = crate::providers::openai_replying(Duration::ZERO, reply);
     let driver = Driver::start_with(&db, &[("OPENAI_BASE_URL", &url), ("OPENAI_API_KEY", "sk-test-E2E-FACTS")], false);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
 

@@ -20,6 +20,12 @@ fn openai() -> (String, Arc<Mutex<Vec<String>>>) {
 
 /// [`openai`], answering each request only after `delay` (a model that takes a while to start).
 pub(crate) fn openai_after(delay: Duration) -> (String, Arc<Mutex<Vec<String>>>) {
+    openai_replying(delay, |_| OPENAI_STREAM)
+}
+
+/// A loopback OpenAI answering each request (after `delay`) with the stream `reply` picks for
+/// its body; the requests (head and body) are kept.
+pub(crate) fn openai_replying(delay: Duration, reply: fn(&str) -> &'static str) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen: Arc<Mutex<Vec<String>>> = Default::default();
@@ -37,14 +43,16 @@ pub(crate) fn openai_after(delay: Duration) -> (String, Arc<Mutex<Vec<String>>>)
             }
             let mut body = vec![0; len];
             let _ = reader.read_exact(&mut body);
-            head.push_str(&String::from_utf8_lossy(&body));
+            let body = String::from_utf8_lossy(&body).to_string();
+            let answer = reply(&body);
+            head.push_str(&body);
             log.lock().unwrap().push(head);
             std::thread::sleep(delay);
             let mut out = stream;
             let _ = out.write_all(
                 format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{OPENAI_STREAM}",
-                    OPENAI_STREAM.len()
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                    answer.len()
                 )
                 .as_bytes(),
             );
