@@ -121,3 +121,32 @@ fn the_one_token_step_agrees_with_the_tensor_path() {
         assert!(err.contains("continue at position"), "{err}");
     }
 }
+
+/// Held to a JSON schema (llguidance over the GGUF vocabulary), the small model's answer always
+/// parses and has the schema's shape, whatever it would have said on its own.
+#[test]
+fn an_answer_held_to_a_schema_parses_as_the_schema_says() {
+    let go = AtomicBool::new(false);
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "minLength": 1, "maxLength": 20},
+            "sure": {"type": "boolean"},
+            "pick": {"enum": [1, 2, null]}
+        },
+        "required": ["city", "sure", "pick"],
+        "additionalProperties": false
+    });
+    let messages = [Message::user("What is the capital of France? Answer in JSON.")];
+    let g = chat().generate_json(&messages, &schema, greedy(64), &mut |_| {}, &go).unwrap();
+    assert_eq!(g.finish, Finish::Stop, "the grammar closes the object: {}", g.text);
+    let v: serde_json::Value = serde_json::from_str(&g.text).unwrap_or_else(|e| panic!("{e}: {}", g.text));
+    let city = v["city"].as_str().unwrap();
+    assert!(!city.is_empty() && city.chars().count() <= 20, "{v}");
+    assert!(
+        v["sure"].is_boolean()
+            && [serde_json::json!(1), serde_json::json!(2), serde_json::Value::Null].contains(&v["pick"]),
+        "{v}"
+    );
+    assert_eq!(v.as_object().unwrap().len(), 3);
+}
