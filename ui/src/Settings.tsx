@@ -154,7 +154,7 @@ function Extraction({ view, onSaved }: { view: SettingsView; onSaved: (v: Settin
     } else setError(describe(res.error));
   };
   return (
-    <section>
+    <section className="extraction">
       <h3>Facts from conversations</h3>
       <label className="switch">
         <input
