@@ -353,7 +353,7 @@ impl Engine {
     }
 
     /// Whether this caller may see a memory with this scope.
-    fn can_see(&self, scope: &Scope) -> bool {
+    pub(crate) fn can_see(&self, scope: &Scope) -> bool {
         scope.user_id == self.opts.user_id
             && match (&self.opts.agent_id, &scope.agent_id) {
                 (Some(me), Some(owner)) => me == owner,

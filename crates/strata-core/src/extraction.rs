@@ -159,6 +159,20 @@ impl Store {
         decisions_where(&self.conn, "id = ?1", &[&id])?.pop().ok_or_else(|| Error::NotFound(format!("decision {id}")))
     }
 
+    /// The live subject documents of `user_id` (memories some fact links [`ABOUT`]), found
+    /// through the link index rather than by reading every concept.
+    pub fn subject_documents(&self, user_id: &str) -> Result<Vec<crate::model::Memory>> {
+        let ids: Vec<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT l.target_id FROM memory_links l JOIN memories m ON m.id = l.target_id \
+                 WHERE l.relation = ?1 AND m.user_id = ?2 AND m.expired_at IS NULL",
+            )?
+            .query_map(params![ABOUT, user_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        ids.iter().map(|id| self.get(id.parse()?)).collect()
+    }
+
     /// Of `episodes`, those extraction has not read yet, in the order given.
     pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
         unread(&self.conn, episodes)

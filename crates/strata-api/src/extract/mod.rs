@@ -294,9 +294,7 @@ impl Engine {
         cancel: &AtomicBool,
         report: &mut ExtractReport,
     ) -> ApiResult<Vec<Decision>> {
-        let known_subjects = self.subjects()?;
-        let listed: Vec<(String, String)> =
-            known_subjects.iter().map(|d| (d.name.clone(), d.description.clone())).collect();
+        let listed = self.subjects()?;
         let request = ChatRequest {
             messages: vec![
                 Message::system(reply::extract_system(&chunk.date, &listed)),

@@ -171,23 +171,22 @@ impl Engine {
         Ok(DocumentView { id: doc.id.to_string(), key, name, description, content, facts: out })
     }
 
-    /// Every subject with extracted facts, by name.
+    /// Every subject with extracted facts this caller may see, by name.
     pub fn documents(&self) -> ApiResult<Documents> {
-        let filter = self.scoped(Filter { kinds: vec![MemoryKind::Semantic], ..Filter::default() });
-        let mut out = Vec::new();
-        for m in self.all_memories(filter)? {
-            let is_subject = self.store_view().linking_to(m.id)?.iter().any(|(_, r)| r == ABOUT);
-            if is_subject {
-                out.push(self.document_view(&m)?);
-            }
-        }
+        let docs = self.store_view().subject_documents(&self.options().user_id)?;
+        let mut out = docs
+            .iter()
+            .filter(|m| self.can_see(&m.scope))
+            .map(|m| self.document_view(m))
+            .collect::<ApiResult<Documents>>()?;
         out.sort_by_key(|d| d.name.to_lowercase());
         Ok(out)
     }
 
-    /// The subjects extraction knows: name and description (what the extraction prompt lists).
-    pub(super) fn subjects(&self) -> ApiResult<Documents> {
-        self.documents()
+    /// The subjects extraction knows, as the extraction prompt lists them: name and description.
+    pub(super) fn subjects(&self) -> ApiResult<Vec<(String, String)>> {
+        let docs = self.store_view().subject_documents(&self.options().user_id)?;
+        Ok(docs.iter().filter(|m| self.can_see(&m.scope)).map(facts::name_and_description).collect())
     }
 
     /// One subject's document, by its key or a name (`Ana`, `user`).
