@@ -120,9 +120,9 @@ fn facts_are_added_then_updated_with_their_history_and_a_repeat_changes_nothing(
     ]);
     let report = run(&mut e, &model, Review::Apply).unwrap();
     assert_eq!((report.calls, model.left()), (2, 0));
-    let extraction = &model.asked.lock().unwrap()[0];
+    let asked = model.asked.lock().unwrap().clone();
+    let (extraction, merge) = (&asked[0], &asked[1]);
     assert!(extraction.messages[0].content.contains("- Ana: The user's sister."), "known subjects are listed");
-    let merge = &model.asked.lock().unwrap()[1];
     assert!(merge.messages[1].content.contains("K1. Ana lives in Lisbon"), "{}", merge.messages[1].content);
     assert!(merge.messages[1].content.contains("N1. Ana lives in Porto"));
     assert!(!merge.messages[1].content.contains("N2."), "a known fact is not asked about");
