@@ -128,34 +128,62 @@ pub fn run(
     progress: &mut dyn FnMut(&str),
 ) -> ApiResult<TrainReport> {
     let (examples, households, dont_know) = examples(data, workdir, embedder, chat, budget, progress)?;
+    let trained = train_adapter(&examples, workdir, chat, config, out, progress)?;
+    Ok(TrainReport {
+        households,
+        examples: examples.len(),
+        dont_know,
+        mean_tokens: trained.mean_tokens,
+        budget,
+        config: config.clone(),
+        losses: trained.losses,
+        seconds: trained.seconds,
+        perplexity: trained.perplexity,
+        adapter: out.to_path_buf(),
+    })
+}
+
+/// What [`train_adapter`] did.
+#[derive(Debug, Clone)]
+pub struct Trained {
+    /// Mean tokens per example.
+    pub mean_tokens: f64,
+    /// Loss per optimizer step.
+    pub losses: Vec<f32>,
+    /// Seconds spent training.
+    pub seconds: f64,
+    /// General perplexity without the adapter and with it.
+    pub perplexity: (f64, f64),
+}
+
+/// Trains an adapter of the on-device model on `examples` with `config`, writes it to `out`
+/// (PEFT files) and measures what it costs the model on prose it never saw.
+pub fn train_adapter(
+    examples: &[Tokenized],
+    workdir: &Path,
+    chat: &LocalChat,
+    config: &TrainConfig,
+    out: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> ApiResult<Trained> {
     let mean_tokens = examples.iter().map(|e| e.ids.len()).sum::<usize>() as f64 / examples.len().max(1) as f64;
     let model = LocalChat::default_file();
     let run = strata_train::train::Run {
         model: &model,
         base_name: chat.name(),
-        examples: &examples,
+        examples,
         pad: 0,
         config,
         checkpoints: workdir.join("checkpoints"),
     };
     let started = Instant::now();
     let trained = run.train(&mut |p| progress(&p.to_string()), &AtomicBool::new(false))?;
+    let seconds = started.elapsed().as_secs_f64();
     trained.adapter.save(out)?;
     let general = |c: &LocalChat| strata_train::eval::perplexity(c, strata_train::eval::GENERAL_TEXT, 256);
     let base = general(chat)?;
     chat.set_adapter(Some(&trained.adapter))?;
     let adapted = general(chat);
     chat.set_adapter(None)?;
-    Ok(TrainReport {
-        households,
-        examples: examples.len(),
-        dont_know,
-        mean_tokens,
-        budget,
-        config: config.clone(),
-        losses: trained.losses,
-        seconds: started.elapsed().as_secs_f64(),
-        perplexity: (base, adapted?),
-        adapter: out.to_path_buf(),
-    })
+    Ok(Trained { mean_tokens, losses: trained.losses, seconds, perplexity: (base, adapted?) })
 }

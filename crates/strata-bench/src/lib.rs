@@ -11,6 +11,7 @@ pub mod answertrain;
 pub mod chatbench;
 pub mod embedbench;
 pub mod extractbench;
+pub mod extracttrain;
 pub mod locomo;
 pub mod mcpbench;
 mod reference;

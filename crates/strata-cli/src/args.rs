@@ -681,6 +681,29 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 8)]
         batch: usize,
     },
+    /// Train an extraction adapter: the on-device model taught, with Strata's LoRA engine, to
+    /// answer extraction's prompts (invented conversations with the facts to extract, and
+    /// merge questions with the decisions to make)
+    ExtractAdapter {
+        /// The training set (default: the shipped one).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Where the adapter is written (a folder of PEFT files).
+        #[arg(long)]
+        out: PathBuf,
+        /// LoRA rank.
+        #[arg(long, default_value_t = 8)]
+        rank: usize,
+        /// Peak learning rate.
+        #[arg(long, default_value_t = 1.5e-3)]
+        lr: f64,
+        /// Passes over the examples.
+        #[arg(long, default_value_t = 1)]
+        epochs: usize,
+        /// Examples per optimizer step.
+        #[arg(long, default_value_t = 4)]
+        batch: usize,
+    },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it
     /// brought up to date with its old value kept?).
@@ -702,6 +725,10 @@ pub enum BenchCommand {
         /// matching by hand).
         #[arg(long)]
         samples: Option<PathBuf>,
+        /// With this LoRA adapter for the on-device model (a folder of PEFT files, e.g. from
+        /// `bench extract-adapter`), merged into the weights at load.
+        #[arg(long)]
+        adapter: Option<PathBuf>,
         #[command(flatten)]
         provider: ProviderArgs,
     },

@@ -452,9 +452,13 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.answer_bench(&report)
         }
-        BenchCommand::Extract { data, sessions, updates, cases, samples, provider } => {
+        BenchCommand::Extract { data, sessions, updates, cases, samples, adapter, provider } => {
             use strata_bench::extractbench;
-            let model = open_chat(provider, None)?;
+            let adapter = adapter.map(|dir| {
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                (dir, name)
+            });
+            let model = open_chat(provider, adapter)?;
             let work = tempfile::tempdir()?;
             let show = !out.json && std::io::stderr().is_terminal();
             let mut progress = |s: &str| {
@@ -485,6 +489,33 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 report.updates = Some(extractbench::run_updates(&all, work.path(), model.as_ref(), &mut progress)?);
             }
             out.extraction_bench(&report)
+        }
+        BenchCommand::ExtractAdapter { data, out: dir, rank, lr, epochs, batch } => {
+            use strata_bench::extracttrain;
+            let config = strata_train::TrainConfig {
+                rank,
+                alpha: 2.0 * rank as f64,
+                lr,
+                epochs,
+                // One example at a time, gradients summed over `batch`: extraction's prompts
+                // are long, and a micro-batch of four of them took more than 24 GB.
+                batch: 1,
+                accumulate: batch,
+                replay: 0,
+                max_tokens: extracttrain::MAX_TOKENS,
+                ..strata_train::TrainConfig::default()
+            };
+            config.check()?;
+            let chat = strata_models::LocalChat::load_default()?;
+            let work = tempfile::tempdir()?;
+            let data = data.unwrap_or_else(extracttrain::data_file);
+            let show = !out.json && std::io::stderr().is_terminal();
+            let report = extracttrain::run(&data, work.path(), &chat, &config, &dir, &mut |s| {
+                if show {
+                    note!("{s}");
+                }
+            })?;
+            out.extraction_training(&report)
         }
         BenchCommand::AnswerAdapter { data, out: dir, budget, rank, lr, epochs, batch } => {
             use strata_bench::answertrain;

@@ -895,6 +895,28 @@ impl Out {
         Ok(())
     }
 
+    pub fn extraction_training(&self, r: &strata_bench::extracttrain::ExtractTrainReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        let first = r.losses.first().copied().unwrap_or_default();
+        let last = r.losses.last().copied().unwrap_or_default();
+        say!(
+            "Trained on {} conversations and {} merge questions, {:.0} tokens each on average: {} steps, \
+             loss {first:.3} → {last:.3}, {:.0} s. General perplexity {:.2} without the adapter, {:.2} with it. \
+             Adapter: {}",
+            r.conversations,
+            r.merges,
+            r.mean_tokens,
+            r.losses.len(),
+            r.seconds,
+            r.perplexity.0,
+            r.perplexity.1,
+            r.adapter.display()
+        );
+        Ok(())
+    }
+
     pub fn chat_bench(&self, r: &strata_bench::chatbench::ChatBench) -> Result<()> {
         if self.json {
             return print_json(r);

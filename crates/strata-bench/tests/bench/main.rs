@@ -1,3 +1,4 @@
 //! strata-bench's tests: the parts of the benchmarks that need no model.
 
 mod answers;
+mod extraction;
