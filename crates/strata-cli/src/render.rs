@@ -875,22 +875,15 @@ impl Out {
         if self.json {
             return print_json(r);
         }
-        let first = r.losses.first().copied().unwrap_or_default();
-        let last = r.losses.last().copied().unwrap_or_default();
         say!(
             "Trained on {} examples from {} households ({} answered \"I don't know\"), {:.0} tokens each on average, \
-             budget {}: {} steps, loss {first:.3} → {last:.3}, {:.0} s. General perplexity {:.2} without the adapter, \
-             {:.2} with it. Adapter: {}",
+             budget {}: {}",
             r.examples,
             r.households,
             r.dont_know,
             r.mean_tokens,
             r.budget.map_or("default".to_string(), |b| b.to_string()),
-            r.losses.len(),
-            r.seconds,
-            r.perplexity.0,
-            r.perplexity.1,
-            r.adapter.display()
+            training_outcome(&r.losses, r.seconds, r.perplexity, &r.adapter)
         );
         Ok(())
     }
@@ -899,20 +892,12 @@ impl Out {
         if self.json {
             return print_json(r);
         }
-        let first = r.losses.first().copied().unwrap_or_default();
-        let last = r.losses.last().copied().unwrap_or_default();
         say!(
-            "Trained on {} conversations and {} merge questions, {:.0} tokens each on average: {} steps, \
-             loss {first:.3} → {last:.3}, {:.0} s. General perplexity {:.2} without the adapter, {:.2} with it. \
-             Adapter: {}",
+            "Trained on {} conversations and {} merge questions, {:.0} tokens each on average: {}",
             r.conversations,
             r.merges,
             r.mean_tokens,
-            r.losses.len(),
-            r.seconds,
-            r.perplexity.0,
-            r.perplexity.1,
-            r.adapter.display()
+            training_outcome(&r.losses, r.seconds, r.perplexity, &r.adapter)
         );
         Ok(())
     }
@@ -1012,4 +997,19 @@ impl Out {
         }
         Ok(())
     }
+}
+
+/// How an adapter's training went: steps and loss, time, what it cost in general perplexity,
+/// where it was written.
+fn training_outcome(losses: &[f32], seconds: f64, perplexity: (f64, f64), adapter: &std::path::Path) -> String {
+    let first = losses.first().copied().unwrap_or_default();
+    let last = losses.last().copied().unwrap_or_default();
+    format!(
+        "{} steps, loss {first:.3} → {last:.3}, {seconds:.0} s. General perplexity {:.2} without the adapter, \
+         {:.2} with it. Adapter: {}",
+        losses.len(),
+        perplexity.0,
+        perplexity.1,
+        adapter.display()
+    )
 }
