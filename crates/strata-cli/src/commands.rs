@@ -492,20 +492,9 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         }
         BenchCommand::ExtractAdapter { data, out: dir, rank, lr, epochs, batch } => {
             use strata_bench::extracttrain;
-            let config = strata_train::TrainConfig {
-                rank,
-                alpha: 2.0 * rank as f64,
-                lr,
-                epochs,
-                // One example at a time, gradients summed over `batch`: extraction's prompts
-                // are long, and a micro-batch of four of them took more than 24 GB.
-                batch: 1,
-                accumulate: batch,
-                replay: 0,
-                max_tokens: extracttrain::MAX_TOKENS,
-                ..strata_train::TrainConfig::default()
-            };
-            config.check()?;
+            // One example at a time, gradients summed over `batch`: extraction's prompts are
+            // long, and a micro-batch of four of them took more than 24 GB.
+            let config = bench_train_config(rank, lr, epochs, (1, batch), extracttrain::MAX_TOKENS)?;
             let chat = strata_models::LocalChat::load_default()?;
             let work = tempfile::tempdir()?;
             let data = data.unwrap_or_else(extracttrain::data_file);
@@ -519,17 +508,7 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         }
         BenchCommand::AnswerAdapter { data, out: dir, budget, rank, lr, epochs, batch } => {
             use strata_bench::answertrain;
-            let config = strata_train::TrainConfig {
-                rank,
-                alpha: 2.0 * rank as f64,
-                lr,
-                epochs,
-                batch,
-                replay: 0,
-                max_tokens: answertrain::MAX_TOKENS,
-                ..strata_train::TrainConfig::default()
-            };
-            config.check()?;
+            let config = bench_train_config(rank, lr, epochs, (batch, 1), answertrain::MAX_TOKENS)?;
             let chat = strata_models::LocalChat::load_default()?;
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
@@ -745,6 +724,30 @@ fn active_adapter(engine: &Engine) -> Result<Option<(PathBuf, String)>> {
 
 /// The chat model `provider` names (`on-device` loads the local model, with `adapter` when
 /// one is active).
+/// The settings of a benchmark's adapter training: alpha twice the rank, no replay, the batch as
+/// (examples per micro-batch, micro-batches per optimizer step), checked.
+fn bench_train_config(
+    rank: usize,
+    lr: f64,
+    epochs: usize,
+    (batch, accumulate): (usize, usize),
+    max_tokens: usize,
+) -> Result<strata_train::TrainConfig> {
+    let config = strata_train::TrainConfig {
+        rank,
+        alpha: 2.0 * rank as f64,
+        lr,
+        epochs,
+        batch,
+        accumulate,
+        replay: 0,
+        max_tokens,
+        ..strata_train::TrainConfig::default()
+    };
+    config.check()?;
+    Ok(config)
+}
+
 pub(crate) fn open_chat(
     args: ProviderArgs,
     adapter: Option<(PathBuf, String)>,

@@ -152,3 +152,15 @@ pub fn background_extractor(provider: Option<ProviderArgs>) -> Result<Option<str
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    #[test]
+    fn the_background_form_runs_at_the_lowest_priority() {
+        super::lowest_priority();
+        // SAFETY: getpriority reads no memory of ours.
+        #[allow(unsafe_code)]
+        let now = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        assert_eq!(now, 19);
+    }
+}
