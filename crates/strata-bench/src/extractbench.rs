@@ -20,7 +20,7 @@ use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ExtractParams, Revi
 use strata_core::interchange::no_tick;
 use strata_core::{ChatModel, Embedder};
 
-use crate::locomo;
+use crate::{factrecall, locomo};
 
 /// The cosine from which a fact and an observation say the same thing.
 pub const MATCH_COSINE: f32 = 0.6;
@@ -52,6 +52,9 @@ pub struct LocomoExtraction {
     pub seconds_per_turn: f64,
     /// Model tokens per turn (prompt + completion).
     pub tokens_per_turn: f64,
+    /// Evidence recall within a budget for the questions about the sessions read, from the
+    /// turns alone and with the extracted facts beside them.
+    pub retrieval: factrecall::FactRecall,
 }
 
 /// One history of the update set.
@@ -135,16 +138,15 @@ pub struct ExtractBenchReport {
     pub locomo: Option<LocomoExtraction>,
     /// The update set, when asked for.
     pub updates: Option<UpdateReport>,
+    /// LoCoMo's questions with the annotators' observations as the facts beside the turns,
+    /// when asked for.
+    pub reference: Option<factrecall::FactRecall>,
 }
 
-fn open(dir: &Path, name: &str, embedder: Option<Arc<dyn Embedder>>) -> ApiResult<Engine> {
+fn open(dir: &Path, name: &str) -> ApiResult<Engine> {
     let path = dir.join(format!("{name}.db"));
     let _ = std::fs::remove_file(&path);
-    let mut engine = Engine::open(&path, EngineOptions { client: "bench".into(), ..EngineOptions::default() })?;
-    if let Some(e) = embedder {
-        engine.use_embedder(e, false)?;
-    }
-    Ok(engine)
+    Engine::open(&path, EngineOptions { client: "bench".into(), ..EngineOptions::default() })
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -177,9 +179,35 @@ fn best_matches(from: &[Said], to: &[Said], vf: &[Vec<f32>], vt: &[Vec<f32>]) ->
         .collect()
 }
 
+/// A conversation's store for the bench, opened at the time questions about its first
+/// `sessions` sessions are asked (so facts are written then too).
+fn open_conversation(work: &Path, name: &str, sample: &locomo::Sample, sessions: usize) -> ApiResult<Engine> {
+    let path = work.join(format!("{name}.db"));
+    let _ = std::fs::remove_file(&path);
+    let now = locomo::asked_at(sample, sessions).unwrap_or_else(chrono::Utc::now);
+    let clock = Arc::new(strata_core::ManualClock::new(now));
+    Ok(Engine::open_with_clock(&path, EngineOptions { client: "bench".into(), ..EngineOptions::default() }, clock)?)
+}
+
+/// Embeds everything in `engine` and adds its questions about the turns written to `tally`.
+fn tally_recall(
+    tally: &mut factrecall::Tally,
+    engine: &mut Engine,
+    sample: &locomo::Sample,
+    written: &locomo::Written,
+    embedder: &Arc<dyn Embedder>,
+    facts: usize,
+) -> ApiResult<()> {
+    engine.use_embedder(embedder.clone(), false)?;
+    engine.embed_all(&AtomicBool::new(false), &mut |_| {})?;
+    let known = written.dia_of.values().cloned().collect();
+    tally.add(engine, &locomo::asked_within(sample, &known), &written.dia_of, facts)
+}
+
 /// Runs extraction over the first `sessions` sessions of each LoCoMo conversation in `data`
-/// and compares the facts with the observations. `samples`: where to write every fact's and
-/// observation's best match, for reading by hand.
+/// and compares the facts with the observations; then asks the questions about those sessions
+/// with the facts beside the turns ([`factrecall`]). `samples`: where to write every fact's
+/// and observation's best match, for reading by hand.
 pub fn run_locomo(
     data: &Path,
     sessions: usize,
@@ -194,14 +222,17 @@ pub fn run_locomo(
     let (mut facts, mut observations) = (Vec::new(), Vec::new());
     let mut per_session = Vec::new();
     let (mut seconds, mut tokens) = (0.0, 0u64);
+    let mut tally = factrecall::Tally::default();
     for (c, sample) in samples_in.iter().enumerate() {
-        let mut engine = open(work, &format!("extract-{c}"), None)?;
-        for (n, written) in locomo::write_sessions(sample, &mut engine, sessions)? {
+        let mut engine = open_conversation(work, &format!("extract-{c}"), sample, sessions)?;
+        let written = locomo::write_sessions(sample, &mut engine, sessions)?;
+        let facts_before = facts.len();
+        for &(n, turns) in &written.sessions {
             let session = c * 1000 + n;
             report.sessions += 1;
-            report.turns += written;
-            for (speaker, text) in locomo::observations(sample, n) {
-                observations.push(Said { subject: subject_key(&speaker), text, session });
+            report.turns += turns;
+            for o in locomo::observations(sample, n) {
+                observations.push(Said { subject: subject_key(&o.speaker), text: o.text, session });
             }
             let params = ExtractParams {
                 session_id: Some(format!("session_{n}")),
@@ -225,13 +256,15 @@ pub fn run_locomo(
             seconds += s;
             per_session.push(s);
             progress(&format!(
-                "{} session {n}: {written} turns, {:.1} s, {} facts so far",
+                "{} session {n}: {turns} turns, {:.1} s, {} facts so far",
                 locomo::sample_id(sample),
                 s,
                 facts.len()
             ));
         }
+        tally_recall(&mut tally, &mut engine, sample, &written, &embedder, facts.len() - facts_before)?;
     }
+    report.retrieval = tally.report();
     let embed = |items: &[Said]| -> ApiResult<Vec<Vec<f32>>> {
         let texts: Vec<&str> = items.iter().map(|s| s.text.as_str()).collect();
         Ok(embedder.embed(&texts)?)
@@ -265,6 +298,35 @@ pub fn run_locomo(
     Ok(report)
 }
 
+/// The annotators' observations of the first `sessions` sessions of each LoCoMo conversation
+/// in `data`, written as facts beside the turns (what a perfect extractor would give), and the
+/// questions about those sessions asked with them ([`factrecall`]).
+pub fn run_reference(
+    data: &Path,
+    sessions: usize,
+    work: &Path,
+    embedder: Arc<dyn Embedder>,
+    progress: &mut dyn FnMut(&str),
+) -> ApiResult<factrecall::FactRecall> {
+    let mut tally = factrecall::Tally::default();
+    for (c, sample) in locomo::samples(data)?.iter().enumerate() {
+        let mut engine = open_conversation(work, &format!("reference-{c}"), sample, sessions)?;
+        let written = locomo::write_sessions(sample, &mut engine, sessions)?;
+        let memory_of = written.dia_of.iter().map(|(id, dia)| (dia.clone(), id.clone())).collect();
+        let mut facts = 0;
+        for &(n, _) in &written.sessions {
+            facts += factrecall::write_observations(sample, n, &mut engine, &memory_of)?;
+        }
+        tally_recall(&mut tally, &mut engine, sample, &written, &embedder, facts)?;
+        progress(&format!(
+            "{}: {} sessions, {facts} observations as facts",
+            locomo::sample_id(sample),
+            written.sessions.len()
+        ));
+    }
+    Ok(tally.report())
+}
+
 /// The update set in `file`.
 pub fn read_updates(file: &Path) -> ApiResult<Vec<UpdateCase>> {
     let text =
@@ -289,7 +351,7 @@ fn contains_any(text: &str, words: &[String]) -> bool {
 
 /// Runs one update case in a fresh store: each conversation extracted (applied) in turn.
 pub fn run_update(case: &UpdateCase, work: &Path, model: &dyn ChatModel) -> ApiResult<UpdateOutcome> {
-    let mut engine = open(work, "update", None)?;
+    let mut engine = open(work, "update")?;
     for (i, conversation) in case.conversations.iter().enumerate() {
         let session = format!("conversation-{}", i + 1);
         let date = strata_core::time::parse_time(&format!("{}T10:00:00Z", conversation.date))?;

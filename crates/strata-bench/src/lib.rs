@@ -12,6 +12,7 @@ pub mod chatbench;
 pub mod embedbench;
 pub mod extractbench;
 pub mod extracttrain;
+pub mod factrecall;
 pub mod locomo;
 pub mod mcpbench;
 mod reference;

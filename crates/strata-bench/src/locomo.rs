@@ -41,8 +41,19 @@ pub fn sample_id(sample: &Sample) -> &str {
     &sample.sample_id
 }
 
-/// The reference observations of session `n`: (speaker, fact).
-pub fn observations(sample: &Sample, n: usize) -> Vec<(String, String)> {
+/// One of the annotators' facts: whose, what, and the turns it was drawn from.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The speaker it is filed under.
+    pub speaker: String,
+    /// What it says.
+    pub text: String,
+    /// The dia_ids of the turns it comes from, normalized ("D30:05" → "D30:5").
+    pub evidence: Vec<String>,
+}
+
+/// The reference observations of session `n`.
+pub fn observations(sample: &Sample, n: usize) -> Vec<Observation> {
     let Some(serde_json::Value::Object(by_speaker)) = sample.observation.get(&format!("session_{n}_observation"))
     else {
         return Vec::new();
@@ -50,22 +61,77 @@ pub fn observations(sample: &Sample, n: usize) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (speaker, items) in by_speaker {
         for item in items.as_array().into_iter().flatten() {
-            if let Some(text) = item.get(0).and_then(|t| t.as_str()) {
-                out.push((speaker.clone(), text.to_string()));
-            }
+            let Some(text) = item.get(0).and_then(|t| t.as_str()) else { continue };
+            let raw: Vec<&str> = match item.get(1) {
+                Some(serde_json::Value::String(s)) => s.split(';').collect(),
+                Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            let evidence = raw.into_iter().filter_map(normalize_dia_id).collect();
+            out.push(Observation { speaker: speaker.clone(), text: text.to_string(), evidence });
         }
     }
     out
 }
 
-/// Writes the first `limit` sessions of a conversation as episodes (as [`run`] ingests them);
-/// returns each session's number and how many turns it had.
-pub fn write_sessions(sample: &Sample, engine: &mut Engine, limit: usize) -> ApiResult<Vec<(usize, usize)>> {
+/// A question whose evidence lies in the turns written, with that evidence.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    /// The question.
+    pub text: String,
+    /// The dia_ids of its evidence turns.
+    pub evidence: HashSet<String>,
+}
+
+/// The questions of a conversation whose every evidence turn is one of `known` (the dia_ids
+/// written), evidence normalized as [`run`] does.
+pub fn asked_within(sample: &Sample, known: &HashSet<String>) -> Vec<Asked> {
     let mut out = Vec::new();
+    for qa in &sample.qa {
+        let evidence: Option<HashSet<String>> = qa
+            .evidence
+            .iter()
+            .flat_map(|e| e.split(';'))
+            .map(|raw| normalize_dia_id(raw).filter(|id| known.contains(id)))
+            .collect();
+        if let Some(evidence) = evidence.filter(|e| !e.is_empty()) {
+            out.push(Asked { text: qa.question.clone(), evidence });
+        }
+    }
+    out
+}
+
+/// A day after the date of session `n` (or of the last session before it): when questions
+/// about the first `n` sessions are asked.
+pub fn asked_at(sample: &Sample, n: usize) -> Option<DateTime<Utc>> {
+    (1..=n)
+        .rev()
+        .find_map(|k| {
+            sample.conversation.get(&format!("session_{k}_date_time")).and_then(|v| v.as_str()).and_then(session_time)
+        })
+        .map(|t| t + chrono::Duration::days(1))
+}
+
+/// The sessions [`write_sessions`] wrote: each one's number and turn count, and the dia_id of
+/// each memory written.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// (session number, turns), in order.
+    pub sessions: Vec<(usize, usize)>,
+    /// memory id → dia_id.
+    pub dia_of: HashMap<String, String>,
+}
+
+/// Writes the first `limit` sessions of a conversation as episodes (as [`run`] ingests them).
+pub fn write_sessions(sample: &Sample, engine: &mut Engine, limit: usize) -> ApiResult<Written> {
+    let mut out = Written::default();
     for (n, turns) in sample.sessions()?.into_iter().take(limit) {
         let count = turns.len();
-        write_session(sample, n, turns, engine, &mut |_, _| {})?;
-        out.push((n, count));
+        let dia_of = &mut out.dia_of;
+        write_session(sample, n, turns, engine, &mut |id, dia| {
+            dia_of.insert(id.to_string(), dia);
+        })?;
+        out.sessions.push((n, count));
     }
     Ok(out)
 }

@@ -729,6 +729,11 @@ pub enum BenchCommand {
         /// `bench extract-adapter`), merged into the weights at load.
         #[arg(long)]
         adapter: Option<PathBuf>,
+        /// Instead of extracting, write LoCoMo's annotated observations as the facts beside
+        /// the turns and ask the questions about those sessions (the most facts can help
+        /// retrieval); loads no chat model and skips the update set.
+        #[arg(long, requires = "data")]
+        reference_facts: bool,
         #[command(flatten)]
         provider: ProviderArgs,
     },

@@ -452,7 +452,24 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.answer_bench(&report)
         }
-        BenchCommand::Extract { data, sessions, updates, cases, samples, adapter, provider } => {
+        BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let show = !out.json && std::io::stderr().is_terminal();
+            let reference =
+                strata_bench::extractbench::run_reference(&data, sessions, work.path(), embedder, &mut |s| {
+                    if show {
+                        note!("{s}");
+                    }
+                })?;
+            let report = strata_bench::extractbench::ExtractBenchReport {
+                model: "LoCoMo's observations".into(),
+                reference: Some(reference),
+                ..Default::default()
+            };
+            out.extraction_bench(&report)
+        }
+        BenchCommand::Extract { data, sessions, updates, cases, samples, adapter, provider, .. } => {
             use strata_bench::extractbench;
             let adapter = adapter.map(|dir| {
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

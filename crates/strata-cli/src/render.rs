@@ -426,6 +426,10 @@ impl Out {
             for f in &l.failed_sessions {
                 say!("  failed: {f}");
             }
+            fact_recall(&l.retrieval)?;
+        }
+        if let Some(r) = &r.reference {
+            fact_recall(r)?;
         }
         if let Some(u) = &r.updates {
             say!(
@@ -1012,4 +1016,22 @@ fn training_outcome(losses: &[f32], seconds: f64, perplexity: (f64, f64), adapte
         perplexity.1,
         adapter.display()
     )
+}
+
+/// Evidence recall within each budget, turns alone and with facts beside them.
+fn fact_recall(r: &strata_bench::factrecall::FactRecall) -> Result<()> {
+    say!(
+        "  {} questions about those sessions, {} facts beside the turns: evidence in the prompt",
+        r.questions,
+        r.facts
+    );
+    for (budget, turns) in &r.turns_only {
+        let with = r.with_facts.get(budget).copied().unwrap_or(0.0);
+        let share = r.fact_token_share.get(budget).copied().unwrap_or(0.0);
+        say!(
+            "    {budget:>5} tokens: turns alone {turns:.3}, with facts {with:.3} ({:.0}% of the tokens facts)",
+            share * 100.0
+        );
+    }
+    Ok(())
 }

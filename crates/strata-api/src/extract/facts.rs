@@ -106,7 +106,8 @@ fn value_text(v: &FactValue) -> String {
     }
 }
 
-fn fact_content(key: String, fact: &str, stated: Option<&str>) -> Content {
+/// A fact memory's content: its key (`subject/topic`), what it states, and when it was stated.
+pub fn fact_content(key: String, fact: &str, stated: Option<&str>) -> Content {
     let mut facts = Facts::new();
     facts.insert("fact".into(), FactValue::Text(fact.to_string()));
     if let Some(s) = stated {

@@ -2,3 +2,4 @@
 
 mod answers;
 mod extraction;
+mod facts;
