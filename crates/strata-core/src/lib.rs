@@ -6,6 +6,7 @@ pub mod access;
 pub mod adapters;
 pub mod chat;
 pub mod clock;
+pub mod concepts;
 pub mod error;
 pub mod event;
 pub mod evolve;

@@ -308,7 +308,8 @@ const STOPWORDS: &[&str] = &[
     "would", "you", "your",
 ];
 
-fn is_stopword(word: &str) -> bool {
+/// Whether `word` is an English function word ("the", "your").
+pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.binary_search(&word.to_lowercase().as_str()).is_ok()
 }
 

@@ -703,6 +703,11 @@ impl StoreTx<'_> {
             derived: Vec::new(),
         };
         self.forget_extraction_of(id)?;
+        for (concept, relation) in self.linking_to(id)? {
+            if relation == crate::concepts::GROUPS {
+                out.redacted += self.reform_without(concept, id, meta)?;
+            }
+        }
         for (fact, relation) in self.linking_to(id)? {
             use crate::extraction::{EARLIER_SOURCE, FACT_SOURCE};
             if relation != FACT_SOURCE && relation != EARLIER_SOURCE {
@@ -721,6 +726,42 @@ impl StoreTx<'_> {
             out.derived.extend(also.derived);
         }
         Ok(out)
+    }
+
+    /// Re-forms concept `concept` without its forgotten member `member`: the concept (whose
+    /// past versions quote the member) is forgotten, and one with the same key is created from
+    /// what its other members said, linked to them — none when fewer than two are left.
+    /// Returns the events redacted.
+    fn reform_without(&mut self, concept: MemoryId, member: MemoryId, meta: &EventMeta) -> Result<u64> {
+        use crate::concepts::{ConceptBody, GROUPS, members};
+        let Some(c) = self.load(concept)? else { return Ok(0) };
+        let (Some(body), Some(key)) = (ConceptBody::read(&c), c.content.key().map(str::to_string)) else {
+            return Ok(0);
+        };
+        let mut said = String::new();
+        let mut rest = Vec::new();
+        for m in members(&c).into_iter().filter(|m| *m != member) {
+            if let Some(m) = self.load(m)? {
+                let (title, body) = rows::search_text(&m.content);
+                said.push_str(&format!("{title}\n{body}\n").to_lowercase());
+                rest.push(m.id);
+            }
+        }
+        let redacted = self.forget(concept, meta)?.redacted;
+        if rest.len() >= 2 {
+            let new = NewMemory {
+                scope: c.scope.clone(),
+                tags: c.tags.iter().cloned().collect(),
+                importance: Some(c.importance),
+                tier: Some(c.tier),
+                source: c.source.clone(),
+            };
+            let formed = self.create(body.without(member, &said).content(&key), new, meta)?;
+            for m in rest {
+                self.link(formed.id, m, GROUPS, meta)?;
+            }
+        }
+        Ok(redacted)
     }
 
     /// The time now, by this store's clock.

@@ -308,6 +308,28 @@ impl Store {
         Ok(hits)
     }
 
+    /// Every memory within `filter` that has a vector from `model`, with that vector, in id
+    /// order (for grouping memories by meaning).
+    pub fn embedded(&self, model: &str, filter: &Filter) -> Result<Vec<(Memory, Vec<f32>)>> {
+        let mut sql = format!(
+            "SELECT {MEMORY_COLUMNS}, v.vector FROM memories AS m \
+             JOIN memory_vectors AS v ON v.memory_id = m.id AND v.model = ? WHERE 1 = 1"
+        );
+        let mut params: Vec<rusqlite::types::Value> = vec![model.to_string().into()];
+        filter.push_sql(&mut sql, &mut params);
+        sql.push_str(" ORDER BY m.id");
+        let rows = self
+            .conn
+            .prepare(&sql)?
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                let blob = r.get_ref(17)?.as_blob()?;
+                let v = blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                Ok((memory_from_row(r)?, v))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
     /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
     pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
         let blob: Option<Vec<u8>> = self

@@ -1,0 +1,172 @@
+//! Concepts (issue 21): related memories grouped under one semantic memory keyed
+//! `concept/<slug>`, holding a name, salient terms, the time its members span and an extractive
+//! summary whose every sentence names the member it was taken from. A concept links to each
+//! member ([`GROUPS`]); members are never changed by compaction. Because a concept is a memory,
+//! forming, updating and dissolving one are ordinary events (replay and as-of reads cover them).
+//!
+//! Forgetting a member re-forms its concepts without it ([`StoreTx::forget`]): the concept's
+//! stream, whose past versions quote the member, is forgotten, and a concept with the same key
+//! is created from what the other members said — or none, when fewer than two are left.
+
+use chrono::{DateTime, Utc};
+
+use crate::model::{Concept, Content, FactValue, Facts, Memory, MemoryId};
+use crate::time::{format_time, parse_time};
+
+/// A concept's link to each of its members.
+pub const GROUPS: &str = "groups";
+/// The key prefix of every concept.
+pub const KEY_PREFIX: &str = "concept/";
+/// Salient terms kept per concept.
+pub const MAX_TERMS: usize = 8;
+
+/// One sentence of a summary and the member it was taken from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sentence {
+    /// The member.
+    pub from: MemoryId,
+    /// Its words, as the member says them.
+    pub text: String,
+}
+
+/// What a concept says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConceptBody {
+    /// A name a person reads.
+    pub name: String,
+    /// Its members' salient words, most salient first.
+    pub terms: Vec<String>,
+    /// The summary, in the members' order.
+    pub summary: Vec<Sentence>,
+    /// When its earliest member happened.
+    pub first: DateTime<Utc>,
+    /// When its latest member happened.
+    pub last: DateTime<Utc>,
+}
+
+/// Whether `m` is a concept.
+pub fn is_concept(m: &Memory) -> bool {
+    m.content.key().is_some_and(|k| k.starts_with(KEY_PREFIX))
+}
+
+/// The members of concept `m`.
+pub fn members(m: &Memory) -> Vec<MemoryId> {
+    m.links.iter().filter(|l| l.relation == GROUPS).map(|l| l.target).collect()
+}
+
+/// The name made of a concept's terms: the first three.
+pub fn name_of(terms: &[String]) -> String {
+    if terms.is_empty() { "Unnamed".to_string() } else { terms.iter().take(3).cloned().collect::<Vec<_>>().join(", ") }
+}
+
+impl ConceptBody {
+    /// The content of a concept keyed `key`.
+    pub fn content(&self, key: &str) -> Content {
+        let mut facts = Facts::new();
+        facts.insert("name".into(), FactValue::Text(self.name.clone()));
+        facts.insert("terms".into(), FactValue::List(self.terms.iter().cloned().map(FactValue::Text).collect()));
+        let summary = self
+            .summary
+            .iter()
+            .map(|s| {
+                let mut g = Facts::new();
+                g.insert("text".into(), FactValue::Text(s.text.clone()));
+                g.insert("from".into(), FactValue::Text(s.from.to_string()));
+                FactValue::Group(g)
+            })
+            .collect();
+        facts.insert("summary".into(), FactValue::List(summary));
+        facts.insert("first".into(), FactValue::Text(format_time(self.first)));
+        facts.insert("last".into(), FactValue::Text(format_time(self.last)));
+        Content::Semantic(Concept { key: key.to_string(), facts })
+    }
+
+    /// What concept `m` says; None when `m` is not a concept.
+    pub fn read(m: &Memory) -> Option<ConceptBody> {
+        let Content::Semantic(c) = &m.content else { return None };
+        if !c.key.starts_with(KEY_PREFIX) {
+            return None;
+        }
+        let text = |v: Option<&FactValue>| match v {
+            Some(FactValue::Text(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let list = |name: &str| match c.facts.get(name) {
+            Some(FactValue::List(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let summary = list("summary")
+            .into_iter()
+            .filter_map(|item| match item {
+                FactValue::Group(g) => {
+                    Some(Sentence { from: text(g.get("from"))?.parse().ok()?, text: text(g.get("text"))? })
+                }
+                _ => None,
+            })
+            .collect();
+        let time = |name: &str| text(c.facts.get(name)).and_then(|t| parse_time(&t).ok());
+        Some(ConceptBody {
+            name: text(c.facts.get("name")).unwrap_or_default(),
+            terms: list("terms").into_iter().filter_map(|t| text(Some(&t))).collect(),
+            summary,
+            first: time("first").unwrap_or(m.created_at),
+            last: time("last").unwrap_or(m.created_at),
+        })
+    }
+
+    /// The same concept without anything taken from `member`: its sentences dropped, and its
+    /// terms kept only where `still_said` (what the other members say, lower-cased) holds them.
+    pub fn without(&self, member: MemoryId, still_said: &str) -> ConceptBody {
+        let terms: Vec<String> = self.terms.iter().filter(|t| contains_word(still_said, t)).cloned().collect();
+        ConceptBody {
+            name: name_of(&terms),
+            terms,
+            summary: self.summary.iter().filter(|s| s.from != member).cloned().collect(),
+            first: self.first,
+            last: self.last,
+        }
+    }
+}
+
+/// Whether `text` (lower-cased) holds `word` as a whole word.
+pub fn contains_word(text: &str, word: &str) -> bool {
+    let word = word.to_lowercase();
+    text.match_indices(&word).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = text[i + word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        before && after
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u64) -> MemoryId {
+        MemoryId::from_parts(n, 0)
+    }
+
+    #[test]
+    fn a_concept_reads_back_what_it_wrote_and_drops_a_member_cleanly() {
+        let t = parse_time("2023-05-08T13:56:00Z").unwrap();
+        let body = ConceptBody {
+            name: "kitten, pixel, piano".into(),
+            terms: vec!["kitten".into(), "pixel".into(), "piano".into()],
+            summary: vec![
+                Sentence { from: id(1), text: "My kitten is called Pixel.".into() },
+                Sentence { from: id(2), text: "She sleeps on the piano.".into() },
+            ],
+            first: t,
+            last: t + chrono::Duration::days(11),
+        };
+        let m =
+            Memory::new(id(9), crate::model::Scope::user("u"), body.content("concept/kitten"), Default::default(), t);
+        assert!(is_concept(&m));
+        assert_eq!(ConceptBody::read(&m).unwrap(), body);
+        let left = body.without(id(2), "my kitten is called pixel.");
+        assert_eq!(left.summary, vec![body.summary[0].clone()]);
+        assert_eq!(left.terms, vec!["kitten".to_string(), "pixel".to_string()]);
+        assert_eq!(left.name, "kitten, pixel");
+        assert!(contains_word("the piano.", "piano") && !contains_word("pianos", "piano"));
+    }
+}
