@@ -6,6 +6,7 @@ mod adapters;
 pub mod ask;
 pub mod bulk;
 pub mod changes;
+pub mod compact;
 pub mod context;
 pub mod conversations;
 mod demo;
@@ -22,6 +23,7 @@ pub mod settings;
 pub mod shapes;
 
 pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
+pub use compact::{CompactParams, CompactReport, ConceptView, SentenceView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;

@@ -735,6 +735,10 @@ impl StoreTx<'_> {
     fn reform_without(&mut self, concept: MemoryId, member: MemoryId, meta: &EventMeta) -> Result<u64> {
         use crate::concepts::{ConceptBody, GROUPS, members};
         let Some(c) = self.load(concept)? else { return Ok(0) };
+        if c.expired_at.is_some() {
+            // A dissolved concept quotes the member in its versions too; nothing to re-form.
+            return Ok(self.forget(concept, meta)?.redacted);
+        }
         let (Some(body), Some(key)) = (ConceptBody::read(&c), c.content.key().map(str::to_string)) else {
             return Ok(0);
         };

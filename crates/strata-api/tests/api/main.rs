@@ -7,6 +7,7 @@ use strata_api::{AddRequest, Engine, EngineOptions, ErrorCode, Target, UpdateReq
 use strata_core::{Actor, Concept, Content, FactValue, Filter, ManualClock};
 
 mod ask;
+mod concepts;
 mod embedding;
 mod extract;
 mod forms;

@@ -1,0 +1,499 @@
+//! Compaction (issue 21): the caller's embedded memories grouped into concepts
+//! (`strata-compact`), each a semantic memory keyed `concept/<slug>` with a name, salient
+//! terms, its time span and an extractive summary ([`strata_core::concepts`]), linked to its
+//! members. A full pass re-clusters everything and keeps a concept's id where a group continues
+//! it (most of its members stay); an incremental pass only lets new memories join the concept
+//! whose centre they are as close to as its members are. Every change is an ordinary event:
+//! a concept formed (created), updated (content, links), merged into another or dissolved
+//! (expired, with the reason); members are never changed.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+use strata_compact::{centroid, cluster, cosine, matching, summary, terms};
+use strata_core::concepts::{ConceptBody, GROUPS, KEY_PREFIX, MAX_TERMS, Sentence, is_concept, members, name_of};
+use strata_core::event::{Actor, Change, EventMeta, Expected};
+use strata_core::interchange::Tick;
+use strata_core::store::{NewMemory, StoreTx};
+use strata_core::{Filter, Memory, MemoryId, MemoryKind, Source, Tier};
+use strata_tokens::{Encoding, OpenAiTokens, TokenManager};
+
+use crate::extract::slug;
+use crate::{ApiError, ApiResult, Engine, ErrorCode};
+
+/// The most tokens (cl100k_base) of a concept's summary.
+pub const SUMMARY_TOKENS: usize = 120;
+
+/// What a compaction pass does.
+#[derive(Debug, Clone)]
+pub struct CompactParams {
+    /// Re-cluster everything (true) or only let new memories join known concepts.
+    pub full: bool,
+    /// Work out what would change and write nothing.
+    pub dry_run: bool,
+    /// The most tokens of a summary.
+    pub summary_tokens: usize,
+    /// How groups are found.
+    pub clustering: cluster::Params,
+}
+
+impl Default for CompactParams {
+    fn default() -> Self {
+        CompactParams {
+            full: true,
+            dry_run: false,
+            summary_tokens: SUMMARY_TOKENS,
+            clustering: cluster::Params::default(),
+        }
+    }
+}
+
+/// What a compaction pass did (or, dry, would do).
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CompactReport {
+    /// Embedded memories considered.
+    pub memories: usize,
+    /// Live concepts afterwards.
+    pub concepts: usize,
+    /// Memories in a concept afterwards.
+    pub grouped: usize,
+    /// Concepts formed (of which split from a known one: `split`).
+    pub formed: usize,
+    /// Formed from part of a concept that continues elsewhere.
+    pub split: usize,
+    /// Concepts whose members, name or summary changed.
+    pub updated: usize,
+    /// Concepts that stayed as they were.
+    pub unchanged: usize,
+    /// Concepts whose members mostly went to another concept (expired, "merged into …").
+    pub merged: usize,
+    /// Concepts whose members no longer form a group (expired).
+    pub dissolved: usize,
+    /// Memories that joined a known concept (incremental pass).
+    pub joined: usize,
+    /// Tokens of the grouped memories' text as a summary quotes it ("Ana: …"; cl100k_base).
+    pub member_tokens: usize,
+    /// Tokens of their concepts' summaries.
+    pub summary_tokens: usize,
+    /// member_tokens ÷ summary_tokens.
+    pub ratio: f64,
+    /// Nothing was written.
+    pub dry_run: bool,
+}
+
+/// One sentence of a summary, with the member it came from.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SentenceView {
+    /// The member's id.
+    pub from: String,
+    /// Its words.
+    pub text: String,
+}
+
+/// A concept as front ends show it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConceptView {
+    /// Its memory id.
+    pub id: String,
+    /// Its key (`concept/…`).
+    pub key: String,
+    /// A name a person reads.
+    pub name: String,
+    /// Salient terms, most salient first.
+    pub terms: Vec<String>,
+    /// The summary.
+    pub summary: Vec<SentenceView>,
+    /// Its members' ids.
+    pub members: Vec<String>,
+    /// When its earliest member happened.
+    pub first: String,
+    /// When its latest member happened.
+    pub last: String,
+    /// Its tier.
+    pub tier: Tier,
+}
+
+impl ConceptView {
+    fn of(m: &Memory) -> Option<ConceptView> {
+        let body = ConceptBody::read(m)?;
+        Some(ConceptView {
+            id: m.id.to_string(),
+            key: m.content.key().unwrap_or_default().to_string(),
+            name: body.name,
+            terms: body.terms,
+            summary: body
+                .summary
+                .into_iter()
+                .map(|s| SentenceView { from: s.from.to_string(), text: s.text })
+                .collect(),
+            members: members(m).iter().map(ToString::to_string).collect(),
+            first: strata_core::time::format_time(body.first),
+            last: strata_core::time::format_time(body.last),
+            tier: m.tier,
+        })
+    }
+}
+
+/// An embedded memory as compaction reads it.
+struct Item {
+    memory: Memory,
+    vector: Vec<f32>,
+    /// Who said it, for a summary sentence ("Ana: …"), when it is an utterance.
+    speaker: Option<String>,
+    /// What it says.
+    text: String,
+}
+
+impl Item {
+    /// Its text as a summary quotes it: with who said it ("Ana: …").
+    fn quoted(&self) -> String {
+        match &self.speaker {
+            Some(s) => format!("{s}: {}", self.text),
+            None => self.text.clone(),
+        }
+    }
+}
+
+/// A concept a pass writes: its body and members.
+struct Planned {
+    body: ConceptBody,
+    members: Vec<MemoryId>,
+}
+
+/// What a pass does to each concept.
+enum Step {
+    Form(Planned),
+    Update(MemoryId, Planned),
+    Expire(MemoryId, String),
+}
+
+impl Engine {
+    /// Groups the caller's embedded memories into concepts (see the module's text). Reports
+    /// progress per group through `tick`; `cancel` stops it before anything is written.
+    pub fn compact(&mut self, params: &CompactParams, tick: Tick<'_>, cancel: &AtomicBool) -> ApiResult<CompactReport> {
+        let embedder = self.embedder().cloned().ok_or_else(|| {
+            ApiError::new(ErrorCode::Model, "compaction groups memories by meaning and needs the embedding model")
+        })?;
+        let items = self.items(embedder.model_id())?;
+        let known = self.live_concepts()?;
+        let tokens = OpenAiTokens::new(Encoding::Cl100kBase);
+        let count = |s: &str| tokens.count(s).unwrap_or(s.len() / 4);
+        let vectors: Vec<&[f32]> = items.iter().map(|i| i.vector.as_slice()).collect();
+        let (groups, joined) = if params.full {
+            (cluster::groups(&vectors, &params.clustering), 0)
+        } else {
+            join_known(&items, &vectors, &known)
+        };
+        check(cancel)?;
+        let texts: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
+        let salient = terms::salient(&texts, &groups, MAX_TERMS);
+        let total = groups.len() as u64;
+        let mut planned = Vec::with_capacity(groups.len());
+        for (n, (g, salient)) in groups.iter().zip(&salient).enumerate() {
+            tick(n as u64, total)?;
+            check(cancel)?;
+            planned.push(plan_concept(&items, &vectors, g, salient, params.summary_tokens, &count));
+        }
+        tick(total, total)?;
+        let mut report = CompactReport { memories: items.len(), joined, dry_run: params.dry_run, ..Default::default() };
+        let steps = steps(&known, planned, &mut report);
+        let by_id: HashMap<MemoryId, &Item> = items.iter().map(|i| (i.memory.id, i)).collect();
+        for p in steps.iter().filter_map(|s| match s {
+            Step::Form(p) | Step::Update(_, p) => Some(p),
+            Step::Expire(..) => None,
+        }) {
+            report.grouped += p.members.len();
+            report.summary_tokens += p.body.summary.iter().map(|s| count(&s.text)).sum::<usize>();
+            report.member_tokens +=
+                p.members.iter().filter_map(|m| by_id.get(m)).map(|i| count(&i.quoted())).sum::<usize>();
+        }
+        report.grouped += report.unchanged_members(&known, &steps);
+        report.concepts = known.len() + report.formed - report.merged - report.dissolved;
+        report.ratio = report.member_tokens as f64 / report.summary_tokens.max(1) as f64;
+        if !params.dry_run {
+            check(cancel)?;
+            self.write_steps(steps)?;
+        }
+        Ok(report)
+    }
+
+    /// The caller's live concepts, the largest first.
+    pub fn concepts(&self) -> ApiResult<Vec<ConceptView>> {
+        let mut out: Vec<ConceptView> = self.live_concepts()?.iter().filter_map(ConceptView::of).collect();
+        out.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then_with(|| a.key.cmp(&b.key)));
+        Ok(out)
+    }
+
+    /// One concept, by id or key (`concept/…`).
+    pub fn concept(&self, target: &crate::Target) -> ApiResult<ConceptView> {
+        let m = self.memory(target)?;
+        ConceptView::of(&m).ok_or_else(|| ApiError::invalid(format!("{} is not a concept", target.id_or_key)))
+    }
+
+    /// The caller's embedded memories that can be members (not concepts), oldest first.
+    fn items(&self, model: &str) -> ApiResult<Vec<Item>> {
+        let filter = self.scoped(Filter::default());
+        let mut items: Vec<Item> = self
+            .store_view()
+            .embedded(model, &filter)?
+            .into_iter()
+            .filter(|(m, _)| !is_concept(m))
+            .map(|(memory, vector)| {
+                let (speaker, text) = match &memory.content {
+                    strata_core::Content::Episodic(e) => match &e.body {
+                        strata_core::EpisodeBody::Utterance { speaker, text } => (Some(speaker.clone()), text.clone()),
+                        strata_core::EpisodeBody::Exchange { query, response } => {
+                            (None, format!("{query}\n{response}"))
+                        }
+                    },
+                    other => (
+                        None,
+                        strata_core::vectors::embedding_text(&Memory { content: other.clone(), ..memory.clone() }),
+                    ),
+                };
+                Item { memory, vector, speaker, text }
+            })
+            .collect();
+        items.sort_by_key(|i| (i.memory.occurred_at(), i.memory.id));
+        Ok(items)
+    }
+
+    /// The caller's live concepts.
+    fn live_concepts(&self) -> ApiResult<Vec<Memory>> {
+        let filter = Filter { kinds: vec![MemoryKind::Semantic], ..Filter::default() };
+        Ok(self.all_memories(filter)?.into_iter().filter(is_concept).collect())
+    }
+
+    /// Writes a pass's steps in one transaction.
+    fn write_steps(&mut self, steps: Vec<Step>) -> ApiResult<()> {
+        let meta = EventMeta { actor: Actor::App, ..self.meta() };
+        let scope = self.scope(None);
+        let mut keys: HashSet<String> = self
+            .all_memories(Filter { kinds: vec![MemoryKind::Semantic], include_expired: true, ..Filter::default() })?
+            .iter()
+            .filter_map(|m| m.content.key().map(str::to_string))
+            .collect();
+        self.store().transact(|tx| {
+            for step in steps {
+                match step {
+                    Step::Form(p) => {
+                        let key = free_key(&mut keys, &p.body.name);
+                        let new = NewMemory {
+                            scope: scope.clone(),
+                            tags: vec![],
+                            importance: None,
+                            tier: Some(Tier::Long),
+                            source: Source::app("compaction"),
+                        };
+                        let c = tx.create(p.body.content(&key), new, &meta)?;
+                        relink(tx, c.id, &[], &p.members, &meta)?;
+                    }
+                    Step::Update(id, p) => {
+                        let c = tx.current(id)?;
+                        let key = c.content.key().unwrap_or_default().to_string();
+                        tx.update_content(id, p.body.content(&key), Expected::Any, &meta)?;
+                        relink(tx, id, &members(&c), &p.members, &meta)?;
+                    }
+                    Step::Expire(id, reason) => {
+                        tx.append(id, Expected::Any, Change::Expired { reason }, &meta)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.wrote();
+        Ok(())
+    }
+}
+
+impl CompactReport {
+    /// Members of the known concepts a pass leaves as they are.
+    fn unchanged_members(&self, known: &[Memory], steps: &[Step]) -> usize {
+        let touched: HashSet<MemoryId> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Update(id, _) | Step::Expire(id, _) => Some(*id),
+                Step::Form(_) => None,
+            })
+            .flatten()
+            .collect();
+        known.iter().filter(|c| !touched.contains(&c.id)).map(|c| members(c).len()).sum()
+    }
+}
+
+fn check(cancel: &AtomicBool) -> ApiResult<()> {
+    if cancel.load(Ordering::Relaxed) {
+        return Err(ApiError::new(ErrorCode::Cancelled, "compaction was cancelled; nothing was written"));
+    }
+    Ok(())
+}
+
+/// The groups of an incremental pass: each known concept's members (those still embedded),
+/// plus every memory in no concept that is as close to one of its members as the members are
+/// to each other (its cosine to its nearest member at least the concept's weakest
+/// nearest-member cosine); the closest such concept takes it.
+fn join_known(items: &[Item], vectors: &[&[f32]], known: &[Memory]) -> (Vec<Vec<usize>>, usize) {
+    let index: HashMap<MemoryId, usize> = items.iter().enumerate().map(|(i, it)| (it.memory.id, i)).collect();
+    let mut groups: Vec<Vec<usize>> =
+        known.iter().map(|c| members(c).iter().filter_map(|m| index.get(m).copied()).collect()).collect();
+    let grouped: HashSet<usize> = groups.iter().flatten().copied().collect();
+    let nearest = |i: usize, g: &[usize]| {
+        g.iter().filter(|&&j| j != i).map(|&j| cosine(vectors[i], vectors[j])).fold(f32::MIN, f32::max)
+    };
+    let weakest: Vec<f32> =
+        groups.iter().map(|g| g.iter().map(|&i| nearest(i, g)).fold(f32::INFINITY, f32::min)).collect();
+    let mut joins = Vec::new();
+    for i in (0..items.len()).filter(|i| !grouped.contains(i)) {
+        let best = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.len() >= 2)
+            .map(|(k, g)| (k, nearest(i, g)))
+            .filter(|(k, cos)| *cos >= weakest[*k])
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((k, _)) = best {
+            joins.push((k, i));
+        }
+    }
+    for &(k, i) in &joins {
+        groups[k].push(i);
+    }
+    (groups, joins.len())
+}
+
+/// A group's concept: name and terms, summary within `limit` tokens, time span, members.
+fn plan_concept(
+    items: &[Item],
+    vectors: &[&[f32]],
+    group: &[usize],
+    salient: &[(String, f64)],
+    limit: usize,
+    count: &dyn Fn(&str) -> usize,
+) -> Planned {
+    let centre = centroid(vectors, group);
+    let texts: Vec<String> = group.iter().map(|&i| items[i].quoted()).collect();
+    let readers: Vec<summary::Member<'_>> = group
+        .iter()
+        .zip(&texts)
+        .map(|(&i, text)| summary::Member { text: text.as_str(), closeness: cosine(vectors[i], &centre) })
+        .collect();
+    // A summary is at most half what its members say, so it always saves tokens.
+    let said: usize = texts.iter().map(|t| count(t)).sum();
+    let summary = summary::summarize(&readers, salient, limit.min(said / 2), count)
+        .into_iter()
+        .map(|(m, text)| Sentence { from: items[group[m]].memory.id, text })
+        .collect();
+    let terms: Vec<String> = salient.iter().map(|(w, _)| w.clone()).collect();
+    let times = group.iter().map(|&i| items[i].memory.occurred_at());
+    let first = times.clone().min().unwrap_or_else(|| items[group[0]].memory.occurred_at());
+    let last = times.max().unwrap_or(first);
+    Planned {
+        body: ConceptBody { name: name_of(&terms), terms, summary, first, last },
+        members: group.iter().map(|&i| items[i].memory.id).collect(),
+    }
+}
+
+/// What a pass does to each known concept and new group, counted into `report`.
+fn steps(known: &[Memory], planned: Vec<Planned>, report: &mut CompactReport) -> Vec<Step> {
+    let known_members: Vec<Vec<MemoryId>> = known.iter().map(members).collect();
+    let new_members: Vec<Vec<MemoryId>> = planned.iter().map(|p| p.members.clone()).collect();
+    let continues = matching::match_groups(&known_members, &new_members);
+    let continued: HashMap<usize, usize> =
+        continues.iter().enumerate().filter_map(|(g, k)| k.map(|k| (k, g))).collect();
+    // member → the known concept it was in
+    let was_in: HashMap<MemoryId, usize> =
+        known_members.iter().enumerate().flat_map(|(k, ms)| ms.iter().map(move |m| (*m, k))).collect();
+    let mut out = Vec::new();
+    for (g, p) in planned.into_iter().enumerate() {
+        match continues[g] {
+            Some(k) => {
+                let same_members =
+                    p.members.iter().collect::<BTreeSet<_>>() == known_members[k].iter().collect::<BTreeSet<_>>();
+                if same_members && ConceptBody::read(&known[k]).as_ref() == Some(&p.body) {
+                    report.unchanged += 1;
+                } else {
+                    report.updated += 1;
+                    out.push(Step::Update(known[k].id, p));
+                }
+            }
+            None => {
+                report.formed += 1;
+                let from = mostly_from(&p.members, &was_in);
+                if from.is_some_and(|k| continued.contains_key(&k)) {
+                    report.split += 1;
+                }
+                out.push(Step::Form(p));
+            }
+        }
+    }
+    for (k, c) in known.iter().enumerate().filter(|(k, _)| !continued.contains_key(k)) {
+        // Where did most of its members go?
+        let went: Vec<MemoryId> = known_members[k].clone();
+        let into = went
+            .iter()
+            .filter_map(|m| new_members.iter().position(|g| g.contains(m)))
+            .fold(HashMap::<usize, usize>::new(), |mut n, g| {
+                *n.entry(g).or_default() += 1;
+                n
+            })
+            .into_iter()
+            .filter(|(_, n)| *n * 2 >= went.len())
+            .map(|(g, _)| g)
+            .next();
+        let reason = match into.and_then(|g| continues[g]) {
+            Some(other) => {
+                report.merged += 1;
+                format!("merged into {}", known[other].content.key().unwrap_or_default())
+            }
+            None => {
+                report.dissolved += 1;
+                "dissolved: its members no longer form a group".to_string()
+            }
+        };
+        out.push(Step::Expire(c.id, reason));
+    }
+    out
+}
+
+/// The known concept most of `members` were in, when one held at least half of them.
+fn mostly_from(members: &[MemoryId], was_in: &HashMap<MemoryId, usize>) -> Option<usize> {
+    let mut n: HashMap<usize, usize> = HashMap::new();
+    for m in members {
+        if let Some(&k) = was_in.get(m) {
+            *n.entry(k).or_default() += 1;
+        }
+    }
+    n.into_iter().filter(|(_, c)| *c * 2 >= members.len()).map(|(k, _)| k).next()
+}
+
+/// A key for a new concept named `name`, unused so far.
+fn free_key(keys: &mut HashSet<String>, name: &str) -> String {
+    let base = format!("{KEY_PREFIX}{}", slug(name));
+    let key = (1..)
+        .map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") })
+        .find(|k| !keys.contains(k))
+        .unwrap_or(base);
+    keys.insert(key.clone());
+    key
+}
+
+/// Links concept `id` to `now` and unlinks the members of `before` that left.
+fn relink(
+    tx: &mut StoreTx<'_>,
+    id: MemoryId,
+    before: &[MemoryId],
+    now: &[MemoryId],
+    meta: &EventMeta,
+) -> strata_core::Result<()> {
+    for m in before.iter().filter(|m| !now.contains(m)) {
+        tx.unlink(id, *m, GROUPS, meta)?;
+    }
+    for m in now.iter().filter(|m| !before.contains(m)) {
+        tx.link(id, *m, GROUPS, meta)?;
+    }
+    Ok(())
+}

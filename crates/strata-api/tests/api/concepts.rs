@@ -1,0 +1,150 @@
+//! Compaction: memories grouped into concepts with names and extractive summaries; concepts
+//! keep their ids across passes; forgetting a member takes its words out of the summary and
+//! out of the file; replay rebuilds concepts exactly.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use strata_api::{AddRequest, CompactParams, ConceptView, Engine, ErrorCode, Target};
+use strata_core::interchange::no_tick;
+use strata_core::vectors::HashEmbedder;
+use strata_core::{Content, Episode, EpisodeBody};
+
+use crate::Db;
+
+const E: HashEmbedder = HashEmbedder { id: "hash-64", dim: 64 };
+
+const KITTEN: [&str; 4] = [
+    "Pixel the kitten sleeps on the piano.",
+    "Pixel the kitten chased a moth.",
+    "Our kitten Pixel ate tuna again.",
+    "Pixel the kitten hates baths.",
+];
+const MARATHON: [&str; 4] = [
+    "Training for the Porto marathon.",
+    "The Porto marathon route is flat.",
+    "Ran twenty miles for the Porto marathon.",
+    "New shoes for the Porto marathon.",
+];
+
+fn said(e: &mut Engine, day: u32, text: &str) -> String {
+    let at = strata_core::time::parse_time(&format!("2026-01-{day:02}T09:00Z")).unwrap();
+    let episode = Episode {
+        occurred_at: at,
+        body: EpisodeBody::Utterance { speaker: "Ana".into(), text: text.into() },
+        concepts: vec![],
+        extra: Default::default(),
+    };
+    e.add(AddRequest::new(Content::Episodic(episode))).unwrap().id
+}
+
+fn compact(e: &mut Engine, full: bool) -> strata_api::CompactReport {
+    let params = CompactParams { full, ..CompactParams::default() };
+    e.compact(&params, &mut no_tick, &AtomicBool::new(false)).unwrap()
+}
+
+fn concept_with<'a>(concepts: &'a [ConceptView], word: &str) -> &'a ConceptView {
+    concepts.iter().find(|c| c.terms.iter().any(|t| t == word)).unwrap_or_else(|| panic!("no concept of {word}"))
+}
+
+fn store(db: &Db) -> (Engine, Vec<String>) {
+    let mut e = db.engine("ana", None);
+    e.use_embedder(Arc::new(E), false).unwrap();
+    let mut ids = Vec::new();
+    for (i, (k, m)) in KITTEN.iter().zip(MARATHON).enumerate() {
+        ids.push(said(&mut e, 2 * i as u32 + 1, k));
+        ids.push(said(&mut e, 2 * i as u32 + 2, m));
+    }
+    e.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap();
+    (e, ids)
+}
+
+#[test]
+fn related_memories_become_named_concepts_whose_summaries_quote_their_members() {
+    let db = Db::new();
+    let (mut e, ids) = store(&db);
+    let r = compact(&mut e, true);
+    assert_eq!((r.memories, r.formed, r.concepts), (8, 2, 2), "{r:?}");
+    assert!(r.grouped >= 7 && r.ratio >= 2.0, "{r:?}");
+    let concepts = e.concepts().unwrap();
+    let kitten = concept_with(&concepts, "kitten");
+    assert!(kitten.name.contains("Pixel") && kitten.name.contains("kitten"), "{}", kitten.name);
+    let said: Vec<String> = ids.iter().step_by(2).cloned().collect();
+    assert!(kitten.members.len() >= 3 && kitten.members.iter().all(|m| said.contains(m)), "{kitten:?}");
+    assert!(kitten.key.starts_with("concept/"));
+    assert!(kitten.first.as_str() >= "2026-01-01T09:00:00Z" && kitten.last.as_str() <= "2026-01-07T09:00:00Z");
+    assert!(kitten.first < kitten.last);
+    // Every sentence is one its member said, named with who said it.
+    assert!(!kitten.summary.is_empty());
+    for s in &kitten.summary {
+        let member = e.memory(&Target::new(s.from.clone())).unwrap();
+        let Content::Episodic(ep) = &member.content else { panic!() };
+        let EpisodeBody::Utterance { text, .. } = &ep.body else { panic!() };
+        assert!(s.text.starts_with("Ana: ") && text.contains(&s.text["Ana: ".len()..]), "{s:?}");
+    }
+    assert_eq!(e.concept(&Target::new(kitten.key.clone())).unwrap().id, kitten.id);
+    // A dry run writes nothing; a second pass changes nothing.
+    let again =
+        e.compact(&CompactParams { dry_run: true, ..Default::default() }, &mut no_tick, &AtomicBool::new(false));
+    assert_eq!(again.unwrap().unchanged, 2);
+    let r = compact(&mut e, true);
+    assert_eq!((r.formed, r.updated, r.unchanged), (0, 0, 2), "{r:?}");
+}
+
+#[test]
+fn a_concept_keeps_its_id_as_members_join() {
+    let db = Db::new();
+    let (mut e, _) = store(&db);
+    compact(&mut e, true);
+    let before = concept_with(&e.concepts().unwrap(), "marathon").clone();
+    let new = said(&mut e, 20, "Booked a hotel for the Porto marathon.");
+    let far = said(&mut e, 21, "Quarterly taxes are due in April.");
+    e.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap();
+    let r = compact(&mut e, false);
+    assert_eq!((r.joined, r.updated, r.formed), (1, 1, 0), "{r:?}");
+    let after = concept_with(&e.concepts().unwrap(), "marathon").clone();
+    assert_eq!(after.id, before.id);
+    assert!(after.members.contains(&new) && !after.members.contains(&far));
+    // A full pass over the same memories keeps both ids.
+    compact(&mut e, true);
+    let concepts = e.concepts().unwrap();
+    assert_eq!(concept_with(&concepts, "marathon").id, before.id);
+    assert_eq!(concepts.len(), 2);
+}
+
+#[test]
+fn forgetting_a_member_takes_its_words_out_of_the_summary_and_the_file() {
+    let db = Db::new();
+    let (mut e, _) = store(&db);
+    compact(&mut e, true);
+    let kitten = concept_with(&e.concepts().unwrap(), "kitten").clone();
+    let quoted = kitten.summary[0].clone();
+    e.forget(&Target::new(quoted.from.clone())).unwrap();
+    let now = concept_with(&e.concepts().unwrap(), "kitten").clone();
+    assert_eq!(now.key, kitten.key, "re-formed under the same key");
+    assert!(!now.members.contains(&quoted.from));
+    assert!(now.summary.iter().all(|s| s.from != quoted.from && s.text != quoted.text));
+    // Replay rebuilds the concepts as they are.
+    let before = format!("{:?}", e.concepts().unwrap());
+    e.replay().unwrap();
+    assert_eq!(format!("{:?}", e.concepts().unwrap()), before);
+    let path = db.dir.path().join("s.db");
+    drop(e);
+    let bytes = std::fs::read(&path).unwrap();
+    let words = &quoted.text["Ana: ".len()..];
+    assert!(!bytes.windows(words.len()).any(|w| w == words.as_bytes()), "'{words}' is in no byte of the file");
+}
+
+#[test]
+fn compaction_without_the_embedding_model_says_so() {
+    let db = Db::new();
+    let mut e = db.engine("ana", None);
+    let err = e.compact(&CompactParams::default(), &mut no_tick, &AtomicBool::new(false)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Model);
+    assert!(err.message.contains("embedding model"), "{}", err.message);
+    let cancel = AtomicBool::new(true);
+    let (mut e, _) = store(&Db::new());
+    let err = e.compact(&CompactParams::default(), &mut no_tick, &cancel).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    assert!(e.concepts().unwrap().is_empty(), "a cancelled pass writes nothing");
+}
