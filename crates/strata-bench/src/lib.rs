@@ -9,6 +9,7 @@
 pub mod answerbench;
 pub mod answertrain;
 pub mod chatbench;
+pub mod compactbench;
 pub mod embedbench;
 pub mod extractbench;
 pub mod extracttrain;

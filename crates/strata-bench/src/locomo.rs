@@ -101,10 +101,28 @@ pub fn asked_within(sample: &Sample, known: &HashSet<String>) -> Vec<Asked> {
     out
 }
 
+/// The questions of a conversation that have a reference answer (categories 1–4): (question,
+/// answer as text).
+pub fn answered(sample: &Sample) -> Vec<(String, String)> {
+    sample
+        .qa
+        .iter()
+        .filter(|q| (1..=4).contains(&q.category))
+        .filter_map(|q| {
+            let answer = match q.answer.as_ref()? {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Some((q.question.clone(), answer))
+        })
+        .collect()
+}
+
 /// A day after the date of session `n` (or of the last session before it): when questions
 /// about the first `n` sessions are asked.
 pub fn asked_at(sample: &Sample, n: usize) -> Option<DateTime<Utc>> {
-    (1..=n)
+    let last = (1..).take_while(|k| sample.conversation.contains_key(&format!("session_{k}"))).last().unwrap_or(1);
+    (1..=n.min(last))
         .rev()
         .find_map(|k| {
             sample.conversation.get(&format!("session_{k}_date_time")).and_then(|v| v.as_str()).and_then(session_time)
@@ -200,6 +218,9 @@ struct Qa {
     #[serde(default)]
     evidence: Vec<String>,
     category: u8,
+    /// The reference answer (categories 1–4; a string or a number).
+    #[serde(default)]
+    answer: Option<serde_json::Value>,
 }
 
 /// One retrieval configuration's results.

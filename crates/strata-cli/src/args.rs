@@ -280,6 +280,12 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ReviewCommand>,
     },
+    /// Concepts: related memories grouped by meaning, each with a name, the time it spans and a
+    /// summary made of its members' own sentences. Lists them by default.
+    Concepts {
+        #[command(subcommand)]
+        action: Option<ConceptsCommand>,
+    },
     /// What is known about the people and things in your conversations: every subject with its
     /// facts, or one subject with the values each fact had before.
     Facts {
@@ -416,6 +422,29 @@ pub struct GateArgs {
     /// The least held-out fact recall with the adapter, as a share.
     #[arg(long, default_value_t = 0.5)]
     pub min_recall: f64,
+}
+
+/// `strata concepts …`
+#[derive(Debug, Subcommand)]
+pub enum ConceptsCommand {
+    /// Every concept, the largest first.
+    List,
+    /// One concept: its terms, summary (each sentence with the memory it came from) and members.
+    Show {
+        /// Its key (`concept/…`) or id.
+        concept: String,
+    },
+    /// Group the memories again (a full pass: concepts keep their ids where most of their
+    /// members stay), or with --incremental only let new memories join the concept they belong
+    /// to. Members are never changed.
+    Rebuild {
+        /// Only let memories in no concept join one.
+        #[arg(long)]
+        incremental: bool,
+        /// Say what would change and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// `strata review …`
@@ -703,6 +732,14 @@ pub enum BenchCommand {
         /// Examples per optimizer step.
         #[arg(long, default_value_t = 4)]
         batch: usize,
+    },
+    /// Compaction on LoCoMo: each conversation grouped into concepts (timed), then the share
+    /// of questions whose reference answer is in the prompt's memory block at 250–2,000 tokens,
+    /// from the turns alone and with the concepts.
+    Compaction {
+        /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
+        #[arg(long)]
+        data: PathBuf,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it

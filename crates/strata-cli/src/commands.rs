@@ -17,8 +17,9 @@ use strata_api::Ranking;
 use strata_bench::locomo;
 
 use crate::args::{
-    AddCommand, BenchCommand, Cli, Command, CommonAdd, ContextArgs, FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg,
-    OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand, TurnArgs,
+    AddCommand, BenchCommand, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs, FilterArgs, FormatArg, KeyArg,
+    KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand,
+    TurnArgs,
 };
 use crate::render::Out;
 
@@ -136,6 +137,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         }
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
+        Command::Concepts { action } => concepts(engine, action, out),
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -451,6 +453,17 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 strata_core::files::write_bytes(&file, &json)?;
             }
             out.answer_bench(&report)
+        }
+        BenchCommand::Compaction { data } => {
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let show = !out.json && std::io::stderr().is_terminal();
+            let report = strata_bench::compactbench::run(&data, work.path(), embedder, &mut |s| {
+                if show {
+                    note!("{s}");
+                }
+            })?;
+            out.compaction_bench(&report)
         }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
@@ -799,6 +812,31 @@ fn counting_model(engine: &mut Engine, model: &str) -> Result<Option<Box<dyn str
         Ok(m) => Ok(Some(m)),
         Err(e) if e.kind == strata_core::ChatErrorKind::BadKey => Ok(None), // no key: the estimate
         Err(e) => Err(e.into()),
+    }
+}
+
+/// `strata concepts …`: list, show, or group again (with progress; nothing is written until
+/// the pass has finished, so stopping it loses nothing).
+fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> Result<()> {
+    match action.unwrap_or(ConceptsCommand::List) {
+        ConceptsCommand::List => out.concepts(&engine.concepts()?),
+        ConceptsCommand::Show { concept } => out.concept(&engine.concept(&strata_api::Target::new(concept))?),
+        ConceptsCommand::Rebuild { incremental, dry_run } => {
+            load_embedder(engine, out)?;
+            let params = strata_api::CompactParams { full: !incremental, dry_run, ..Default::default() };
+            let show = !out.json && std::io::stderr().is_terminal();
+            let mut tick = |done: u64, total: u64| {
+                if show && total > 0 {
+                    note_part!("\rSummarizing concepts: {done} of {total}");
+                }
+                Ok(())
+            };
+            let report = engine.compact(&params, &mut tick, &std::sync::atomic::AtomicBool::new(false))?;
+            if show {
+                note!();
+            }
+            out.compacted(&report)
+        }
     }
 }
 

@@ -383,6 +383,63 @@ impl Out {
         Ok(())
     }
 
+    pub fn concepts(&self, concepts: &[strata_api::ConceptView]) -> Result<()> {
+        if self.json {
+            return print_json(concepts);
+        }
+        if concepts.is_empty() {
+            say!("No concepts yet: `strata concepts rebuild` groups related memories into them.");
+            return Ok(());
+        }
+        for c in concepts {
+            say!("{}  {} memories, {} – {}  {}", c.name, c.members.len(), day(&c.first), day(&c.last), c.key);
+        }
+        Ok(())
+    }
+
+    pub fn concept(&self, c: &strata_api::ConceptView) -> Result<()> {
+        if self.json {
+            return print_json(c);
+        }
+        say!("{} ({}, {} memories, {} – {})", c.name, c.key, c.members.len(), day(&c.first), day(&c.last));
+        say!("Terms: {}", c.terms.join(", "));
+        say!("Summary:");
+        for s in &c.summary {
+            say!("  {}  [{}]", s.text, s.from);
+        }
+        say!("Members: {}", c.members.join(" "));
+        Ok(())
+    }
+
+    pub fn compacted(&self, r: &strata_api::CompactReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        let verb = if r.dry_run { "Would leave" } else { "Now" };
+        say!(
+            "{verb} {} concepts holding {} of {} memories: {} formed ({} split off), {} updated, {} unchanged, {} merged, {} dissolved{}",
+            r.concepts,
+            r.grouped,
+            r.memories,
+            r.formed,
+            r.split,
+            r.updated,
+            r.unchanged,
+            r.merged,
+            r.dissolved,
+            if r.joined > 0 { format!(", {} memories joined", r.joined) } else { String::new() }
+        );
+        if r.summary_tokens > 0 {
+            say!(
+                "Summaries of the changed concepts: {} tokens for {} tokens of memories ({:.1}× shorter)",
+                r.summary_tokens,
+                r.member_tokens,
+                r.ratio
+            );
+        }
+        Ok(())
+    }
+
     pub fn document(&self, d: &strata_api::DocumentView) -> Result<()> {
         if self.json {
             return print_json(d);
@@ -396,6 +453,27 @@ impl Out {
                 let until = old.valid_until.as_deref().unwrap_or("?");
                 say!("    before: {} (from {from} until {until})", old.fact);
             }
+        }
+        Ok(())
+    }
+
+    pub fn compaction_bench(&self, r: &strata_bench::compactbench::CompactionBench) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "{} conversations, {} memories: {} concepts holding {}; summaries {:.1}× shorter than their members",
+            r.conversations,
+            r.memories,
+            r.concepts,
+            r.grouped,
+            r.ratio
+        );
+        say!("Compacting a conversation: {:.1} s (median), {:.1} s (slowest)", r.seconds_p50, r.seconds_max);
+        say!("{} questions: share whose answer is in the prompt's memories", r.questions);
+        for (budget, raw) in &r.raw {
+            let compacted = r.compacted.get(budget).copied().unwrap_or(0.0);
+            say!("  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3}");
         }
         Ok(())
     }
@@ -1034,4 +1112,9 @@ fn fact_recall(r: &strata_bench::factrecall::FactRecall) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The day of a stored time (`2026-01-31T12:00:00Z` → `2026-01-31`).
+fn day(time: &str) -> &str {
+    time.get(..10).unwrap_or(time)
 }

@@ -20,11 +20,14 @@ pub struct Params {
     pub min_samples: usize,
     /// Memories clustered at once; beyond it, blocks and a second pass over their groups.
     pub block: usize,
+    /// A group larger than this is clustered again on its own, and replaced by the groups found
+    /// inside it (HDBSCAN prefers a few large groups; a concept should say one thing).
+    pub max_group: usize,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { min_cluster_size: 3, min_samples: 2, block: 2000 }
+        Params { min_cluster_size: 3, min_samples: 2, block: 2000, max_group: 30 }
     }
 }
 
@@ -33,7 +36,10 @@ impl Default for Params {
 pub fn groups(vectors: &[&[f32]], params: &Params) -> Vec<Vec<usize>> {
     let all: Vec<usize> = (0..vectors.len()).collect();
     if vectors.len() <= params.block {
-        return hdbscan(vectors, &all, params.min_cluster_size, params.min_samples);
+        let found = hdbscan(vectors, &all, params.min_cluster_size, params.min_samples);
+        let mut out: Vec<Vec<usize>> = found.into_iter().flat_map(|g| split_large(vectors, g, params)).collect();
+        out.sort_by_key(|g| g[0]);
+        return out;
     }
     let mut local = Vec::new();
     for block in all.chunks(params.block) {
@@ -52,6 +58,21 @@ pub fn groups(vectors: &[&[f32]], params: &Params) -> Vec<Vec<usize>> {
         out.push(g);
     }
     out.extend(local.into_iter().zip(used).filter(|(_, u)| !u).map(|(g, _)| g));
+    out.sort_by_key(|g| g[0]);
+    out
+}
+
+/// `group`, or the groups HDBSCAN finds inside it when it is larger than `max_group` (those
+/// split again in turn); its members in none of them are left out.
+fn split_large(vectors: &[&[f32]], group: Vec<usize>, params: &Params) -> Vec<Vec<usize>> {
+    if group.len() <= params.max_group {
+        return vec![group];
+    }
+    let inside = hdbscan(vectors, &group, params.min_cluster_size, params.min_samples);
+    if inside.is_empty() {
+        return vec![group];
+    }
+    let mut out: Vec<Vec<usize>> = inside.into_iter().flat_map(|g| split_large(vectors, g, params)).collect();
     out.sort_by_key(|g| g[0]);
     out
 }
@@ -119,7 +140,7 @@ mod tests {
         let b = near(4, &[0.0, 0.01, 0.02, 0.03], 8);
         let mixed = [&a[0], &a[1], &b[0], &b[1], &a[2], &a[3], &b[2], &b[3]];
         let refs: Vec<&[f32]> = mixed.iter().map(|v| v.as_slice()).collect();
-        let blocks = groups(&refs, &Params { block: 4, min_cluster_size: 2, min_samples: 1 });
+        let blocks = groups(&refs, &Params { block: 4, min_cluster_size: 2, min_samples: 1, max_group: 30 });
         assert_eq!(blocks, vec![vec![0, 1, 4, 5], vec![2, 3, 6, 7]]);
     }
 }
