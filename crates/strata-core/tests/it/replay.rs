@@ -23,6 +23,8 @@ enum Op {
     Pin(usize, bool),
     /// A tier maintenance run (moves and expiries).
     Maintain,
+    /// A concept grouping these memories (forgetting one of them re-forms it).
+    Concept(Vec<usize>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -40,6 +42,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Replay),
         1 => (any::<usize>(), any::<bool>()).prop_map(|(i, on)| Op::Pin(i, on)),
         1 => Just(Op::Maintain),
+        1 => proptest::collection::vec(any::<usize>(), 2..5).prop_map(Op::Concept),
     ]
 }
 
@@ -125,6 +128,33 @@ fn run(ops: &[Op]) -> Store {
             Op::Tick(s) => {
                 clock.advance(Duration::milliseconds(i64::from(*s)));
                 Ok(())
+            }
+            Op::Concept(is) => {
+                let mut members: Vec<MemoryId> = is.iter().filter_map(pick).collect();
+                members.dedup();
+                let formed = store.transact(|tx| {
+                    let mut summary = Vec::new();
+                    for m in &members {
+                        let said = format!("{:?}", tx.current(*m)?.content);
+                        summary.push(concepts::Sentence { from: *m, text: said });
+                    }
+                    let now = tx.now();
+                    let terms = vec![WORDS[members.len() % 8].to_string()];
+                    let body = concepts::ConceptBody {
+                        name: concepts::name_of(&terms),
+                        terms,
+                        summary,
+                        first: now,
+                        last: now,
+                    };
+                    let key = format!("{}{}", concepts::KEY_PREFIX, ids.len());
+                    let c = tx.create(body.content(&key), NewMemory::default(), &meta)?;
+                    for m in &members {
+                        tx.link(c.id, *m, concepts::GROUPS, &meta)?;
+                    }
+                    Ok(c.id)
+                });
+                formed.map(|id| ids.push(id))
             }
         };
     }
