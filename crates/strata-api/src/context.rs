@@ -178,6 +178,7 @@ impl Engine {
         let candidates = self
             .recall_scored(&params.message, params.filter, settings.candidates)?
             .into_iter()
+            .filter(|r| settings.options.concepts || !strata_core::concepts::is_concept(&r.memory))
             .map(Candidate::from)
             .collect();
         let req = ContextRequest {

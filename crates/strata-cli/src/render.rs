@@ -762,6 +762,7 @@ impl Out {
                 strata_context::Reason::Included => "included".to_string(),
                 strata_context::Reason::Duplicate { of } => format!("duplicate of {of}"),
                 strata_context::Reason::OverBudget => "over budget".to_string(),
+                strata_context::Reason::Covered { by } => format!("covered by concept {by}"),
             };
             let tokens = if d.tokens_exact { d.tokens.to_string() } else { format!("≥{}", d.tokens) };
             t.add_row(vec![label, format!("{:.3}", d.score), tokens, d.id.to_string(), why]);

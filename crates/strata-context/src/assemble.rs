@@ -50,6 +50,9 @@ struct Item<'a> {
     key: f64,
     signature: Option<Signature>,
     fate: Option<Reason>,
+    /// The concept in the prompt whose summary stands for this memory: left out of the first
+    /// pass, a candidate again for the room left (the concept expanded).
+    covered_by: Option<String>,
 }
 
 /// The conversation in units that stay together (an assistant's tool calls with the tool
@@ -275,6 +278,7 @@ fn candidate_items<'a>(req: &'a ContextRequest, opts: &ContextOptions) -> (Vec<I
             key,
             signature: None,
             fate,
+            covered_by: None,
         });
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
@@ -352,19 +356,37 @@ fn fill_shares(
     quota: &HashMap<Section, usize>,
 ) -> Result<()> {
     let mut misses: HashMap<Section, usize> = HashMap::new();
+    let index: HashMap<strata_core::MemoryId, usize> =
+        req.candidates.iter().enumerate().map(|(i, c)| (c.memory.id, i)).collect();
     for &i in order {
         let section = items[i].section;
         let missed = misses.entry(section).or_default();
-        if items[i].fate.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
+        if items[i].fate.is_none() && items[i].covered_by.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
             let id = req.candidates[i].memory.id.to_string();
             if plan.try_include(&mut items[i], &id, Some(quota[&section]))? {
                 *missed = 0;
+                cover_members(items, i, &index, &id);
             } else {
                 *missed += 1;
             }
         }
     }
     Ok(())
+}
+
+/// When `concept` is a concept just included, marks its members among the candidates still
+/// undecided as covered by it.
+fn cover_members(items: &mut [Item<'_>], concept: usize, index: &HashMap<strata_core::MemoryId, usize>, id: &str) {
+    if !strata_core::concepts::is_concept(items[concept].memory) {
+        return;
+    }
+    for m in strata_core::concepts::members(items[concept].memory) {
+        if let Some(&j) = index.get(&m)
+            && items[j].fate.is_none()
+        {
+            items[j].covered_by.get_or_insert_with(|| id.to_string());
+        }
+    }
 }
 
 /// The memories still undecided, in order of value, within the room left; what does not go in
@@ -378,7 +400,11 @@ fn fill_room(plan: &mut Plan<'_>, req: &ContextRequest, items: &mut [Item<'_>], 
                 missed = 0;
             } else {
                 missed += 1;
-                items[i].fate.get_or_insert(Reason::OverBudget);
+                let fate = match items[i].covered_by.take() {
+                    Some(by) => Reason::Covered { by },
+                    None => Reason::OverBudget,
+                };
+                items[i].fate.get_or_insert(fate);
             }
         }
     }

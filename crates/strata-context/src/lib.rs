@@ -116,6 +116,12 @@ pub struct ContextOptions {
     pub duplicate_similarity: f64,
     /// How candidates compete.
     pub order: Order,
+    /// Whether the engine offers concepts (compaction's summaries) as candidates: a concept in
+    /// the prompt stands for its members, which come back only for room left over. Off by
+    /// default: on LoCoMo, prompts with concepts held the answer less often at every budget
+    /// (docs/benchmarks.md, "Compaction").
+    #[serde(default)]
+    pub concepts: bool,
 }
 
 impl Default for ContextOptions {
@@ -126,6 +132,7 @@ impl Default for ContextOptions {
             preamble: DEFAULT_PREAMBLE.to_string(),
             duplicate_similarity: 0.8,
             order: Order::default(),
+            concepts: false,
         }
     }
 }

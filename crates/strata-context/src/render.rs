@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use strata_core::chat::fence;
+use strata_core::concepts::ConceptBody;
 use strata_core::{Content, EpisodeBody, FactValue, Memory};
 
 fn date(t: DateTime<Utc>) -> String {
@@ -23,6 +24,9 @@ fn value(v: &FactValue) -> String {
 
 /// The text a memory contributes, without its label: what duplicates are judged on.
 pub fn body(m: &Memory) -> String {
+    if let Some(c) = ConceptBody::read(m) {
+        return concept(&c);
+    }
     match &m.content {
         Content::Semantic(c) => {
             format!(
@@ -51,6 +55,15 @@ pub fn body(m: &Memory) -> String {
             s
         }
     }
+}
+
+/// A concept: its name, the days it spans, and its summary (each sentence as its member said
+/// it).
+fn concept(c: &ConceptBody) -> String {
+    let span =
+        if date(c.first) == date(c.last) { date(c.first) } else { format!("{} to {}", date(c.first), date(c.last)) };
+    let said: Vec<&str> = c.summary.iter().map(|s| s.text.as_str()).collect();
+    format!("{} ({span}): {}", c.name, said.join(" "))
 }
 
 /// An exchange with who said what: a model's earlier answer may be wrong and must not read as

@@ -74,6 +74,12 @@ pub enum Reason {
     },
     /// Did not fit in what was left of the budget.
     OverBudget,
+    /// A member of a concept whose summary is in the prompt, left out for it (and not
+    /// expanded afterwards: the room left went to more valuable memories).
+    Covered {
+        /// The concept.
+        by: String,
+    },
 }
 
 /// One candidate memory's fate.

@@ -77,6 +77,28 @@ fn procedure(n: u64, name: &str, steps: &[&str]) -> Memory {
     )
 }
 
+/// A concept grouping `members`, its summary quoting each one's text.
+fn concept_of(n: u64, members: &[&Memory]) -> Memory {
+    use strata_core::concepts::{ConceptBody, GROUPS, Sentence};
+    let summary = members
+        .iter()
+        .map(|m| {
+            let text = match &m.content {
+                Content::Episodic(e) => match &e.body {
+                    EpisodeBody::Utterance { speaker, text } => format!("{speaker}: {text}"),
+                    EpisodeBody::Exchange { query, .. } => query.clone(),
+                },
+                other => format!("{:?}", other.key()),
+            };
+            Sentence { from: m.id, text: text.chars().take(80).collect() }
+        })
+        .collect();
+    let body = ConceptBody { name: "kitten, Pixel".into(), terms: vec![], summary, first: at(1), last: at(9) };
+    let mut c = memory(n, body.content("concept/kitten"));
+    c.links = members.iter().map(|m| strata_core::Link { target: m.id, relation: GROUPS.into() }).collect();
+    c
+}
+
 fn candidate(memory: Memory, score: f64) -> Candidate {
     Candidate { memory, score, why: None }
 }
@@ -201,9 +223,15 @@ proptest! {
         summary in proptest::option::of(arb_text()),
         budget in 0usize..900,
         options in arb_options(),
+        concept in proptest::option::of((2usize..6, 0.0f64..2.0)),
     ) {
-        let candidates: Vec<Candidate> =
+        let mut candidates: Vec<Candidate> =
             contents.into_iter().enumerate().map(|(i, (c, s))| candidate(memory(i as u64, c), s)).collect();
+        // A concept standing for some of them.
+        if let Some((grouped, score)) = concept {
+            let members: Vec<&Memory> = candidates.iter().take(grouped).map(|c| &c.memory).collect();
+            candidates.push(candidate(concept_of(100, &members), score));
+        }
         let req = ContextRequest { system, history, history_summary: summary, message, candidates, budget };
         for tokens in tokenizers() {
             match assemble(tokens.as_ref(), req.clone(), &options) {
@@ -458,4 +486,37 @@ fn update_context_rebuilds_a_model_context_from_a_real_store() {
     let mut empty = vec![Message::assistant("no user message")];
     assert!(list.update_context(&mut empty).unwrap().memories.is_empty());
     assert_eq!(empty.len(), 1);
+}
+
+#[test]
+fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
+    let said = [
+        "Pixel the kitten chased a moth across the garden.",
+        "The cat slept on the piano all afternoon long.",
+        "Our kitten ate tuna from the neighbour's plate again.",
+        "Bought a new scratching post at the market yesterday.",
+    ];
+    let members: Vec<Memory> = said.iter().zip(1..).map(|(t, i)| episode(i, i as u32, "Ana", t)).collect();
+    let refs: Vec<&Memory> = members.iter().collect();
+    let concept = concept_of(10, &refs[..3]);
+    let mut candidates = vec![candidate(concept.clone(), 2.0)];
+    candidates.extend(members.iter().enumerate().map(|(i, m)| candidate(m.clone(), if i == 3 { 1.5 } else { 1.0 })));
+    let opts = ContextOptions {
+        concepts: true,
+        shares: Shares { facts: 0.8, procedures: 0.0, episodes: 0.2, history: 0.0 },
+        ..Default::default()
+    };
+    // Room for the concept and one more: the member it does not cover goes in, the three it
+    // covers stay out, said to be covered by it.
+    let small = assemble(&cl100k(), request(candidates.clone(), 165), &opts).unwrap();
+    assert_eq!(reason_of(&small, concept.id), Reason::Included);
+    for m in &members[..3] {
+        assert_eq!(reason_of(&small, m.id), Reason::Covered { by: concept.id.to_string() });
+    }
+    assert_eq!(reason_of(&small, members[3].id), Reason::Included);
+    let block = &small.messages.iter().find(|m| m.content.contains("<memories>")).unwrap().content;
+    assert!(block.contains("kitten, Pixel (1 May 2023 to 9 May 2023): Ana: Pixel the kitten chased"), "{block}");
+    // With room for everything the concept is expanded: its members come back.
+    let large = assemble(&cl100k(), request(candidates, 2000), &opts).unwrap();
+    assert!(members.iter().all(|m| reason_of(&large, m.id) == Reason::Included));
 }
