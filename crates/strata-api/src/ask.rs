@@ -88,6 +88,7 @@ impl Engine {
             budget,
             filter: params.filter.clone(),
             placement: model.memories_before_message().then_some(strata_context::Placement::BeforeLastUser),
+            concepts: None,
         };
         let cap = self.options().context.budget_cap;
         let budget = params.budget.or_else(|| model.prompt_budget().map(|b| cap.map_or(b, |c| c.min(b))));

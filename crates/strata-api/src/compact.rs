@@ -315,11 +315,10 @@ impl CompactReport {
     fn unchanged_members(&self, known: &[Memory], steps: &[Step]) -> usize {
         let touched: HashSet<MemoryId> = steps
             .iter()
-            .map(|s| match s {
+            .filter_map(|s| match s {
                 Step::Update(id, _) | Step::Expire(id, _) => Some(*id),
                 Step::Form(_) => None,
             })
-            .flatten()
             .collect();
         known.iter().filter(|c| !touched.contains(&c.id)).map(|c| members(c).len()).sum()
     }

@@ -79,6 +79,9 @@ pub struct ContextParams {
     pub filter: Filter,
     /// Where the memories go, instead of the settings' placement.
     pub placement: Option<Placement>,
+    /// Whether concepts may stand for their members, instead of the settings' choice
+    /// ([`strata_context::ContextOptions::concepts`]).
+    pub concepts: Option<bool>,
 }
 
 /// A built context.
@@ -175,10 +178,11 @@ impl Engine {
         if params.message.trim().is_empty() {
             return Err(ApiError::invalid("a context needs the user's message"));
         }
+        let concepts = params.concepts.unwrap_or(settings.options.concepts);
         let candidates = self
             .recall_scored(&params.message, params.filter, settings.candidates)?
             .into_iter()
-            .filter(|r| settings.options.concepts || !strata_core::concepts::is_concept(&r.memory))
+            .filter(|r| concepts || !strata_core::concepts::is_concept(&r.memory))
             .map(Candidate::from)
             .collect();
         let req = ContextRequest {
@@ -189,8 +193,11 @@ impl Engine {
             candidates,
             budget,
         };
-        let options =
-            ContextOptions { placement: params.placement.unwrap_or(settings.options.placement), ..settings.options };
+        let options = ContextOptions {
+            placement: params.placement.unwrap_or(settings.options.placement),
+            concepts,
+            ..settings.options
+        };
         let assembled = assemble_with(tokens.as_ref(), req, &options, exact)?;
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
     }

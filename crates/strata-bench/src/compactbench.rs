@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_api::{ApiResult, CompactParams, Engine, EngineOptions, Ranking};
+use strata_api::{ApiResult, CompactParams, Ranking};
 use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
 use strata_core::interchange::no_tick;
 use strata_core::{Embedder, Filter, HybridOptions, MemoryKind};
@@ -64,12 +64,7 @@ pub fn run(
     let mut seconds = Vec::new();
     let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
     for (c, sample) in locomo::samples(data)?.iter().enumerate() {
-        let path = work.join(format!("compact-{c}.db"));
-        let _ = std::fs::remove_file(&path);
-        let now = locomo::asked_at(sample, usize::MAX).unwrap_or_else(chrono::Utc::now);
-        let clock = Arc::new(strata_core::ManualClock::new(now));
-        let options = EngineOptions { client: "bench".into(), ..EngineOptions::default() };
-        let mut engine = Engine::open_with_clock(&path, options, clock)?;
+        let mut engine = locomo::open_store(work, &format!("compact-{c}"), sample, usize::MAX)?;
         let written = locomo::write_sessions(sample, &mut engine, usize::MAX)?;
         engine.use_embedder(embedder.clone(), false)?;
         engine.embed_all(&AtomicBool::new(false), &mut |_| {})?;

@@ -179,16 +179,6 @@ fn best_matches(from: &[Said], to: &[Said], vf: &[Vec<f32>], vt: &[Vec<f32>]) ->
         .collect()
 }
 
-/// A conversation's store for the bench, opened at the time questions about its first
-/// `sessions` sessions are asked (so facts are written then too).
-fn open_conversation(work: &Path, name: &str, sample: &locomo::Sample, sessions: usize) -> ApiResult<Engine> {
-    let path = work.join(format!("{name}.db"));
-    let _ = std::fs::remove_file(&path);
-    let now = locomo::asked_at(sample, sessions).unwrap_or_else(chrono::Utc::now);
-    let clock = Arc::new(strata_core::ManualClock::new(now));
-    Ok(Engine::open_with_clock(&path, EngineOptions { client: "bench".into(), ..EngineOptions::default() }, clock)?)
-}
-
 /// Embeds everything in `engine` and adds its questions about the turns written to `tally`.
 fn tally_recall(
     tally: &mut factrecall::Tally,
@@ -224,7 +214,7 @@ pub fn run_locomo(
     let (mut seconds, mut tokens) = (0.0, 0u64);
     let mut tally = factrecall::Tally::default();
     for (c, sample) in samples_in.iter().enumerate() {
-        let mut engine = open_conversation(work, &format!("extract-{c}"), sample, sessions)?;
+        let mut engine = locomo::open_store(work, &format!("extract-{c}"), sample, sessions)?;
         let written = locomo::write_sessions(sample, &mut engine, sessions)?;
         let facts_before = facts.len();
         for &(n, turns) in &written.sessions {
@@ -310,7 +300,7 @@ pub fn run_reference(
 ) -> ApiResult<factrecall::FactRecall> {
     let mut tally = factrecall::Tally::default();
     for (c, sample) in locomo::samples(data)?.iter().enumerate() {
-        let mut engine = open_conversation(work, &format!("reference-{c}"), sample, sessions)?;
+        let mut engine = locomo::open_store(work, &format!("reference-{c}"), sample, sessions)?;
         let written = locomo::write_sessions(sample, &mut engine, sessions)?;
         let memory_of = written.dia_of.iter().map(|(id, dia)| (dia.clone(), id.clone())).collect();
         let mut facts = 0;

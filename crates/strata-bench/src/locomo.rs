@@ -130,6 +130,17 @@ pub fn asked_at(sample: &Sample, n: usize) -> Option<DateTime<Utc>> {
         .map(|t| t + chrono::Duration::days(1))
 }
 
+/// A fresh store `name` in `work` for one conversation, its clock at the time questions about
+/// its first `sessions` sessions are asked ([`asked_at`]), so what is written about them (facts,
+/// concepts) is written then too.
+pub fn open_store(work: &Path, name: &str, sample: &Sample, sessions: usize) -> ApiResult<Engine> {
+    let path = work.join(format!("{name}.db"));
+    let _ = std::fs::remove_file(&path);
+    let now = asked_at(sample, sessions).unwrap_or_else(Utc::now);
+    let clock = std::sync::Arc::new(strata_core::ManualClock::new(now));
+    Engine::open_with_clock(&path, EngineOptions { client: "bench".into(), ..EngineOptions::default() }, clock)
+}
+
 /// The sessions [`write_sessions`] wrote: each one's number and turn count, and the dia_id of
 /// each memory written.
 #[derive(Debug, Default)]

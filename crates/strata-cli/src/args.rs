@@ -535,6 +535,10 @@ pub struct ContextArgs {
     /// Where the memories go: after_system, before_last_user or tool_result.
     #[arg(long, default_value = "after_system")]
     pub placement: String,
+    /// Build the prompt twice for the same message and budget: from the memories as they are
+    /// (raw) and with concepts standing for their members (compacted), and show both.
+    #[arg(long)]
+    pub compare: bool,
     #[command(flatten)]
     pub filter: FilterArgs,
 }

@@ -313,7 +313,7 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
 
 /// `strata context`: the prompt a model would get for a message, with its report.
 fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
-    let ContextArgs { model, query, budget, system, history, placement, filter } = args;
+    let ContextArgs { model, query, budget, system, history, placement, compare, filter } = args;
     let history: Vec<strata_core::Message> = match history {
         Some(p) => {
             let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
@@ -334,9 +334,19 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
         budget,
         filter: filter_of(filter, engine.now())?,
         placement: Some(placement),
+        concepts: None,
     };
     let counter = counting_model(engine, &params.model)?;
-    out.context(&engine.build_context_with(params, counter.as_deref())?)
+    if !compare {
+        return out.context(&engine.build_context_with(params, counter.as_deref())?);
+    }
+    let raw = engine.build_context_with(
+        strata_api::ContextParams { concepts: Some(false), ..params.clone() },
+        counter.as_deref(),
+    )?;
+    let compacted =
+        engine.build_context_with(strata_api::ContextParams { concepts: Some(true), ..params }, counter.as_deref())?;
+    out.compared_contexts(&raw, &compacted)
 }
 
 fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {

@@ -713,6 +713,41 @@ impl Out {
         Ok(())
     }
 
+    /// The raw and the compacted prompt for one message and budget, then what differs.
+    pub fn compared_contexts(&self, raw: &strata_api::ContextView, compacted: &strata_api::ContextView) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({ "raw": raw, "compacted": compacted }));
+        }
+        say!("════ Raw: the memories as they are ════");
+        self.context(raw)?;
+        say!("\n════ Compacted: concepts stand for their members ════");
+        self.context(compacted)?;
+        let covered = |c: &strata_api::ContextView| {
+            c.report.dropped.iter().filter(|d| matches!(d.reason, strata_context::Reason::Covered { .. })).count()
+        };
+        let concepts = compacted
+            .report
+            .included
+            .iter()
+            .filter(|d| {
+                compacted
+                    .report
+                    .dropped
+                    .iter()
+                    .any(|x| matches!(&x.reason, strata_context::Reason::Covered { by } if *by == d.id.to_string()))
+            })
+            .count();
+        say!(
+            "\nRaw: {} memories in {} tokens. Compacted: {} memories in {} tokens, {concepts} concepts standing for {} memories left out.",
+            raw.report.included.len(),
+            raw.report.used,
+            compacted.report.included.len(),
+            compacted.report.used,
+            covered(compacted)
+        );
+        Ok(())
+    }
+
     pub fn context(&self, c: &strata_api::ContextView) -> Result<()> {
         for note in &c.notes {
             note!("{note}");

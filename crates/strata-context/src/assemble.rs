@@ -356,8 +356,7 @@ fn fill_shares(
     quota: &HashMap<Section, usize>,
 ) -> Result<()> {
     let mut misses: HashMap<Section, usize> = HashMap::new();
-    let index: HashMap<strata_core::MemoryId, usize> =
-        req.candidates.iter().enumerate().map(|(i, c)| (c.memory.id, i)).collect();
+    let index = candidate_index(req);
     for &i in order {
         let section = items[i].section;
         let missed = misses.entry(section).or_default();
@@ -374,8 +373,14 @@ fn fill_shares(
     Ok(())
 }
 
+/// Each candidate's index by its memory's id.
+fn candidate_index(req: &ContextRequest) -> HashMap<strata_core::MemoryId, usize> {
+    req.candidates.iter().enumerate().map(|(i, c)| (c.memory.id, i)).collect()
+}
+
 /// When `concept` is a concept just included, marks its members among the candidates still
-/// undecided as covered by it.
+/// undecided as covered by it; a member its summary quotes whole has nothing to add and stays
+/// out for good.
 fn cover_members(items: &mut [Item<'_>], concept: usize, index: &HashMap<strata_core::MemoryId, usize>, id: &str) {
     if !strata_core::concepts::is_concept(items[concept].memory) {
         return;
@@ -384,7 +389,11 @@ fn cover_members(items: &mut [Item<'_>], concept: usize, index: &HashMap<strata_
         if let Some(&j) = index.get(&m)
             && items[j].fate.is_none()
         {
-            items[j].covered_by.get_or_insert_with(|| id.to_string());
+            if items[concept].body.contains(items[j].body.as_str()) {
+                items[j].fate = Some(Reason::Covered { by: id.to_string() });
+            } else {
+                items[j].covered_by.get_or_insert_with(|| id.to_string());
+            }
         }
     }
 }
@@ -393,11 +402,13 @@ fn cover_members(items: &mut [Item<'_>], concept: usize, index: &HashMap<strata_
 /// is over budget.
 fn fill_room(plan: &mut Plan<'_>, req: &ContextRequest, items: &mut [Item<'_>], order: &[usize]) -> Result<()> {
     let mut missed = 0;
+    let index = candidate_index(req);
     for &i in order {
         if items[i].fate.is_none() {
             let id = req.candidates[i].memory.id.to_string();
             if missed < MISSES_BEFORE_GIVING_UP && plan.try_include(&mut items[i], &id, None)? {
                 missed = 0;
+                cover_members(items, i, &index, &id);
             } else {
                 missed += 1;
                 let fate = match items[i].covered_by.take() {

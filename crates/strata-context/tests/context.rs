@@ -78,7 +78,7 @@ fn procedure(n: u64, name: &str, steps: &[&str]) -> Memory {
 }
 
 /// A concept grouping `members`, its summary quoting each one's text.
-fn concept_of(n: u64, members: &[&Memory]) -> Memory {
+fn concept_of(n: u64, members: &[&Memory], quote: usize) -> Memory {
     use strata_core::concepts::{ConceptBody, GROUPS, Sentence};
     let summary = members
         .iter()
@@ -90,7 +90,7 @@ fn concept_of(n: u64, members: &[&Memory]) -> Memory {
                 },
                 other => format!("{:?}", other.key()),
             };
-            Sentence { from: m.id, text: text.chars().take(80).collect() }
+            Sentence { from: m.id, text: text.chars().take(quote).collect() }
         })
         .collect();
     let body = ConceptBody { name: "kitten, Pixel".into(), terms: vec![], summary, first: at(1), last: at(9) };
@@ -230,7 +230,7 @@ proptest! {
         // A concept standing for some of them.
         if let Some((grouped, score)) = concept {
             let members: Vec<&Memory> = candidates.iter().take(grouped).map(|c| &c.memory).collect();
-            candidates.push(candidate(concept_of(100, &members), score));
+            candidates.push(candidate(concept_of(100, &members, 80), score));
         }
         let req = ContextRequest { system, history, history_summary: summary, message, candidates, budget };
         for tokens in tokenizers() {
@@ -498,7 +498,7 @@ fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
     ];
     let members: Vec<Memory> = said.iter().zip(1..).map(|(t, i)| episode(i, i as u32, "Ana", t)).collect();
     let refs: Vec<&Memory> = members.iter().collect();
-    let concept = concept_of(10, &refs[..3]);
+    let concept = concept_of(10, &refs[..3], 30);
     let mut candidates = vec![candidate(concept.clone(), 2.0)];
     candidates.extend(members.iter().enumerate().map(|(i, m)| candidate(m.clone(), if i == 3 { 1.5 } else { 1.0 })));
     let opts = ContextOptions {
@@ -515,8 +515,13 @@ fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
     }
     assert_eq!(reason_of(&small, members[3].id), Reason::Included);
     let block = &small.messages.iter().find(|m| m.content.contains("<memories>")).unwrap().content;
-    assert!(block.contains("kitten, Pixel (1 May 2023 to 9 May 2023): Ana: Pixel the kitten chased"), "{block}");
+    assert!(block.contains("kitten, Pixel (1 May 2023 to 9 May 2023): Ana: Pixel the kitten chase"), "{block}");
     // With room for everything the concept is expanded: its members come back.
-    let large = assemble(&cl100k(), request(candidates, 2000), &opts).unwrap();
+    let large = assemble(&cl100k(), request(candidates.clone(), 2000), &opts).unwrap();
     assert!(members.iter().all(|m| reason_of(&large, m.id) == Reason::Included));
+    // A member the summary quotes whole adds nothing: it stays out whatever the room.
+    let whole = concept_of(10, &refs[..3], 200);
+    candidates[0] = candidate(whole.clone(), 2.0);
+    let large = assemble(&cl100k(), request(candidates, 2000), &opts).unwrap();
+    assert_eq!(reason_of(&large, members[0].id), Reason::Covered { by: whole.id.to_string() });
 }

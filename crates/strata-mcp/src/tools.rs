@@ -514,6 +514,7 @@ impl StrataMcp {
             budget: args.budget,
             filter: Filter::default(),
             placement: None,
+            concepts: None,
         };
         let result = self.run(&ctx, move |e| e.build_context(params)).await;
         self.answer(result)

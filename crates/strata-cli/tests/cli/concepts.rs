@@ -1,0 +1,71 @@
+//! `strata concepts` and `strata context --compare`: related memories grouped into named
+//! concepts with the on-device embedder, shown, and used in a prompt beside the raw one.
+
+use serde_json::Value;
+
+use crate::Env;
+
+const SAID: [&str; 12] = [
+    "My kitten Pixel sleeps on the piano every afternoon.",
+    "I am training for the Porto marathon in October.",
+    "Pixel the kitten knocked a glass off the piano again.",
+    "My long run for the marathon was thirty kilometres today.",
+    "The vet says Pixel the kitten is healthy and growing.",
+    "I bought new running shoes for the marathon.",
+    "Pixel my kitten loves chasing the red laser dot.",
+    "Marathon training means early mornings on the river path.",
+    "Pixel the kitten finally learned to use the cat flap.",
+    "My marathon pace is five minutes a kilometre now.",
+    "We got Pixel a kitten tree for the living room.",
+    "I signed up for a half marathon in Lisbon as practice.",
+];
+
+#[test]
+fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
+    let e = Env::new();
+    assert!(e.ok(&["concepts"]).contains("No concepts yet: `strata concepts rebuild`"));
+    for (i, text) in SAID.iter().enumerate() {
+        let at = format!("2026-01-{:02}T09:00Z", i + 1);
+        e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", &at]);
+    }
+    let dry = e.json(&["concepts", "rebuild", "--dry-run"]);
+    assert_eq!(dry["dry_run"], true);
+    assert_eq!(e.json(&["concepts"]).as_array().unwrap().len(), 0, "a dry run writes nothing");
+    let r = e.json(&["concepts", "rebuild"]);
+    assert_eq!(r["memories"], 12, "{r}");
+    assert!(r["formed"].as_u64().unwrap() >= 2, "{r}");
+    let list = e.json(&["concepts"]);
+    let concepts = list.as_array().unwrap();
+    let names: Vec<&str> = concepts.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert!(names.iter().any(|n| n.contains("Pixel") || n.contains("kitten")), "{names:?}");
+    assert!(names.iter().any(|n| n.contains("marathon")), "{names:?}");
+    // One shown: its summary quotes its members, each sentence naming the memory it came from.
+    let key = concepts[0]["key"].as_str().unwrap();
+    let shown: Value = e.json(&["concepts", "show", key]);
+    for s in shown["summary"].as_array().unwrap() {
+        let text = s["text"].as_str().unwrap();
+        assert!(SAID.iter().any(|said| text.contains(said)), "{text}");
+        assert!(shown["members"].as_array().unwrap().contains(&s["from"]));
+    }
+    let text = e.ok(&["concepts", "show", key]);
+    assert!(text.contains("Summary:") && text.contains("Members:"), "{text}");
+    // The same prompt raw and compacted.
+    let both = e.json(&[
+        "context",
+        "--model",
+        "gpt-4o",
+        "--query",
+        "How is Pixel the kitten?",
+        "--budget",
+        "200",
+        "--compare",
+    ]);
+    assert!(both["raw"]["report"]["used"].as_u64().unwrap() <= 200);
+    assert!(both["compacted"]["report"]["used"].as_u64().unwrap() <= 200);
+    let raw: String = both["raw"]["messages"].to_string();
+    assert!(!raw.contains(concepts[0]["name"].as_str().unwrap()), "the raw prompt holds no concept");
+    let text =
+        e.ok(&["context", "--model", "gpt-4o", "--query", "How is Pixel the kitten?", "--budget", "200", "--compare"]);
+    assert!(text.contains("Raw: the memories as they are") && text.contains("Compacted: concepts stand for"), "{text}");
+    assert!(e.err(&["concepts", "show", "concept/nothing_here"]).contains("concept/nothing_here"));
+}
