@@ -114,6 +114,7 @@ pub struct ConceptView {
     /// When its latest member happened.
     pub last: String,
     /// Its tier.
+    #[cfg_attr(feature = "specta", specta(type = crate::shapes::TierShape))]
     pub tier: Tier,
 }
 
