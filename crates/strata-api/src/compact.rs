@@ -24,6 +24,8 @@ use crate::{ApiError, ApiResult, Engine, ErrorCode};
 
 /// The most tokens (cl100k_base) of a concept's summary.
 pub const SUMMARY_TOKENS: usize = 120;
+/// The most tokens of the sentences a concept keeps for prompts to pick from for a question.
+pub const SAID_TOKENS: usize = 2000;
 
 /// What a compaction pass does.
 #[derive(Debug, Clone)]
@@ -387,12 +389,16 @@ fn plan_concept(
         .into_iter()
         .map(|(m, text)| Sentence { from: items[group[m]].memory.id, text })
         .collect();
+    let said = summary::sentences(&readers, SAID_TOKENS, count)
+        .into_iter()
+        .map(|(m, text)| Sentence { from: items[group[m]].memory.id, text })
+        .collect();
     let terms: Vec<String> = salient.iter().map(|(w, _)| w.clone()).collect();
     let times = group.iter().map(|&i| items[i].memory.occurred_at());
     let first = times.clone().min().unwrap_or_else(|| items[group[0]].memory.occurred_at());
     let last = times.max().unwrap_or(first);
     Planned {
-        body: ConceptBody { name: name_of(&terms), terms, summary, first, last },
+        body: ConceptBody { name: name_of(&terms), terms, summary, said, first, last },
         members: group.iter().map(|&i| items[i].memory.id).collect(),
     }
 }

@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_api::{ApiResult, CompactParams, Ranking};
 use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
+use strata_core::concepts::is_concept;
 use strata_core::interchange::no_tick;
 use strata_core::{Embedder, Filter, HybridOptions, MemoryKind};
 
@@ -44,6 +45,8 @@ pub struct CompactionBench {
     pub raw: BTreeMap<usize, f64>,
     /// The same with concepts among the candidates.
     pub compacted: BTreeMap<usize, f64>,
+    /// Budget → concepts in the compacted prompt, on average.
+    pub concepts_in_prompt: BTreeMap<usize, f64>,
 }
 
 /// Lower case, words only, single spaces.
@@ -60,6 +63,7 @@ pub fn run(
 ) -> ApiResult<CompactionBench> {
     let mut report = CompactionBench::default();
     let (mut raw, mut compacted) = ([0usize; BUDGETS.len()], [0usize; BUDGETS.len()]);
+    let mut in_prompt = [0usize; BUDGETS.len()];
     let (mut member_tokens, mut summary_tokens) = (0usize, 0usize);
     let mut seconds = Vec::new();
     let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
@@ -81,10 +85,10 @@ pub fn run(
         for (question, answer) in locomo::answered(sample) {
             report.questions += 1;
             let answer = normalized(&answer);
-            for (kinds, hits) in [
-                (vec![MemoryKind::Episodic], &mut raw),
-                (vec![MemoryKind::Episodic, MemoryKind::Semantic], &mut compacted),
-            ] {
+            for (kinds, with_concepts) in
+                [(vec![MemoryKind::Episodic], false), (vec![MemoryKind::Episodic, MemoryKind::Semantic], true)]
+            {
+                let hits = if with_concepts { &mut compacted } else { &mut raw };
                 let found = engine.rank(
                     Ranking::Hybrid(HybridOptions::hybrid_rerank()),
                     &question,
@@ -99,7 +103,16 @@ pub fn run(
                         budget,
                         ..Default::default()
                     };
-                    let prompt = assemble(&tokens, request, &ContextOptions::default())?;
+                    let options = ContextOptions { concepts: true, ..ContextOptions::default() };
+                    let prompt = assemble(&tokens, request, &options)?;
+                    if with_concepts {
+                        in_prompt[b] += prompt
+                            .report
+                            .included
+                            .iter()
+                            .filter(|d| candidates.iter().any(|c| c.memory.id == d.id && is_concept(&c.memory)))
+                            .count();
+                    }
                     let block: String = prompt
                         .messages
                         .iter()
@@ -126,6 +139,7 @@ pub fn run(
     };
     report.raw = share(&raw);
     report.compacted = share(&compacted);
+    report.concepts_in_prompt = share(&in_prompt);
     report.ratio = member_tokens as f64 / summary_tokens.max(1) as f64;
     seconds.sort_by(f64::total_cmp);
     report.seconds_p50 = seconds.get(seconds.len() / 2).copied().unwrap_or(0.0);

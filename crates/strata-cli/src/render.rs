@@ -473,7 +473,8 @@ impl Out {
         say!("{} questions: share whose answer is in the prompt's memories", r.questions);
         for (budget, raw) in &r.raw {
             let compacted = r.compacted.get(budget).copied().unwrap_or(0.0);
-            say!("  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3}");
+            let concepts = r.concepts_in_prompt.get(budget).copied().unwrap_or(0.0);
+            say!("  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3} ({concepts:.2} concepts a prompt)");
         }
         Ok(())
     }

@@ -24,6 +24,28 @@ pub struct Member<'a> {
     pub closeness: f32,
 }
 
+/// Every sentence of substance the members said (at least [`MIN_WORDS`] words, one of them
+/// not a function word): (index of the member, the sentence), in the members' order, at most
+/// `limit` tokens in all (the first ones).
+pub fn sentences(members: &[Member<'_>], limit: usize, count: &dyn Fn(&str) -> usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for (member, m) in members.iter().enumerate() {
+        for sentence in m.text.split_sentence_bounds() {
+            let text = sentence.trim();
+            if text.split_whitespace().count() < MIN_WORDS || words(text).next().is_none() {
+                continue;
+            }
+            used += count(text);
+            if used > limit {
+                return out;
+            }
+            out.push((member, text.to_string()));
+        }
+    }
+    out
+}
+
 /// The chosen sentences: (index of the member, the sentence), in the members' order.
 pub fn summarize(
     members: &[Member<'_>],

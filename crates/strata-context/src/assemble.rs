@@ -17,7 +17,7 @@ use strata_core::chat::{MEMORIES_CLOSE, MEMORIES_OPEN};
 use strata_core::{ChatModel, Error, Message, Result, Role, ToolCall};
 use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
 
-use crate::render::{body, item};
+use crate::render::{body_for, item};
 use crate::report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
 use crate::similar::Signature;
 use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
@@ -258,7 +258,7 @@ fn candidate_items<'a>(req: &'a ContextRequest, opts: &ContextOptions) -> (Vec<I
     let mut ids = HashSet::new();
     let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len());
     for c in &req.candidates {
-        let body = body(&c.memory);
+        let body = body_for(&c.memory, &req.message);
         // The label is one word, an episode's date three more.
         let label_words = if c.memory.kind() == strata_core::MemoryKind::Episodic { 4 } else { 1 };
         let lower = body.split_whitespace().count() + label_words;

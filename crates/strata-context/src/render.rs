@@ -22,10 +22,12 @@ fn value(v: &FactValue) -> String {
     }
 }
 
-/// The text a memory contributes, without its label: what duplicates are judged on.
-pub fn body(m: &Memory) -> String {
+/// The text a memory contributes to a prompt answering `query`, without its label: what
+/// duplicates are judged on. A concept shows the sentences its members said that bear on the
+/// query ([`ConceptBody::for_query`]).
+pub fn body_for(m: &Memory, query: &str) -> String {
     if let Some(c) = ConceptBody::read(m) {
-        return concept(&c);
+        return concept(&c, query);
     }
     match &m.content {
         Content::Semantic(c) => {
@@ -57,12 +59,12 @@ pub fn body(m: &Memory) -> String {
     }
 }
 
-/// A concept: its name, the days it spans, and its summary (each sentence as its member said
-/// it).
-fn concept(c: &ConceptBody) -> String {
+/// A concept: its name, the days it spans, and what its members said that bears on `query`
+/// (its summary when nothing does), each sentence as its member said it.
+fn concept(c: &ConceptBody, query: &str) -> String {
     let span =
         if date(c.first) == date(c.last) { date(c.first) } else { format!("{} to {}", date(c.first), date(c.last)) };
-    let said: Vec<&str> = c.summary.iter().map(|s| s.text.as_str()).collect();
+    let said: Vec<&str> = c.for_query(query).iter().map(|s| s.text.as_str()).collect();
     format!("{} ({span}): {}", c.name, said.join(" "))
 }
 

@@ -38,6 +38,9 @@ pub struct ConceptBody {
     pub terms: Vec<String>,
     /// The summary, in the members' order.
     pub summary: Vec<Sentence>,
+    /// Every sentence of substance its members said, in their order (bounded): what a prompt
+    /// picks from for a question ([`ConceptBody::for_query`]).
+    pub said: Vec<Sentence>,
     /// When its earliest member happened.
     pub first: DateTime<Utc>,
     /// When its latest member happened.
@@ -65,17 +68,20 @@ impl ConceptBody {
         let mut facts = Facts::new();
         facts.insert("name".into(), FactValue::Text(self.name.clone()));
         facts.insert("terms".into(), FactValue::List(self.terms.iter().cloned().map(FactValue::Text).collect()));
-        let summary = self
-            .summary
-            .iter()
-            .map(|s| {
-                let mut g = Facts::new();
-                g.insert("text".into(), FactValue::Text(s.text.clone()));
-                g.insert("from".into(), FactValue::Text(s.from.to_string()));
-                FactValue::Group(g)
-            })
-            .collect();
-        facts.insert("summary".into(), FactValue::List(summary));
+        let sentences = |list: &[Sentence]| {
+            list.iter()
+                .map(|s| {
+                    let mut g = Facts::new();
+                    g.insert("text".into(), FactValue::Text(s.text.clone()));
+                    g.insert("from".into(), FactValue::Text(s.from.to_string()));
+                    FactValue::Group(g)
+                })
+                .collect()
+        };
+        facts.insert("summary".into(), FactValue::List(sentences(&self.summary)));
+        if !self.said.is_empty() {
+            facts.insert("said".into(), FactValue::List(sentences(&self.said)));
+        }
         facts.insert("first".into(), FactValue::Text(format_time(self.first)));
         facts.insert("last".into(), FactValue::Text(format_time(self.last)));
         Content::Semantic(Concept { key: key.to_string(), facts })
@@ -95,20 +101,24 @@ impl ConceptBody {
             Some(FactValue::List(items)) => items.clone(),
             _ => Vec::new(),
         };
-        let summary = list("summary")
-            .into_iter()
-            .filter_map(|item| match item {
-                FactValue::Group(g) => {
-                    Some(Sentence { from: text(g.get("from"))?.parse().ok()?, text: text(g.get("text"))? })
-                }
-                _ => None,
-            })
-            .collect();
+        let sentences = |name: &str| -> Vec<Sentence> {
+            list(name)
+                .into_iter()
+                .filter_map(|item| match item {
+                    FactValue::Group(g) => {
+                        Some(Sentence { from: text(g.get("from"))?.parse().ok()?, text: text(g.get("text"))? })
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let summary = sentences("summary");
         let time = |name: &str| text(c.facts.get(name)).and_then(|t| parse_time(&t).ok());
         Some(ConceptBody {
             name: text(c.facts.get("name")).unwrap_or_default(),
             terms: list("terms").into_iter().filter_map(|t| text(Some(&t))).collect(),
             summary,
+            said: sentences("said"),
             first: time("first").unwrap_or(m.created_at),
             last: time("last").unwrap_or(m.created_at),
         })
@@ -122,10 +132,52 @@ impl ConceptBody {
             name: name_of(&terms),
             terms,
             summary: self.summary.iter().filter(|s| s.from != member).cloned().collect(),
+            said: self.said.iter().filter(|s| s.from != member).cloned().collect(),
             first: self.first,
             last: self.last,
         }
     }
+}
+
+impl ConceptBody {
+    /// What a prompt shows of this concept for `query`: the sentences its members said that
+    /// share the most words of substance with it (per word they cost), in the members' order,
+    /// within about as many words as the summary has; the summary when none shares a word.
+    pub fn for_query(&self, query: &str) -> Vec<&Sentence> {
+        let wanted: std::collections::HashSet<String> = substance(query).collect();
+        let limit = self.summary.iter().map(|s| s.text.split_whitespace().count()).sum::<usize>().max(24);
+        let mut scored: Vec<(f64, usize)> = self
+            .said
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let words: std::collections::HashSet<String> = substance(&s.text).collect();
+                let shared = words.intersection(&wanted).count();
+                (shared > 0).then(|| (shared as f64 / (s.text.split_whitespace().count() as f64).sqrt(), i))
+            })
+            .collect();
+        if scored.is_empty() {
+            return self.summary.iter().collect();
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let (mut chosen, mut used) = (Vec::new(), 0);
+        for (_, i) in scored {
+            let n = self.said[i].text.split_whitespace().count();
+            if used + n <= limit || chosen.is_empty() {
+                chosen.push(i);
+                used += n;
+            }
+        }
+        chosen.sort_unstable();
+        chosen.into_iter().map(|i| &self.said[i]).collect()
+    }
+}
+
+/// The words of substance of `text`, lower-cased: three letters or more, no function word.
+fn substance(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 && !crate::query::is_stopword(w))
+        .map(str::to_lowercase)
 }
 
 /// Whether `text` (lower-cased) holds `word` as a whole word.
@@ -156,6 +208,11 @@ mod tests {
                 Sentence { from: id(1), text: "My kitten is called Pixel.".into() },
                 Sentence { from: id(2), text: "She sleeps on the piano.".into() },
             ],
+            said: vec![
+                Sentence { from: id(1), text: "My kitten is called Pixel.".into() },
+                Sentence { from: id(2), text: "She sleeps on the piano.".into() },
+                Sentence { from: id(2), text: "The vet visit is on Tuesday.".into() },
+            ],
             first: t,
             last: t + chrono::Duration::days(11),
         };
@@ -168,5 +225,10 @@ mod tests {
         assert_eq!(left.terms, vec!["kitten".to_string(), "pixel".to_string()]);
         assert_eq!(left.name, "kitten, pixel");
         assert!(contains_word("the piano.", "piano") && !contains_word("pianos", "piano"));
+        assert_eq!(left.said.len(), 1);
+        // For a question, the sentences that answer it; for none, the summary.
+        let picked: Vec<&str> = body.for_query("When is the vet visit?").iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(picked, ["The vet visit is on Tuesday."]);
+        assert_eq!(body.for_query("weather?").len(), 2);
     }
 }

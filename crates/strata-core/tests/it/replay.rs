@@ -143,6 +143,7 @@ fn run(ops: &[Op]) -> Store {
                     let body = concepts::ConceptBody {
                         name: concepts::name_of(&terms),
                         terms,
+                        said: summary.clone(),
                         summary,
                         first: now,
                         last: now,
