@@ -738,13 +738,15 @@ impl Out {
                     .any(|x| matches!(&x.reason, strata_context::Reason::Covered { by } if *by == d.id.to_string()))
             })
             .count();
+        let many = |n: usize, one: &str, more: &str| format!("{n} {}", if n == 1 { one } else { more });
         say!(
-            "\nRaw: {} memories in {} tokens. Compacted: {} memories in {} tokens, {concepts} concepts standing for {} memories left out.",
-            raw.report.included.len(),
+            "\nRaw: {} in {} tokens. Compacted: {} in {} tokens, {} standing for {} left out.",
+            many(raw.report.included.len(), "memory", "memories"),
             raw.report.used,
-            compacted.report.included.len(),
+            many(compacted.report.included.len(), "memory", "memories"),
             compacted.report.used,
-            covered(compacted)
+            many(concepts, "concept", "concepts"),
+            many(covered(compacted), "memory", "memories")
         );
         Ok(())
     }
