@@ -11,16 +11,16 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_api::{ApiResult, CompactParams, Ranking};
-use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
+use strata_api::{ApiResult, CompactParams};
+use strata_context::{ContextOptions, ContextRequest, assemble};
+use strata_core::Embedder;
 use strata_core::concepts::is_concept;
 use strata_core::interchange::no_tick;
-use strata_core::{Embedder, Filter, HybridOptions, MemoryKind};
 
 use crate::locomo;
 
-/// The token budgets measured.
-pub const BUDGETS: [usize; 4] = [250, 500, 1000, 2000];
+/// The token budgets (cl100k_base) measured.
+pub use locomo::DERIVED_BUDGETS as BUDGETS;
 
 /// What `strata bench compaction` reports.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -47,11 +47,6 @@ pub struct CompactionBench {
     pub compacted: BTreeMap<usize, f64>,
     /// Budget → concepts in the compacted prompt, on average.
     pub concepts_in_prompt: BTreeMap<usize, f64>,
-}
-
-/// Lower case, words only, single spaces.
-pub fn normalized(text: &str) -> String {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
 /// Runs the measurement over every conversation in `data`.
@@ -84,18 +79,10 @@ pub fn run(
         summary_tokens += r.summary_tokens;
         for (question, answer) in locomo::answered(sample) {
             report.questions += 1;
-            let answer = normalized(&answer);
-            for (kinds, with_concepts) in
-                [(vec![MemoryKind::Episodic], false), (vec![MemoryKind::Episodic, MemoryKind::Semantic], true)]
-            {
+            let answer = strata_api::extract::normalized(&answer);
+            for with_concepts in [false, true] {
                 let hits = if with_concepts { &mut compacted } else { &mut raw };
-                let found = engine.rank(
-                    Ranking::Hybrid(HybridOptions::hybrid_rerank()),
-                    &question,
-                    Filter { kinds, ..Default::default() },
-                    strata_api::context::CANDIDATES,
-                )?;
-                let candidates: Vec<Candidate> = found.into_iter().map(Candidate::from).collect();
+                let candidates = locomo::recalled(&mut engine, &question, with_concepts)?;
                 for (b, budget) in BUDGETS.into_iter().enumerate() {
                     let request = ContextRequest {
                         message: question.clone(),
@@ -117,7 +104,7 @@ pub fn run(
                         .messages
                         .iter()
                         .filter(|m| m.content.contains("<memories>"))
-                        .map(|m| normalized(&m.content))
+                        .map(|m| strata_api::extract::normalized(&m.content))
                         .collect();
                     if !answer.is_empty() && block.contains(&answer) {
                         hits[b] += 1;

@@ -11,15 +11,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use strata_api::extract::{fact_content, statement, subject_key};
-use strata_api::{AddRequest, ApiResult, Engine, Ranking, Target};
+use strata_api::{AddRequest, ApiResult, Engine, Target};
 use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
 use strata_core::extraction::FACT_SOURCE;
-use strata_core::{Filter, HybridOptions, MemoryKind};
 
 use crate::locomo::{self, Asked, Sample};
 
 /// The token budgets (cl100k_base) measured.
-pub const BUDGETS: [usize; 4] = [250, 500, 1000, 2000];
+pub use locomo::DERIVED_BUDGETS as BUDGETS;
 
 /// Evidence recall within each budget, turns alone and with facts.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -89,17 +88,8 @@ impl Tally {
             dia_of.iter().map(|(id, dia)| (id.clone(), vec![dia.clone()])).collect();
         for q in questions {
             self.questions += 1;
-            for (kinds, with_facts) in
-                [(vec![MemoryKind::Episodic], false), (vec![MemoryKind::Episodic, MemoryKind::Semantic], true)]
-            {
-                let filter = Filter { kinds, ..Default::default() };
-                let hits = engine.rank(
-                    Ranking::Hybrid(HybridOptions::hybrid_rerank()),
-                    &q.text,
-                    filter,
-                    strata_api::context::CANDIDATES,
-                )?;
-                let candidates: Vec<Candidate> = hits.into_iter().map(Candidate::from).collect();
+            for with_facts in [false, true] {
+                let candidates = locomo::recalled(engine, &q.text, with_facts)?;
                 for (b, budget) in BUDGETS.into_iter().enumerate() {
                     let (found, fact_share) =
                         in_prompt(engine, &tokens, q, (&candidates, budget), dia_of, &mut carries)?;

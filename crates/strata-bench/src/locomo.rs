@@ -620,6 +620,24 @@ fn budget_recall(
     Ok(())
 }
 
+/// The budgets at which a prompt from the turns alone is compared with one that also draws on
+/// what was derived from them (facts, concepts).
+pub const DERIVED_BUDGETS: [usize; 4] = [250, 500, 1000, 2000];
+
+/// The product's candidates for `question` (hybrid recall with the rerank, as many as the
+/// engine's context takes): the turns alone, or with `derived`, the turns and the semantic
+/// memories derived from them (facts, concepts).
+pub fn recalled(engine: &mut Engine, question: &str, derived: bool) -> ApiResult<Vec<strata_context::Candidate>> {
+    let kinds = if derived { vec![MemoryKind::Episodic, MemoryKind::Semantic] } else { vec![MemoryKind::Episodic] };
+    let hits = engine.rank(
+        Ranking::Hybrid(HybridOptions::hybrid_rerank()),
+        question,
+        Filter { kinds, ..Default::default() },
+        strata_api::context::CANDIDATES,
+    )?;
+    Ok(hits.into_iter().map(strata_context::Candidate::from).collect())
+}
+
 /// Candidates for the assembler from hybrid recall with `options`, as the engine's
 /// [`Engine::build_context`] gets them.
 pub fn candidates(

@@ -29,7 +29,7 @@ use strata_core::{
 };
 
 pub use edit::LineEdit;
-pub use facts::{USER, fact_content, slug, statement, subject_key};
+pub use facts::{USER, fact_content, normalized, slug, statement, subject_key};
 use reply::{Malformed, Pool, Turn, Verdict};
 pub use review::{DecisionView, DocumentView, Documents, FactView};
 
