@@ -148,3 +148,26 @@ fn compaction_without_the_embedding_model_says_so() {
     assert_eq!(err.code, ErrorCode::Cancelled);
     assert!(e.concepts().unwrap().is_empty(), "a cancelled pass writes nothing");
 }
+
+#[test]
+fn a_concept_whose_members_no_longer_form_a_group_is_dissolved_with_the_reason() {
+    let db = Db::new();
+    let (mut e, ids) = store(&db);
+    compact(&mut e, true);
+    let before = e.concepts().unwrap();
+    assert_eq!(before.len(), 2);
+    // Groups of a hundred: none of these eight memories form one any more.
+    let mut params = CompactParams::default();
+    params.clustering.min_cluster_size = 100;
+    let r = e.compact(&params, &mut no_tick, &AtomicBool::new(false)).unwrap();
+    assert_eq!((r.dissolved, r.merged, r.concepts), (2, 0, 0), "{r:?}");
+    assert!(e.concepts().unwrap().is_empty());
+    let gone = e.memory(&Target::new(before[0].id.clone())).unwrap();
+    assert!(gone.expired_at.is_some(), "dissolved, not deleted: its history stays");
+    let last = e.history(&Target::new(before[0].id.clone())).unwrap().pop().unwrap();
+    assert_eq!(last.event_type, "expired");
+    assert!(last.summary.contains("no longer form a group"), "{}", last.summary);
+    for id in &ids {
+        assert!(e.memory(&Target::new(id.clone())).unwrap().expired_at.is_none(), "members are never changed");
+    }
+}
