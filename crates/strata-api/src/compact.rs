@@ -141,6 +141,18 @@ impl ConceptView {
     }
 }
 
+/// A concept and its members (`expand_concept`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ExpandedConcept {
+    /// The concept.
+    pub concept: ConceptView,
+    /// Its members, earliest first.
+    pub members: Vec<crate::dto::MemoryView>,
+    /// How many members the caller may see (more than `members` when a limit cut them).
+    pub total: usize,
+}
+
 /// An embedded memory as compaction reads it.
 struct Item {
     memory: Memory,
@@ -235,6 +247,42 @@ impl Engine {
     pub fn concept(&self, target: &crate::Target) -> ApiResult<ConceptView> {
         let m = self.memory(target)?;
         ConceptView::of(&m).ok_or_else(|| ApiError::invalid(format!("{} is not a concept", target.id_or_key)))
+    }
+
+    /// A concept by its key (`concept/…`), its key's slug alone, or its id.
+    pub fn find_concept(&self, name: &str) -> ApiResult<ConceptView> {
+        let unknown = |e: ApiError| match e.code {
+            ErrorCode::NotFound => {
+                ApiError::new(ErrorCode::NotFound, format!("no concept '{name}': `strata concepts` lists them"))
+            }
+            _ => e,
+        };
+        let direct = self.concept(&crate::Target::new(name));
+        if direct.is_ok() || name.starts_with(KEY_PREFIX) {
+            return direct.map_err(unknown);
+        }
+        match self.concept(&crate::Target::new(format!("{KEY_PREFIX}{name}"))) {
+            Err(e) if e.code == ErrorCode::NotFound => direct.map_err(unknown),
+            other => other,
+        }
+    }
+
+    /// A concept with its members in full, in the order they happened (at most `limit`; members
+    /// the caller may not see are left out).
+    pub fn expand_concept(&self, target: &crate::Target, limit: usize) -> ApiResult<ExpandedConcept> {
+        let concept = self.concept(target)?;
+        let mut found: Vec<Memory> = Vec::with_capacity(concept.members.len());
+        for id in &concept.members {
+            match self.memory(&crate::Target::new(id.clone())) {
+                Ok(m) => found.push(m),
+                Err(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::Forgotten) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        found.sort_by_key(|m| (m.occurred_at(), m.id));
+        let total = found.len();
+        let members = found.into_iter().take(limit).map(crate::dto::MemoryView::from).collect();
+        Ok(ExpandedConcept { concept, members, total })
     }
 
     /// The caller's embedded memories that can be members (not concepts), oldest first.

@@ -23,7 +23,7 @@ pub mod settings;
 pub mod shapes;
 
 pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
-pub use compact::{CompactParams, CompactReport, ConceptView, SentenceView};
+pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;

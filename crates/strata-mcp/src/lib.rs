@@ -254,9 +254,10 @@ impl ServerHandler for StrataMcp {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(resources::list(self.shared.settings.graph_tools))
+        let concepts = self.run(&ctx, |e| e.concepts()).await.map_err(|e| internal(e.message))?;
+        Ok(resources::list(self.shared.settings.graph_tools, &concepts))
     }
 
     async fn list_resource_templates(

@@ -1,12 +1,13 @@
-//! Resources: a small summary of the store, the procedures, and templates for one memory by id
-//! and one concept by key. Each reads as JSON.
+//! Resources: a small summary of the store, the procedures, the concepts compaction formed, and
+//! templates for one memory by id and one concept by key. Each reads as JSON.
 
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
-use strata_api::{ErrorCode, Target};
+use strata_api::{ApiResult, ConceptView, Engine, ErrorCode, Target};
+use strata_core::concepts::KEY_PREFIX;
 use strata_core::{Filter, MemoryKind};
 
 use crate::StrataMcp;
@@ -20,10 +21,13 @@ const MEMORY_PREFIX: &str = "strata://memory/";
 const CONCEPT_PREFIX: &str = "strata://concept/";
 /// The most procedures [`PROCEDURES`] lists.
 const MAX_PROCEDURES: usize = 200;
+/// The most concepts `resources/list` names (the largest first).
+const MAX_LISTED_CONCEPTS: usize = 100;
 const JSON: &str = "application/json";
 
-/// The fixed resources (and the reference server's graph, with the graph tools).
-pub fn list(graph: bool) -> ListResourcesResult {
+/// The fixed resources (and the reference server's graph, with the graph tools), then the
+/// largest concepts the caller can see.
+pub fn list(graph: bool, concepts: &[ConceptView]) -> ListResourcesResult {
     let mut all = vec![
         Resource::new(STATS, "stats")
             .with_title("Memory statistics")
@@ -42,6 +46,17 @@ pub fn list(graph: bool) -> ListResourcesResult {
                 .with_mime_type(JSON),
         );
     }
+    all.extend(concepts.iter().take(MAX_LISTED_CONCEPTS).map(|c| {
+        Resource::new(format!("{CONCEPT_PREFIX}{}", c.key), c.key.clone())
+            .with_title(c.name.clone())
+            .with_description(format!(
+                "A concept: {} related memories from {} to {}, with a summary.",
+                c.members.len(),
+                &c.first[..10.min(c.first.len())],
+                &c.last[..10.min(c.last.len())]
+            ))
+            .with_mime_type(JSON)
+    }));
     ListResourcesResult::with_all_items(all)
 }
 
@@ -54,7 +69,11 @@ pub fn templates() -> ListResourceTemplatesResult {
             .with_mime_type(JSON),
         ResourceTemplate::new(format!("{CONCEPT_PREFIX}{{key}}"), "concept")
             .with_title("A concept by key")
-            .with_description("The semantic memory (facts) about one thing, by its key.")
+            .with_description(
+                "A group of related memories formed by compaction (key `concept/…`, or its last part \
+                 alone), with its name, summary and members; or, for any other key, the semantic \
+                 memory (facts) under that key.",
+            )
             .with_mime_type(JSON),
     ])
 }
@@ -79,8 +98,8 @@ pub async fn read(
     } else if uri == GRAPH_RESOURCE && server.settings().graph_tools {
         server.run(ctx, |e| Ok(serde_json::to_value(e.graph_read()?))).await
     } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {
-        let target = Target { id_or_key: decode(key), kind: Some(MemoryKind::Semantic) };
-        server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
+        let key = decode(key);
+        server.run(ctx, move |e| concept(e, &key)).await
     } else if let Some(id) = uri.strip_prefix(MEMORY_PREFIX) {
         let target = Target::new(decode(id));
         server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
@@ -97,6 +116,18 @@ pub async fn read(
     };
     let text = serde_json::to_string_pretty(&value).map_err(crate::internal)?;
     Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri.clone()).with_mime_type(JSON)]))
+}
+
+/// What `strata://concept/{key}` reads: the semantic memory under `key` as it always did, and
+/// otherwise (or for a `concept/…` key) the concept compaction formed, with its members.
+fn concept(e: &mut Engine, key: &str) -> ApiResult<serde_json::Result<serde_json::Value>> {
+    if !key.starts_with(KEY_PREFIX) {
+        match e.get(&Target { id_or_key: key.to_string(), kind: Some(MemoryKind::Semantic) }, None) {
+            Err(err) if err.code == ErrorCode::NotFound => {}
+            found => return Ok(serde_json::to_value(found?)),
+        }
+    }
+    Ok(serde_json::to_value(e.find_concept(key)?))
 }
 
 /// Percent-decodes a URI segment (keys may hold spaces and other characters).

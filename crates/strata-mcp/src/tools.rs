@@ -1,4 +1,5 @@
-//! Strata's own tools: remember, recall, get, update, tag, forget, list and build_context.
+//! Strata's own tools: remember, recall, get, update, tag, forget, list, build_context and
+//! expand_concept.
 //! Descriptions are written for the model that calls them; every result is structured JSON,
 //! bounded in size.
 
@@ -19,6 +20,8 @@ use crate::StrataMcp;
 pub const MAX_RECALL: usize = 50;
 /// List page size at most.
 pub const MAX_PAGE: usize = 100;
+/// Members `expand_concept` returns unless asked for fewer or more.
+const EXPANDED_MEMBERS: usize = 20;
 
 /// A memory type.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -162,6 +165,17 @@ pub struct GetArgs {
     pub id: String,
     /// Read it as it was at this time (RFC 3339), from its history.
     pub as_of: Option<String>,
+}
+
+/// Arguments of `expand_concept`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpandArgs {
+    /// The concept's key (`concept/…`, or the part after `concept/`) or id, as a prompt, a
+    /// recall result or the `strata://concept/{key}` resources name it.
+    pub key: String,
+    /// How many members, earliest first (default 20, at most 100).
+    pub limit: Option<usize>,
 }
 
 /// Arguments of `update`.
@@ -517,6 +531,33 @@ impl StrataMcp {
             concepts: None,
         };
         let result = self.run(&ctx, move |e| e.build_context(params)).await;
+        self.answer(result)
+    }
+
+    #[tool(
+        description = "Open a concept: a group of related memories that Strata's compaction named and \
+        summarized, which prompts and recall show in a line. Returns its name, summary and its members \
+        in full, earliest first, with `total` members and `truncated` when some were left out.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn expand_concept(
+        &self,
+        Parameters(args): Parameters<ExpandArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let limit = args.limit.unwrap_or(EXPANDED_MEMBERS).clamp(1, MAX_PAGE);
+        let result = self
+            .run(&ctx, move |e| {
+                let target = strata_api::Target::new(e.find_concept(&args.key)?.id);
+                e.expand_concept(&target, limit)
+            })
+            .await;
+        let result = result.map(|mut x| {
+            let (members, cut) = self.bounded(std::mem::take(&mut x.members));
+            let truncated = cut || members.len() < x.total;
+            x.members = members;
+            serde_json::json!({"concept": x.concept, "members": x.members, "total": x.total, "truncated": truncated})
+        });
         self.answer(result)
     }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::Env;
 
-const SAID: [&str; 12] = [
+pub(crate) const SAID: [&str; 12] = [
     "My kitten Pixel sleeps on the piano every afternoon.",
     "I am training for the Porto marathon in October.",
     "Pixel the kitten knocked a glass off the piano again.",
@@ -20,14 +20,19 @@ const SAID: [&str; 12] = [
     "I signed up for a half marathon in Lisbon as practice.",
 ];
 
-#[test]
-fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
-    let e = Env::new();
-    assert!(e.ok(&["concepts"]).contains("No concepts yet: `strata concepts rebuild`"));
+/// Writes [`SAID`], a day apart from 1 January 2026.
+pub(crate) fn say_all(e: &Env) {
     for (i, text) in SAID.iter().enumerate() {
         let at = format!("2026-01-{:02}T09:00Z", i + 1);
         e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", &at]);
     }
+}
+
+#[test]
+fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
+    let e = Env::new();
+    assert!(e.ok(&["concepts"]).contains("No concepts yet: `strata concepts rebuild`"));
+    say_all(&e);
     let dry = e.json(&["concepts", "rebuild", "--dry-run"]);
     assert_eq!(dry["dry_run"], true);
     assert_eq!(e.json(&["concepts"]).as_array().unwrap().len(), 0, "a dry run writes nothing");

@@ -172,6 +172,47 @@ fn the_official_mcp_client_over_stdio_uses_every_tool_resource_and_prompt() {
     assert!(plain["memories"].as_u64().unwrap() >= 3);
 }
 
+#[test]
+fn concepts_are_resources_an_mcp_client_lists_reads_and_expands() {
+    let e = Env::new();
+    crate::concepts::say_all(&e);
+    e.ok(&["add", "semantic", "pixel", "--fact", "colour=ginger"]);
+    e.json(&["concepts", "rebuild"]);
+    let concepts = e.json(&["concepts"]);
+    let largest = &concepts[0];
+    let key = largest["key"].as_str().unwrap();
+    let v = run_client(&["concepts", env!("CARGO_BIN_EXE_strata"), e.db().to_str().unwrap()]);
+
+    // Listed, the largest first, with a name a person reads.
+    let listed = v["listed"].as_array().unwrap();
+    assert_eq!(listed.len(), concepts.as_array().unwrap().len(), "{v}");
+    assert_eq!(listed[0]["uri"], format!("strata://concept/{key}"));
+    assert_eq!(listed[0]["title"], largest["name"]);
+    let members = largest["members"].as_array().unwrap().len();
+    assert!(listed[0]["description"].as_str().unwrap().starts_with(&format!("A concept: {members} related")));
+    // Read by its key and by the slug alone: the concept with its summary and members.
+    assert_eq!(v["by_key"]["key"], key);
+    assert_eq!(v["by_key"]["members"], largest["members"]);
+    assert_eq!(v["by_slug"], v["by_key"]);
+    // A plain key still reads the semantic memory under it, as it did before concepts.
+    assert_eq!(v["semantic"]["facts"]["colour"], "ginger");
+    assert!(v["missing"]["message"].as_str().unwrap().contains("no concept 'concept/nothing_here'"), "{v}");
+
+    // Expanded: the members in full, earliest first, two of them as asked.
+    let expanded = &v["expanded"]["value"];
+    assert_eq!(v["expanded"]["error"], false, "{v}");
+    assert_eq!(expanded["concept"]["key"], key);
+    assert_eq!(expanded["total"], members);
+    assert_eq!(expanded["truncated"], members > 2);
+    let texts: Vec<&str> =
+        expanded["members"].as_array().unwrap().iter().map(|m| m["body"]["text"].as_str().unwrap()).collect();
+    assert_eq!(texts.len(), 2);
+    let order: Vec<usize> = texts.iter().map(|t| crate::concepts::SAID.iter().position(|s| s == t).unwrap()).collect();
+    assert!(order[0] < order[1], "earliest first: {texts:?}");
+    assert!(refused(&v["expand_missing"], "not_found").contains("no concept 'nothing_here'"));
+    assert!(refused(&v["expand_not_a_concept"], "invalid_input").contains("not a concept"));
+}
+
 /// A JSON Schema reduced to its shape: types, properties and required names, with `$ref`s
 /// resolved and descriptions, titles and formats dropped.
 fn shape(s: &Value, root: &Value) -> Value {
