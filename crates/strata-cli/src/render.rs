@@ -723,30 +723,19 @@ impl Out {
         self.context(raw)?;
         say!("\n════ Compacted: concepts stand for their members ════");
         self.context(compacted)?;
-        let covered = |c: &strata_api::ContextView| {
-            c.report.dropped.iter().filter(|d| matches!(d.reason, strata_context::Reason::Covered { .. })).count()
-        };
-        let concepts = compacted
-            .report
-            .included
-            .iter()
-            .filter(|d| {
-                compacted
-                    .report
-                    .dropped
-                    .iter()
-                    .any(|x| matches!(&x.reason, strata_context::Reason::Covered { by } if *by == d.id.to_string()))
-            })
-            .count();
+        let used = &compacted.report.concepts;
+        let covered: usize = used.iter().map(|u| u.covered.len()).sum();
+        let saved: i64 = used.iter().map(|u| u.saved).sum();
         let many = |n: usize, one: &str, more: &str| format!("{n} {}", if n == 1 { one } else { more });
         say!(
-            "\nRaw: {} in {} tokens. Compacted: {} in {} tokens, {} standing for {} left out.",
+            "\nRaw: {} in {} tokens. Compacted: {} in {} tokens, {} standing for {} left out ({}).",
             many(raw.report.included.len(), "memory", "memories"),
             raw.report.used,
             many(compacted.report.included.len(), "memory", "memories"),
             compacted.report.used,
-            many(concepts, "concept", "concepts"),
-            many(covered(compacted), "memory", "memories")
+            many(used.len(), "concept", "concepts"),
+            many(covered, "memory", "memories"),
+            if saved >= 0 { format!("{saved} tokens saved") } else { format!("{} tokens more", -saved) }
         );
         Ok(())
     }
@@ -806,6 +795,16 @@ impl Out {
             t.add_row(vec![label, format!("{:.3}", d.score), tokens, d.id.to_string(), why]);
         }
         say!("{t}");
+        for u in &r.concepts {
+            say!(
+                "concept {} ({} tokens) stands for {} left out ({} tokens): {} tokens saved",
+                u.id,
+                u.tokens,
+                u.covered.len(),
+                u.covered_tokens,
+                u.saved
+            );
+        }
         if r.dropped.len() > 10 {
             say!("… and {} more left out (--json lists every one)", r.dropped.len() - 10);
         }

@@ -18,7 +18,7 @@ use strata_core::{ChatModel, Error, Message, Result, Role, ToolCall};
 use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
 
 use crate::render::{body_for, item};
-use crate::report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
+use crate::report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
 use crate::similar::Signature;
 use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
 
@@ -562,6 +562,38 @@ fn build(
     (messages, labels)
 }
 
+/// Each concept in the prompt, in prompt order, with the members left out for it and what they
+/// would have cost.
+fn concept_uses(
+    tokens: &dyn TokenManager,
+    req: &ContextRequest,
+    items: &[Item<'_>],
+    labels: &HashMap<usize, usize>,
+) -> Result<Vec<ConceptUse>> {
+    let mut shown: Vec<(usize, usize)> = labels
+        .iter()
+        .filter(|(i, _)| strata_core::concepts::is_concept(items[**i].memory))
+        .map(|(i, l)| (*l, *i))
+        .collect();
+    shown.sort_unstable();
+    let mut uses = Vec::with_capacity(shown.len());
+    for (_, i) in shown {
+        let id = req.candidates[i].memory.id;
+        let by = id.to_string();
+        let (mut covered, mut covered_tokens) = (Vec::new(), 0);
+        for it in items.iter().filter(|it| matches!(&it.fate, Some(Reason::Covered { by: b }) if *b == by)) {
+            covered.push(it.memory.id);
+            covered_tokens += match it.cost {
+                Some(c) => c,
+                None => tokens.count(&item(LABEL_FOR_COST, it.memory, &it.body))?,
+            };
+        }
+        let cost = items[i].cost.unwrap_or(items[i].lower);
+        uses.push(ConceptUse { id, tokens: cost, covered, saved: covered_tokens as i64 - cost as i64, covered_tokens });
+    }
+    Ok(uses)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     tokens: &dyn TokenManager,
@@ -590,6 +622,7 @@ fn report(
             why: c.why.clone(),
         }
     };
+    let concepts = concept_uses(tokens, req, &items, &labels)?;
     let mut included: Vec<Decision> = Vec::new();
     let mut dropped: Vec<Decision> = Vec::new();
     for (i, it) in items.iter().enumerate() {
@@ -649,6 +682,7 @@ fn report(
                 dropped: req.history.len() - history_kept,
                 summarized: fixed.summary > 0,
             },
+            concepts,
         },
         messages,
     })

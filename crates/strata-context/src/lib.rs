@@ -15,7 +15,7 @@ mod similar;
 
 pub use assemble::{assemble, assemble_with};
 pub use memory::BudgetedMemory;
-pub use report::{Decision, HistoryReport, Reason, Report, Section, SectionReport};
+pub use report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
 pub use similar::Signature;
 
 use serde::{Deserialize, Serialize};

@@ -109,6 +109,21 @@ pub struct Decision {
     pub why: Option<Breakdown>,
 }
 
+/// A concept in the prompt and what it stood for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConceptUse {
+    /// The concept.
+    pub id: MemoryId,
+    /// What it costs in the prompt.
+    pub tokens: usize,
+    /// Its members among the candidates that were left out for it (`Covered`).
+    pub covered: Vec<MemoryId>,
+    /// What those members would have cost in the prompt.
+    pub covered_tokens: usize,
+    /// `covered_tokens - tokens`: the room it saved (negative when it cost more).
+    pub saved: i64,
+}
+
 /// What happened to the conversation so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct HistoryReport {
@@ -151,4 +166,7 @@ pub struct Report {
     pub dropped: Vec<Decision>,
     /// The conversation so far.
     pub history: HistoryReport,
+    /// The concepts in the prompt, in the order they appear, with the members they stood for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concepts: Vec<ConceptUse>,
 }

@@ -517,9 +517,23 @@ fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
     assert_eq!(reason_of(&small, members[3].id), Reason::Included);
     let block = &small.messages.iter().find(|m| m.content.contains("<memories>")).unwrap().content;
     assert!(block.contains("kitten, Pixel (1 May 2023 to 9 May 2023): Ana: Pixel the kitten chase"), "{block}");
+    // The report says what the concept stood for and the room it saved.
+    let used = &small.report.concepts;
+    assert_eq!(used.len(), 1);
+    assert_eq!(used[0].id, concept.id);
+    assert_eq!(used[0].covered, members[..3].iter().map(|m| m.id).collect::<Vec<_>>());
+    let concept_tokens = small.report.included.iter().find(|d| d.id == concept.id).unwrap().tokens;
+    assert_eq!(used[0].tokens, concept_tokens);
+    let one = |m: &Memory| {
+        let alone = assemble(&cl100k(), request(vec![candidate(m.clone(), 1.0)], 2000), &opts).unwrap();
+        alone.report.included[0].tokens
+    };
+    assert_eq!(used[0].covered_tokens, members[..3].iter().map(one).sum::<usize>());
+    assert_eq!(used[0].saved, used[0].covered_tokens as i64 - concept_tokens as i64);
     // With room for everything the concept is expanded: its members come back.
     let large = assemble(&cl100k(), request(candidates.clone(), 2000), &opts).unwrap();
     assert!(members.iter().all(|m| reason_of(&large, m.id) == Reason::Included));
+    assert_eq!(large.report.concepts[0].covered, vec![], "an expanded concept stands for none");
     // A member the summary quotes whole adds nothing: it stays out whatever the room.
     let whole = concept_of(10, &refs[..3], 200);
     candidates[0] = candidate(whole.clone(), 2.0);

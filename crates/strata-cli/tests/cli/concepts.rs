@@ -72,5 +72,10 @@ fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
     let text =
         e.ok(&["context", "--model", "gpt-4o", "--query", "How is Pixel the kitten?", "--budget", "200", "--compare"]);
     assert!(text.contains("Raw: the memories as they are") && text.contains("Compacted: concepts stand for"), "{text}");
+    let uses = both["compacted"]["report"]["concepts"].as_array().unwrap();
+    assert!(!uses.is_empty(), "a concept is in the compacted prompt: {both}");
+    let saved: i64 = uses.iter().map(|u| u["saved"].as_i64().unwrap()).sum();
+    let summary = if saved >= 0 { format!("({saved} tokens saved).") } else { format!("({} tokens more).", -saved) };
+    assert!(text.trim_end().ends_with(&summary), "{text}");
     assert!(e.err(&["concepts", "show", "concept/nothing_here"]).contains("concept/nothing_here"));
 }
