@@ -19,8 +19,17 @@
 //!    retrieved at least `promote_min_accesses` times.
 //! 4. Long-term goes back to medium-term when its value is below `demote_below` and it has not
 //!    been touched for `long_idle_days`.
+//!
+//! **Concepts** (compaction's groups, [`crate::concepts`]) are where medium-term episodes
+//! consolidate into long-term memory. A concept is formed long-term; it is worth what its
+//! members are used for: its accesses are its own plus its live members', and its last touch is
+//! the latest of theirs (so a concept whose members are recalled stays, and one whose members
+//! all went quiet decays under rule 4 like any other memory). A medium-term member of a
+//! long-term concept is consolidated: rule 3 does not promote it on its own, since the concept
+//! already carries it into long-term memory; a member leaving working memory goes to
+//! medium-term whatever its value (rule 2), since its concept quotes it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -184,14 +193,35 @@ fn outside_working_memory(memories: &[&Memory], now: DateTime<Utc>, policy: &Tie
     out
 }
 
+/// The live concepts among `live`, each worth what its members are used for (see the module
+/// documentation), and for each member the long-term concept that consolidates it.
+fn consolidation(live: &[&Memory]) -> (HashMap<MemoryId, Memory>, HashMap<MemoryId, MemoryId>) {
+    let by_id: HashMap<MemoryId, &Memory> = live.iter().map(|m| (m.id, *m)).collect();
+    let (mut worth, mut carried) = (HashMap::new(), HashMap::new());
+    for c in live.iter().filter(|m| crate::concepts::is_concept(m)) {
+        let mut used = (*c).clone();
+        for member in crate::concepts::members(c).iter().filter_map(|id| by_id.get(id)) {
+            used.access_count += member.access_count;
+            used.last_accessed_at = used.last_accessed_at.max(Some(last_touch(member)));
+            if c.tier == Tier::Long {
+                carried.entry(member.id).or_insert(c.id);
+            }
+        }
+        worth.insert(c.id, used);
+    }
+    (worth, carried)
+}
+
 /// What maintenance at `now` would change, in id order.
 pub fn plan(memories: &[Memory], now: DateTime<Utc>, policy: &TierPolicy) -> Vec<Move> {
     let live: Vec<&Memory> = memories.iter().filter(|m| m.expired_at.is_none()).collect();
     let leaving = outside_working_memory(&live, now, policy);
+    let (worth, carried) = consolidation(&live);
     let mut moves = Vec::new();
     let mut sorted = live;
     sorted.sort_by_key(|m| m.id);
     for m in sorted {
+        let m = worth.get(&m.id).unwrap_or(m);
         let v = value(m, now, policy);
         let tier = |to: Tier, reason: String| Move::Tier { id: m.id, from: m.tier, to, reason };
         if m.pinned {
@@ -203,7 +233,9 @@ pub fn plan(memories: &[Memory], now: DateTime<Utc>, policy: &TierPolicy) -> Vec
         match m.tier {
             Tier::Short => {
                 if let Some(why) = leaving.get(&m.id) {
-                    if v.value >= policy.expire_below {
+                    if let Some(c) = carried.get(&m.id) {
+                        moves.push(tier(Tier::Medium, format!("left working memory ({why}); quoted by concept {c}")));
+                    } else if v.value >= policy.expire_below {
                         moves.push(tier(Tier::Medium, format!("left working memory ({why}); {v}")));
                     } else {
                         moves.push(Move::Expire {
@@ -214,8 +246,12 @@ pub fn plan(memories: &[Memory], now: DateTime<Utc>, policy: &TierPolicy) -> Vec
                 }
             }
             Tier::Medium => {
-                if v.value >= policy.promote_to_long && m.access_count >= policy.promote_min_accesses {
-                    moves.push(tier(Tier::Long, format!("retrieved {} times; {v}", m.access_count)));
+                if v.value >= policy.promote_to_long
+                    && m.access_count >= policy.promote_min_accesses
+                    && !carried.contains_key(&m.id)
+                {
+                    let with = if worth.contains_key(&m.id) { " with its members" } else { "" };
+                    moves.push(tier(Tier::Long, format!("retrieved {} times{with}; {v}", m.access_count)));
                 }
             }
             Tier::Long => {

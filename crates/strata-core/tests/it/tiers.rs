@@ -134,3 +134,79 @@ fn maintenance_is_deterministic_idempotent_and_replayable() {
     f.store.replay().unwrap();
     assert_eq!(f.store.snapshot().unwrap(), live);
 }
+
+/// A long-term concept (importance 0.1) grouping `members`.
+fn group(f: &mut Fixture, key: &str, members: &[MemoryId]) -> MemoryId {
+    let now = f.clock.now();
+    f.store
+        .transact(|tx| {
+            let terms = vec![key.to_string()];
+            let said: Vec<concepts::Sentence> =
+                members.iter().map(|m| concepts::Sentence { from: *m, text: format!("{key} {m}") }).collect();
+            let body = concepts::ConceptBody {
+                name: concepts::name_of(&terms),
+                terms,
+                summary: said.clone(),
+                said,
+                first: now,
+                last: now,
+            };
+            let new =
+                NewMemory { tier: Some(Tier::Long), importance: Some(Importance::new(0.1)?), ..Default::default() };
+            let c = tx.create(body.content(&format!("{}{key}", concepts::KEY_PREFIX)), new, &user())?;
+            for m in members {
+                tx.link(c.id, *m, concepts::GROUPS, &user())?;
+            }
+            Ok(c.id)
+        })
+        .unwrap()
+}
+
+#[test]
+fn concepts_consolidate_their_members_and_are_worth_what_their_members_are_used_for() {
+    let mut f = Fixture::new();
+    let medium = NewMemory { tier: Some(Tier::Medium), ..Default::default() };
+    let said = |f: &mut Fixture, text: &str, new: NewMemory| {
+        f.store.create(utterance("Mel", text, t0()), new, &user()).unwrap().id
+    };
+    let [e1, e2, alone, q1, q2] =
+        ["kitten one", "kitten two", "the marathon", "quiet one", "quiet two"].map(|t| said(&mut f, t, medium.clone()));
+    let small_talk = NewMemory {
+        scope: Scope { session_id: Some("s1".into()), ..Scope::default() },
+        importance: Some(Importance::new(0.1).unwrap()),
+        ..Default::default()
+    };
+    let short = said(&mut f, "kitten three, by the way", small_talk);
+    let used = group(&mut f, "kitten", &[e1, e2, short]);
+    let idle = group(&mut f, "quiet", &[q1, q2]);
+    for _ in 0..5 {
+        f.tick(3600);
+        f.store.note_access([e1, e2, alone]).unwrap();
+        f.store.flush_accesses().unwrap();
+    }
+    f.tick(25 * 3600);
+    let moves = maintain(&mut f);
+    // Recalled as often, the lone memory climbs; the concept's members stay, consolidated by it.
+    assert_eq!(tier_of(&f, alone), Tier::Long);
+    assert_eq!((tier_of(&f, e1), tier_of(&f, e2)), (Tier::Medium, Tier::Medium));
+    // Small talk leaving working memory would expire; quoted by a concept, it stays in medium.
+    let m = f.store.get(short).unwrap();
+    assert_eq!((m.tier, m.expired_at), (Tier::Medium, None));
+    let why = moves.iter().find_map(|m| match m {
+        Move::Tier { id, reason, .. } if *id == short => Some(reason.clone()),
+        _ => None,
+    });
+    assert_eq!(why.unwrap(), format!("left working memory (untouched for 30 h); quoted by concept {used}"));
+    assert_eq!(moves.len(), 2, "{moves:?}");
+
+    // Three months on, nobody touched anything: the concept whose members were recalled is still
+    // worth keeping; the one whose members never were goes back to medium-term.
+    f.tick(91 * 86_400);
+    let moves = maintain(&mut f);
+    assert_eq!(tier_of(&f, used), Tier::Long);
+    assert_eq!(tier_of(&f, idle), Tier::Medium);
+    assert!(
+        matches!(&moves[..], [Move::Tier { id, reason, .. }] if *id == idle && reason.starts_with("untouched for 92 days")),
+        "{moves:?}"
+    );
+}
