@@ -11,13 +11,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_api::{ApiResult, CompactParams};
+use strata_api::{ApiResult, CompactParams, Engine, EngineOptions};
 use strata_context::{ContextOptions, ContextRequest, assemble};
 use strata_core::Embedder;
 use strata_core::concepts::is_concept;
 use strata_core::interchange::no_tick;
 
-use crate::locomo;
+use crate::{locomo, scalebench};
 
 /// The token budgets (cl100k_base) measured.
 pub use locomo::DERIVED_BUDGETS as BUDGETS;
@@ -47,6 +47,121 @@ pub struct CompactionBench {
     pub compacted: BTreeMap<usize, f64>,
     /// Budget → concepts in the compacted prompt, on average.
     pub concepts_in_prompt: BTreeMap<usize, f64>,
+    /// Compaction of larger stores (`--sizes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scale: Vec<ScaleCompaction>,
+}
+
+/// Compaction of one store of `memories` turns.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ScaleCompaction {
+    /// Memories in the store before the incremental pass.
+    pub memories: usize,
+    /// Seconds of a full pass (cluster, name, summarize, write).
+    pub full_seconds: f64,
+    /// Concepts it formed.
+    pub concepts: usize,
+    /// Memories in them.
+    pub grouped: usize,
+    /// Memories added afterwards for an incremental pass.
+    pub added: usize,
+    /// Seconds of that incremental pass.
+    pub incremental_seconds: f64,
+    /// Of those, how many joined a concept.
+    pub joined: usize,
+    /// Milliseconds of the incremental pass per memory added.
+    pub incremental_ms_per_memory: f64,
+}
+
+/// Memories added before the incremental pass of [`scale`].
+const ADDED: usize = 1000;
+
+/// Times compaction of a store of `size` turns: the conversation turns of `data` repeated in
+/// new sessions ([`scalebench::add_turns`]), a full pass, then [`ADDED`] more turns and an
+/// incremental pass. Repeated turns would have identical vectors, which no real store has, so
+/// each repetition's vector is its text's moved by a small deterministic jitter ([`Jittered`]).
+/// This measures time, not the quality of the groups.
+pub fn scale(data: &Path, work: &Path, embedder: Arc<dyn Embedder>, size: usize) -> ApiResult<ScaleCompaction> {
+    let (turns, _) = locomo::texts(data)?;
+    let path = work.join(format!("compact-scale-{size}.db"));
+    let jittered: Arc<dyn Embedder> = Arc::new(Jittered::new(scalebench::caching(embedder)));
+    scalebench::fill(&path, &turns, size, jittered.clone())?;
+    let mut engine = Engine::open(&path, EngineOptions { user_id: scalebench::USER.into(), ..Default::default() })?;
+    engine.use_embedder(jittered, false)?;
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let full = engine.compact(&CompactParams::default(), &mut no_tick, &stop)?;
+    let full_seconds = started.elapsed().as_secs_f64();
+    let start = strata_core::time::parse_time("2025-01-01T00:00:00Z")?;
+    scalebench::add_turns(&mut engine, &turns, ADDED, start)?;
+    engine.embed_all(&stop, &mut |_| {})?;
+    let started = Instant::now();
+    let incremental = CompactParams { full: false, ..CompactParams::default() };
+    let joined = engine.compact(&incremental, &mut no_tick, &stop)?.joined;
+    let incremental_seconds = started.elapsed().as_secs_f64();
+    Ok(ScaleCompaction {
+        memories: size,
+        full_seconds: round2(full_seconds),
+        concepts: full.concepts,
+        grouped: full.grouped,
+        added: ADDED,
+        incremental_seconds: round2(incremental_seconds),
+        joined,
+        incremental_ms_per_memory: round2(incremental_seconds * 1000.0 / ADDED as f64),
+    })
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// A model whose every vector is moved a little, differently each call (deterministically), so
+/// that a text written many times does not give many identical vectors.
+struct Jittered {
+    inner: Arc<dyn Embedder>,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl Jittered {
+    fn new(inner: Arc<dyn Embedder>) -> Jittered {
+        Jittered { inner, calls: std::sync::atomic::AtomicU64::new(0) }
+    }
+}
+
+/// The jitter's length against a unit vector.
+const JITTER: f32 = 0.1;
+
+impl Embedder for Jittered {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> strata_core::Result<Vec<Vec<f32>>> {
+        let mut out = self.inner.embed(texts)?;
+        for v in &mut out {
+            let mut state =
+                self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let noise: Vec<f32> = (0..v.len())
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+                })
+                .collect();
+            let scale = JITTER / noise.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+            for (x, n) in v.iter_mut().zip(noise) {
+                *x += n * scale;
+            }
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        Ok(out)
+    }
 }
 
 /// Runs the measurement over every conversation in `data`.

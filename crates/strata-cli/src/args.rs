@@ -744,6 +744,10 @@ pub enum BenchCommand {
         /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
         #[arg(long)]
         data: PathBuf,
+        /// Also time compaction of stores this large (its turns repeated; e.g. 10000,100000):
+        /// a full pass, then an incremental one after 1,000 more memories.
+        #[arg(long, value_delimiter = ',')]
+        sizes: Vec<usize>,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it

@@ -464,15 +464,22 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.answer_bench(&report)
         }
-        BenchCommand::Compaction { data } => {
+        BenchCommand::Compaction { data, sizes } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
             let show = !out.json && std::io::stderr().is_terminal();
-            let report = strata_bench::compactbench::run(&data, work.path(), embedder, &mut |s| {
+            let mut report = strata_bench::compactbench::run(&data, work.path(), embedder.clone(), &mut |s| {
                 if show {
                     note!("{s}");
                 }
             })?;
+            for size in sizes {
+                let scale = strata_bench::compactbench::scale(&data, work.path(), embedder.clone(), size)?;
+                if show {
+                    note!("{size} memories compacted in {:.1} s", scale.full_seconds);
+                }
+                report.scale.push(scale);
+            }
             out.compaction_bench(&report)
         }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {

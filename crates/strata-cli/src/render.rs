@@ -476,6 +476,19 @@ impl Out {
             let concepts = r.concepts_in_prompt.get(budget).copied().unwrap_or(0.0);
             say!("  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3} ({concepts:.2} concepts a prompt)");
         }
+        for s in &r.scale {
+            say!(
+                "{} memories: a full pass {:.1} s ({} concepts holding {}); {} more, an incremental pass {:.2} s ({:.2} ms a memory, {} joined)",
+                s.memories,
+                s.full_seconds,
+                s.concepts,
+                s.grouped,
+                s.added,
+                s.incremental_seconds,
+                s.incremental_ms_per_memory,
+                s.joined
+            );
+        }
         Ok(())
     }
 
