@@ -5,6 +5,7 @@
 
 mod chat;
 mod commands;
+mod concepts;
 mod facts;
 mod jobs;
 mod settings;
@@ -31,6 +32,10 @@ pub fn bindings() -> Builder<tauri::Wry> {
         commands::edit_memory,
         commands::pin,
         commands::move_tier,
+        concepts::concepts,
+        concepts::concept,
+        concepts::compact,
+        concepts::compare_contexts,
         chat::chat,
         chat::conversations,
         chat::conversation,

@@ -4,6 +4,7 @@
 //! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
 
 mod chat;
+mod concepts;
 mod detail;
 mod driver;
 mod facts;

@@ -10,6 +10,7 @@ import {
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
 import { describe } from "./errors";
+import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
 import { count, title, when } from "./format";
 
@@ -395,6 +396,7 @@ export function Chat({
                       Answered by {answeredBy(e.turn.provider, e.turn.model)}
                       {e.turn.recorded_id ? " · remembered in this conversation" : ""}
                     </div>
+                    <Compare question={e.question} model={e.turn.model} budget={e.turn.budget} onOpenMemory={onOpenMemory} />
                   </div>
                 </div>
               )}

@@ -7,7 +7,8 @@ import {
 } from "./bindings";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
-import { KIND_WORDS, TIER_WORDS, byWhom, importanceWords, origin, title, valueText, when, words } from "./format";
+import { ConceptFields } from "./Concepts";
+import { TIER_WORDS, byWhom, importanceWords, isConcept, kindWord, origin, title, valueText, when, words } from "./format";
 
 type Why = RecallView["why"];
 
@@ -18,12 +19,14 @@ export function Detail({
   why,
   onChanged,
   onEdit,
+  onOpen,
   onForgotten,
 }: {
   memory: MemoryView;
   why: Why | null;
   onChanged: (m: MemoryView) => void;
   onEdit: () => void;
+  onOpen: (id: string) => void;
   onForgotten: (what: string) => void;
 }) {
   const [history, setHistory] = useState<EventView[]>([]);
@@ -99,7 +102,7 @@ export function Detail({
       <h2>{title(m)}</h2>
       <dl>
         <dt>Type</dt>
-        <dd>{KIND_WORDS[m.type]}</dd>
+        <dd>{kindWord(m)}</dd>
         <dt>Tier</dt>
         <dd>
           {past ? (
@@ -137,7 +140,7 @@ export function Detail({
           </>
         )}
       </dl>
-      <Fields memory={m} />
+      {isConcept(m) && !past ? <ConceptFields memory={m} onOpen={onOpen} /> : <Fields memory={m} />}
       {why && !past && <WhyTable why={why} />}
       <h3>History</h3>
       <p className="muted">Click an event to see the memory as it was then.</p>
@@ -158,9 +161,11 @@ export function Detail({
       )}
       {!past && (
         <>
-          <button id="edit" className="edit" onClick={onEdit} title="Edit (E)">
-            Edit
-          </button>
+          {!isConcept(m) && (
+            <button id="edit" className="edit" onClick={onEdit} title="Edit (E)">
+              Edit
+            </button>
+          )}
           <button className="danger" id="forget" onClick={() => setConfirming(true)} title="Forget (Delete)">
             Forget…
           </button>

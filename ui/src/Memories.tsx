@@ -5,9 +5,10 @@ import {
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
+import { ConceptsPanel } from "./Concepts";
 import { Detail } from "./Detail";
 import { describe } from "./errors";
-import { count, KIND_WORDS, title } from "./format";
+import { count, kindWord, title } from "./format";
 import { NewMemory } from "./NewMemory";
 import { Selection } from "./Selection";
 import { Transfer } from "./Transfer";
@@ -96,6 +97,8 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   const [total, setTotal] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState(false);
+  // The concepts panel, in place of a memory's details.
+  const [concepts, setConcepts] = useState(false);
   const seq = useRef(0);
   const loadingMore = useRef(false);
   const search = useRef<HTMLInputElement>(null);
@@ -180,17 +183,20 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     setWhy(because);
     setCreating(false);
     setEditing(false);
+    setConcepts(false);
     setSelected(m);
+  };
+
+  const openById = async (id: string) => {
+    const res = await commands.getMemory(id);
+    if (res.status === "ok") open(res.data);
+    else setError(describe(res.error));
   };
 
   // A memory another screen asked to show.
   useEffect(() => {
     if (!opening) return;
-    commands.getMemory(opening).then((res) => {
-      if (res.status === "ok") open(res.data);
-      else setError(describe(res.error));
-      onOpened();
-    });
+    openById(opening).then(onOpened);
   }, [opening]);
 
   // Keyboard: Ctrl+N new, / search, Escape closes a form or clears the search, E edits,
@@ -286,6 +292,18 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           >
             New memory
           </button>
+          <button
+            id="concepts-open"
+            onClick={() => {
+              setCreating(false);
+              setEditing(false);
+              setSelected(null);
+              setConcepts(true);
+            }}
+            title="Groups of related memories, each with a name and a summary"
+          >
+            Concepts
+          </button>
           <Transfer onImported={() => reload()} />
         </div>
         <div className="meta" id="meta" data-query={shown} title={elapsed !== null ? `Shown in ${elapsed} ms` : undefined}>
@@ -343,7 +361,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
                 onChange={(e) => pick(r.memory.id, e.target.checked)}
                 aria-label="Choose"
               />
-              <span className={`kind ${r.memory.type}`}>{KIND_WORDS[r.memory.type]}</span>
+              <span className={`kind ${r.memory.type}`}>{kindWord(r.memory)}</span>
               <span className="title">{title(r.memory)}</span>
             </div>
           )}
@@ -370,7 +388,14 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             }}
           />
         )}
-        {!creating && !selected && <div className="empty">Select a memory to see it in full.</div>}
+        {!creating && !selected && concepts && (
+          <ConceptsPanel
+            onOpen={openById}
+            onClose={() => setConcepts(false)}
+            onGrouped={() => reload()}
+          />
+        )}
+        {!creating && !selected && !concepts && <div className="empty">Select a memory to see it in full.</div>}
         {!creating && !editing && selected && (
           <Detail
             memory={selected}
@@ -381,6 +406,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
               open(m, why);
             }}
             onEdit={() => setEditing(true)}
+            onOpen={openById}
             onForgotten={(what) => {
               setSelected(null);
               setForgotten(what);

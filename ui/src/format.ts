@@ -50,6 +50,7 @@ const APPS: Record<string, string> = {
   import: "imported from a file",
   examples: "Strata's examples",
   mcp: "an AI tool over MCP",
+  compaction: "Strata, grouping related memories",
 };
 
 // Where a memory came from, in words: who or what wrote it, and the model when a chat did.
@@ -71,8 +72,25 @@ export function byWhom(e: { client?: string | null; actor: string }): string {
   return e.client ? origin({ app: e.client }) : (ACTORS[e.actor] ?? e.actor);
 }
 
+// Whether a memory is a concept: a group of related memories Strata formed (key `concept/…`).
+export function isConcept(m: MemoryView): m is Extract<MemoryView, { type: "semantic" }> {
+  return m.type === "semantic" && m.key.startsWith("concept/");
+}
+
+// A memory's kind in a word: a concept is one, though stored as facts.
+export function kindWord(m: MemoryView): string {
+  return isConcept(m) ? "Concept" : KIND_WORDS[m.type];
+}
+
+// A time as its day: "8 May 2023".
+export function day(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+}
+
 // One line that says what a memory is about.
 export function title(m: MemoryView): string {
+  if (isConcept(m)) return `Concept: ${valueText(m.facts.name ?? m.key.slice("concept/".length))}`;
   switch (m.type) {
     case "semantic":
       return `${words(m.key)}: ${Object.entries(m.facts)

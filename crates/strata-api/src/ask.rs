@@ -214,20 +214,7 @@ impl Engine {
     ) -> ApiResult<ChatTurnView> {
         let view = self.ask(params, model, on_text, cancel)?;
         let report = &view.context.report;
-        let mut injected = Vec::new();
-        for d in &report.included {
-            let memory = self.store_view().get(d.id).ok();
-            let title = memory.as_ref().map_or_else(|| d.id.to_string(), |m| crate::dto::content_title(&m.content));
-            let tokens = u32::try_from(d.tokens).unwrap_or(u32::MAX);
-            injected.push(InjectedView {
-                id: d.id.to_string(),
-                title,
-                memory: memory.map(Into::into),
-                section: section_name(d.section),
-                score: d.score,
-                tokens,
-            });
-        }
+        let injected = self.injected(report);
         let sections = report
             .sections
             .iter()
@@ -248,6 +235,115 @@ impl Engine {
             recorded_id: view.recorded.map(|m| m.id),
         })
     }
+}
+
+/// One side of [`ComparedView`]: a prompt's memories.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct PromptView {
+    /// The memory block as the model reads it.
+    pub memories: String,
+    /// The memories in it, in prompt order.
+    pub injected: Vec<InjectedView>,
+    /// The concepts in it and what each stood for.
+    pub concepts: Vec<ConceptUseView>,
+    /// Tokens used.
+    pub used: u32,
+    /// The budget.
+    pub budget: u32,
+}
+
+/// A concept in a prompt, standing for members left out.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConceptUseView {
+    /// The concept's id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// What it cost.
+    pub tokens: u32,
+    /// Members left out for it.
+    pub covered: u32,
+    /// What they would have cost.
+    pub covered_tokens: u32,
+    /// `covered_tokens - tokens`.
+    pub saved: i32,
+}
+
+/// The same question's prompt from the memories as they are and with concepts standing for
+/// their members (the compare view).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ComparedView {
+    /// Memories as they are.
+    pub raw: PromptView,
+    /// With concepts.
+    pub compacted: PromptView,
+}
+
+impl Engine {
+    /// The memories of `report`, in prompt order, with their titles looked up.
+    fn injected(&self, report: &strata_context::Report) -> Vec<InjectedView> {
+        let mut injected = Vec::new();
+        for d in &report.included {
+            let memory = self.store_view().get(d.id).ok();
+            let title = memory.as_ref().map_or_else(|| d.id.to_string(), |m| crate::dto::content_title(&m.content));
+            injected.push(InjectedView {
+                id: d.id.to_string(),
+                title,
+                memory: memory.map(Into::into),
+                section: section_name(d.section),
+                score: d.score,
+                tokens: u32::try_from(d.tokens).unwrap_or(u32::MAX),
+            });
+        }
+        injected
+    }
+
+    /// The prompt `params` builds without concepts and with them, side by side.
+    pub fn compare_contexts(&mut self, params: ContextParams) -> ApiResult<ComparedView> {
+        let raw = self.build_context(ContextParams { concepts: Some(false), ..params.clone() })?;
+        let compacted = self.build_context(ContextParams { concepts: Some(true), ..params })?;
+        Ok(ComparedView { raw: self.prompt_view(&raw), compacted: self.prompt_view(&compacted) })
+    }
+
+    fn prompt_view(&self, c: &crate::ContextView) -> PromptView {
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let injected = self.injected(&c.report);
+        let concepts = c
+            .report
+            .concepts
+            .iter()
+            .map(|u| ConceptUseView {
+                id: u.id.to_string(),
+                name: self
+                    .store_view()
+                    .get(u.id)
+                    .ok()
+                    .and_then(|m| strata_core::concepts::ConceptBody::read(&m).map(|b| b.name))
+                    .unwrap_or_else(|| u.id.to_string()),
+                tokens: clamp(u.tokens),
+                covered: clamp(u.covered.len()),
+                covered_tokens: clamp(u.covered_tokens),
+                saved: i32::try_from(u.saved).unwrap_or(i32::MAX),
+            })
+            .collect();
+        PromptView {
+            memories: c.messages.iter().find_map(|m| memory_block(&m.content)).unwrap_or_default().to_string(),
+            injected,
+            concepts,
+            used: clamp(c.report.used),
+            budget: clamp(c.report.budget),
+        }
+    }
+}
+
+/// The memory block of a message: what lies between `<memories>` and `</memories>`.
+fn memory_block(content: &str) -> Option<&str> {
+    let start = content.find("<memories>")? + "<memories>".len();
+    let end = content[start..].find("</memories>").map_or(content.len(), |e| start + e);
+    Some(content[start..end].trim_matches('\n'))
 }
 
 /// A prompt section's name as it serializes (`facts`, `episodes`…).

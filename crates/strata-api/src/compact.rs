@@ -26,6 +26,8 @@ use crate::{ApiError, ApiResult, Engine, ErrorCode};
 pub const SUMMARY_TOKENS: usize = 120;
 /// The most tokens of the sentences a concept keeps for prompts to pick from for a question.
 pub const SAID_TOKENS: usize = 2000;
+/// How many of recall's best candidates bring their concepts into a prompt's candidates.
+pub const REACH: usize = 20;
 
 /// What a compaction pass does.
 #[derive(Debug, Clone)]
@@ -247,6 +249,33 @@ impl Engine {
     pub fn concept(&self, target: &crate::Target) -> ApiResult<ConceptView> {
         let m = self.memory(target)?;
         ConceptView::of(&m).ok_or_else(|| ApiError::invalid(format!("{} is not a concept", target.id_or_key)))
+    }
+
+    /// Adds to `candidates` (best first) the live concepts of the first [`REACH`] of them that
+    /// are not candidates already, each scored as its best member: a concept that recall did
+    /// not find itself still gets its chance to stand for its members (and to bring the
+    /// sentences of those recall missed).
+    pub fn reach_concepts(&self, candidates: &mut Vec<strata_context::Candidate>) -> ApiResult<()> {
+        let mut known: HashSet<MemoryId> = candidates.iter().map(|c| c.memory.id).collect();
+        let mut found = Vec::new();
+        for c in candidates.iter().take(REACH).filter(|c| !is_concept(&c.memory)) {
+            for (source, relation) in self.store_view().linking_to(c.memory.id)? {
+                if relation != GROUPS || !known.insert(source) {
+                    continue;
+                }
+                match self.memory(&crate::Target::new(source.to_string())) {
+                    Ok(m) if m.expired_at.is_none() && is_concept(&m) => {
+                        found.push(strata_context::Candidate { memory: m, score: c.score, why: None })
+                    }
+                    Ok(_) => {}
+                    Err(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::Forgotten) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        candidates.extend(found);
+        candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(())
     }
 
     /// A concept by its key (`concept/…`), its key's slug alone, or its id.
@@ -550,4 +579,98 @@ fn relink(
         tx.link(id, *m, GROUPS, meta)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_core::model::Link;
+    use strata_core::{Scope, Source};
+
+    use super::*;
+
+    fn id(n: u64) -> MemoryId {
+        MemoryId::from_parts(1_700_000_000_000 + n, u128::from(n))
+    }
+
+    fn body(name: &str, members: &[u64]) -> ConceptBody {
+        let at = strata_core::time::parse_time("2026-01-01T00:00Z").unwrap();
+        let said: Vec<Sentence> =
+            members.iter().map(|m| Sentence { from: id(*m), text: format!("{name} {m}") }).collect();
+        ConceptBody { name: name.into(), terms: vec![name.into()], summary: said.clone(), said, first: at, last: at }
+    }
+
+    /// A live concept `name` (id 1000 + `n`) grouping `members`.
+    fn known(n: u64, name: &str, members: &[u64]) -> Memory {
+        let at = strata_core::time::parse_time("2026-01-01T00:00Z").unwrap();
+        let content = body(name, members).content(&format!("{KEY_PREFIX}{name}"));
+        let mut m = Memory::new(id(1000 + n), Scope::default(), content, Source::default(), at);
+        m.links = members.iter().map(|t| Link { target: id(*t), relation: GROUPS.into() }).collect();
+        m
+    }
+
+    fn planned(name: &str, members: &[u64]) -> Planned {
+        Planned { body: body(name, members), members: members.iter().map(|m| id(*m)).collect() }
+    }
+
+    fn kinds(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Form(p) => format!("form {}", p.body.name),
+                Step::Update(k, p) => format!("update {k} as {}", p.body.name),
+                Step::Expire(k, why) => format!("expire {k}: {why}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_group_that_continues_a_concept_keeps_its_id_and_an_identical_one_is_left_alone() {
+        let known = [known(1, "kitten", &[1, 2, 3]), known(2, "marathon", &[4, 5, 6])];
+        let mut r = CompactReport::default();
+        let done =
+            super::steps(&known, vec![planned("kitten", &[1, 2, 3]), planned("marathon", &[4, 5, 6, 7])], &mut r);
+        assert_eq!(kinds(&done), vec![format!("update {} as marathon", id(1002))]);
+        assert_eq!((r.unchanged, r.updated, r.formed), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_concept_split_in_two_continues_in_one_and_forms_the_other() {
+        let known = [known(1, "pets", &[1, 2, 3, 4, 5, 6])];
+        let mut r = CompactReport::default();
+        let done =
+            super::steps(&known, vec![planned("kitten", &[1, 2, 3, 4]), planned("puppy", &[5, 6, 7, 8, 9])], &mut r);
+        assert_eq!(kinds(&done), vec![format!("update {} as kitten", id(1001)), "form puppy".to_string()]);
+        assert_eq!((r.updated, r.formed, r.split), (1, 1, 0), "the puppy group was not mostly the old concept's");
+        let mut r = CompactReport::default();
+        let done = super::steps(&known, vec![planned("kitten", &[1, 2, 3, 4]), planned("cat", &[5, 6])], &mut r);
+        assert_eq!(kinds(&done)[1], "form cat");
+        assert_eq!((r.formed, r.split), (1, 1), "its members all came from the concept that continues: a split");
+    }
+
+    #[test]
+    fn concepts_whose_members_joined_one_group_merge_into_the_one_that_continues() {
+        let known = [known(1, "kitten", &[1, 2, 3, 4]), known(2, "cat", &[5, 6])];
+        let mut r = CompactReport::default();
+        let done = super::steps(&known, vec![planned("pets", &[1, 2, 3, 4, 5, 6])], &mut r);
+        assert_eq!(
+            kinds(&done),
+            vec![format!("update {} as pets", id(1001)), format!("expire {}: merged into concept/kitten", id(1002))]
+        );
+        assert_eq!((r.updated, r.merged, r.dissolved), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_concept_whose_members_went_nowhere_is_dissolved() {
+        let known = [known(1, "kitten", &[1, 2, 3])];
+        let mut r = CompactReport::default();
+        let done = super::steps(&known, vec![planned("marathon", &[4, 5, 6])], &mut r);
+        assert_eq!(
+            kinds(&done),
+            vec![
+                "form marathon".to_string(),
+                format!("expire {}: dissolved: its members no longer form a group", id(1001))
+            ]
+        );
+        assert_eq!((r.formed, r.dissolved), (1, 1));
+    }
 }

@@ -22,7 +22,7 @@ pub mod settings;
 #[cfg(feature = "specta")]
 pub mod shapes;
 
-pub use ask::{AskParams, AskView, ChatTurnView, InjectedView};
+pub use ask::{AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, InjectedView, PromptView};
 pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView};

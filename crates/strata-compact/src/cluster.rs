@@ -43,19 +43,26 @@ pub fn groups(vectors: &[&[f32]], params: &Params) -> Vec<Vec<usize>> {
     }
     let mut local = Vec::new();
     for block in all.chunks(params.block) {
-        local.extend(hdbscan(vectors, block, params.min_cluster_size, params.min_samples));
+        let found = hdbscan(vectors, block, params.min_cluster_size, params.min_samples);
+        local.extend(found.into_iter().flat_map(|g| split_large(vectors, g, params)));
     }
     let centroids: Vec<Vec<f32>> = local.iter().map(|g| centroid(vectors, g)).collect();
     let refs: Vec<&[f32]> = centroids.iter().map(Vec::as_slice).collect();
-    // Two groups of blocks are one topic when their centroids form a dense pair.
+    // Two groups of blocks are one topic when their centroids form a dense pair; the topic is
+    // then clustered again like any large group. One that would outgrow a block stays in the
+    // groups it was made of (clustering it at once would cost what blocks avoid).
     let merged = groups(&refs, &Params { min_cluster_size: 2, min_samples: 1, ..*params });
     let mut used = vec![false; local.len()];
     let mut out = Vec::new();
     for m in merged {
+        let size: usize = m.iter().map(|&i| local[i].len()).sum();
+        if size > params.block {
+            continue;
+        }
         let mut g: Vec<usize> = m.iter().flat_map(|&i| local[i].iter().copied()).collect();
         m.iter().for_each(|&i| used[i] = true);
         g.sort_unstable();
-        out.push(g);
+        out.extend(split_large(vectors, g, params));
     }
     out.extend(local.into_iter().zip(used).filter(|(_, u)| !u).map(|(g, _)| g));
     out.sort_by_key(|g| g[0]);
@@ -142,5 +149,15 @@ mod tests {
         let refs: Vec<&[f32]> = mixed.iter().map(|v| v.as_slice()).collect();
         let blocks = groups(&refs, &Params { block: 4, min_cluster_size: 2, min_samples: 1, max_group: 30 });
         assert_eq!(blocks, vec![vec![0, 1, 4, 5], vec![2, 3, 6, 7]]);
+        // A topic that would outgrow a block once joined stays in its blocks' groups.
+        let a = near(0, &[0.0, 0.01, 0.02, 0.03, 0.04, 0.05], 8);
+        let b = near(4, &[0.0, 0.01, 0.02, 0.03, 0.04, 0.05], 8);
+        let mixed = [&a[0], &a[1], &b[0], &b[1], &a[2], &a[3], &b[2], &b[3], &a[4], &a[5], &b[4], &b[5]];
+        let refs: Vec<&[f32]> = mixed.iter().map(|v| v.as_slice()).collect();
+        let blocks = groups(&refs, &Params { block: 4, min_cluster_size: 2, min_samples: 1, max_group: 30 });
+        assert!(blocks.iter().all(|g| g.len() <= 4), "{blocks:?}");
+        let topic = |i: &usize| [0, 1, 4, 5, 8, 9].contains(i);
+        assert!(blocks.iter().all(|g| g.iter().all(topic) || !g.iter().any(topic)), "{blocks:?}");
+        assert_eq!(blocks.iter().map(Vec::len).sum::<usize>(), 12, "{blocks:?}");
     }
 }

@@ -1,0 +1,75 @@
+//! The concepts screen's commands: the concepts compaction formed, one with its members, a
+//! compaction pass as a job, and the compare view (a question's prompt raw and compacted).
+
+use strata_api::{ApiError, CompactParams, CompactReport, ComparedView, ConceptView, ContextParams, ExpandedConcept};
+use strata_core::Filter;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::jobs::{Job, JobProgress};
+use crate::state::AppState;
+
+/// Members a concept shows at most.
+const MEMBERS_SHOWN: usize = 200;
+
+/// Every concept, the largest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn concepts(state: State<'_, AppState>) -> Result<Vec<ConceptView>, ApiError> {
+    state.run(|e| e.concepts()).await
+}
+
+/// One concept (by id or key) with its members, earliest first.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn concept(state: State<'_, AppState>, id: String) -> Result<ExpandedConcept, ApiError> {
+    state.run(move |e| e.expand_concept(&strata_api::Target::new(e.find_concept(&id)?.id), MEMBERS_SHOWN)).await
+}
+
+/// Groups related memories into concepts — everything again (`full`), or only new memories
+/// into the concepts there are — with progress; a stopped pass writes nothing.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn compact(
+    state: State<'_, AppState>,
+    job: String,
+    full: bool,
+    on_progress: Channel<JobProgress>,
+) -> Result<CompactReport, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    state
+        .run_apart(move |e| {
+            let params = CompactParams { full, ..CompactParams::default() };
+            let stop = job.stop_flag();
+            let stopped = "grouping was stopped; nothing changed";
+            e.compact(&params, &mut |d, t| job.tick(d, t, stopped), &stop)
+        })
+        .await
+}
+
+/// The prompt `question` gets for `model` within `budget`, from the memories as they are and
+/// with concepts standing for their members.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn compare_contexts(
+    state: State<'_, AppState>,
+    question: String,
+    model: String,
+    budget: u32,
+) -> Result<ComparedView, ApiError> {
+    state
+        .run(move |e| {
+            e.compare_contexts(ContextParams {
+                model,
+                message: question,
+                system: None,
+                history: vec![],
+                history_summary: None,
+                budget: Some(budget as usize),
+                filter: Filter::default(),
+                placement: None,
+                concepts: None,
+            })
+        })
+        .await
+}

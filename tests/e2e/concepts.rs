@@ -1,0 +1,127 @@
+//! Concepts in the app: related memories grouped from the memory browser (with progress), a
+//! concept opened with its summary and members, and the chat's compare view — the same
+//! question's prompt from the memories as they are and with concepts — side by side.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use strata_api::{AddRequest, Engine, EngineOptions};
+use strata_core::{Content, Episode, EpisodeBody};
+
+use crate::providers::{KEY, openai_after};
+use crate::webdriver::Session;
+use crate::{Driver, screenshot};
+
+/// Twelve things Ana said, a day apart: six about her kitten, six about her marathon.
+const SAID: [&str; 12] = [
+    "My kitten Pixel sleeps on the piano every afternoon.",
+    "I am training for the Porto marathon in October.",
+    "Pixel the kitten knocked a glass off the piano again.",
+    "My long run for the marathon was thirty kilometres today.",
+    "The vet says Pixel the kitten is healthy and growing.",
+    "I bought new running shoes for the marathon.",
+    "Pixel my kitten loves chasing the red laser dot.",
+    "Marathon training means early mornings on the river path.",
+    "Pixel the kitten finally learned to use the cat flap.",
+    "My marathon pace is five minutes a kilometre now.",
+    "We got Pixel a kitten tree for the living room.",
+    "I signed up for a half marathon in Lisbon as practice.",
+];
+
+/// A database holding [`SAID`], embedded by the on-device model (as the app would have done).
+fn said(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("strata.db");
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    for (i, text) in SAID.iter().enumerate() {
+        let at = strata_core::time::parse_time(&format!("2026-01-{:02}T09:00:00Z", i + 1)).unwrap();
+        let body = EpisodeBody::Utterance { speaker: "Ana".into(), text: text.to_string() };
+        let content = Content::Episodic(Episode { occurred_at: at, body, concepts: vec![], extra: Default::default() });
+        e.add(AddRequest { tier: Some(strata_core::Tier::Medium), ..AddRequest::new(content) }).unwrap();
+    }
+    e.use_embedder(Arc::new(strata_models::MiniLm::load_default().unwrap()), false).unwrap();
+    e.embed_all(&std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    db
+}
+
+#[test]
+fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = said(dir.path());
+    let (url, _) = openai_after(Duration::ZERO);
+    let env = [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY)];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.wait_for("the list", |s| (s.texts(".list li .title").len() == 12).then_some(()));
+
+    // No concepts yet: the panel says what a concept is and how to get some.
+    s.click(&s.find("#concepts-open"));
+    let panel = s.text(&s.find("#concepts"));
+    assert!(panel.contains("A concept is a group of memories about one thing"), "{panel}");
+    assert_eq!(
+        s.text(&s.find("#no-concepts")),
+        "No concepts yet. “Group related memories” finds them; it takes a few seconds."
+    );
+
+    // Grouping: the outcome in words, then the concepts by name with their sizes and dates.
+    // (The app loads its embedding model in the background: until then grouping says so.)
+    let grouped = s.wait_up_to(Duration::from_secs(60), "the grouping", |s| {
+        if let Some(e) = s.all("#concepts .error").first() {
+            assert!(s.text(e).contains("needs the embedding model"), "{}", s.text(e));
+        }
+        if s.all("#grouped").is_empty() && s.all("#job").is_empty() {
+            s.click(&s.find("#group"));
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        s.all("#grouped").first().map(|e| s.text(e))
+    });
+    assert!(grouped.contains("concepts now group") && grouped.contains("of 12 memories"), "{grouped}");
+    assert!(grouped.contains("new") && grouped.contains("shorter than what they stand for"), "{grouped}");
+    let names = s.texts("#concept-list li button");
+    assert!(names.len() >= 2, "{names:?}");
+    assert!(names.iter().any(|n| n.contains("kitten") || n.contains("Pixel")), "{names:?}");
+    assert!(names.iter().any(|n| n.contains("marathon")), "{names:?}");
+    let first = s.texts("#concept-list li")[0].clone();
+    assert!(first.contains(" memories · ") && first.contains("2026"), "{first}");
+    screenshot(&s, "concepts");
+
+    // A concept opened: what it groups, a summary quoted from its memories, and its memories.
+    let kitten = s.all("#concept-list li button").into_iter().find(|b| s.text(b).contains("kitten")).unwrap();
+    s.click(&kitten);
+    let about = s.wait_for("the concept", |s| s.all("#concept-about").first().map(|e| s.text(e)));
+    assert!(about.starts_with("Groups ") && about.contains(" memories from "), "{about}");
+    assert_eq!(s.text(&s.find("#detail dd")), "Concept");
+    let summary = s.texts("#concept-summary li");
+    assert!(!summary.is_empty() && summary.iter().all(|t| SAID.iter().any(|said| t.contains(said))), "{summary:?}");
+    let members = s.texts("#concept-members li");
+    assert!(members.iter().all(|m| m.starts_with("Ana: ") && m.contains("Pixel")), "{members:?}");
+    assert!(s.all("#edit").is_empty(), "a concept is not edited by hand");
+    screenshot(&s, "concept");
+    // A member opens as itself.
+    let member = members[0].clone();
+    s.click(&s.find("#concept-members li button"));
+    s.wait_for("the member", |s| (s.text(&s.find("#detail h2")) == member).then_some(()));
+
+    // Chat: the same question's prompt with and without concepts, side by side.
+    s.click(&s.find("#nav-chat"));
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+    s.type_into(&s.find("#chat-input"), "How is Pixel the kitten doing?");
+    s.click(&s.find("#chat-send"));
+    s.wait_up_to(Duration::from_secs(60), "the answer", |s| s.all(".turn .why").first().map(|_| ()));
+    s.click(&s.find(".compare-toggle"));
+    let compacted = s.wait_for("the comparison", |s| s.all("#compare-compacted").first().map(|e| s.text(e)));
+    let raw = s.text(&s.find("#compare-raw"));
+    assert!(raw.starts_with("Memories as they are\n"), "{raw}");
+    assert!(raw.contains("Pixel the kitten"), "{raw}");
+    assert!(compacted.starts_with("With concepts\n"), "{compacted}");
+    let uses = s.texts("#compare-compacted .concept-use");
+    assert!(!uses.is_empty(), "a concept is in the compacted prompt: {compacted}");
+    assert!(
+        uses.iter().any(|u| u.contains("kitten") && (u.contains("stands for") || u.contains("beside its memories"))),
+        "{uses:?}"
+    );
+    let said = s.text(&s.find(".compare-said"));
+    assert!(said.starts_with("With concepts, "), "{said}");
+    screenshot(&s, "compare");
+    s.end();
+}
