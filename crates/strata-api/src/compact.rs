@@ -26,6 +26,9 @@ use crate::{ApiError, ApiResult, Engine, ErrorCode};
 pub const SUMMARY_TOKENS: usize = 120;
 /// The most tokens of the sentences a concept keeps for prompts to pick from for a question.
 pub const SAID_TOKENS: usize = 2000;
+/// How many concepts, nearest by their centres, a new memory is compared with member by member
+/// in an incremental pass.
+const CLOSEST: usize = 3;
 /// How many of recall's best candidates bring their concepts into a prompt's candidates.
 pub const REACH: usize = 20;
 
@@ -200,24 +203,34 @@ impl Engine {
         let tokens = OpenAiTokens::new(Encoding::Cl100kBase);
         let count = |s: &str| tokens.count(s).unwrap_or(s.len() / 4);
         let vectors: Vec<&[f32]> = items.iter().map(|i| i.vector.as_slice()).collect();
-        let (groups, joined) = if params.full {
-            (cluster::groups(&vectors, &params.clustering), 0)
+        // A full pass plans every group; an incremental one only the known concepts that grew.
+        let (groups, joined, grown) = if params.full {
+            (cluster::groups(&vectors, &params.clustering), 0, None)
         } else {
-            join_known(&items, &vectors, &known)
+            let (groups, grown, joined) = join_known(&items, &vectors, &known);
+            (groups, joined, Some(grown))
         };
         check(cancel)?;
         let texts: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
         let salient = terms::salient(&texts, &groups, MAX_TERMS);
-        let total = groups.len() as u64;
-        let mut planned = Vec::with_capacity(groups.len());
-        for (n, (g, salient)) in groups.iter().zip(&salient).enumerate() {
+        let todo: Vec<usize> = grown.clone().unwrap_or_else(|| (0..groups.len()).collect());
+        let total = todo.len() as u64;
+        let mut planned = Vec::with_capacity(todo.len());
+        for (n, &g) in todo.iter().enumerate() {
             tick(n as u64, total)?;
             check(cancel)?;
-            planned.push(plan_concept(&items, &vectors, g, salient, params.summary_tokens, &count));
+            planned.push(plan_concept(&items, &vectors, &groups[g], &salient[g], params.summary_tokens, &count));
         }
         tick(total, total)?;
         let mut report = CompactReport { memories: items.len(), joined, dry_run: params.dry_run, ..Default::default() };
-        let steps = steps(&known, planned, &mut report);
+        let steps = match grown {
+            None => steps(&known, planned, &mut report),
+            Some(grown) => {
+                report.updated = grown.len();
+                report.unchanged = known.len() - grown.len();
+                grown.iter().zip(planned).map(|(&k, p)| Step::Update(known[k].id, p)).collect()
+            }
+        };
         let by_id: HashMap<MemoryId, &Item> = items.iter().map(|i| (i.memory.id, i)).collect();
         for p in steps.iter().filter_map(|s| match s {
             Step::Form(p) | Step::Update(_, p) => Some(p),
@@ -411,37 +424,51 @@ fn check(cancel: &AtomicBool) -> ApiResult<()> {
     Ok(())
 }
 
-/// The groups of an incremental pass: each known concept's members (those still embedded),
-/// plus every memory in no concept that is as close to one of its members as the members are
-/// to each other (its cosine to its nearest member at least the concept's weakest
-/// nearest-member cosine); the closest such concept takes it.
-fn join_known(items: &[Item], vectors: &[&[f32]], known: &[Memory]) -> (Vec<Vec<usize>>, usize) {
+/// The groups of an incremental pass, one per known concept: its members (those still
+/// embedded), plus each memory written since the concept last changed (the last pass) that is
+/// in no concept and as close to one of its members as the members are to each other (its
+/// cosine to its nearest member at least the concept's weakest nearest-member cosine); of the
+/// [`CLOSEST`] concepts whose centres are nearest, the one with the closest member takes it.
+/// Returns the groups, the concepts that grew and how many memories joined. Older memories in
+/// no concept wait for a full pass.
+fn join_known(items: &[Item], vectors: &[&[f32]], known: &[Memory]) -> (Vec<Vec<usize>>, Vec<usize>, usize) {
     let index: HashMap<MemoryId, usize> = items.iter().enumerate().map(|(i, it)| (it.memory.id, i)).collect();
     let mut groups: Vec<Vec<usize>> =
         known.iter().map(|c| members(c).iter().filter_map(|m| index.get(m).copied()).collect()).collect();
     let grouped: HashSet<usize> = groups.iter().flatten().copied().collect();
+    let since = known.iter().map(|c| c.updated_at).max();
     let nearest = |i: usize, g: &[usize]| {
         g.iter().filter(|&&j| j != i).map(|&j| cosine(vectors[i], vectors[j])).fold(f32::MIN, f32::max)
     };
-    let weakest: Vec<f32> =
-        groups.iter().map(|g| g.iter().map(|&i| nearest(i, g)).fold(f32::INFINITY, f32::min)).collect();
+    let centres: Vec<Option<Vec<f32>>> = groups.iter().map(|g| (g.len() >= 2).then(|| centroid(vectors, g))).collect();
+    let mut weakest: Vec<Option<f32>> = vec![None; groups.len()];
     let mut joins = Vec::new();
-    for i in (0..items.len()).filter(|i| !grouped.contains(i)) {
-        let best = groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.len() >= 2)
-            .map(|(k, g)| (k, nearest(i, g)))
-            .filter(|(k, cos)| *cos >= weakest[*k])
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+    let new = |i: &usize| !grouped.contains(i) && since.is_none_or(|t| items[*i].memory.created_at >= t);
+    for i in (0..items.len()).filter(new) {
+        let mut near: Vec<(usize, f32)> =
+            centres.iter().enumerate().filter_map(|(k, c)| c.as_ref().map(|c| (k, cosine(vectors[i], c)))).collect();
+        near.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut best: Option<(usize, f32)> = None;
+        for (k, _) in near.into_iter().take(CLOSEST) {
+            let cos = nearest(i, &groups[k]);
+            let floor = *weakest[k]
+                .get_or_insert_with(|| groups[k].iter().map(|&m| nearest(m, &groups[k])).fold(f32::INFINITY, f32::min));
+            if cos >= floor && best.is_none_or(|(_, b)| cos > b) {
+                best = Some((k, cos));
+            }
+        }
         if let Some((k, _)) = best {
             joins.push((k, i));
         }
     }
-    for &(k, i) in &joins {
+    let mut grown: Vec<usize> = joins.iter().map(|&(k, _)| k).collect();
+    grown.sort_unstable();
+    grown.dedup();
+    let joined = joins.len();
+    for (k, i) in joins {
         groups[k].push(i);
     }
-    (groups, joins.len())
+    (groups, grown, joined)
 }
 
 /// A group's concept: name and terms, summary within `limit` tokens, time span, members.

@@ -105,6 +105,9 @@ fn a_concept_keeps_its_id_as_members_join() {
     let after = concept_with(&e.concepts().unwrap(), "marathon").clone();
     assert_eq!(after.id, before.id);
     assert!(after.members.contains(&new) && !after.members.contains(&far));
+    // The next incremental pass looks only at what was written since: nothing to do.
+    let again = compact(&mut e, false);
+    assert_eq!((again.joined, again.updated, again.unchanged), (0, 0, 2), "{again:?}");
     // A full pass over the same memories keeps both ids.
     compact(&mut e, true);
     let concepts = e.concepts().unwrap();
