@@ -29,8 +29,6 @@ pub const SAID_TOKENS: usize = 2000;
 /// How many concepts, nearest by their centres, a new memory is compared with member by member
 /// in an incremental pass.
 const CLOSEST: usize = 3;
-/// How many of recall's best candidates bring their concepts into a prompt's candidates.
-pub const REACH: usize = 20;
 
 /// What a compaction pass does.
 #[derive(Debug, Clone)]
@@ -262,33 +260,6 @@ impl Engine {
     pub fn concept(&self, target: &crate::Target) -> ApiResult<ConceptView> {
         let m = self.memory(target)?;
         ConceptView::of(&m).ok_or_else(|| ApiError::invalid(format!("{} is not a concept", target.id_or_key)))
-    }
-
-    /// Adds to `candidates` (best first) the live concepts of the first [`REACH`] of them that
-    /// are not candidates already, each scored as its best member: a concept that recall did
-    /// not find itself still gets its chance to stand for its members (and to bring the
-    /// sentences of those recall missed).
-    pub fn reach_concepts(&self, candidates: &mut Vec<strata_context::Candidate>) -> ApiResult<()> {
-        let mut known: HashSet<MemoryId> = candidates.iter().map(|c| c.memory.id).collect();
-        let mut found = Vec::new();
-        for c in candidates.iter().take(REACH).filter(|c| !is_concept(&c.memory)) {
-            for (source, relation) in self.store_view().linking_to(c.memory.id)? {
-                if relation != GROUPS || !known.insert(source) {
-                    continue;
-                }
-                match self.memory(&crate::Target::new(source.to_string())) {
-                    Ok(m) if m.expired_at.is_none() && is_concept(&m) => {
-                        found.push(strata_context::Candidate { memory: m, score: c.score, why: None })
-                    }
-                    Ok(_) => {}
-                    Err(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::Forgotten) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        candidates.extend(found);
-        candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
-        Ok(())
     }
 
     /// A concept by its key (`concept/…`), its key's slug alone, or its id.

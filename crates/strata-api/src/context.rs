@@ -179,15 +179,12 @@ impl Engine {
             return Err(ApiError::invalid("a context needs the user's message"));
         }
         let concepts = params.concepts.unwrap_or(settings.options.concepts);
-        let mut candidates: Vec<Candidate> = self
+        let candidates = self
             .recall_scored(&params.message, params.filter, settings.candidates)?
             .into_iter()
             .filter(|r| concepts || !strata_core::concepts::is_concept(&r.memory))
             .map(Candidate::from)
             .collect();
-        if concepts {
-            self.reach_concepts(&mut candidates)?;
-        }
         let req = ContextRequest {
             system: params.system,
             history: params.history,

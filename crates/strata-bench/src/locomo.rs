@@ -626,8 +626,7 @@ pub const DERIVED_BUDGETS: [usize; 4] = [250, 500, 1000, 2000];
 
 /// The product's candidates for `question` (hybrid recall with the rerank, as many as the
 /// engine's context takes): the turns alone, or with `derived`, the turns and the semantic
-/// memories derived from them (facts, concepts) and the concepts of the best turns, as
-/// [`Engine::reach_concepts`] adds them for a prompt.
+/// memories derived from them (facts, concepts).
 pub fn recalled(engine: &mut Engine, question: &str, derived: bool) -> ApiResult<Vec<strata_context::Candidate>> {
     let kinds = if derived { vec![MemoryKind::Episodic, MemoryKind::Semantic] } else { vec![MemoryKind::Episodic] };
     let hits = engine.rank(
@@ -636,12 +635,7 @@ pub fn recalled(engine: &mut Engine, question: &str, derived: bool) -> ApiResult
         Filter { kinds, ..Default::default() },
         strata_api::context::CANDIDATES,
     )?;
-    let mut candidates: Vec<strata_context::Candidate> =
-        hits.into_iter().map(strata_context::Candidate::from).collect();
-    if derived {
-        engine.reach_concepts(&mut candidates)?;
-    }
-    Ok(candidates)
+    Ok(hits.into_iter().map(strata_context::Candidate::from).collect())
 }
 
 /// Candidates for the assembler from hybrid recall with `options`, as the engine's
