@@ -95,6 +95,11 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     let members = s.texts("#concept-members li");
     assert!(members.iter().all(|m| m.starts_with("Ana: ") && m.contains("Pixel")), "{members:?}");
     assert!(s.all("#edit").is_empty(), "a concept is not edited by hand");
+    let history = s.texts(".timeline li");
+    assert!(
+        history[0].contains("created: concept/kitten") && history[0].ends_with("Strata, grouping related memories"),
+        "{history:?}"
+    );
     screenshot(&s, "concept");
     // A member opens as itself.
     let member = members[0].clone();
@@ -111,9 +116,12 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     s.click(&s.find(".compare-toggle"));
     let compacted = s.wait_for("the comparison", |s| s.all("#compare-compacted").first().map(|e| s.text(e)));
     let raw = s.text(&s.find("#compare-raw"));
-    assert!(raw.starts_with("Memories as they are\n"), "{raw}");
+    // At the 500 tokens it starts with, both prompts hold what fits of the memories.
+    assert_eq!(s.text(&s.find("#compare-room option:checked")), "500 tokens");
+    assert!(raw.starts_with("Memories as they are"), "{raw}");
+    assert!(raw.contains("memories in ") && raw.contains(" of 500 tokens"), "{raw}");
     assert!(raw.contains("Pixel the kitten"), "{raw}");
-    assert!(compacted.starts_with("With concepts\n"), "{compacted}");
+    assert!(compacted.starts_with("With concepts"), "{compacted}");
     let uses = s.texts("#compare-compacted .concept-use");
     assert!(!uses.is_empty(), "a concept is in the compacted prompt: {compacted}");
     assert!(
@@ -123,5 +131,8 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     let said = s.text(&s.find(".compare-said"));
     assert!(said.starts_with("With concepts, "), "{said}");
     screenshot(&s, "compare");
+    // A smaller room: the prompts are rebuilt within it.
+    s.click(&s.find("#compare-room option[value='250']"));
+    s.wait_for("the smaller prompts", |s| s.text(&s.find("#compare-raw")).contains(" of 250 tokens").then_some(()));
     s.end();
 }

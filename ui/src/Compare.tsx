@@ -28,8 +28,12 @@ function Side({ id, heading, prompt, onOpenMemory }: { id: string; heading: stri
   );
 }
 
+// The token budgets a comparison offers besides the answer's own.
+const ROOMS = [250, 500, 1000, 2000];
+const DEFAULT_ROOM = 500;
+
 // The same question's prompt from the memories as they are and with concepts standing for
-// their members, side by side.
+// their members, side by side, within a budget a person picks.
 export function Compare({
   question,
   model,
@@ -43,14 +47,18 @@ export function Compare({
 }) {
   const [shown, setShown] = useState<ComparedView | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const compare = async () => {
-    if (shown) return setShown(null);
-    const res = await commands.compareContexts(question, model, budget);
+  // Concepts matter where room is short: the comparison starts at a small budget.
+  const [room, setRoom] = useState(Math.min(budget, DEFAULT_ROOM));
+  const load = async (tokens: number) => {
+    setRoom(tokens);
+    const res = await commands.compareContexts(question, model, tokens);
     if (res.status === "ok") {
       setError(null);
       setShown(res.data);
     } else setError(describe(res.error));
   };
+  const compare = () => (shown ? setShown(null) : load(room));
+  const rooms = [...new Set([...ROOMS.filter((r) => r < budget), budget])];
   const used = shown?.compacted.concepts.length ?? 0;
   return (
     <div className="compare">
@@ -64,6 +72,16 @@ export function Compare({
       )}
       {shown && (
         <>
+          <label className="compare-room">
+            Room for memories and question:{" "}
+            <select id="compare-room" value={room} onChange={(e) => load(Number(e.target.value))}>
+              {rooms.map((r) => (
+                <option key={r} value={r}>
+                  {r === budget ? `${r.toLocaleString()} tokens (this answer's)` : `${r.toLocaleString()} tokens`}
+                </option>
+              ))}
+            </select>
+          </label>
           <p className="muted compare-said">
             {used === 0
               ? "No concept fits this question, so both prompts are the same. Group related memories (Memories → Concepts) to form concepts."

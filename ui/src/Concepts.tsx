@@ -29,7 +29,7 @@ function outcome(r: CompactReport): string {
   ].filter(Boolean);
   return (
     `${count(r.concepts, "concept", "concepts")} now group ${r.grouped.toLocaleString()} of ${count(r.memories, "memory", "memories")}` +
-    ` (${changes.join(", ")}). Their summaries are ${r.ratio.toFixed(1)}× shorter than what they stand for.`
+    ` (${changes.join(", ")}). Their summaries are ${(r.ratio ?? 0).toFixed(1)}× shorter than what they stand for.`
   );
 }
 

@@ -41,6 +41,20 @@ export const commands = {
 	pin: (id: string, pinned: boolean) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("pin", { id, pinned })),
 	/**  Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice. */
 	moveTier: (id: string, tier: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("move_tier", { id, tier })),
+	/**  Every concept, the largest first. */
+	concepts: () => typedError<ConceptView[], ApiError>(__TAURI_INVOKE("concepts")),
+	/**  One concept (by id or key) with its members, earliest first. */
+	concept: (id: string) => typedError<ExpandedConcept_Serialize, ApiError>(__TAURI_INVOKE("concept", { id })),
+	/**
+	 *  Groups related memories into concepts — everything again (`full`), or only new memories
+	 *  into the concepts there are — with progress; a stopped pass writes nothing.
+	 */
+	compact: (job: string, full: boolean, onProgress: Channel<JobProgress>) => typedError<CompactReport, ApiError>(__TAURI_INVOKE("compact", { job, full, onProgress })),
+	/**
+	 *  The prompt `question` gets for `model` within `budget`, from the memories as they are and
+	 *  with concepts standing for their members.
+	 */
+	compareContexts: (question: string, model: string, budget: number) => typedError<ComparedView_Serialize, ApiError>(__TAURI_INVOKE("compare_contexts", { question, model, budget })),
 	/**
 	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 	 *  model; else a provider, its key from the environment or the keychain): the answer streams
@@ -282,6 +296,66 @@ export type ChatTurnView_Serialize = {
 	source: InjectedView_Serialize | null,
 };
 
+/**  What a compaction pass did (or, dry, would do). */
+export type CompactReport = {
+	/**  Embedded memories considered. */
+	memories: number,
+	/**  Live concepts afterwards. */
+	concepts: number,
+	/**  Memories in a concept afterwards. */
+	grouped: number,
+	/**  Concepts formed (of which split from a known one: `split`). */
+	formed: number,
+	/**  Formed from part of a concept that continues elsewhere. */
+	split: number,
+	/**  Concepts whose members, name or summary changed. */
+	updated: number,
+	/**  Concepts that stayed as they were. */
+	unchanged: number,
+	/**  Concepts whose members mostly went to another concept (expired, "merged into …"). */
+	merged: number,
+	/**  Concepts whose members no longer form a group (expired). */
+	dissolved: number,
+	/**  Memories that joined a known concept (incremental pass). */
+	joined: number,
+	/**  Tokens of the grouped memories' text as a summary quotes it ("Ana: …"; cl100k_base). */
+	member_tokens: number,
+	/**  Tokens of their concepts' summaries. */
+	summary_tokens: number,
+	/**  member_tokens ÷ summary_tokens. */
+	ratio: number | null,
+	/**  Nothing was written. */
+	dry_run: boolean,
+};
+
+/**
+ *  The same question's prompt from the memories as they are and with concepts standing for
+ *  their members (the compare view).
+ */
+export type ComparedView = ComparedView_Serialize | ComparedView_Deserialize;
+
+/**
+ *  The same question's prompt from the memories as they are and with concepts standing for
+ *  their members (the compare view).
+ */
+export type ComparedView_Deserialize = {
+	/**  Memories as they are. */
+	raw: PromptView_Deserialize,
+	/**  With concepts. */
+	compacted: PromptView_Deserialize,
+};
+
+/**
+ *  The same question's prompt from the memories as they are and with concepts standing for
+ *  their members (the compare view).
+ */
+export type ComparedView_Serialize = {
+	/**  Memories as they are. */
+	raw: PromptView_Serialize,
+	/**  With concepts. */
+	compacted: PromptView_Serialize,
+};
+
 /**  A past version of a memory next to the memory now. */
 export type ComparisonView = ComparisonView_Serialize | ComparisonView_Deserialize;
 
@@ -299,6 +373,44 @@ export type ComparisonView_Serialize = {
 	then: MemoryView_Serialize,
 	/**  What differs from then to now, one line each (empty: it reads the same). */
 	changes: string[],
+};
+
+/**  A concept in a prompt, standing for members left out. */
+export type ConceptUseView = {
+	/**  The concept's id. */
+	id: string,
+	/**  Its name. */
+	name: string,
+	/**  What it cost. */
+	tokens: number,
+	/**  Members left out for it. */
+	covered: number,
+	/**  What they would have cost. */
+	covered_tokens: number,
+	/**  `covered_tokens - tokens`. */
+	saved: number,
+};
+
+/**  A concept as front ends show it. */
+export type ConceptView = {
+	/**  Its memory id. */
+	id: string,
+	/**  Its key (`concept/…`). */
+	key: string,
+	/**  A name a person reads. */
+	name: string,
+	/**  Salient terms, most salient first. */
+	terms: string[],
+	/**  The summary. */
+	summary: SentenceView[],
+	/**  Its members' ids. */
+	members: string[],
+	/**  When its earliest member happened. */
+	first: string,
+	/**  When its latest member happened. */
+	last: string,
+	/**  Its tier. */
+	tier: TierShape,
 };
 
 /**  The fields of each type. */
@@ -723,6 +835,29 @@ export type EventView_Serialize = {
 	redacted: boolean,
 };
 
+/**  A concept and its members (`expand_concept`). */
+export type ExpandedConcept = ExpandedConcept_Serialize | ExpandedConcept_Deserialize;
+
+/**  A concept and its members (`expand_concept`). */
+export type ExpandedConcept_Deserialize = {
+	/**  The concept. */
+	concept: ConceptView,
+	/**  Its members, earliest first. */
+	members: MemoryView_Deserialize[],
+	/**  How many members the caller may see (more than `members` when a limit cut them). */
+	total: number,
+};
+
+/**  A concept and its members (`expand_concept`). */
+export type ExpandedConcept_Serialize = {
+	/**  The concept. */
+	concept: ConceptView,
+	/**  Its members, earliest first. */
+	members: MemoryView_Serialize[],
+	/**  How many members the caller may see (more than `members` when a limit cut them). */
+	total: number,
+};
+
 /**  Where an export went. */
 export type ExportView = {
 	/**  The file written. */
@@ -1118,6 +1253,37 @@ export type PageView_Serialize = {
 	next_cursor?: string,
 };
 
+/**  One side of [`ComparedView`]: a prompt's memories. */
+export type PromptView = PromptView_Serialize | PromptView_Deserialize;
+
+/**  One side of [`ComparedView`]: a prompt's memories. */
+export type PromptView_Deserialize = {
+	/**  The memory block as the model reads it. */
+	memories: string,
+	/**  The memories in it, in prompt order. */
+	injected: InjectedView_Deserialize[],
+	/**  The concepts in it and what each stood for. */
+	concepts: ConceptUseView[],
+	/**  Tokens used. */
+	used: number,
+	/**  The budget. */
+	budget: number,
+};
+
+/**  One side of [`ComparedView`]: a prompt's memories. */
+export type PromptView_Serialize = {
+	/**  The memory block as the model reads it. */
+	memories: string,
+	/**  The memories in it, in prompt order. */
+	injected: InjectedView_Serialize[],
+	/**  The concepts in it and what each stood for. */
+	concepts: ConceptUseView[],
+	/**  Tokens used. */
+	used: number,
+	/**  The budget. */
+	budget: number,
+};
+
 /**  A model provider and where its key is (never the key itself). */
 export type ProviderView = ProviderView_Serialize | ProviderView_Deserialize;
 
@@ -1200,6 +1366,14 @@ export type ScopeShape_Serialize = {
 	agent_id?: string | null,
 	/**  The session it was made in. */
 	session_id?: string | null,
+};
+
+/**  One sentence of a summary, with the member it came from. */
+export type SentenceView = {
+	/**  The member's id. */
+	from: string,
+	/**  Its words. */
+	text: string,
 };
 
 /**  What is kept between sessions. */

@@ -73,7 +73,7 @@ export function byWhom(e: { client?: string | null; actor: string }): string {
 }
 
 // Whether a memory is a concept: a group of related memories Strata formed (key `concept/…`).
-export function isConcept(m: MemoryView): m is Extract<MemoryView, { type: "semantic" }> {
+export function isConcept(m: MemoryView): boolean {
   return m.type === "semantic" && m.key.startsWith("concept/");
 }
 
@@ -90,7 +90,7 @@ export function day(iso: string): string {
 
 // One line that says what a memory is about.
 export function title(m: MemoryView): string {
-  if (isConcept(m)) return `Concept: ${valueText(m.facts.name ?? m.key.slice("concept/".length))}`;
+  if (m.type === "semantic" && isConcept(m)) return `Concept: ${valueText(m.facts.name ?? m.key.slice("concept/".length))}`;
   switch (m.type) {
     case "semantic":
       return `${words(m.key)}: ${Object.entries(m.facts)

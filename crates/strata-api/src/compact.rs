@@ -26,6 +26,8 @@ use crate::{ApiError, ApiResult, Engine, ErrorCode};
 pub const SUMMARY_TOKENS: usize = 120;
 /// The most tokens of the sentences a concept keeps for prompts to pick from for a question.
 pub const SAID_TOKENS: usize = 2000;
+/// The app a concept's source and every event of a pass name.
+const COMPACTION: &str = "compaction";
 /// How many concepts, nearest by their centres, a new memory is compared with member by member
 /// in an incremental pass.
 const CLOSEST: usize = 3;
@@ -59,28 +61,40 @@ impl Default for CompactParams {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CompactReport {
     /// Embedded memories considered.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub memories: usize,
     /// Live concepts afterwards.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub concepts: usize,
     /// Memories in a concept afterwards.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub grouped: usize,
     /// Concepts formed (of which split from a known one: `split`).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub formed: usize,
     /// Formed from part of a concept that continues elsewhere.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub split: usize,
     /// Concepts whose members, name or summary changed.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub updated: usize,
     /// Concepts that stayed as they were.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub unchanged: usize,
     /// Concepts whose members mostly went to another concept (expired, "merged into …").
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub merged: usize,
     /// Concepts whose members no longer form a group (expired).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub dissolved: usize,
     /// Memories that joined a known concept (incremental pass).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub joined: usize,
     /// Tokens of the grouped memories' text as a summary quotes it ("Ana: …"; cl100k_base).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub member_tokens: usize,
     /// Tokens of their concepts' summaries.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub summary_tokens: usize,
     /// member_tokens ÷ summary_tokens.
     pub ratio: f64,
@@ -153,6 +167,7 @@ pub struct ExpandedConcept {
     /// Its members, earliest first.
     pub members: Vec<crate::dto::MemoryView>,
     /// How many members the caller may see (more than `members` when a limit cut them).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub total: usize,
 }
 
@@ -334,7 +349,7 @@ impl Engine {
 
     /// Writes a pass's steps in one transaction.
     fn write_steps(&mut self, steps: Vec<Step>) -> ApiResult<()> {
-        let meta = EventMeta { actor: Actor::App, ..self.meta() };
+        let meta = EventMeta { actor: Actor::App, client: Some(COMPACTION.into()), ..self.meta() };
         let scope = self.scope(None);
         let mut keys: HashSet<String> = self
             .all_memories(Filter { kinds: vec![MemoryKind::Semantic], include_expired: true, ..Filter::default() })?
@@ -351,7 +366,7 @@ impl Engine {
                             tags: vec![],
                             importance: None,
                             tier: Some(Tier::Long),
-                            source: Source::app("compaction"),
+                            source: Source::app(COMPACTION),
                         };
                         let c = tx.create(p.body.content(&key), new, &meta)?;
                         relink(tx, c.id, &[], &p.members, &meta)?;
