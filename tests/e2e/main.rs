@@ -211,7 +211,9 @@ fn an_empty_store_explains_itself_and_loads_examples() {
     for words in ["three kinds of things", "Facts", "Episodes", "Procedures", "short-term", "long-term", "pinned"] {
         assert!(first.contains(words), "{words}: {first}");
     }
-    assert_eq!(s.text(&s.find("#meta")), "0 memories");
+    // The count arrives a moment after the list.
+    let meta = s.wait_for("the count", |s| Some(s.text(&s.find("#meta"))).filter(|t| !t.is_empty()));
+    assert_eq!(meta, "0 memories");
     screenshot(&s, "first-steps");
     s.click(&s.find("#load-examples"));
     let rows = s.wait_for("the examples", |s| Some(s.texts(".list li .kind")).filter(|k| k.len() == 8));
