@@ -179,12 +179,16 @@ impl Engine {
             return Err(ApiError::invalid("a context needs the user's message"));
         }
         let concepts = params.concepts.unwrap_or(settings.options.concepts);
-        let candidates = self
+        let started = std::time::Instant::now();
+        let candidates: Vec<Candidate> = self
             .recall_scored(&params.message, params.filter, settings.candidates)?
             .into_iter()
             .filter(|r| concepts || !strata_core::concepts::is_concept(&r.memory))
             .map(Candidate::from)
             .collect();
+        let took = started.elapsed();
+        let recalled: Vec<(strata_core::MemoryId, f64)> = candidates.iter().map(|c| (c.memory.id, c.score)).collect();
+        let message = params.message.clone();
         let req = ContextRequest {
             system: params.system,
             history: params.history,
@@ -199,6 +203,9 @@ impl Engine {
             ..settings.options
         };
         let assembled = assemble_with(tokens.as_ref(), req, &options, exact)?;
+        let included: std::collections::HashSet<_> = assembled.report.included.iter().map(|d| d.id).collect();
+        let recorded = recalled.into_iter().map(|(id, score)| (id, score, included.contains(&id))).collect();
+        self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded);
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
     }
 }

@@ -38,6 +38,9 @@ pub struct EngineOptions {
     pub recall: HybridOptions,
     /// How [`Engine::build_context`] builds contexts.
     pub context: ContextSettings,
+    /// Keep a usage record of each recall (a search or a prompt's) for this many days, for
+    /// analytics; none: keep none.
+    pub recall_records_days: Option<u32>,
 }
 
 impl Default for EngineOptions {
@@ -50,6 +53,7 @@ impl Default for EngineOptions {
             actor: strata_core::Actor::User,
             recall: HybridOptions::default(),
             context: ContextSettings::default(),
+            recall_records_days: Some(crate::analytics::RECALL_RECORDS_DAYS),
         }
     }
 }
@@ -496,7 +500,11 @@ impl Engine {
     /// relevance added (as [`EngineOptions::recall`] says), each result with its score
     /// breakdown. Records accesses of what it returns. Without an embedder it ranks by keywords.
     pub fn recall(&mut self, text: &str, filter: Filter, limit: usize) -> ApiResult<Vec<RecallView>> {
-        Ok(self.recall_scored(text, filter, limit)?.into_iter().map(Into::into).collect())
+        let started = std::time::Instant::now();
+        let hits = self.recall_scored(text, filter, limit)?;
+        let recorded = hits.iter().map(|h| (h.memory.id, h.breakdown.score, false)).collect();
+        self.record_recall(strata_core::analytics::Purpose::Search, text, started.elapsed(), recorded);
+        Ok(hits.into_iter().map(Into::into).collect())
     }
 
     /// [`Engine::recall`] with the memories as the core holds them.

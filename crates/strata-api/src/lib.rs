@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod adapters;
+pub mod analytics;
 pub mod ask;
 pub mod bulk;
 pub mod changes;

@@ -286,6 +286,25 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ConceptsCommand>,
     },
+    /// Analytics: what your store holds and how it changed (`summary`: by type, tier, the app
+    /// that wrote it, agent and tag; embedding coverage; concepts; memories created and tier
+    /// moves with the rules behind them), what recall did (`recalls`: hit rate, latency, the
+    /// most and never recalled memories, searches that found nothing), by day or week; `clear`
+    /// deletes the records of recalls.
+    Analytics {
+        /// Which metrics.
+        #[arg(value_enum, default_value = "summary")]
+        what: AnalyticsWhat,
+        /// From this date or time ("2025-05-01", "last Saturday", "in May 2023").
+        #[arg(long)]
+        since: Option<String>,
+        /// Up to this date or time.
+        #[arg(long)]
+        until: Option<String>,
+        /// Series by day or by week.
+        #[arg(long, value_enum, default_value = "day")]
+        by: BucketArg,
+    },
     /// What is known about the people and things in your conversations: every subject with its
     /// facts, or one subject with the values each fact had before.
     Facts {
@@ -422,6 +441,26 @@ pub struct GateArgs {
     /// The least held-out fact recall with the adapter, as a share.
     #[arg(long, default_value_t = 0.5)]
     pub min_recall: f64,
+}
+
+/// The metrics `strata analytics` shows.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AnalyticsWhat {
+    /// What the store holds and how it changed.
+    Summary,
+    /// What recall did.
+    Recalls,
+    /// Delete the records of recalls.
+    Clear,
+}
+
+/// How a series is bucketed.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum BucketArg {
+    /// Calendar days (UTC).
+    Day,
+    /// Weeks from Monday (UTC).
+    Week,
 }
 
 /// `strata concepts …`

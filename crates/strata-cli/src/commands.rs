@@ -17,7 +17,7 @@ use strata_api::Ranking;
 use strata_bench::locomo;
 
 use crate::args::{
-    AddCommand, BenchCommand, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs, FilterArgs, FormatArg, KeyArg,
+    AddCommand, AnalyticsWhat, BenchCommand, BucketArg, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs, FilterArgs, FormatArg, KeyArg,
     KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand,
     TurnArgs,
 };
@@ -138,6 +138,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => concepts(engine, action, out),
+        Command::Analytics { what, since, until, by } => analytics(engine, what, since, until, by, out),
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -854,6 +855,42 @@ fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> 
             }
             out.compacted(&report)
         }
+    }
+}
+
+/// `strata analytics`: the metrics over the range the flags give.
+fn analytics(
+    engine: &mut Engine,
+    what: AnalyticsWhat,
+    since: Option<String>,
+    until: Option<String>,
+    by: BucketArg,
+    out: &Out,
+) -> Result<()> {
+    let now = engine.now();
+    let when =
+        |t: Option<String>, end: bool| t.as_deref().map(|t| strata_core::temporal::parse_when(t, now, end)).transpose();
+    let bucket = match by {
+        BucketArg::Day => strata_core::analytics::Bucket::Day,
+        BucketArg::Week => strata_core::analytics::Bucket::Week,
+    };
+    let range = strata_core::analytics::Range { since: when(since, false)?, until: when(until, true)?, bucket };
+    match what {
+        AnalyticsWhat::Summary => out.memory_metrics(&engine.memory_metrics(&range)?, bucket),
+        AnalyticsWhat::Recalls => {
+            let m = engine.recall_metrics(&range)?;
+            let titles: Vec<String> = m
+                .top
+                .iter()
+                .map(|(id, _)| {
+                    engine
+                        .memory(&strata_api::Target::new(id.clone()))
+                        .map_or_else(|_| id.clone(), |m| strata_api::dto::content_title(&m.content))
+                })
+                .collect();
+            out.recall_metrics(&m, &titles, bucket)
+        }
+        AnalyticsWhat::Clear => out.cleared_recalls(engine.clear_recall_records()?),
     }
 }
 

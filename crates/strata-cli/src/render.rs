@@ -383,6 +383,134 @@ impl Out {
         Ok(())
     }
 
+    pub fn memory_metrics(
+        &self,
+        m: &strata_core::analytics::MemoryMetrics,
+        bucket: strata_core::analytics::Bucket,
+    ) -> Result<()> {
+        if self.json {
+            return print_json(m);
+        }
+        let listed = |counts: &std::collections::BTreeMap<String, u64>, words: &dyn Fn(&str) -> String| {
+            let mut v: Vec<(&String, &u64)> = counts.iter().collect();
+            v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            v.iter().map(|(k, n)| format!("{} {n}", words(k))).collect::<Vec<_>>().join(", ")
+        };
+        let kind = |k: &str| match k {
+            "semantic" => "facts".to_string(),
+            "episodic" => "episodes".to_string(),
+            "procedural" => "procedures".to_string(),
+            other => other.to_string(),
+        };
+        let same = |k: &str| k.to_string();
+        say!("{} memories ({} expired): {}", m.memories, m.expired, listed(&m.by_type, &kind));
+        say!("Tiers: {}", listed(&m.by_tier, &same));
+        say!("Written by: {}", listed(&m.by_app, &same));
+        say!("Agents: {}", listed(&m.by_agent, &same));
+        if !m.tags.is_empty() {
+            let tags: Vec<String> = m.tags.iter().map(|(t, n)| format!("{t} {n}")).collect();
+            say!("Tags: {}", tags.join(", "));
+        }
+        match &m.embedding_model {
+            Some(model) => say!(
+                "Embedded: {} of {} ({:.0}%) by {model}",
+                m.embedded,
+                m.memories,
+                100.0 * m.embedded as f64 / m.memories.max(1) as f64
+            ),
+            None => say!("Embedded: none yet (`strata embed`)"),
+        }
+        say!("Concepts: {} grouping {} memories", m.concepts, m.grouped);
+        let per = match bucket {
+            strata_core::analytics::Bucket::Day => "day",
+            strata_core::analytics::Bucket::Week => "week from",
+        };
+        if m.created.is_empty() {
+            say!("No memory created in this range.");
+        } else {
+            let mut t = table(&[per, "facts", "episodes", "procedures", "total"]);
+            for c in &m.created {
+                let n = |k: &str| c.by_type.get(k).copied().unwrap_or(0).to_string();
+                t.add_row(vec![c.start.clone(), n("semantic"), n("episodic"), n("procedural"), c.total.to_string()]);
+            }
+            say!("Created:\n{t}");
+        }
+        if m.moves.is_empty() {
+            say!("No tier moves in this range.");
+        } else {
+            let mut t = table(&[per, "promoted", "demoted", "expired"]);
+            for mv in &m.moves {
+                t.add_row(vec![mv.start.clone(), mv.promoted.to_string(), mv.demoted.to_string(), mv.expired.to_string()]);
+            }
+            say!("Tier moves:\n{t}");
+            let rules: Vec<String> = m.reasons.iter().map(|(r, n)| format!("{r} ({n})")).collect();
+            say!("Why: {}", rules.join("; "));
+        }
+        Ok(())
+    }
+
+    /// What recall did; `titles`, the most recalled memories' titles in `m.top`'s order.
+    pub fn recall_metrics(
+        &self,
+        m: &strata_core::analytics::RecallMetrics,
+        titles: &[String],
+        bucket: strata_core::analytics::Bucket,
+    ) -> Result<()> {
+        if self.json {
+            return print_json(m);
+        }
+        if m.recalls == 0 {
+            say!("No recall recorded in this range.");
+            return Ok(());
+        }
+        say!(
+            "{} recalls ({} searches, {} for prompts); {} found something ({:.0}%); {:.1} ms median, {:.1} ms p95",
+            m.recalls,
+            m.searches,
+            m.prompts,
+            m.found,
+            100.0 * m.found as f64 / m.recalls as f64,
+            m.latency_p50_ms,
+            m.latency_p95_ms
+        );
+        say!(
+            "{} memories recalled, {} of them into a prompt; {} memories never recalled",
+            m.recalled,
+            m.in_prompt,
+            m.never_recalled
+        );
+        if !m.top.is_empty() {
+            say!("Most recalled:");
+            for ((_, n), title) in m.top.iter().zip(titles) {
+                say!("  {n:>4}  {title}");
+            }
+        }
+        if !m.no_result.is_empty() {
+            say!("Searches that found nothing:");
+            for (q, n) in &m.no_result {
+                say!("  {n:>4}  {q}");
+            }
+        }
+        let per = match bucket {
+            strata_core::analytics::Bucket::Day => "day",
+            strata_core::analytics::Bucket::Week => "week from",
+        };
+        let mut t = table(&[per, "recalls", "found something"]);
+        for p in &m.series {
+            t.add_row(vec![p.start.clone(), p.recalls.to_string(), p.found.to_string()]);
+        }
+        say!("{t}");
+        Ok(())
+    }
+
+    pub fn cleared_recalls(&self, n: u64) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({ "cleared": n }));
+        }
+        say!("Deleted the records of {n} {}.", if n == 1 { "recall" } else { "recalls" });
+        Ok(())
+    }
+
     pub fn concepts(&self, concepts: &[strata_api::ConceptView]) -> Result<()> {
         if self.json {
             return print_json(concepts);

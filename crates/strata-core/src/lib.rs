@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod analytics;
 pub mod adapters;
 pub mod chat;
 pub mod clock;

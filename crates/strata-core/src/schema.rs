@@ -17,6 +17,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_episode_context", include_str!("../migrations/0002_episode_context.sql")),
     ("0003_adapters", include_str!("../migrations/0003_adapters.sql")),
     ("0004_extraction", include_str!("../migrations/0004_extraction.sql")),
+    ("0005_recalls", include_str!("../migrations/0005_recalls.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

@@ -703,6 +703,7 @@ impl StoreTx<'_> {
             derived: Vec::new(),
         };
         self.forget_extraction_of(id)?;
+        crate::analytics::forget_recalls_of(&self.tx, id)?;
         for (concept, relation) in self.linking_to(id)? {
             if relation == crate::concepts::GROUPS {
                 out.redacted += self.reform_without(concept, id, meta)?;

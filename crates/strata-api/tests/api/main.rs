@@ -6,6 +6,7 @@ use std::sync::Arc;
 use strata_api::{AddRequest, Engine, EngineOptions, ErrorCode, Target, UpdateRequest};
 use strata_core::{Actor, Concept, Content, FactValue, Filter, ManualClock};
 
+mod analytics;
 mod ask;
 mod concepts;
 mod embedding;

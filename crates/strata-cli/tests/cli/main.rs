@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use expect_test::expect;
 use serde_json::Value;
 
+mod analytics;
 mod concepts;
 mod extraction;
 mod hardening;

@@ -3,6 +3,7 @@
 mod support;
 
 mod adapters;
+mod analytics;
 mod asof;
 mod context;
 mod damage;
