@@ -17,9 +17,9 @@ use strata_api::Ranking;
 use strata_bench::locomo;
 
 use crate::args::{
-    AddCommand, AnalyticsWhat, BenchCommand, BucketArg, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs, FilterArgs, FormatArg, KeyArg,
-    KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs, TierArg, TokensCommand,
-    TurnArgs,
+    AddCommand, AnalyticsWhat, BenchCommand, BucketArg, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs,
+    FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs,
+    TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -58,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
         actor: strata_core::Actor::User,
         recall: HybridOptions::default(),
         context: context_settings(),
+        ..EngineOptions::default()
     };
     if let Command::Scrub = command {
         let done = Engine::finish_scrub(&db)?;

@@ -440,7 +440,12 @@ impl Out {
         } else {
             let mut t = table(&[per, "promoted", "demoted", "expired"]);
             for mv in &m.moves {
-                t.add_row(vec![mv.start.clone(), mv.promoted.to_string(), mv.demoted.to_string(), mv.expired.to_string()]);
+                t.add_row(vec![
+                    mv.start.clone(),
+                    mv.promoted.to_string(),
+                    mv.demoted.to_string(),
+                    mv.expired.to_string(),
+                ]);
             }
             say!("Tier moves:\n{t}");
             let rules: Vec<String> = m.reasons.iter().map(|(r, n)| format!("{r} ({n})")).collect();

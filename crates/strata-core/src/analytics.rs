@@ -132,6 +132,9 @@ pub struct MemoryMetrics {
     pub reasons: Vec<(String, u64)>,
 }
 
+/// Names with how often each came up, most first.
+type Counted = Vec<(String, u64)>;
+
 /// The most tags [`MemoryMetrics::tags`] lists.
 const TOP_TAGS: usize = 20;
 
@@ -231,7 +234,7 @@ impl Store {
         Ok(out)
     }
 
-    fn moves(&self, user: &str, range: &Range, since: i64, until: i64) -> Result<(Vec<Moves>, Vec<(String, u64)>)> {
+    fn moves(&self, user: &str, range: &Range, since: i64, until: i64) -> Result<(Vec<Moves>, Counted)> {
         let sql = format!(
             "SELECT {} AS b, e.event_type, json_extract(e.payload, '$.from'), json_extract(e.payload, '$.to'), \
              coalesce(json_extract(e.payload, '$.reason'), '') \
@@ -401,7 +404,7 @@ const TOP_RECALLS: i64 = 20;
 impl Store {
     /// Keeps one recall's usage record (see the module documentation).
     pub fn record_recall(&mut self, r: &RecallRecord<'_>) -> Result<()> {
-        let at = to_ms(self.now());
+        let at = to_ms(self.clock().now());
         self.transact(|tx| {
             let c = tx.conn();
             c.prepare_cached(
@@ -482,7 +485,11 @@ impl Store {
         let mut stmt = c.prepare(&sql)?;
         m.series = stmt
             .query_map(params![user, since, until], |r| {
-                Ok(RecallPoint { start: r.get(0)?, recalls: r.get::<_, i64>(1)? as u64, found: r.get::<_, i64>(2)? as u64 })
+                Ok(RecallPoint {
+                    start: r.get(0)?,
+                    recalls: r.get::<_, i64>(1)? as u64,
+                    found: r.get::<_, i64>(2)? as u64,
+                })
             })?
             .collect::<rusqlite::Result<_>>()?;
         let listed = |sql: String| -> Result<Vec<(String, u64)>> {

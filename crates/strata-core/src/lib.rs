@@ -3,8 +3,8 @@
 #![deny(missing_docs)]
 
 pub mod access;
-pub mod analytics;
 pub mod adapters;
+pub mod analytics;
 pub mod chat;
 pub mod clock;
 pub mod concepts;

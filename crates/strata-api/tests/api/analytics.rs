@@ -16,7 +16,7 @@ fn prompt(message: &str) -> ContextParams {
         system: None,
         history: vec![],
         history_summary: None,
-        budget: Some(60),
+        budget: Some(300),
         filter: Filter::default(),
         placement: None,
         concepts: None,

@@ -35,7 +35,7 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
     assert_eq!(r["no_result"], serde_json::json!([["zeppelin", 1]]));
     let text = e.ok(&["analytics", "recalls"]);
     assert!(text.starts_with("2 recalls (2 searches, 0 for prompts); 1 found something (50%)"), "{text}");
-    assert!(text.contains("Most recalled:\n     1  tea"), "{text}");
+    assert!(text.contains("Most recalled:\n") && text.contains("     1  tea: likes: oolong\n"), "{text}");
     assert!(text.contains("Searches that found nothing:\n     1  zeppelin"), "{text}");
     assert_eq!(e.ok(&["analytics", "clear"]).trim(), "Deleted the records of 2 recalls.");
     assert_eq!(e.json(&["analytics", "recalls"])["recalls"], 0);

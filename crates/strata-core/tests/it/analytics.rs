@@ -19,7 +19,8 @@ fn metrics_count_what_is_held_and_what_changed_by_day_and_week() {
     f.store.transact(|tx| tx.tag(tea.id, "drinks", &user()).map(drop)).unwrap();
     // Day 3 (Monday): three episodes in a session; the first recalled often.
     f.tick(2 * 86_400);
-    let in_session = NewMemory { scope: Scope { session_id: Some("s1".into()), ..Scope::default() }, ..Default::default() };
+    let in_session =
+        NewMemory { scope: Scope { session_id: Some("s1".into()), ..Scope::default() }, ..Default::default() };
     for t in ["we adopted Pixel", "Pixel likes tuna", "hello"] {
         f.store.create(utterance("Ana", t, t0()), in_session.clone(), &user()).unwrap();
     }
@@ -50,8 +51,13 @@ fn metrics_count_what_is_held_and_what_changed_by_day_and_week() {
     // Moves: all on day 4; tea promoted, the episodes left working memory.
     assert_eq!(m.moves.len(), 1);
     assert_eq!(m.moves[0].start, "2026-02-03");
-    let promoted = moves.iter().filter(|mv| matches!(mv, Move::Tier { from: Tier::Medium, to: Tier::Long, .. })).count();
-    assert_eq!(m.moves[0].promoted as usize, promoted + moves.iter().filter(|mv| matches!(mv, Move::Tier { from: Tier::Short, to: Tier::Medium, .. })).count());
+    let promoted =
+        moves.iter().filter(|mv| matches!(mv, Move::Tier { from: Tier::Medium, to: Tier::Long, .. })).count();
+    assert_eq!(
+        m.moves[0].promoted as usize,
+        promoted
+            + moves.iter().filter(|mv| matches!(mv, Move::Tier { from: Tier::Short, to: Tier::Medium, .. })).count()
+    );
     assert_eq!(m.moves[0].expired as usize, moves.iter().filter(|mv| matches!(mv, Move::Expire { .. })).count());
     assert!(m.reasons.iter().any(|(r, n)| r == "retrieved N times" && *n == 1), "{:?}", m.reasons);
     assert!(m.reasons.iter().any(|(r, _)| r == "left working memory"), "{:?}", m.reasons);
