@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use strata_core::MemoryId;
-use strata_core::analytics::{MemoryMetrics, Purpose, Range, RecallMetrics, RecallRecord};
+use strata_core::analytics::{
+    MemoryMetrics, PromptRecord, Purpose, Range, RecallMetrics, RecallRecord, UtilizationMetrics,
+};
 
 use crate::{ApiResult, Engine};
 
@@ -25,6 +27,11 @@ impl Engine {
         Ok(self.store_view().recall_metrics(&self.options().user_id, range)?)
     }
 
+    /// How the caller's person's prompts used their budgets over `range`.
+    pub fn utilization_metrics(&self, range: &Range) -> ApiResult<UtilizationMetrics> {
+        Ok(self.store_view().utilization_metrics(&self.options().user_id, range)?)
+    }
+
     /// Deletes the usage records of the caller's person's recalls; returns how many.
     pub fn clear_recall_records(&mut self) -> ApiResult<u64> {
         let user = self.options().user_id.clone();
@@ -40,6 +47,7 @@ impl Engine {
         query: &str,
         took: Duration,
         hits: Vec<(MemoryId, f64, bool)>,
+        prompt: Option<PromptRecord>,
     ) {
         let Some(days) = self.options().recall_records_days else { return };
         let latency_ms = took.as_secs_f64() * 1000.0;
@@ -54,10 +62,32 @@ impl Engine {
             query,
             latency_ms,
             hits,
+            prompt,
         };
         let store = self.store();
         if let Err(e) = store.record_recall(&record).and_then(|()| store.prune_recalls(keep_since).map(drop)) {
             tracing::warn!("a recall could not be recorded for analytics: {e}");
         }
+    }
+}
+
+/// How the prompt `report` describes used its budget, for `model`.
+pub(crate) fn prompt_record(model: &str, report: &strata_context::Report) -> PromptRecord {
+    let name = |v: serde_json::Result<serde_json::Value>| v.ok().and_then(|v| v.as_str().map(str::to_string));
+    let mut dropped = std::collections::BTreeMap::new();
+    for d in &report.dropped {
+        let why = serde_json::to_value(&d.reason).ok().and_then(|v| v["reason"].as_str().map(str::to_string));
+        *dropped.entry(why.unwrap_or_default()).or_default() += 1;
+    }
+    PromptRecord {
+        model: model.to_string(),
+        budget: report.budget as u64,
+        used: report.used as u64,
+        sections: report
+            .sections
+            .iter()
+            .filter_map(|(s, r)| name(serde_json::to_value(s)).map(|n| (n, r.tokens as u64)))
+            .collect(),
+        dropped,
     }
 }

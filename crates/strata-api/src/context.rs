@@ -205,7 +205,8 @@ impl Engine {
         let assembled = assemble_with(tokens.as_ref(), req, &options, exact)?;
         let included: std::collections::HashSet<_> = assembled.report.included.iter().map(|d| d.id).collect();
         let recorded = recalled.into_iter().map(|(id, score)| (id, score, included.contains(&id))).collect();
-        self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded);
+        let prompt = crate::analytics::prompt_record(&params.model, &assembled.report);
+        self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded, Some(prompt));
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
     }
 }

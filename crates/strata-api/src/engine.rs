@@ -503,7 +503,7 @@ impl Engine {
         let started = std::time::Instant::now();
         let hits = self.recall_scored(text, filter, limit)?;
         let recorded = hits.iter().map(|h| (h.memory.id, h.breakdown.score, false)).collect();
-        self.record_recall(strata_core::analytics::Purpose::Search, text, started.elapsed(), recorded);
+        self.record_recall(strata_core::analytics::Purpose::Search, text, started.elapsed(), recorded, None);
         Ok(hits.into_iter().map(Into::into).collect())
     }
 

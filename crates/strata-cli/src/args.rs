@@ -289,8 +289,9 @@ pub enum Command {
     /// Analytics: what your store holds and how it changed (`summary`: by type, tier, the app
     /// that wrote it, agent and tag; embedding coverage; concepts; memories created and tier
     /// moves with the rules behind them), what recall did (`recalls`: hit rate, latency, the
-    /// most and never recalled memories, searches that found nothing), by day or week; `clear`
-    /// deletes the records of recalls.
+    /// most and never recalled memories, searches that found nothing), how prompts used their
+    /// budgets (`utilization`: by section and model, what was left out and why), by day or
+    /// week; `clear` deletes the records of recalls.
     Analytics {
         /// Which metrics.
         #[arg(value_enum, default_value = "summary")]
@@ -450,6 +451,8 @@ pub enum AnalyticsWhat {
     Summary,
     /// What recall did.
     Recalls,
+    /// How prompts used their budgets.
+    Utilization,
     /// Delete the records of recalls.
     Clear,
 }

@@ -891,6 +891,7 @@ fn analytics(
                 .collect();
             out.recall_metrics(&m, &titles, bucket)
         }
+        AnalyticsWhat::Utilization => out.utilization_metrics(&engine.utilization_metrics(&range)?, bucket),
         AnalyticsWhat::Clear => out.cleared_recalls(engine.clear_recall_records()?),
     }
 }

@@ -67,6 +67,14 @@ fn print_fields(rows: &[(String, String)]) -> Result<()> {
     Ok(())
 }
 
+/// A series' first column's heading.
+fn bucket_word(bucket: strata_core::analytics::Bucket) -> &'static str {
+    match bucket {
+        strata_core::analytics::Bucket::Day => "day",
+        strata_core::analytics::Bucket::Week => "week from",
+    }
+}
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::NOTHING);
@@ -421,10 +429,7 @@ impl Out {
             None => say!("Embedded: none yet (`strata embed`)"),
         }
         say!("Concepts: {} grouping {} memories", m.concepts, m.grouped);
-        let per = match bucket {
-            strata_core::analytics::Bucket::Day => "day",
-            strata_core::analytics::Bucket::Week => "week from",
-        };
+        let per = bucket_word(bucket);
         if m.created.is_empty() {
             say!("No memory created in this range.");
         } else {
@@ -496,13 +501,50 @@ impl Out {
                 say!("  {n:>4}  {q}");
             }
         }
-        let per = match bucket {
-            strata_core::analytics::Bucket::Day => "day",
-            strata_core::analytics::Bucket::Week => "week from",
-        };
+        let per = bucket_word(bucket);
         let mut t = table(&[per, "recalls", "found something"]);
         for p in &m.series {
             t.add_row(vec![p.start.clone(), p.recalls.to_string(), p.found.to_string()]);
+        }
+        say!("{t}");
+        Ok(())
+    }
+
+    pub fn utilization_metrics(
+        &self,
+        m: &strata_core::analytics::UtilizationMetrics,
+        bucket: strata_core::analytics::Bucket,
+    ) -> Result<()> {
+        if self.json {
+            return print_json(m);
+        }
+        if m.prompts == 0 {
+            say!("No prompt recorded in this range.");
+            return Ok(());
+        }
+        let (noun, their) = if m.prompts == 1 { ("prompt", "its budget") } else { ("prompts", "their budgets") };
+        say!("{} {noun} used {:.0}% of {their} on average", m.prompts, 100.0 * m.utilization);
+        let sections: Vec<String> = m.sections.iter().map(|(s, t)| format!("{s} {t:.0}")).collect();
+        say!("Tokens per prompt, by section: {}", sections.join(", "));
+        if !m.dropped.is_empty() {
+            let dropped: Vec<String> = m.dropped.iter().map(|(why, n)| format!("{} {n}", why.replace('_', " "))).collect();
+            say!("Left out: {}", dropped.join(", "));
+        }
+        let mut t = table(&["model", "prompts", "mean budget", "mean used", "used"]);
+        for (model, u) in &m.by_model {
+            t.add_row(vec![
+                model.clone(),
+                u.prompts.to_string(),
+                format!("{:.0}", u.budget),
+                format!("{:.0}", u.used),
+                format!("{:.0}%", 100.0 * u.utilization),
+            ]);
+        }
+        say!("{t}");
+        let per = bucket_word(bucket);
+        let mut t = table(&[per, "prompts", "used"]);
+        for p in &m.series {
+            t.add_row(vec![p.start.clone(), p.prompts.to_string(), format!("{:.0}%", 100.0 * p.utilization)]);
         }
         say!("{t}");
         Ok(())

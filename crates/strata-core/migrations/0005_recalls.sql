@@ -1,5 +1,5 @@
 -- Usage records for analytics: every recall (a search, or the recall behind a prompt) with what
--- it found and, for a prompt, what went in. Local only; pruned after the retention setting and
+-- it found and, for a prompt, what went in and how the budget was used. Local only; pruned after the retention setting and
 -- cleared on request; forgetting a memory deletes every record of a recall that found it (its
 -- query may quote it).
 CREATE TABLE recalls (
@@ -11,7 +11,9 @@ CREATE TABLE recalls (
     purpose    TEXT    NOT NULL CHECK (purpose IN ('search', 'prompt')),
     query      TEXT    NOT NULL,
     found      INTEGER NOT NULL,            -- results
-    latency_ms REAL    NOT NULL
+    latency_ms REAL    NOT NULL,
+    prompt     TEXT                         -- for a prompt, JSON: {"model", "budget", "used",
+                                            -- "sections": {name: tokens}, "dropped": {why: count}}
 ) STRICT;
 CREATE INDEX recalls_by_time ON recalls (user_id, at);
 CREATE INDEX recalls_by_age ON recalls (at);

@@ -356,6 +356,64 @@ pub struct RecallRecord<'a> {
     pub latency_ms: f64,
     /// The results in rank order: the memory, its score, and whether the prompt included it.
     pub hits: Vec<(MemoryId, f64, bool)>,
+    /// For a prompt: how its budget was used.
+    pub prompt: Option<PromptRecord>,
+}
+
+/// How a prompt used its budget.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
+pub struct PromptRecord {
+    /// The model it was built for.
+    pub model: String,
+    /// Its budget in tokens.
+    pub budget: u64,
+    /// Tokens used.
+    pub used: u64,
+    /// Tokens per section (`system`, `facts`, `episodes`, `history`, `message`, `framing`…).
+    pub sections: BTreeMap<String, u64>,
+    /// Candidates left out, by why (`over_budget`, `duplicate`, `covered`).
+    pub dropped: BTreeMap<String, u64>,
+}
+
+/// How one model's prompts used their budgets.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct ModelUse {
+    /// Prompts built.
+    pub prompts: u64,
+    /// Their mean budget.
+    pub budget: f64,
+    /// Their mean tokens used.
+    pub used: f64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+}
+
+/// Prompts in one bucket.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct UtilizationPoint {
+    /// The bucket's first day.
+    pub start: String,
+    /// Prompts built.
+    pub prompts: u64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+}
+
+/// How prompts used their budgets over a range.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct UtilizationMetrics {
+    /// Prompts built.
+    pub prompts: u64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+    /// Mean tokens per section.
+    pub sections: BTreeMap<String, f64>,
+    /// Candidates left out, by why, in all.
+    pub dropped: BTreeMap<String, u64>,
+    /// By model.
+    pub by_model: BTreeMap<String, ModelUse>,
+    /// Per bucket (buckets with none left out).
+    pub series: Vec<UtilizationPoint>,
 }
 
 /// Recalls in one bucket.
@@ -407,9 +465,10 @@ impl Store {
         let at = to_ms(self.clock().now());
         self.transact(|tx| {
             let c = tx.conn();
+            let prompt = r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
             c.prepare_cached(
-                "INSERT INTO recalls (at, user_id, agent_id, client, purpose, query, found, latency_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO recalls (at, user_id, agent_id, client, purpose, query, found, latency_ms, prompt) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
                 at,
@@ -419,7 +478,8 @@ impl Store {
                 r.purpose.as_str(),
                 r.query,
                 r.hits.len() as i64,
-                r.latency_ms
+                r.latency_ms,
+                prompt
             ])?;
             let id = c.last_insert_rowid();
             let mut hit = c.prepare_cached(
@@ -507,6 +567,57 @@ impl Store {
             "SELECT r.query, count(*) AS n FROM recalls r WHERE {scope} AND found = 0 \
              GROUP BY r.query ORDER BY n DESC, r.query LIMIT ?4"
         ))?;
+        Ok(m)
+    }
+}
+
+impl Store {
+    /// How `user`'s prompts used their budgets over `range`.
+    pub fn utilization_metrics(&self, user: &str, range: &Range) -> Result<UtilizationMetrics> {
+        let (since, until) = range.bounds();
+        let sql = format!(
+            "SELECT {}, prompt FROM recalls r WHERE r.user_id = ?1 AND r.at >= ?2 AND r.at < ?3 \
+             AND prompt IS NOT NULL ORDER BY r.at",
+            range.bucket.of("r.at")
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![user, since, until], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        let mut m = UtilizationMetrics::default();
+        let mut sections: BTreeMap<String, u64> = BTreeMap::new();
+        let mut points: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+        let mut models: BTreeMap<String, (u64, u64, u64, f64)> = BTreeMap::new();
+        let mut total = 0.0;
+        for row in rows {
+            let (start, json) = row?;
+            let p: PromptRecord = serde_json::from_str(&json).map_err(|e| Error::Corrupt(format!("a prompt record: {e}")))?;
+            let share = if p.budget == 0 { 0.0 } else { p.used as f64 / p.budget as f64 };
+            m.prompts += 1;
+            total += share;
+            for (name, tokens) in &p.sections {
+                *sections.entry(name.clone()).or_default() += tokens;
+            }
+            for (why, n) in &p.dropped {
+                *m.dropped.entry(why.clone()).or_default() += n;
+            }
+            let point = points.entry(start).or_default();
+            (point.0, point.1) = (point.0 + 1, point.1 + share);
+            let model = models.entry(p.model.clone()).or_default();
+            *model = (model.0 + 1, model.1 + p.budget, model.2 + p.used, model.3 + share);
+        }
+        let n = m.prompts.max(1) as f64;
+        m.utilization = total / n;
+        m.sections = sections.into_iter().map(|(k, v)| (k, v as f64 / n)).collect();
+        m.series = points
+            .into_iter()
+            .map(|(start, (prompts, share))| UtilizationPoint { start, prompts, utilization: share / prompts as f64 })
+            .collect();
+        m.by_model = models
+            .into_iter()
+            .map(|(model, (prompts, budget, used, share))| {
+                let k = prompts as f64;
+                (model, ModelUse { prompts, budget: budget as f64 / k, used: used as f64 / k, utilization: share / k })
+            })
+            .collect();
         Ok(m)
     }
 }

@@ -17,6 +17,10 @@ use crate::graph_tools::GRAPH_RESOURCE;
 pub const STATS: &str = "strata://stats";
 /// Every procedure the client sees.
 pub const PROCEDURES: &str = "strata://procedures";
+/// The memory, recall and prompt metrics of the last 30 days.
+pub const ANALYTICS: &str = "strata://analytics/summary";
+/// Days [`ANALYTICS`] covers.
+const ANALYTICS_DAYS: i64 = 30;
 const MEMORY_PREFIX: &str = "strata://memory/";
 const CONCEPT_PREFIX: &str = "strata://concept/";
 /// The most procedures [`PROCEDURES`] lists.
@@ -36,6 +40,13 @@ pub fn list(graph: bool, concepts: &[ConceptView]) -> ListResourcesResult {
         Resource::new(PROCEDURES, "procedures")
             .with_title("Procedures")
             .with_description("Every procedure (how to do something) this client can see, newest first.")
+            .with_mime_type(JSON),
+        Resource::new(ANALYTICS, "analytics")
+            .with_title("Memory analytics")
+            .with_description(
+                "The last 30 days, by day: what the memory holds and how it changed (`memory`), what \
+                 recall found (`recalls`) and how prompts used their budgets (`utilization`).",
+            )
             .with_mime_type(JSON),
     ];
     if graph {
@@ -95,6 +106,8 @@ pub async fn read(
                 Ok(serde_json::to_value(page))
             })
             .await
+    } else if uri == ANALYTICS {
+        server.run(ctx, |e| Ok(serde_json::to_value(analytics(e)?))).await
     } else if uri == GRAPH_RESOURCE && server.settings().graph_tools {
         server.run(ctx, |e| Ok(serde_json::to_value(e.graph_read()?))).await
     } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {
@@ -116,6 +129,20 @@ pub async fn read(
     };
     let text = serde_json::to_string_pretty(&value).map_err(crate::internal)?;
     Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri.clone()).with_mime_type(JSON)]))
+}
+
+/// The last [`ANALYTICS_DAYS`] days' metrics, by day.
+fn analytics(e: &mut Engine) -> ApiResult<serde_json::Value> {
+    let range = strata_core::analytics::Range {
+        since: Some(e.now() - chrono::Duration::days(ANALYTICS_DAYS)),
+        ..Default::default()
+    };
+    Ok(serde_json::json!({
+        "since": strata_core::time::format_time(range.since.unwrap_or_default()),
+        "memory": e.memory_metrics(&range)?,
+        "recalls": e.recall_metrics(&range)?,
+        "utilization": e.utilization_metrics(&range)?,
+    }))
 }
 
 /// What `strata://concept/{key}` reads: the semantic memory under `key` as it always did, and

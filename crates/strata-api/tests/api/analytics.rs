@@ -48,6 +48,17 @@ fn recalls_are_recorded_measured_forgotten_with_their_memory_aged_out_and_cleare
     assert_eq!((m.series[0].start.as_str(), m.series[0].recalls, m.series[0].found), ("2026-01-31", 4, 3));
     let weekly = e.recall_metrics(&Range { bucket: Bucket::Week, ..Range::default() }).unwrap();
     assert_eq!(weekly.series[0].start, "2026-01-26");
+    // The prompt's use of its budget: by model and section, and what was left out.
+    let u = e.utilization_metrics(&Range::default()).unwrap();
+    assert_eq!(u.prompts, 1, "{u:?}");
+    let gpt = &u.by_model["gpt-4o"];
+    assert_eq!((gpt.prompts, gpt.budget), (1, 300.0), "{u:?}");
+    assert_eq!(gpt.used, context.report.used as f64);
+    assert!((u.utilization - context.report.used as f64 / 300.0).abs() < 1e-9, "{u:?}");
+    let facts = context.report.sections[&strata_context::Section::Facts].tokens as f64;
+    assert_eq!(u.sections["facts"], facts, "{u:?}");
+    assert_eq!(u.dropped.values().sum::<u64>() as usize, context.report.dropped.len(), "{u:?}");
+    assert_eq!((u.series.len(), u.series[0].prompts), (1, 1));
     // Another person's records are theirs.
     assert_eq!(db.engine("bo", None).recall_metrics(&Range::default()).unwrap().recalls, 0);
 

@@ -37,6 +37,12 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
     assert!(text.starts_with("2 recalls (2 searches, 0 for prompts); 1 found something (50%)"), "{text}");
     assert!(text.contains("Most recalled:\n") && text.contains("     1  tea: likes: oolong\n"), "{text}");
     assert!(text.contains("Searches that found nothing:\n     1  zeppelin"), "{text}");
-    assert_eq!(e.ok(&["analytics", "clear"]).trim(), "Deleted the records of 2 recalls.");
+    // A prompt built: its use of the budget.
+    assert_eq!(e.ok(&["analytics", "utilization"]).trim(), "No prompt recorded in this range.");
+    e.ok(&["context", "--model", "gpt-4o", "--query", "What tea do I like?", "--budget", "400"]);
+    let text = e.ok(&["analytics", "utilization"]);
+    assert!(text.starts_with("1 prompt used ") && text.contains("% of its budget on average") && text.contains("gpt-4o"), "{text}");
+    assert!(text.contains("Tokens per prompt, by section: ") && text.contains("message "), "{text}");
+    assert_eq!(e.ok(&["analytics", "clear"]).trim(), "Deleted the records of 3 recalls.");
     assert_eq!(e.json(&["analytics", "recalls"])["recalls"], 0);
 }

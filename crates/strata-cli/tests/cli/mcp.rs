@@ -80,8 +80,14 @@ fn check_scenario(v: &Value) {
 
     assert_eq!(
         v["resources"].as_array().unwrap().iter().filter(|r| r.as_str().unwrap().starts_with("strata://")).count(),
-        2
+        3
     );
+    // Analytics as a resource: the memory held, the recall and the prompt this scenario ran.
+    let analytics = &v["analytics"];
+    assert_eq!(analytics["memory"]["memories"], 3, "{analytics}");
+    assert!(analytics["recalls"]["searches"].as_u64().unwrap() >= 1, "{analytics}");
+    assert_eq!(analytics["utilization"]["prompts"], 1, "{analytics}");
+    assert!(analytics["utilization"]["by_model"]["gpt-4o"]["prompts"] == 1, "{analytics}");
     assert_eq!(v["templates"], serde_json::json!(["strata://concept/{key}", "strata://memory/{id}"]));
     assert_eq!(v["stats"]["memories"], 3);
     assert_eq!(v["concept"]["key"], "pixel");

@@ -95,7 +95,7 @@ fn a_version_1_database_gets_its_context_on_open() {
         let c = rusqlite::Connection::open(&path).unwrap();
         c.execute_batch(
             "DROP TABLE memory_fts; DROP INDEX memories_session; DROP TABLE adapter_events; DROP TABLE adapters;
-             DROP TABLE extraction_reads; DROP TABLE extraction_decisions;
+             DROP TABLE extraction_reads; DROP TABLE extraction_decisions; DROP TABLE recall_hits; DROP TABLE recalls;
              CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
              INSERT INTO memory_fts (rowid, title, body) SELECT rid, '', '' FROM memories;
              PRAGMA user_version = 1;",
