@@ -527,7 +527,8 @@ impl Out {
         let sections: Vec<String> = m.sections.iter().map(|(s, t)| format!("{s} {t:.0}")).collect();
         say!("Tokens per prompt, by section: {}", sections.join(", "));
         if !m.dropped.is_empty() {
-            let dropped: Vec<String> = m.dropped.iter().map(|(why, n)| format!("{} {n}", why.replace('_', " "))).collect();
+            let dropped: Vec<String> =
+                m.dropped.iter().map(|(why, n)| format!("{} {n}", why.replace('_', " "))).collect();
             say!("Left out: {}", dropped.join(", "));
         }
         let mut t = table(&["model", "prompts", "mean budget", "mean used", "used"]);

@@ -465,7 +465,8 @@ impl Store {
         let at = to_ms(self.clock().now());
         self.transact(|tx| {
             let c = tx.conn();
-            let prompt = r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
+            let prompt =
+                r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
             c.prepare_cached(
                 "INSERT INTO recalls (at, user_id, agent_id, client, purpose, query, found, latency_ms, prompt) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -581,7 +582,8 @@ impl Store {
             range.bucket.of("r.at")
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![user, since, until], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        let rows =
+            stmt.query_map(params![user, since, until], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
         let mut m = UtilizationMetrics::default();
         let mut sections: BTreeMap<String, u64> = BTreeMap::new();
         let mut points: BTreeMap<String, (u64, f64)> = BTreeMap::new();
@@ -589,7 +591,8 @@ impl Store {
         let mut total = 0.0;
         for row in rows {
             let (start, json) = row?;
-            let p: PromptRecord = serde_json::from_str(&json).map_err(|e| Error::Corrupt(format!("a prompt record: {e}")))?;
+            let p: PromptRecord =
+                serde_json::from_str(&json).map_err(|e| Error::Corrupt(format!("a prompt record: {e}")))?;
             let share = if p.budget == 0 { 0.0 } else { p.used as f64 / p.budget as f64 };
             m.prompts += 1;
             total += share;

@@ -41,7 +41,10 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
     assert_eq!(e.ok(&["analytics", "utilization"]).trim(), "No prompt recorded in this range.");
     e.ok(&["context", "--model", "gpt-4o", "--query", "What tea do I like?", "--budget", "400"]);
     let text = e.ok(&["analytics", "utilization"]);
-    assert!(text.starts_with("1 prompt used ") && text.contains("% of its budget on average") && text.contains("gpt-4o"), "{text}");
+    assert!(
+        text.starts_with("1 prompt used ") && text.contains("% of its budget on average") && text.contains("gpt-4o"),
+        "{text}"
+    );
     assert!(text.contains("Tokens per prompt, by section: ") && text.contains("message "), "{text}");
     assert_eq!(e.ok(&["analytics", "clear"]).trim(), "Deleted the records of 3 recalls.");
     assert_eq!(e.json(&["analytics", "recalls"])["recalls"], 0);
