@@ -12,27 +12,14 @@ use crate::providers::{KEY, openai_after};
 use crate::webdriver::Session;
 use crate::{Driver, screenshot};
 
-/// Twelve things Ana said, a day apart: six about her kitten, six about her marathon.
-const SAID: [&str; 12] = [
-    "My kitten Pixel sleeps on the piano every afternoon.",
-    "I am training for the Porto marathon in October.",
-    "Pixel the kitten knocked a glass off the piano again.",
-    "My long run for the marathon was thirty kilometres today.",
-    "The vet says Pixel the kitten is healthy and growing.",
-    "I bought new running shoes for the marathon.",
-    "Pixel my kitten loves chasing the red laser dot.",
-    "Marathon training means early mornings on the river path.",
-    "Pixel the kitten finally learned to use the cat flap.",
-    "My marathon pace is five minutes a kilometre now.",
-    "We got Pixel a kitten tree for the living room.",
-    "I signed up for a half marathon in Lisbon as practice.",
-];
+/// Twelve things Ana said, one a line: six about her kitten, six about her marathon.
+const SAID: &str = include_str!("../../crates/strata-cli/tests/fixtures/concept-said.txt");
 
 /// A database holding [`SAID`], embedded by the on-device model (as the app would have done).
 fn said(dir: &std::path::Path) -> std::path::PathBuf {
     let db = dir.join("strata.db");
     let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
-    for (i, text) in SAID.iter().enumerate() {
+    for (i, text) in SAID.lines().enumerate() {
         let at = strata_core::time::parse_time(&format!("2026-01-{:02}T09:00:00Z", i + 1)).unwrap();
         let body = EpisodeBody::Utterance { speaker: "Ana".into(), text: text.to_string() };
         let content = Content::Episodic(Episode { occurred_at: at, body, concepts: vec![], extra: Default::default() });
@@ -91,7 +78,7 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     assert!(about.starts_with("Groups ") && about.contains(" memories from "), "{about}");
     assert_eq!(s.text(&s.find("#detail dd")), "Concept");
     let summary = s.texts("#concept-summary li");
-    assert!(!summary.is_empty() && summary.iter().all(|t| SAID.iter().any(|said| t.contains(said))), "{summary:?}");
+    assert!(!summary.is_empty() && summary.iter().all(|t| SAID.lines().any(|said| t.contains(said))), "{summary:?}");
     let members = s.texts("#concept-members li");
     assert!(members.iter().all(|m| m.starts_with("Ana: ") && m.contains("Pixel")), "{members:?}");
     assert!(s.all("#edit").is_empty(), "a concept is not edited by hand");

@@ -5,24 +5,18 @@ use serde_json::Value;
 
 use crate::Env;
 
-pub(crate) const SAID: [&str; 12] = [
-    "My kitten Pixel sleeps on the piano every afternoon.",
-    "I am training for the Porto marathon in October.",
-    "Pixel the kitten knocked a glass off the piano again.",
-    "My long run for the marathon was thirty kilometres today.",
-    "The vet says Pixel the kitten is healthy and growing.",
-    "I bought new running shoes for the marathon.",
-    "Pixel my kitten loves chasing the red laser dot.",
-    "Marathon training means early mornings on the river path.",
-    "Pixel the kitten finally learned to use the cat flap.",
-    "My marathon pace is five minutes a kilometre now.",
-    "We got Pixel a kitten tree for the living room.",
-    "I signed up for a half marathon in Lisbon as practice.",
-];
+/// Twelve things Ana said, one a line: six about her kitten, six about her marathon (the app's
+/// end-to-end test says them too).
+const SAID: &str = include_str!("../fixtures/concept-said.txt");
+
+/// [`SAID`], a sentence each.
+pub(crate) fn said() -> Vec<&'static str> {
+    SAID.lines().collect()
+}
 
 /// Writes [`SAID`], a day apart from 1 January 2026.
 pub(crate) fn say_all(e: &Env) {
-    for (i, text) in SAID.iter().enumerate() {
+    for (i, text) in said().into_iter().enumerate() {
         let at = format!("2026-01-{:02}T09:00Z", i + 1);
         e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", &at]);
     }
@@ -49,7 +43,7 @@ fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
     let shown: Value = e.json(&["concepts", "show", key]);
     for s in shown["summary"].as_array().unwrap() {
         let text = s["text"].as_str().unwrap();
-        assert!(SAID.iter().any(|said| text.contains(said)), "{text}");
+        assert!(said().iter().any(|said| text.contains(said)), "{text}");
         assert!(shown["members"].as_array().unwrap().contains(&s["from"]));
     }
     let text = e.ok(&["concepts", "show", key]);

@@ -213,7 +213,8 @@ fn concepts_are_resources_an_mcp_client_lists_reads_and_expands() {
     let texts: Vec<&str> =
         expanded["members"].as_array().unwrap().iter().map(|m| m["body"]["text"].as_str().unwrap()).collect();
     assert_eq!(texts.len(), 2);
-    let order: Vec<usize> = texts.iter().map(|t| crate::concepts::SAID.iter().position(|s| s == t).unwrap()).collect();
+    let order: Vec<usize> =
+        texts.iter().map(|t| crate::concepts::said().iter().position(|s| s == t).unwrap()).collect();
     assert!(order[0] < order[1], "earliest first: {texts:?}");
     assert!(refused(&v["expand_missing"], "not_found").contains("no concept 'nothing_here'"));
     assert!(refused(&v["expand_not_a_concept"], "invalid_input").contains("not a concept"));

@@ -133,27 +133,13 @@ fn run(ops: &[Op]) -> Store {
                 let mut members: Vec<MemoryId> = is.iter().filter_map(pick).collect();
                 members.dedup();
                 let formed = store.transact(|tx| {
-                    let mut summary = Vec::new();
+                    let mut said = Vec::new();
                     for m in &members {
-                        let said = format!("{:?}", tx.current(*m)?.content);
-                        summary.push(concepts::Sentence { from: *m, text: said });
+                        let text = format!("{:?}", tx.current(*m)?.content);
+                        said.push(concepts::Sentence { from: *m, text });
                     }
-                    let now = tx.now();
-                    let terms = vec![WORDS[members.len() % 8].to_string()];
-                    let body = concepts::ConceptBody {
-                        name: concepts::name_of(&terms),
-                        terms,
-                        said: summary.clone(),
-                        summary,
-                        first: now,
-                        last: now,
-                    };
-                    let key = format!("{}{}", concepts::KEY_PREFIX, ids.len());
-                    let c = tx.create(body.content(&key), NewMemory::default(), &meta)?;
-                    for m in &members {
-                        tx.link(c.id, *m, concepts::GROUPS, &meta)?;
-                    }
-                    Ok(c.id)
+                    let name = format!("{}_{}", WORDS[members.len() % 8], ids.len());
+                    crate::support::form_concept(tx, &name, &members, said, NewMemory::default(), &meta)
                 });
                 formed.map(|id| ids.push(id))
             }

@@ -40,6 +40,33 @@ impl Fixture {
     }
 }
 
+/// Forms a concept keyed `concept/<name>` over `members`, its summary (and sentences) `said`,
+/// as compaction writes one: created, then linked to each member.
+pub fn form_concept(
+    tx: &mut StoreTx<'_>,
+    name: &str,
+    members: &[MemoryId],
+    said: Vec<concepts::Sentence>,
+    new: NewMemory,
+    meta: &EventMeta,
+) -> Result<MemoryId> {
+    let now = tx.now();
+    let terms = vec![name.to_string()];
+    let body = concepts::ConceptBody {
+        name: concepts::name_of(&terms),
+        terms,
+        summary: said.clone(),
+        said,
+        first: now,
+        last: now,
+    };
+    let c = tx.create(body.content(&format!("{}{name}", concepts::KEY_PREFIX)), new, meta)?;
+    for m in members {
+        tx.link(c.id, *m, concepts::GROUPS, meta)?;
+    }
+    Ok(c.id)
+}
+
 pub fn user() -> EventMeta {
     EventMeta::actor(Actor::User)
 }

@@ -137,29 +137,11 @@ fn maintenance_is_deterministic_idempotent_and_replayable() {
 
 /// A long-term concept (importance 0.1) grouping `members`.
 fn group(f: &mut Fixture, key: &str, members: &[MemoryId]) -> MemoryId {
-    let now = f.clock.now();
-    f.store
-        .transact(|tx| {
-            let terms = vec![key.to_string()];
-            let said: Vec<concepts::Sentence> =
-                members.iter().map(|m| concepts::Sentence { from: *m, text: format!("{key} {m}") }).collect();
-            let body = concepts::ConceptBody {
-                name: concepts::name_of(&terms),
-                terms,
-                summary: said.clone(),
-                said,
-                first: now,
-                last: now,
-            };
-            let new =
-                NewMemory { tier: Some(Tier::Long), importance: Some(Importance::new(0.1)?), ..Default::default() };
-            let c = tx.create(body.content(&format!("{}{key}", concepts::KEY_PREFIX)), new, &user())?;
-            for m in members {
-                tx.link(c.id, *m, concepts::GROUPS, &user())?;
-            }
-            Ok(c.id)
-        })
-        .unwrap()
+    let said: Vec<concepts::Sentence> =
+        members.iter().map(|m| concepts::Sentence { from: *m, text: format!("{key} {m}") }).collect();
+    let new =
+        NewMemory { tier: Some(Tier::Long), importance: Some(Importance::new(0.1).unwrap()), ..Default::default() };
+    f.store.transact(|tx| form_concept(tx, key, members, said, new, &user())).unwrap()
 }
 
 #[test]
