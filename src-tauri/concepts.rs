@@ -23,7 +23,7 @@ pub(crate) async fn concepts(state: State<'_, AppState>) -> Result<Vec<ConceptVi
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn concept(state: State<'_, AppState>, id: String) -> Result<ExpandedConcept, ApiError> {
-    state.run(move |e| e.expand_concept(&strata_api::Target::new(e.find_concept(&id)?.id), MEMBERS_SHOWN)).await
+    state.run(move |e| e.expand_concept(&id, MEMBERS_SHOWN)).await
 }
 
 /// Groups related memories into concepts — everything again (`full`), or only new memories

@@ -295,10 +295,10 @@ impl Engine {
         }
     }
 
-    /// A concept with its members in full, in the order they happened (at most `limit`; members
-    /// the caller may not see are left out).
-    pub fn expand_concept(&self, target: &crate::Target, limit: usize) -> ApiResult<ExpandedConcept> {
-        let concept = self.concept(target)?;
+    /// A concept ([`Engine::find_concept`]'s key, slug or id) with its members in full, in the
+    /// order they happened (at most `limit`; members the caller may not see are left out).
+    pub fn expand_concept(&self, name: &str, limit: usize) -> ApiResult<ExpandedConcept> {
+        let concept = self.find_concept(name)?;
         let mut found: Vec<Memory> = Vec::with_capacity(concept.members.len());
         for id in &concept.members {
             match self.memory(&crate::Target::new(id.clone())) {

@@ -869,13 +869,15 @@ fn analytics(
     out: &Out,
 ) -> Result<()> {
     let now = engine.now();
-    let when =
-        |t: Option<String>, end: bool| t.as_deref().map(|t| strata_core::temporal::parse_when(t, now, end)).transpose();
     let bucket = match by {
         BucketArg::Day => strata_core::analytics::Bucket::Day,
         BucketArg::Week => strata_core::analytics::Bucket::Week,
     };
-    let range = strata_core::analytics::Range { since: when(since, false)?, until: when(until, true)?, bucket };
+    let range = strata_core::analytics::Range {
+        since: when(since.as_deref(), now, false)?,
+        until: when(until.as_deref(), now, true)?,
+        bucket,
+    };
     match what {
         AnalyticsWhat::Summary => out.memory_metrics(&engine.memory_metrics(&range)?, bucket),
         AnalyticsWhat::Recalls => {
@@ -1091,10 +1093,17 @@ fn format_of(f: FormatArg) -> ImportFormat {
     }
 }
 
+/// A `--since` / `--until` value ("2025-05-01", "last Saturday"): its start, or with `end` its
+/// end.
+fn when(
+    t: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+    end: bool,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+    Ok(t.map(|t| strata_core::temporal::parse_when(t, now, end)).transpose()?)
+}
+
 fn filter_of(f: FilterArgs, now: chrono::DateTime<chrono::Utc>) -> Result<Filter> {
-    let when = |t: &Option<String>, end: bool| {
-        t.as_deref().map(|t| strata_core::temporal::parse_when(t, now, end)).transpose()
-    };
     let origin = f.origin.map(|o| match o {
         OriginArg::Person => strata_core::Origin::Person,
         OriginArg::Imported => strata_core::Origin::Imported,
@@ -1107,8 +1116,8 @@ fn filter_of(f: FilterArgs, now: chrono::DateTime<chrono::Utc>) -> Result<Filter
         tags: f.tags,
         tiers: f.tiers.into_iter().map(tier_of).collect(),
         session_id: f.session,
-        since: when(&f.since, false)?,
-        until: when(&f.until, true)?,
+        since: when(f.since.as_deref(), now, false)?,
+        until: when(f.until.as_deref(), now, true)?,
         include_expired: f.expired,
         ..Default::default()
     })

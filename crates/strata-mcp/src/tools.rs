@@ -546,12 +546,7 @@ impl StrataMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let limit = args.limit.unwrap_or(EXPANDED_MEMBERS).clamp(1, MAX_PAGE);
-        let result = self
-            .run(&ctx, move |e| {
-                let target = strata_api::Target::new(e.find_concept(&args.key)?.id);
-                e.expand_concept(&target, limit)
-            })
-            .await;
+        let result = self.run(&ctx, move |e| e.expand_concept(&args.key, limit)).await;
         let result = result.map(|mut x| {
             let (members, cut) = self.bounded(std::mem::take(&mut x.members));
             let truncated = cut || members.len() < x.total;
