@@ -3,6 +3,7 @@
 //! `ApiError { code, message }`; their TypeScript bindings (`ui/src/bindings.ts`) are
 //! generated from them by `tauri-specta`.
 
+mod analytics;
 mod chat;
 mod commands;
 mod concepts;
@@ -36,6 +37,14 @@ pub fn bindings() -> Builder<tauri::Wry> {
         concepts::concept,
         concepts::compact,
         concepts::compare_contexts,
+        analytics::dashboard,
+        analytics::drill_memories,
+        analytics::drill_recalls,
+        analytics::health,
+        analytics::optimize,
+        analytics::revive,
+        analytics::rate,
+        analytics::clear_usage_records,
         chat::chat,
         chat::conversations,
         chat::conversation,

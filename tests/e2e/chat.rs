@@ -73,12 +73,22 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     assert_eq!(s.texts(".turn .question"), vec!["What is my favourite drink?"]);
     assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);
 
+    // Said helpful, and a memory said useful: counted in Analytics.
+    s.click(&s.find(".turn .helpful"));
+    assert_eq!(s.wait_for("noted", |s| s.all(".turn .helpful-said").first().map(|e| s.text(e))), "Noted as helpful");
+    s.click(&s.find(".injected .rate .link"));
+    assert_eq!(s.wait_for("noted", |s| s.all(".injected .rated").first().map(|e| s.text(e))), " · useful, noted");
+
     // Marked wrong: crossed out, said why, and never sent to the model again.
     s.click(&s.find(".turn .wrong-answer"));
     let notice = s.wait_for("the notice", |s| s.all(".turn .notice").first().map(|e| s.text(e)));
     assert!(notice.starts_with("Marked wrong. Strata will not give this answer to a model again"), "{notice}");
     assert_eq!(s.all(".turn .answer.wrong").len(), 1);
     assert!(s.all(".turn .wrong-answer").is_empty(), "it cannot be marked twice");
+    s.click(&s.find("#nav-analytics"));
+    let said = s.wait_for("what was said", |s| s.all("#card-feedback").first().map(|e| s.text(e)));
+    assert!(said.starts_with("2 helpful · 1 not"), "the answer and the memory helpful, then the answer wrong: {said}");
+    s.click(&s.find("#nav-chat"));
     ask(&s, "And what do I drink in the evening?");
     answered(&s, 2);
     let second = seen.lock().unwrap()[1].clone();

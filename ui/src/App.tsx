@@ -1,15 +1,18 @@
-import { useEffect, useState } from "react";
+import { Suspense, lazy, useEffect, useState } from "react";
 import { Chat } from "./Chat";
 import { Facts } from "./Facts";
 import { Memories } from "./Memories";
 import { Settings } from "./Settings";
 
-type Screen = "memories" | "chat" | "facts" | "settings";
+// The analytics screen and its charts load when first opened (ECharts is most of its size).
+const Analytics = lazy(() => import("./Analytics").then((m) => ({ default: m.Analytics })));
+
+type Screen = "memories" | "chat" | "facts" | "analytics" | "settings";
 
 const THEME_KEY = "strata.theme";
 
-// The shell: a navigation rail and one screen. Chat, settings and the later analytics and
-// curation screens take their places in the rail.
+// The shell: a navigation rail and one screen. The later curation screen takes its place in
+// the rail.
 export function App() {
   const [screen, setScreen] = useState<Screen>("memories");
   // A memory to open in the list (from chat's "memories used").
@@ -34,7 +37,7 @@ export function App() {
     <div className="shell">
       <nav className="rail" aria-label="Screens">
         <div className="brand">Strata</div>
-        {(["memories", "chat", "facts", "settings"] as Screen[]).map((s) => (
+        {(["memories", "chat", "facts", "analytics", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
           </button>
@@ -50,6 +53,11 @@ export function App() {
           <Chat active={screen === "chat"} onOpenMemory={openMemory} onOpenFacts={() => setScreen("facts")} />
         </div>
         {screen === "facts" && <Facts active />}
+        {screen === "analytics" && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Analytics active dark={dark} onOpenMemory={openMemory} />
+          </Suspense>
+        )}
         {screen === "settings" && <Settings />}
       </main>
     </div>

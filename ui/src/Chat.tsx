@@ -161,10 +161,40 @@ function Conversations({
 
 // What a person can do with a remembered answer: mark it wrong (kept, crossed out, never used
 // again) or have it not remembered at all (forgotten everywhere).
+// Whether a memory put in the prompt helped: said once, counted in Analytics.
+function RateMemory({ id }: { id: string }) {
+  const [said, setSaid] = useState<boolean | null>(null);
+  const rate = (helpful: boolean) => commands.rate(id, "memory", helpful).then((r) => r.status === "ok" && setSaid(helpful));
+  if (said !== null) return <span className="rated"> · {said ? "useful" : "not useful"}, noted</span>;
+  return (
+    <span className="rate">
+      {" "}
+      <button className="link" onClick={() => rate(true)} title="This memory helped: count it in Analytics">
+        useful
+      </button>{" "}
+      /{" "}
+      <button className="link" onClick={() => rate(false)} title="This memory did not help: count it in Analytics">
+        not useful
+      </button>
+    </span>
+  );
+}
+
 function AnswerActions({ entry, onWrong, onForget }: { entry: Entry; onWrong: () => void; onForget: () => void }) {
+  const [helpful, setHelpful] = useState(false);
   if (!entry.id || entry.gone) return null;
+  const id = entry.id;
+  const rate = () => commands.rate(id, "answer", true).then((r) => r.status === "ok" && setHelpful(true));
   return (
     <div className="answer-actions">
+      {!entry.wrong &&
+        (helpful ? (
+          <span className="helpful-said">Noted as helpful</span>
+        ) : (
+          <button className="link helpful" onClick={rate} title="Count this answer as helpful in Analytics">
+            Helpful
+          </button>
+        ))}
       {!entry.wrong && (
         <button className="link wrong-answer" onClick={onWrong} title="Strata will not use this answer again">
           Wrong answer
@@ -389,6 +419,7 @@ export function Chat({
                           ) : (
                             m.title
                           )}
+                          {m.memory && <RateMemory id={m.id} />}
                         </li>
                       ))}
                     </ul>

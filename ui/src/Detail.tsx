@@ -99,6 +99,14 @@ export function Detail({
           )}
         </div>
       )}
+      {!past && m.expired_at && (
+        <div className="as-of" id="put-away">
+          Put away on {when(m.expired_at)}: Strata no longer recalls it or gives it to a model. Its history says why.{" "}
+          <button id="revive" onClick={() => act(commands.revive(m.id))}>
+            Bring it back
+          </button>
+        </div>
+      )}
       <h2>{title(m)}</h2>
       <dl>
         <dt>Type</dt>

@@ -55,6 +55,28 @@ export const commands = {
 	 *  with concepts standing for their members.
 	 */
 	compareContexts: (question: string, model: string, budget: number) => typedError<ComparedView_Serialize, ApiError>(__TAURI_INVOKE("compare_contexts", { question, model, budget })),
+	/**  Everything the dashboard's first view shows, over `range`. */
+	dashboard: (range: RangeForm_Deserialize) => typedError<DashboardView_Serialize, ApiError>(__TAURI_INVOKE("dashboard", { range })),
+	/**  The memories behind a point: `what` happened to them in `range`. */
+	drillMemories: (range: RangeForm_Deserialize, what: MemoryDrill) => typedError<DrilledMemory_Serialize[], ApiError>(__TAURI_INVOKE("drill_memories", { range, what })),
+	/**  The recalls behind a point: all in `range`, those that found nothing, or one query's. */
+	drillRecalls: (range: RangeForm_Deserialize, empty: boolean, query: string | null) => typedError<RecallRowView_Serialize[], ApiError>(__TAURI_INVOKE("drill_recalls", { range, empty, query })),
+	/**  The store's health. */
+	health: () => typedError<HealthView_Serialize, ApiError>(__TAURI_INVOKE("health")),
+	/**
+	 *  Previews (`apply` false) or applies an optimization, as a job with progress; a stopped
+	 *  one writes nothing.
+	 */
+	optimize: (job: string, action: Optimization, apply: boolean, onProgress: Channel<JobProgress>) => typedError<OptimizeView_Serialize, ApiError>(__TAURI_INVOKE("optimize", { job, action, apply, onProgress })),
+	/**  Brings back a memory that was expired (a merged duplicate, a stale one). */
+	revive: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("revive", { id })),
+	/**  Records what the person said of an answer or a memory: helpful or not. */
+	rate: (id: string, about: About, helpful: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("rate", { id, about, helpful })),
+	/**
+	 *  Deletes the usage records of recalls and what was said of answers and memories; returns how
+	 *  many recalls.
+	 */
+	clearUsageRecords: () => typedError<number, ApiError>(__TAURI_INVOKE("clear_usage_records")),
 	/**
 	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 	 *  model; else a provider, its key from the environment or the keychain): the answer streams
@@ -131,6 +153,13 @@ export const commands = {
 };
 
 /* Types */
+/**  What a person rated. */
+export type About = 
+/**  An answer a model gave (its recorded exchange). */
+"answer" | 
+/**  A recalled memory. */
+"memory";
+
 /**  One proposal to accept, with the fact reworded by the person when they edited it. */
 export type Acceptance = Acceptance_Serialize | Acceptance_Deserialize;
 
@@ -294,6 +323,25 @@ export type ChatTurnView_Serialize = {
 	recorded_id: string | null,
 	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
 	source: InjectedView_Serialize | null,
+};
+
+/**  One value a contradicted fact has. */
+export type ClaimView = ClaimView_Serialize | ClaimView_Deserialize;
+
+/**  One value a contradicted fact has. */
+export type ClaimView_Deserialize = {
+	/**  The value, as text. */
+	value: string,
+	/**  The memory that holds it. */
+	memory: MemoryView_Deserialize,
+};
+
+/**  One value a contradicted fact has. */
+export type ClaimView_Serialize = {
+	/**  The value, as text. */
+	value: string,
+	/**  The memory that holds it. */
+	memory: MemoryView_Serialize,
 };
 
 /**  What a compaction pass did (or, dry, would do). */
@@ -529,6 +577,38 @@ steps: string[];
 /**  When it applies. */
 context?: string | null };
 
+/**
+ *  A fact two memories about one key disagree on (the same key in different scopes, or keys
+ *  that differ only in case and separators).
+ */
+export type ContradictionView = ContradictionView_Serialize | ContradictionView_Deserialize;
+
+/**
+ *  A fact two memories about one key disagree on (the same key in different scopes, or keys
+ *  that differ only in case and separators).
+ */
+export type ContradictionView_Deserialize = {
+	/**  The key (as the first memory spells it). */
+	key: string,
+	/**  The fact's name. */
+	fact: string,
+	/**  Each value and where it is held. */
+	claims: ClaimView_Deserialize[],
+};
+
+/**
+ *  A fact two memories about one key disagree on (the same key in different scopes, or keys
+ *  that differ only in case and separators).
+ */
+export type ContradictionView_Serialize = {
+	/**  The key (as the first memory spells it). */
+	key: string,
+	/**  The fact's name. */
+	fact: string,
+	/**  Each value and where it is held. */
+	claims: ClaimView_Serialize[],
+};
+
 /**  One remembered turn of a conversation. */
 export type ConversationTurnView = ConversationTurnView_Serialize | ConversationTurnView_Deserialize;
 
@@ -580,6 +660,62 @@ export type ConversationView = {
 	last_at: string,
 	/**  Its remembered turns. */
 	turns: number,
+};
+
+/**  A memory and a count. */
+export type CountedMemory = CountedMemory_Serialize | CountedMemory_Deserialize;
+
+/**  A memory and a count. */
+export type CountedMemory_Deserialize = {
+	/**  The memory. */
+	memory: MemoryView_Deserialize,
+	/**  How often. */
+	count: number,
+};
+
+/**  A memory and a count. */
+export type CountedMemory_Serialize = {
+	/**  The memory. */
+	memory: MemoryView_Serialize,
+	/**  How often. */
+	count: number,
+};
+
+/**  Memories created in one bucket, by type. */
+export type Created = {
+	/**  The bucket's first day (`YYYY-MM-DD`). */
+	start: string,
+	/**  Count by type (`semantic`, `episodic`, `procedural`). */
+	by_type: { [key in string]: number },
+	/**  All of them. */
+	total: number,
+};
+
+/**  Everything the analytics screen's first view shows. */
+export type DashboardView = DashboardView_Serialize | DashboardView_Deserialize;
+
+/**  Everything the analytics screen's first view shows. */
+export type DashboardView_Deserialize = {
+	/**  What the store holds and how it changed. */
+	memory: MemoryMetrics_Deserialize,
+	/**  What recall did. */
+	recalls: RecallMetrics,
+	/**  How prompts used their budgets. */
+	utilization: UtilizationMetrics,
+	/**  The most recalled memories, with how often. */
+	top: CountedMemory_Deserialize[],
+};
+
+/**  Everything the analytics screen's first view shows. */
+export type DashboardView_Serialize = {
+	/**  What the store holds and how it changed. */
+	memory: MemoryMetrics_Serialize,
+	/**  What recall did. */
+	recalls: RecallMetrics,
+	/**  How prompts used their budgets. */
+	utilization: UtilizationMetrics,
+	/**  The most recalled memories, with how often. */
+	top: CountedMemory_Serialize[],
 };
 
 /**  A decision as a person reads it. */
@@ -686,6 +822,48 @@ export type DocumentView_Serialize = {
 	content: string,
 	/**  The facts. */
 	facts: FactView_Serialize[],
+};
+
+/**  A memory behind a point, with what happened to it there. */
+export type DrilledMemory = DrilledMemory_Serialize | DrilledMemory_Deserialize;
+
+/**  A memory behind a point, with what happened to it there. */
+export type DrilledMemory_Deserialize = {
+	/**  The memory as it is now. */
+	memory: MemoryView_Deserialize,
+	/**  What happened (a tier move's reason), if anything to say. */
+	note?: string | null,
+	/**  When (RFC 3339). */
+	at?: string | null,
+};
+
+/**  A memory behind a point, with what happened to it there. */
+export type DrilledMemory_Serialize = {
+	/**  The memory as it is now. */
+	memory: MemoryView_Serialize,
+	/**  What happened (a tier move's reason), if anything to say. */
+	note: string | null,
+	/**  When (RFC 3339). */
+	at: string | null,
+};
+
+/**  Near-duplicates: the memory a merge keeps and the ones it would expire. */
+export type DuplicateGroupView = DuplicateGroupView_Serialize | DuplicateGroupView_Deserialize;
+
+/**  Near-duplicates: the memory a merge keeps and the ones it would expire. */
+export type DuplicateGroupView_Deserialize = {
+	/**  Kept. */
+	keep: MemoryView_Deserialize,
+	/**  Expired by a merge (pinned ones are never). */
+	others: MemoryView_Deserialize[],
+};
+
+/**  Near-duplicates: the memory a merge keeps and the ones it would expire. */
+export type DuplicateGroupView_Serialize = {
+	/**  Kept. */
+	keep: MemoryView_Serialize,
+	/**  Expired by a merge (pinned ones are never). */
+	others: MemoryView_Serialize[],
 };
 
 /**
@@ -944,6 +1122,18 @@ export type FactView_Serialize = {
 	history: ValueView_Serialize[],
 };
 
+/**  What people said, in a range. */
+export type Feedback = {
+	/**  Answers rated helpful. */
+	answers_helpful: number,
+	/**  Answers rated not helpful. */
+	answers_unhelpful: number,
+	/**  Memories rated helpful. */
+	memories_helpful: number,
+	/**  Memories rated not helpful. */
+	memories_unhelpful: number,
+};
+
 /**  What is wrong with one field of the tier rule, in words. */
 export type FieldProblem = {
 	/**  The field (`importance_weight`, …). */
@@ -1022,6 +1212,88 @@ export type ForgetReport = {
 	 *  reading; the next checkpoint finishes it).
 	 */
 	scrubbed: boolean,
+};
+
+/**  The store's health, counted. */
+export type HealthCounts = HealthCounts_Serialize | HealthCounts_Deserialize;
+
+/**  The store's health, counted. */
+export type HealthCounts_Deserialize = {
+	/**  Live memories. */
+	memories: number,
+	/**  Groups of near-duplicates. */
+	duplicate_groups: number,
+	/**  Memories a merge would expire (each group's others). */
+	duplicates: number,
+	/**  Facts that disagree. */
+	contradictions: number,
+	/**  Stale memories. */
+	stale: number,
+	/**  Live memories without a vector from the loaded model (none: no model loaded). */
+	unembedded?: number | null,
+	/**  The database file's size. */
+	file_bytes: number | null,
+	/**  Of which free pages a vacuum would give back. */
+	free_bytes: number | null,
+};
+
+/**  The store's health, counted. */
+export type HealthCounts_Serialize = {
+	/**  Live memories. */
+	memories: number,
+	/**  Groups of near-duplicates. */
+	duplicate_groups: number,
+	/**  Memories a merge would expire (each group's others). */
+	duplicates: number,
+	/**  Facts that disagree. */
+	contradictions: number,
+	/**  Stale memories. */
+	stale: number,
+	/**  Live memories without a vector from the loaded model (none: no model loaded). */
+	unembedded: number | null,
+	/**  The database file's size. */
+	file_bytes: number | null,
+	/**  Of which free pages a vacuum would give back. */
+	free_bytes: number | null,
+};
+
+/**  The store's health, with the first of each kind listed. */
+export type HealthView = HealthView_Serialize | HealthView_Deserialize;
+
+/**  The store's health, with the first of each kind listed. */
+export type HealthView_Deserialize = {
+	/**  Counted. */
+	counts: HealthCounts_Deserialize,
+	/**  The near-duplicate groups, the largest first. */
+	duplicates: DuplicateGroupView_Deserialize[],
+	/**  Facts that disagree. */
+	contradictions: ContradictionView_Deserialize[],
+	/**  Stale memories, the oldest first. */
+	stale: MemoryView_Deserialize[],
+	/**  Days of disuse that make a memory stale. */
+	stale_days: number,
+	/**  Memories without a vector, the oldest first. */
+	unembedded: MemoryView_Deserialize[],
+	/**  The space each table takes, the largest first: table and bytes. */
+	tables: ([string, number | null])[],
+};
+
+/**  The store's health, with the first of each kind listed. */
+export type HealthView_Serialize = {
+	/**  Counted. */
+	counts: HealthCounts_Serialize,
+	/**  The near-duplicate groups, the largest first. */
+	duplicates: DuplicateGroupView_Serialize[],
+	/**  Facts that disagree. */
+	contradictions: ContradictionView_Serialize[],
+	/**  Stale memories, the oldest first. */
+	stale: MemoryView_Serialize[],
+	/**  Days of disuse that make a memory stale. */
+	stale_days: number,
+	/**  Memories without a vector, the oldest first. */
+	unembedded: MemoryView_Serialize[],
+	/**  The space each table takes, the largest first: table and bytes. */
+	tables: ([string, number | null])[],
 };
 
 /**  Import/export file formats. */
@@ -1134,6 +1406,19 @@ export type McpView = {
 	token: string,
 };
 
+/**  Which memories are behind a point on a chart. */
+export type MemoryDrill = 
+/**  Created in the range. */
+"created" | 
+/**  Moved to a higher tier in the range. */
+"promoted" | 
+/**  Moved to a lower tier. */
+"demoted" | 
+/**  Expired. */
+"expired" | 
+/**  Never recalled (the range's dates do not apply). */
+"never_recalled";
+
 /**  A new memory as a form holds it. */
 export type MemoryForm = MemoryForm_Serialize | MemoryForm_Deserialize;
 
@@ -1155,6 +1440,73 @@ export type MemoryForm_Serialize = {
 	tags: string[],
 	/**  0 to 1; the default is 0.5. */
 	importance: number | null,
+};
+
+/**  One person's memory metrics. */
+export type MemoryMetrics = MemoryMetrics_Serialize | MemoryMetrics_Deserialize;
+
+/**  One person's memory metrics. */
+export type MemoryMetrics_Deserialize = {
+	/**  Live memories (expired ones included). */
+	memories: number,
+	/**  Of those, expired. */
+	expired: number,
+	/**  By type. */
+	by_type: { [key in string]: number },
+	/**  By tier (expired ones left out). */
+	by_tier: { [key in string]: number },
+	/**  By the app or client that wrote them (`desktop`, `cli`, `mcp:cursor`…). */
+	by_app: { [key in string]: number },
+	/**  By the agent whose private memories they are (`shared`: everyone's). */
+	by_agent: { [key in string]: number },
+	/**  The most used tags, most first (at most 20). */
+	tags: ([string, number])[],
+	/**  The model whose vectors `embedded` counts. */
+	embedding_model?: string | null,
+	/**  Memories with a vector from that model. */
+	embedded: number,
+	/**  Live concepts (compaction's groups). */
+	concepts: number,
+	/**  Memories in one. */
+	grouped: number,
+	/**  Memories created in the range, per bucket (buckets with none left out). */
+	created: Created[],
+	/**  Tier moves in the range, per bucket (buckets with none left out). */
+	moves: Moves[],
+	/**  The rules behind those moves, most frequent first (numbers as N). */
+	reasons: ([string, number])[],
+};
+
+/**  One person's memory metrics. */
+export type MemoryMetrics_Serialize = {
+	/**  Live memories (expired ones included). */
+	memories: number,
+	/**  Of those, expired. */
+	expired: number,
+	/**  By type. */
+	by_type: { [key in string]: number },
+	/**  By tier (expired ones left out). */
+	by_tier: { [key in string]: number },
+	/**  By the app or client that wrote them (`desktop`, `cli`, `mcp:cursor`…). */
+	by_app: { [key in string]: number },
+	/**  By the agent whose private memories they are (`shared`: everyone's). */
+	by_agent: { [key in string]: number },
+	/**  The most used tags, most first (at most 20). */
+	tags: ([string, number])[],
+	/**  The model whose vectors `embedded` counts. */
+	embedding_model: string | null,
+	/**  Memories with a vector from that model. */
+	embedded: number,
+	/**  Live concepts (compaction's groups). */
+	concepts: number,
+	/**  Memories in one. */
+	grouped: number,
+	/**  Memories created in the range, per bucket (buckets with none left out). */
+	created: Created[],
+	/**  Tier moves in the range, per bucket (buckets with none left out). */
+	moves: Moves[],
+	/**  The rules behind those moves, most frequent first (numbers as N). */
+	reasons: ([string, number])[],
 };
 
 /**  A memory as the outside world sees it. */
@@ -1224,6 +1576,18 @@ export type MemoryView_Serialize = {
 	expired_at?: string,
 } & ContentShape_Serialize;
 
+/**  How one model's prompts used their budgets. */
+export type ModelUse = {
+	/**  Prompts built. */
+	prompts: number,
+	/**  Their mean budget. */
+	budget: number | null,
+	/**  Their mean tokens used. */
+	used: number | null,
+	/**  Mean of used ÷ budget. */
+	utilization: number | null,
+};
+
 /**  One tier change, as Maintenance lists it. */
 export type MoveView = {
 	/**  The memory. */
@@ -1232,6 +1596,70 @@ export type MoveView = {
 	change: string,
 	/**  The rule and the numbers that decided it. */
 	reason: string,
+};
+
+/**  Tier moves in one bucket. */
+export type Moves = {
+	/**  The bucket's first day. */
+	start: string,
+	/**  To a higher tier (short → medium → long). */
+	promoted: number,
+	/**  To a lower tier. */
+	demoted: number,
+	/**  Expired (hidden from recall; nothing deleted). */
+	expired: number,
+};
+
+/**  An action that mends what health found. */
+export type Optimization = 
+/**  Keep one of each near-duplicate group and expire the others. */
+"merge_duplicates" | 
+/**  Expire stale memories. */
+"expire_stale" | 
+/**  Embed memories without a vector. */
+"embed_missing" | 
+/**  Group related memories into concepts (a full compaction pass). */
+"compact" | 
+/**  Give back the space deleted rows left. */
+"vacuum";
+
+/**  An optimization, previewed or applied. */
+export type OptimizeView = OptimizeView_Serialize | OptimizeView_Deserialize;
+
+/**  An optimization, previewed or applied. */
+export type OptimizeView_Deserialize = {
+	/**  Which. */
+	action: Optimization,
+	/**  Done (true) or only previewed. */
+	applied: boolean,
+	/**  What it does (previewed) or did (applied), in one sentence. */
+	summary: string,
+	/**  The first changes, listed. */
+	changes: PlannedChange_Deserialize[],
+	/**  How many changes in all. */
+	total: number,
+	/**  Health before. */
+	before: HealthCounts_Deserialize,
+	/**  Health after (applied only). */
+	after?: HealthCounts_Deserialize | null,
+};
+
+/**  An optimization, previewed or applied. */
+export type OptimizeView_Serialize = {
+	/**  Which. */
+	action: Optimization,
+	/**  Done (true) or only previewed. */
+	applied: boolean,
+	/**  What it does (previewed) or did (applied), in one sentence. */
+	summary: string,
+	/**  The first changes, listed. */
+	changes: PlannedChange_Serialize[],
+	/**  How many changes in all. */
+	total: number,
+	/**  Health before. */
+	before: HealthCounts_Serialize,
+	/**  Health after (applied only). */
+	after: HealthCounts_Serialize | null,
 };
 
 /**  A page of a list. */
@@ -1251,6 +1679,25 @@ export type PageView_Serialize = {
 	items: MemoryView_Serialize[],
 	/**  Cursor for the next page, absent on the last. */
 	next_cursor?: string,
+};
+
+/**  One change an optimization makes. */
+export type PlannedChange = PlannedChange_Serialize | PlannedChange_Deserialize;
+
+/**  One change an optimization makes. */
+export type PlannedChange_Deserialize = {
+	/**  The memory it changes, where it is one. */
+	memory?: MemoryView_Deserialize | null,
+	/**  What happens to it, in words. */
+	what: string,
+};
+
+/**  One change an optimization makes. */
+export type PlannedChange_Serialize = {
+	/**  The memory it changes, where it is one. */
+	memory: MemoryView_Serialize | null,
+	/**  What happens to it, in words. */
+	what: string,
 };
 
 /**  One side of [`ComparedView`]: a prompt's memories. */
@@ -1317,6 +1764,152 @@ export type ProviderView_Serialize = {
 	address_variable: string | null,
 	/**  Model names the catalogue knows for it (others may be typed in). */
 	models: string[],
+};
+
+/**
+ *  What the analytics screen shows: a date range, its buckets and what is counted (empty means
+ *  any).
+ */
+export type RangeForm = RangeForm_Serialize | RangeForm_Deserialize;
+
+/**
+ *  What the analytics screen shows: a date range, its buckets and what is counted (empty means
+ *  any).
+ */
+export type RangeForm_Deserialize = {
+	/**  From (the same forms as a filter's). */
+	since?: string | null,
+	/**  Up to and including. */
+	until?: string | null,
+	/**  `day` or `week` (none: day). */
+	bucket?: string | null,
+	/**  Only memories of this type. */
+	kind?: string | null,
+	/**  Only memories this app or client wrote and recalls it ran. */
+	client?: string | null,
+};
+
+/**
+ *  What the analytics screen shows: a date range, its buckets and what is counted (empty means
+ *  any).
+ */
+export type RangeForm_Serialize = {
+	/**  From (the same forms as a filter's). */
+	since: string | null,
+	/**  Up to and including. */
+	until: string | null,
+	/**  `day` or `week` (none: day). */
+	bucket: string | null,
+	/**  Only memories of this type. */
+	kind: string | null,
+	/**  Only memories this app or client wrote and recalls it ran. */
+	client: string | null,
+};
+
+/**  One result of a recorded recall. */
+export type RecallHitView = RecallHitView_Serialize | RecallHitView_Deserialize;
+
+/**  One result of a recorded recall. */
+export type RecallHitView_Deserialize = {
+	/**  The memory. */
+	memory: MemoryView_Deserialize,
+	/**  Its score then. */
+	score: number | null,
+	/**  Whether the prompt included it. */
+	in_prompt: boolean,
+	/**  Whether the answer drew on it (none: no answer known, or not in the prompt). */
+	used?: boolean | null,
+};
+
+/**  One result of a recorded recall. */
+export type RecallHitView_Serialize = {
+	/**  The memory. */
+	memory: MemoryView_Serialize,
+	/**  Its score then. */
+	score: number | null,
+	/**  Whether the prompt included it. */
+	in_prompt: boolean,
+	/**  Whether the answer drew on it (none: no answer known, or not in the prompt). */
+	used: boolean | null,
+};
+
+/**  What recall did over a range. */
+export type RecallMetrics = {
+	/**  Recalls run. */
+	recalls: number,
+	/**  Of those, searches. */
+	searches: number,
+	/**  Of those, for prompts. */
+	prompts: number,
+	/**  Recalls that found something. */
+	found: number,
+	/**  Median time a recall took. */
+	latency_p50_ms: number | null,
+	/**  95th percentile. */
+	latency_p95_ms: number | null,
+	/**  Per bucket (buckets with none left out). */
+	series: RecallPoint[],
+	/**  Distinct memories recalled. */
+	recalled: number,
+	/**  Of those, distinct memories a prompt included. */
+	in_prompt: number,
+	/**  Of those, distinct memories an answer drew on (see [`Store::record_answer`]). */
+	used: number,
+	/**  Prompts whose answer is known. */
+	answered: number,
+	/**  What people said of answers and memories. */
+	feedback: Feedback,
+	/**  Live memories no record shows recalled. */
+	never_recalled: number,
+	/**  The most recalled memories: id and how often, most first (at most 20). */
+	top: ([string, number])[],
+	/**  Queries that found nothing, most asked first (at most 20). */
+	no_result: ([string, number])[],
+};
+
+/**  Recalls in one bucket. */
+export type RecallPoint = {
+	/**  The bucket's first day. */
+	start: string,
+	/**  Recalls run. */
+	recalls: number,
+	/**  Of those, the ones that found something. */
+	found: number,
+};
+
+/**  A recorded recall, with its results as they are now. */
+export type RecallRowView = RecallRowView_Serialize | RecallRowView_Deserialize;
+
+/**  A recorded recall, with its results as they are now. */
+export type RecallRowView_Deserialize = {
+	/**  When (RFC 3339). */
+	at: string,
+	/**  `search` or `prompt`. */
+	purpose: string,
+	/**  The app or client that asked. */
+	client?: string | null,
+	/**  What was asked. */
+	query: string,
+	/**  How long it took. */
+	latency_ms: number | null,
+	/**  The results, best first (those still there). */
+	hits: RecallHitView_Deserialize[],
+};
+
+/**  A recorded recall, with its results as they are now. */
+export type RecallRowView_Serialize = {
+	/**  When (RFC 3339). */
+	at: string,
+	/**  `search` or `prompt`. */
+	purpose: string,
+	/**  The app or client that asked. */
+	client: string | null,
+	/**  What was asked. */
+	query: string,
+	/**  How long it took. */
+	latency_ms: number | null,
+	/**  The results, best first (those still there). */
+	hits: RecallHitView_Serialize[],
 };
 
 /**  A recalled memory and why it was recalled. */
@@ -1509,6 +2102,32 @@ export type TierShape =
 "medium" | 
 /**  Persistent. */
 "long";
+
+/**  How prompts used their budgets over a range. */
+export type UtilizationMetrics = {
+	/**  Prompts built. */
+	prompts: number,
+	/**  Mean of used ÷ budget. */
+	utilization: number | null,
+	/**  Mean tokens per section. */
+	sections: { [key in string]: number | null },
+	/**  Candidates left out, by why, in all. */
+	dropped: { [key in string]: number },
+	/**  By model. */
+	by_model: { [key in string]: ModelUse },
+	/**  Per bucket (buckets with none left out). */
+	series: UtilizationPoint[],
+};
+
+/**  Prompts in one bucket. */
+export type UtilizationPoint = {
+	/**  The bucket's first day. */
+	start: string,
+	/**  Prompts built. */
+	prompts: number,
+	/**  Mean of used ÷ budget. */
+	utilization: number | null,
+};
 
 /**  One value a fact had, and when it held. */
 export type ValueView = ValueView_Serialize | ValueView_Deserialize;

@@ -113,6 +113,14 @@ impl Engine {
         } else {
             None
         };
+        if response.finish != "cancelled" {
+            self.record_answer(
+                &context,
+                &params.question,
+                &response.content,
+                recorded.as_ref().and_then(|r| r.id.parse().ok()),
+            );
+        }
         let source =
             context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score)).map(|d| d.id.to_string());
         Ok(AskView {

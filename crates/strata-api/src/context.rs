@@ -96,6 +96,9 @@ pub struct ContextView {
     pub messages: Vec<Message>,
     /// What is in them and why.
     pub report: Report,
+    /// The usage record of the recall behind it (analytics), when one was kept.
+    #[serde(skip)]
+    pub record: Option<i64>,
 }
 
 /// The catalogue, with the user's file first when there is one.
@@ -206,7 +209,8 @@ impl Engine {
         let included: std::collections::HashSet<_> = assembled.report.included.iter().map(|d| d.id).collect();
         let recorded = recalled.into_iter().map(|(id, score)| (id, score, included.contains(&id))).collect();
         let prompt = crate::analytics::prompt_record(&params.model, &assembled.report);
-        self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded, Some(prompt));
-        Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report })
+        let record =
+            self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded, Some(prompt));
+        Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report, record })
     }
 }

@@ -133,6 +133,9 @@ impl Engine {
             let meta = self.meta();
             let reason = MARKED_WRONG.to_string();
             self.store().transact(|tx| tx.append(id, Expected::Any, Change::Expired { reason }, &meta).map(|_| ()))?;
+            // Analytics counts it as an answer rated not helpful.
+            let user = self.options().user_id.clone();
+            self.store().record_feedback(&user, id, strata_core::analytics::About::Answer, false)?;
         }
         turn(&self.memory(target)?)
             .ok_or_else(|| ApiError::invalid("only an answer an assistant gave can be marked wrong"))

@@ -130,13 +130,7 @@ impl FilterForm {
     /// The filter, or a sentence naming what does not parse. Times are dates or words read at
     /// `now` ("last Saturday"); `until` includes the day it names.
     pub fn filter(self, now: chrono::DateTime<chrono::Utc>) -> ApiResult<strata_core::Filter> {
-        let given = |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let time = |s: Option<String>, end: bool| -> ApiResult<_> {
-            Ok(match s.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-                Some(t) => Some(strata_core::temporal::parse_when(t, now, end)?),
-                None => None,
-            })
-        };
+        let time = |s: Option<String>, end: bool| when(s, now, end);
         Ok(strata_core::Filter {
             kinds: self.types.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
             tiers: self.tiers.iter().map(|t| t.parse()).collect::<strata_core::Result<_>>()?,
@@ -149,6 +143,58 @@ impl FilterForm {
             ..Default::default()
         })
     }
+}
+
+/// What the analytics screen shows: a date range, its buckets and what is counted (empty means
+/// any).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RangeForm {
+    /// From (the same forms as a filter's).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Up to and including.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// `day` or `week` (none: day).
+    #[serde(default)]
+    pub bucket: Option<String>,
+    /// Only memories of this type.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only memories this app or client wrote and recalls it ran.
+    #[serde(default)]
+    pub client: Option<String>,
+}
+
+impl RangeForm {
+    /// The range, or a sentence naming what does not parse (times read at `now`).
+    pub fn range(self, now: chrono::DateTime<chrono::Utc>) -> ApiResult<strata_core::analytics::Range> {
+        Ok(strata_core::analytics::Range {
+            since: when(self.since, now, false)?,
+            until: when(self.until, now, true)?,
+            bucket: given(self.bucket).map(|b| b.parse()).transpose()?.unwrap_or_default(),
+            kind: given(self.kind).map(|k| k.parse()).transpose()?,
+            client: given(self.client),
+        })
+    }
+}
+
+/// A form's text, trimmed; none when empty.
+fn given(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// A time a form holds, read at `now` (`end`: the end of what it names).
+fn when(
+    s: Option<String>,
+    now: chrono::DateTime<chrono::Utc>,
+    end: bool,
+) -> ApiResult<Option<chrono::DateTime<chrono::Utc>>> {
+    Ok(match given(s) {
+        Some(t) => Some(strata_core::temporal::parse_when(&t, now, end)?),
+        None => None,
+    })
 }
 
 /// A fact's value from a form's text: a number if it reads as one, else the text.

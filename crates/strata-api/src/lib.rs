@@ -18,6 +18,7 @@ mod error;
 pub mod extract;
 pub mod forms;
 pub mod graph;
+pub mod health;
 mod ranking;
 pub mod settings;
 #[cfg(feature = "specta")]

@@ -291,7 +291,9 @@ pub enum Command {
     /// moves with the rules behind them), what recall did (`recalls`: hit rate, latency, the
     /// most and never recalled memories, searches that found nothing), how prompts used their
     /// budgets (`utilization`: by section and model, what was left out and why), by day or
-    /// week; `clear` deletes the records of recalls.
+    /// week; the store's health (`health`: near-duplicates, contradictions, stale memories,
+    /// memories without a vector, space on disk) and, with `--fix`, an optimization previewed
+    /// (and with `--apply`, applied); `clear` deletes the records of recalls.
     Analytics {
         /// Which metrics.
         #[arg(value_enum, default_value = "summary")]
@@ -305,6 +307,22 @@ pub enum Command {
         /// Series by day or by week.
         #[arg(long, value_enum, default_value = "day")]
         by: BucketArg,
+        /// Only memories of this type (recalls are not filtered by it).
+        #[arg(long = "type", value_enum)]
+        kind: Option<KindArg>,
+        /// Only memories this app or client wrote (`desktop`, `cli`, `mcp:cursor`…) and the
+        /// recalls it ran.
+        #[arg(long)]
+        client: Option<String>,
+        /// The series as CSV (comma-separated, with a header row) instead of tables or JSON.
+        #[arg(long)]
+        csv: bool,
+        /// With `health`: preview an optimization (what it would change).
+        #[arg(long, value_enum)]
+        fix: Option<FixArg>,
+        /// With `--fix`: apply it.
+        #[arg(long, requires = "fix")]
+        apply: bool,
     },
     /// What is known about the people and things in your conversations: every subject with its
     /// facts, or one subject with the values each fact had before.
@@ -453,8 +471,25 @@ pub enum AnalyticsWhat {
     Recalls,
     /// How prompts used their budgets.
     Utilization,
+    /// What does the store no good.
+    Health,
     /// Delete the records of recalls.
     Clear,
+}
+
+/// The optimizations `strata analytics health --fix` previews and applies.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FixArg {
+    /// Keep one of each group of near-duplicates and expire the others (restorable).
+    MergeDuplicates,
+    /// Expire memories never used in 90 days (restorable).
+    ExpireStale,
+    /// Embed memories without a vector.
+    EmbedMissing,
+    /// Group related memories into concepts.
+    Compact,
+    /// Give back the space deleted rows left.
+    Vacuum,
 }
 
 /// How a series is bucketed.
@@ -789,6 +824,17 @@ pub enum BenchCommand {
         /// Also time compaction of stores this large (its turns repeated; e.g. 10000,100000):
         /// a full pass, then an incremental one after 1,000 more memories.
         #[arg(long, value_delimiter = ',')]
+        sizes: Vec<usize>,
+    },
+    /// Analytics at scale: the dashboard's first view and each drill-down timed over stores of
+    /// these sizes (ten events per memory, 10,000 recorded recalls), health timed once, and
+    /// recall's p95 with and without its usage record.
+    Analytics {
+        /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
+        #[arg(long)]
+        data: PathBuf,
+        /// Store sizes.
+        #[arg(long, value_delimiter = ',', default_value = "10000")]
         sizes: Vec<usize>,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the

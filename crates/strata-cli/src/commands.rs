@@ -14,12 +14,13 @@ use strata_core::{
 };
 
 use strata_api::Ranking;
+use strata_api::health::{HealthParams, Optimization};
 use strata_bench::locomo;
 
 use crate::args::{
     AddCommand, AnalyticsWhat, BenchCommand, BucketArg, Cli, Command, CommonAdd, ConceptsCommand, ContextArgs,
-    FilterArgs, FormatArg, KeyArg, KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs, RemoteArgs,
-    TierArg, TokensCommand, TurnArgs,
+    FilterArgs, FixArg, FormatArg, KeyArg, KeyCommand, KindArg, OnDuplicateArg, OrderArg, OriginArg, ProviderArgs,
+    RemoteArgs, TierArg, TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 
@@ -39,7 +40,7 @@ fn clock() -> Result<Arc<dyn Clock>> {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
-    let out = Out { json: cli.json };
+    let out = Out { json: cli.json, csv: false };
     let command = match cli.command {
         Command::Bench(bench) => return run_bench(bench, &out),
         Command::Tokens(tokens) => return run_tokens(tokens, &out),
@@ -139,7 +140,20 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => concepts(engine, action, out),
-        Command::Analytics { what, since, until, by } => analytics(engine, what, since, until, by, out),
+        Command::Analytics { what, since, until, by, kind, client, csv, fix, apply } => {
+            let range = strata_api::forms::RangeForm {
+                since,
+                until,
+                bucket: Some(match by {
+                    BucketArg::Day => "day".into(),
+                    BucketArg::Week => "week".into(),
+                }),
+                kind: kind.map(|k| kind_of(k).to_string()),
+                client,
+            };
+            let out = &Out { csv, ..*out };
+            analytics(engine, what, range, fix.map(|f| (f, apply)), out)
+        }
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
             engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
@@ -483,6 +497,11 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 report.scale.push(scale);
             }
             out.compaction_bench(&report)
+        }
+        BenchCommand::Analytics { data, sizes } => {
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            out.analytics_bench(&strata_bench::analyticsbench::run(&data, work.path(), embedder, &sizes)?)
         }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
@@ -859,25 +878,39 @@ fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> 
     }
 }
 
-/// `strata analytics`: the metrics over the range the flags give.
+/// `strata analytics`: the metrics over the range the flags give; with `fix`, an
+/// optimization previewed or (true) applied.
 fn analytics(
     engine: &mut Engine,
     what: AnalyticsWhat,
-    since: Option<String>,
-    until: Option<String>,
-    by: BucketArg,
+    range: strata_api::forms::RangeForm,
+    fix: Option<(FixArg, bool)>,
     out: &Out,
 ) -> Result<()> {
-    let now = engine.now();
-    let bucket = match by {
-        BucketArg::Day => strata_core::analytics::Bucket::Day,
-        BucketArg::Week => strata_core::analytics::Bucket::Week,
-    };
-    let range = strata_core::analytics::Range {
-        since: when(since.as_deref(), now, false)?,
-        until: when(until.as_deref(), now, true)?,
-        bucket,
-    };
+    let range = range.range(engine.now())?;
+    let bucket = range.bucket;
+    if matches!(what, AnalyticsWhat::Health) {
+        // Without the model, health counts no missing vectors and cannot embed or group.
+        match strata_models::MiniLm::load_default() {
+            Ok(model) => engine.use_embedder(Arc::new(model), false)?,
+            Err(e) => tracing::info!("no embedding model: {e}"),
+        }
+    }
+    if let Some((fix, apply)) = fix {
+        if !matches!(what, AnalyticsWhat::Health) {
+            anyhow::bail!("--fix goes with `strata analytics health`");
+        }
+        let action = match fix {
+            FixArg::MergeDuplicates => Optimization::MergeDuplicates,
+            FixArg::ExpireStale => Optimization::ExpireStale,
+            FixArg::EmbedMissing => Optimization::EmbedMissing,
+            FixArg::Compact => Optimization::Compact,
+            FixArg::Vacuum => Optimization::Vacuum,
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let view = engine.optimize(action, &HealthParams::default(), apply, &mut |_, _| Ok(()), &stop)?;
+        return out.optimized(&view);
+    }
     match what {
         AnalyticsWhat::Summary => out.memory_metrics(&engine.memory_metrics(&range)?, bucket),
         AnalyticsWhat::Recalls => {
@@ -894,6 +927,7 @@ fn analytics(
             out.recall_metrics(&m, &titles, bucket)
         }
         AnalyticsWhat::Utilization => out.utilization_metrics(&engine.utilization_metrics(&range)?, bucket),
+        AnalyticsWhat::Health => out.health(&engine.health(&HealthParams::default())?),
         AnalyticsWhat::Clear => out.cleared_recalls(engine.clear_recall_records()?),
     }
 }

@@ -36,10 +36,23 @@ impl Write for Stdout {
 pub struct Out {
     /// JSON instead of tables.
     pub json: bool,
+    /// A series as CSV instead of tables or JSON (`strata analytics`).
+    pub csv: bool,
 }
 
 fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
     say!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+/// Rows under a header, as CSV on standard output.
+fn print_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Result<()> {
+    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    w.write_record(header)?;
+    for row in rows {
+        w.write_record(&row)?;
+    }
+    w.flush()?;
     Ok(())
 }
 
@@ -68,6 +81,24 @@ fn print_fields(rows: &[(String, String)]) -> Result<()> {
 }
 
 /// A series' first column's heading.
+/// A listed memory's title.
+fn title_of(m: &strata_api::dto::MemoryView) -> String {
+    strata_api::dto::content_title(&m.content)
+}
+
+/// A bucket's column in CSV.
+fn bucket_column(bucket: strata_core::analytics::Bucket) -> &'static str {
+    match bucket {
+        strata_core::analytics::Bucket::Day => "day",
+        strata_core::analytics::Bucket::Week => "week",
+    }
+}
+
+/// Bytes as a person reads them.
+fn bytes(n: u64) -> String {
+    strata_api::health::bytes(n)
+}
+
 fn bucket_word(bucket: strata_core::analytics::Bucket) -> &'static str {
     match bucket {
         strata_core::analytics::Bucket::Day => "day",
@@ -396,6 +427,25 @@ impl Out {
         m: &strata_core::analytics::MemoryMetrics,
         bucket: strata_core::analytics::Bucket,
     ) -> Result<()> {
+        if self.csv {
+            // Memories created and tier moves, one row per bucket with either.
+            let mut rows: std::collections::BTreeMap<&str, [u64; 7]> = std::collections::BTreeMap::new();
+            for c in &m.created {
+                let r = rows.entry(&c.start).or_default();
+                let n = |k: &str| c.by_type.get(k).copied().unwrap_or(0);
+                r[..4].copy_from_slice(&[n("semantic"), n("episodic"), n("procedural"), c.total]);
+            }
+            for mv in &m.moves {
+                rows.entry(&mv.start).or_default()[4..].copy_from_slice(&[mv.promoted, mv.demoted, mv.expired]);
+            }
+            let header =
+                [bucket_column(bucket), "facts", "episodes", "procedures", "created", "promoted", "demoted", "expired"];
+            return print_csv(
+                &header,
+                rows.into_iter()
+                    .map(|(start, r)| std::iter::once(start.to_string()).chain(r.iter().map(u64::to_string)).collect()),
+            );
+        }
         if self.json {
             return print_json(m);
         }
@@ -466,6 +516,10 @@ impl Out {
         titles: &[String],
         bucket: strata_core::analytics::Bucket,
     ) -> Result<()> {
+        if self.csv {
+            let rows = m.series.iter().map(|p| vec![p.start.clone(), p.recalls.to_string(), p.found.to_string()]);
+            return print_csv(&[bucket_column(bucket), "recalls", "found"], rows);
+        }
         if self.json {
             return print_json(m);
         }
@@ -515,6 +569,11 @@ impl Out {
         m: &strata_core::analytics::UtilizationMetrics,
         bucket: strata_core::analytics::Bucket,
     ) -> Result<()> {
+        if self.csv {
+            let rows =
+                m.series.iter().map(|p| vec![p.start.clone(), p.prompts.to_string(), format!("{:.4}", p.utilization)]);
+            return print_csv(&[bucket_column(bucket), "prompts", "utilization"], rows);
+        }
         if self.json {
             return print_json(m);
         }
@@ -548,6 +607,130 @@ impl Out {
             t.add_row(vec![p.start.clone(), p.prompts.to_string(), format!("{:.0}%", 100.0 * p.utilization)]);
         }
         say!("{t}");
+        Ok(())
+    }
+
+    pub fn analytics_bench(&self, r: &strata_bench::analyticsbench::AnalyticsReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        let ms = |l: &strata_bench::scalebench::Latency| format!("{:.1} / {:.1}", l.p50_ms, l.p95_ms);
+        let mut t = table(&[
+            "memories",
+            "events",
+            "first view",
+            "created",
+            "moved",
+            "no result",
+            "never recalled",
+            "health",
+            "recall recorded",
+            "recall not",
+        ]);
+        for s in &r.sizes {
+            t.add_row(vec![
+                s.memories.to_string(),
+                s.events.to_string(),
+                ms(&s.dashboard),
+                ms(&s.drill_created),
+                ms(&s.drill_moved),
+                ms(&s.drill_no_result),
+                ms(&s.drill_never_recalled),
+                format!("{:.0}", s.health_ms),
+                ms(&s.recall_recorded),
+                ms(&s.recall_unrecorded),
+            ]);
+        }
+        say!("Milliseconds, median / p95 ({} questions for recall):\n{t}", r.questions);
+        Ok(())
+    }
+
+    pub fn health(&self, h: &strata_api::health::HealthView) -> Result<()> {
+        let c = &h.counts;
+        if self.csv {
+            let unembedded = c.unembedded.map_or_else(String::new, |n| n.to_string());
+            let rows = [
+                ("memories", c.memories.to_string()),
+                ("duplicate_groups", c.duplicate_groups.to_string()),
+                ("duplicates", c.duplicates.to_string()),
+                ("contradictions", c.contradictions.to_string()),
+                ("stale", c.stale.to_string()),
+                ("unembedded", unembedded),
+                ("file_bytes", c.file_bytes.to_string()),
+                ("free_bytes", c.free_bytes.to_string()),
+            ];
+            return print_csv(&["measure", "value"], rows.into_iter().map(|(k, v)| vec![k.to_string(), v]));
+        }
+        if self.json {
+            return print_json(h);
+        }
+        say!(
+            "{} in use; the file is {} ({} free).",
+            strata_api::health::words(c.memories, "memory", "memories"),
+            bytes(c.file_bytes),
+            bytes(c.free_bytes)
+        );
+        let n = strata_api::health::words;
+        say!(
+            "Near-duplicates: {}; merging would expire {} (`--fix merge-duplicates`).",
+            n(c.duplicate_groups, "group", "groups"),
+            n(c.duplicates, "memory", "memories")
+        );
+        for g in &h.duplicates {
+            say!("  keep {}  {}", g.keep.id, title_of(&g.keep));
+            for o in &g.others {
+                say!("    ≈ {}  {}", o.id, title_of(o));
+            }
+        }
+        say!("Contradictions: {}.", c.contradictions);
+        for x in &h.contradictions {
+            let claims: Vec<String> = x.claims.iter().map(|c| format!("{} ({})", c.value, c.memory.id)).collect();
+            say!("  {}.{}: {}", x.key, x.fact, claims.join(" vs "));
+        }
+        say!(
+            "Stale (never used in {} days): {} (`--fix expire-stale`).",
+            h.stale_days,
+            n(c.stale, "memory", "memories")
+        );
+        for m in &h.stale {
+            say!("  {}  {}", m.id, title_of(m));
+        }
+        match c.unembedded {
+            Some(n) => say!("Without a vector: {n} (`--fix embed-missing`)."),
+            None => say!("Without a vector: unknown (the embedding model is not installed)."),
+        }
+        let mut t = table(&["table", "size"]);
+        for (name, b) in &h.tables {
+            t.add_row(vec![name.clone(), bytes(*b)]);
+        }
+        say!("{t}");
+        Ok(())
+    }
+
+    pub fn optimized(&self, v: &strata_api::health::OptimizeView) -> Result<()> {
+        if self.json {
+            return print_json(v);
+        }
+        say!("{}.", v.summary);
+        for c in &v.changes {
+            match &c.memory {
+                Some(m) => say!("  {}  {} — {}", m.id, title_of(m), c.what),
+                None => say!("  {}", c.what),
+            }
+        }
+        if v.total as usize > v.changes.len() {
+            say!("  … and {} more.", v.total as usize - v.changes.len());
+        }
+        match &v.after {
+            Some(a) => say!(
+                "After: {} memories, {} near-duplicates, {} stale, file {}.",
+                a.memories,
+                a.duplicates,
+                a.stale,
+                bytes(a.file_bytes)
+            ),
+            None => say!("Nothing changed yet: add --apply to do it."),
+        }
         Ok(())
     }
 

@@ -16,7 +16,7 @@ mod similar;
 pub use assemble::{assemble, assemble_with};
 pub use memory::BudgetedMemory;
 pub use report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
-pub use similar::Signature;
+pub use similar::{Signature, near_duplicate_groups};
 
 use serde::{Deserialize, Serialize};
 use strata_core::chat::DEFAULT_PREAMBLE;

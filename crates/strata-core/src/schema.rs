@@ -18,6 +18,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_adapters", include_str!("../migrations/0003_adapters.sql")),
     ("0004_extraction", include_str!("../migrations/0004_extraction.sql")),
     ("0005_recalls", include_str!("../migrations/0005_recalls.sql")),
+    ("0006_feedback", include_str!("../migrations/0006_feedback.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

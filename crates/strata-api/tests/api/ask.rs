@@ -213,3 +213,38 @@ fn a_model_s_preferred_budget_is_the_default() {
     let v = engine.ask(params, &model, &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(v.context.report.budget, 900, "the caller's budget wins");
 }
+
+#[test]
+fn what_an_answer_drew_on_and_what_people_said_of_it_are_recorded_and_forgotten_with_it() {
+    use strata_core::analytics::{About, Range};
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    let cat = engine.add(fact("pixel", "a grey tabby cat sleeping on the radiator")).unwrap().id;
+    let bike = engine.add(fact("pixel_bike", "a red bicycle called Rocket")).unwrap().id;
+    let model = Scripted::new(vec![answer("Pixel is a grey tabby who likes the radiator.", "stop")]);
+    let v = ask(&mut engine, &model, "What is pixel?").unwrap();
+    let included: Vec<String> = v.context.report.included.iter().map(|d| d.id.to_string()).collect();
+    assert!(included.contains(&cat) && included.contains(&bike), "both went in: {included:?}");
+    let m = engine.recall_metrics(&Range::default()).unwrap();
+    assert_eq!((m.answered, m.in_prompt, m.used), (1, 2, 1), "the answer drew on the cat only: {m:?}");
+    let rows = engine.drill_recalls(&Range::default(), false, None, 10).unwrap();
+    let used: Vec<(String, Option<bool>)> = rows[0].hits.iter().map(|h| (h.memory.id.clone(), h.used)).collect();
+    assert!(used.contains(&(cat.clone(), Some(true))) && used.contains(&(bike.clone(), Some(false))), "{used:?}");
+
+    // A person rates the answer and a memory; only an assistant's answer rates as an answer.
+    let answer_id = v.recorded.unwrap().id;
+    engine.rate(&strata_api::Target::new(answer_id.clone()), About::Answer, true).unwrap();
+    engine.rate(&strata_api::Target::new(bike.clone()), About::Memory, false).unwrap();
+    let err = engine.rate(&strata_api::Target::new(cat.clone()), About::Answer, true).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    let f = engine.recall_metrics(&Range::default()).unwrap().feedback;
+    assert_eq!((f.answers_helpful, f.answers_unhelpful, f.memories_helpful, f.memories_unhelpful), (1, 0, 0, 1));
+
+    // Forgetting the bicycle forgets what was said of it and the recall that found it.
+    engine.forget(&strata_api::Target::new(bike)).unwrap();
+    let m = engine.recall_metrics(&Range::default()).unwrap();
+    assert_eq!((m.recalls, m.feedback.memories_unhelpful, m.feedback.answers_helpful), (0, 0, 1), "{m:?}");
+    // Forgetting the answer forgets what was said of it.
+    engine.forget(&strata_api::Target::new(answer_id)).unwrap();
+    assert_eq!(engine.recall_metrics(&Range::default()).unwrap().feedback.answers_helpful, 0);
+}

@@ -13,6 +13,7 @@ mod embedding;
 mod extract;
 mod forms;
 mod graph;
+mod health;
 mod hostile_files;
 mod jobs;
 

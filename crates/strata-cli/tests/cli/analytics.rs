@@ -49,3 +49,45 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
     assert_eq!(e.ok(&["analytics", "clear"]).trim(), "Deleted the records of 3 recalls.");
     assert_eq!(e.json(&["analytics", "recalls"])["recalls"], 0);
 }
+
+#[test]
+fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "tea", "--fact", "likes=oolong"]);
+    for text in ["We adopted Pixel the grey kitten today", "we adopted pixel, the grey kitten, today!"] {
+        e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", "2026-01-02T09:00Z"]);
+    }
+    // Narrowed to a type; a series as CSV with its header.
+    let m = e.json(&["analytics", "--type", "episodic"]);
+    assert_eq!((m["memories"].as_u64(), &m["by_type"]), (Some(2), &serde_json::json!({"episodic": 2})), "{m}");
+    let csv = e.ok(&["analytics", "--csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "day,facts,episodes,procedures,created,promoted,demoted,expired");
+    assert!(lines[1].ends_with(",1,2,0,3,0,0,0") && lines.len() == 2, "{csv}");
+    e.ok(&["recall", "zeppelin"]);
+    let csv = e.ok(&["analytics", "recalls", "--csv", "--by", "week"]);
+    assert!(csv.starts_with("week,recalls,found\n") && csv.trim_end().ends_with(",1,0"), "{csv}");
+
+    // Health: the two near-duplicate episodes; the fix previewed, then applied.
+    let h = e.json(&["analytics", "health"]);
+    assert_eq!(
+        (h["counts"]["duplicate_groups"].as_u64(), h["counts"]["duplicates"].as_u64()),
+        (Some(1), Some(1)),
+        "{h}"
+    );
+    let text = e.ok(&["analytics", "health"]);
+    assert!(text.contains("Near-duplicates: 1 group; merging would expire 1 memory"), "{text}");
+    let csv = e.ok(&["analytics", "health", "--csv"]);
+    assert!(csv.starts_with("measure,value\nmemories,3\nduplicate_groups,1\nduplicates,1\n"), "{csv}");
+    let preview = e.ok(&["analytics", "health", "--fix", "merge-duplicates"]);
+    assert!(
+        preview.starts_with("1 group of near-duplicates: one memory of each is kept; 1 memory would be expired"),
+        "{preview}"
+    );
+    assert!(preview.contains("Nothing changed yet: add --apply to do it."), "{preview}");
+    assert_eq!(e.json(&["analytics", "health"])["counts"]["duplicates"], 1, "a preview changes nothing");
+    let done = e.json(&["analytics", "health", "--fix", "merge-duplicates", "--apply"]);
+    assert_eq!((done["applied"].as_bool(), done["after"]["duplicates"].as_u64()), (Some(true), Some(0)), "{done}");
+    assert_eq!(done["after"]["memories"], 2);
+    assert!(e.err(&["analytics", "recalls", "--fix", "vacuum"]).contains("--fix goes with `strata analytics health`"));
+}

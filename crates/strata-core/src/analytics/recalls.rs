@@ -1,0 +1,479 @@
+//! Usage records of recalls and the metrics read from them: what recall found, and how
+//! prompts used their budgets.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use rusqlite::params;
+use serde::Serialize;
+
+use super::{MEMORY_SCOPE, Range};
+use crate::clock::to_ms;
+use crate::error::{Error, Result};
+use crate::model::MemoryId;
+use crate::store::Store;
+
+/// Why recall ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// A search someone (or an AI tool) ran.
+    Search,
+    /// The recall behind a prompt.
+    Prompt,
+}
+
+impl Purpose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Search => "search",
+            Purpose::Prompt => "prompt",
+        }
+    }
+}
+
+/// What a person rated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum About {
+    /// An answer a model gave (its recorded exchange).
+    Answer,
+    /// A recalled memory.
+    Memory,
+}
+
+impl About {
+    fn as_str(self) -> &'static str {
+        match self {
+            About::Answer => "answer",
+            About::Memory => "memory",
+        }
+    }
+}
+
+/// What people said, in a range.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Feedback {
+    /// Answers rated helpful.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub answers_helpful: u64,
+    /// Answers rated not helpful.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub answers_unhelpful: u64,
+    /// Memories rated helpful.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub memories_helpful: u64,
+    /// Memories rated not helpful.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub memories_unhelpful: u64,
+}
+
+/// One recall, as [`Store::record_recall`] keeps it.
+#[derive(Debug, Clone)]
+pub struct RecallRecord<'a> {
+    /// Whose memories were searched.
+    pub user_id: &'a str,
+    /// The agent that asked, if any.
+    pub agent_id: Option<&'a str>,
+    /// The app or MCP client that asked.
+    pub client: Option<&'a str>,
+    /// A search or a prompt.
+    pub purpose: Purpose,
+    /// What was asked.
+    pub query: &'a str,
+    /// How long recall took.
+    pub latency_ms: f64,
+    /// The results in rank order: the memory, its score, and whether the prompt included it.
+    pub hits: Vec<(MemoryId, f64, bool)>,
+    /// For a prompt: how its budget was used.
+    pub prompt: Option<PromptRecord>,
+}
+
+/// How a prompt used its budget.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct PromptRecord {
+    /// The model it was built for.
+    pub model: String,
+    /// Its budget in tokens.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub budget: u64,
+    /// Tokens used.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub used: u64,
+    /// Tokens per section (`system`, `facts`, `episodes`, `history`, `message`, `framing`…).
+    #[cfg_attr(feature = "specta", specta(type = std::collections::BTreeMap<String, u32>))]
+    pub sections: BTreeMap<String, u64>,
+    /// Candidates left out, by why (`over_budget`, `duplicate`, `covered`).
+    #[cfg_attr(feature = "specta", specta(type = std::collections::BTreeMap<String, u32>))]
+    pub dropped: BTreeMap<String, u64>,
+}
+
+/// How one model's prompts used their budgets.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ModelUse {
+    /// Prompts built.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub prompts: u64,
+    /// Their mean budget.
+    pub budget: f64,
+    /// Their mean tokens used.
+    pub used: f64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+}
+
+/// Prompts in one bucket.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct UtilizationPoint {
+    /// The bucket's first day.
+    pub start: String,
+    /// Prompts built.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub prompts: u64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+}
+
+/// How prompts used their budgets over a range.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct UtilizationMetrics {
+    /// Prompts built.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub prompts: u64,
+    /// Mean of used ÷ budget.
+    pub utilization: f64,
+    /// Mean tokens per section.
+    pub sections: BTreeMap<String, f64>,
+    /// Candidates left out, by why, in all.
+    #[cfg_attr(feature = "specta", specta(type = std::collections::BTreeMap<String, u32>))]
+    pub dropped: BTreeMap<String, u64>,
+    /// By model.
+    pub by_model: BTreeMap<String, ModelUse>,
+    /// Per bucket (buckets with none left out).
+    pub series: Vec<UtilizationPoint>,
+}
+
+/// Recalls in one bucket.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RecallPoint {
+    /// The bucket's first day.
+    pub start: String,
+    /// Recalls run.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub recalls: u64,
+    /// Of those, the ones that found something.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub found: u64,
+}
+
+/// What recall did over a range.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RecallMetrics {
+    /// Recalls run.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub recalls: u64,
+    /// Of those, searches.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub searches: u64,
+    /// Of those, for prompts.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub prompts: u64,
+    /// Recalls that found something.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub found: u64,
+    /// Median time a recall took.
+    pub latency_p50_ms: f64,
+    /// 95th percentile.
+    pub latency_p95_ms: f64,
+    /// Per bucket (buckets with none left out).
+    pub series: Vec<RecallPoint>,
+    /// Distinct memories recalled.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub recalled: u64,
+    /// Of those, distinct memories a prompt included.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub in_prompt: u64,
+    /// Of those, distinct memories an answer drew on (see [`Store::record_answer`]).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub used: u64,
+    /// Prompts whose answer is known.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub answered: u64,
+    /// What people said of answers and memories.
+    pub feedback: Feedback,
+    /// Live memories no record shows recalled.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub never_recalled: u64,
+    /// The most recalled memories: id and how often, most first (at most 20).
+    #[cfg_attr(feature = "specta", specta(type = Vec<(String, u32)>))]
+    pub top: Vec<(String, u64)>,
+    /// Queries that found nothing, most asked first (at most 20).
+    #[cfg_attr(feature = "specta", specta(type = Vec<(String, u32)>))]
+    pub no_result: Vec<(String, u64)>,
+}
+
+/// Which recalls a metric counts: `user`'s (`?1`) from `?2` to `?3` (ms) run by one app or
+/// client (`?4`, none: any), as a condition on `recalls r`.
+pub(crate) const RECALL_SCOPE: &str = "r.user_id = ?1 AND r.at >= ?2 AND r.at < ?3 AND (?4 IS NULL OR r.client = ?4)";
+
+/// A live memory (`memories m`) that no usage record shows recalled.
+pub(crate) const NEVER_RECALLED: &str =
+    "m.expired_at IS NULL AND NOT EXISTS (SELECT 1 FROM recall_hits h WHERE h.memory_id = m.id)";
+
+/// The most entries [`RecallMetrics::top`] and [`RecallMetrics::no_result`] list.
+const TOP_RECALLS: i64 = 20;
+
+impl Store {
+    /// Keeps one recall's usage record (see the module documentation); returns its id.
+    pub fn record_recall(&mut self, r: &RecallRecord<'_>) -> Result<i64> {
+        let at = self.clock().now();
+        self.record_recall_at(r, at)
+    }
+
+    /// [`Store::record_recall`] as if it ran at `at` (benchmarks, imports of usage history).
+    pub fn record_recall_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>) -> Result<i64> {
+        let at = to_ms(at);
+        self.transact(|tx| {
+            let c = tx.conn();
+            let prompt =
+                r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
+            c.prepare_cached(
+                "INSERT INTO recalls (at, user_id, agent_id, client, purpose, query, found, latency_ms, prompt) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                at,
+                r.user_id,
+                r.agent_id,
+                r.client,
+                r.purpose.as_str(),
+                r.query,
+                r.hits.len() as i64,
+                r.latency_ms,
+                prompt
+            ])?;
+            let id = c.last_insert_rowid();
+            let mut hit = c.prepare_cached(
+                "INSERT INTO recall_hits (recall_id, rank, memory_id, score, in_prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (rank, (memory, score, in_prompt)) in r.hits.iter().enumerate() {
+                hit.execute(params![id, rank as i64 + 1, memory.to_string(), score, *in_prompt])?;
+            }
+            Ok(id)
+        })
+    }
+
+    /// Records what the answer to the prompt recall `recall` was for drew on: of the memories
+    /// the prompt included, `used` ones and no others; and `answer`, the exchange it was
+    /// recorded as, if it was.
+    pub fn record_answer(&mut self, recall: i64, used: &[MemoryId], answer: Option<MemoryId>) -> Result<()> {
+        self.transact(|tx| {
+            let c = tx.conn();
+            c.execute("UPDATE recall_hits SET used = 0 WHERE recall_id = ?1 AND in_prompt = 1", [recall])?;
+            let mut mark = c.prepare_cached(
+                "UPDATE recall_hits SET used = 1 WHERE recall_id = ?1 AND in_prompt = 1 AND memory_id = ?2",
+            )?;
+            for id in used {
+                mark.execute(params![recall, id.to_string()])?;
+            }
+            c.execute(
+                "UPDATE recalls SET answer_id = ?2 WHERE id = ?1",
+                params![recall, answer.map(|a| a.to_string())],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Records what `user` said of a memory or a recorded answer (`about`): helpful or not.
+    pub fn record_feedback(&mut self, user: &str, memory: MemoryId, about: About, helpful: bool) -> Result<()> {
+        let at = to_ms(self.clock().now());
+        self.transact(|tx| {
+            tx.conn().execute(
+                "INSERT INTO feedback (at, user_id, memory_id, about, helpful) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![at, user, memory.to_string(), about.as_str(), helpful],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Deletes the usage records of recalls before `before`; returns how many.
+    /// (And what people said before then.)
+    pub fn prune_recalls(&mut self, before: DateTime<Utc>) -> Result<u64> {
+        self.transact(|tx| {
+            tx.conn().execute("DELETE FROM feedback WHERE at < ?1", [to_ms(before)])?;
+            Ok(tx.conn().execute("DELETE FROM recalls WHERE at < ?1", [to_ms(before)])? as u64)
+        })
+    }
+
+    /// Deletes every usage record of `user`'s recalls, and what they said of answers and
+    /// memories; returns how many recalls.
+    pub fn clear_recalls(&mut self, user: &str) -> Result<u64> {
+        self.transact(|tx| {
+            tx.conn().execute("DELETE FROM feedback WHERE user_id = ?1", [user])?;
+            Ok(tx.conn().execute("DELETE FROM recalls WHERE user_id = ?1", [user])? as u64)
+        })
+    }
+
+    /// What `user`'s recalls did over `range`.
+    pub fn recall_metrics(&self, user: &str, range: &Range) -> Result<RecallMetrics> {
+        let c = &self.conn;
+        let (since, until) = range.bounds();
+        let scope = RECALL_SCOPE;
+        let client = range.client.as_deref();
+        let count = |sql: String| -> Result<u64> {
+            Ok(c.query_row(&sql, params![user, since, until, client], |r| r.get::<_, i64>(0))? as u64)
+        };
+        let mut m = RecallMetrics {
+            recalls: count(format!("SELECT count(*) FROM recalls r WHERE {scope}"))?,
+            searches: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND purpose = 'search'"))?,
+            prompts: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND purpose = 'prompt'"))?,
+            found: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND found > 0"))?,
+            recalled: count(format!(
+                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id WHERE {scope}"
+            ))?,
+            in_prompt: count(format!(
+                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id \
+                 WHERE {scope} AND h.in_prompt = 1"
+            ))?,
+            used: count(format!(
+                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id \
+                 WHERE {scope} AND h.used = 1"
+            ))?,
+            answered: count(format!(
+                "SELECT count(*) FROM recalls r WHERE {scope} AND EXISTS \
+                 (SELECT 1 FROM recall_hits h WHERE h.recall_id = r.id AND h.used IS NOT NULL)"
+            ))?,
+            ..RecallMetrics::default()
+        };
+        m.never_recalled = c.query_row(
+            &format!("SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} AND {NEVER_RECALLED}"),
+            params![user, range.kind.map(|k| k.as_str()), client],
+            |r| r.get::<_, i64>(0),
+        )? as u64;
+        let percentile = |p: f64| -> Result<f64> {
+            let offset = ((m.recalls as f64 - 1.0) * p).round().max(0.0) as i64;
+            let sql = format!("SELECT latency_ms FROM recalls r WHERE {scope} ORDER BY latency_ms LIMIT 1 OFFSET ?5");
+            Ok(c.query_row(&sql, params![user, since, until, client, offset], |r| r.get(0)).unwrap_or(0.0))
+        };
+        let mut stmt = c.prepare(
+            "SELECT about, helpful, count(*) FROM feedback WHERE user_id = ?1 AND at >= ?2 AND at < ?3 GROUP BY 1, 2",
+        )?;
+        let mut rows = stmt.query(params![user, since, until])?;
+        while let Some(r) = rows.next()? {
+            let n = r.get::<_, i64>(2)? as u64;
+            let f = &mut m.feedback;
+            *match (r.get::<_, String>(0)?.as_str(), r.get::<_, bool>(1)?) {
+                ("answer", true) => &mut f.answers_helpful,
+                ("answer", false) => &mut f.answers_unhelpful,
+                (_, true) => &mut f.memories_helpful,
+                (_, false) => &mut f.memories_unhelpful,
+            } += n;
+        }
+        if m.recalls > 0 {
+            (m.latency_p50_ms, m.latency_p95_ms) = (percentile(0.5)?, percentile(0.95)?);
+        }
+        let sql = format!(
+            "SELECT {} AS b, count(*), sum(found > 0) FROM recalls r WHERE {scope} GROUP BY b ORDER BY b",
+            range.bucket.of("r.at")
+        );
+        let mut stmt = c.prepare(&sql)?;
+        m.series = stmt
+            .query_map(params![user, since, until, client], |r| {
+                Ok(RecallPoint {
+                    start: r.get(0)?,
+                    recalls: r.get::<_, i64>(1)? as u64,
+                    found: r.get::<_, i64>(2)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let listed = |sql: String| -> Result<Vec<(String, u64)>> {
+            let mut stmt = c.prepare(&sql)?;
+            let rows = stmt.query_map(params![user, since, until, client, TOP_RECALLS], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        m.top = listed(format!(
+            "SELECT h.memory_id, count(*) AS n FROM recall_hits h JOIN recalls r ON r.id = h.recall_id WHERE {scope} \
+             GROUP BY h.memory_id ORDER BY n DESC, h.memory_id LIMIT ?5"
+        ))?;
+        m.no_result = listed(format!(
+            "SELECT r.query, count(*) AS n FROM recalls r WHERE {scope} AND found = 0 \
+             GROUP BY r.query ORDER BY n DESC, r.query LIMIT ?5"
+        ))?;
+        Ok(m)
+    }
+}
+
+impl Store {
+    /// How `user`'s prompts used their budgets over `range`.
+    pub fn utilization_metrics(&self, user: &str, range: &Range) -> Result<UtilizationMetrics> {
+        let (since, until) = range.bounds();
+        let sql = format!(
+            "SELECT {}, prompt FROM recalls r WHERE {RECALL_SCOPE} AND prompt IS NOT NULL ORDER BY r.at",
+            range.bucket.of("r.at")
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![user, since, until, range.client.as_deref()], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut m = UtilizationMetrics::default();
+        let mut sections: BTreeMap<String, u64> = BTreeMap::new();
+        let mut points: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+        let mut models: BTreeMap<String, (u64, u64, u64, f64)> = BTreeMap::new();
+        let mut total = 0.0;
+        for row in rows {
+            let (start, json) = row?;
+            let p: PromptRecord =
+                serde_json::from_str(&json).map_err(|e| Error::Corrupt(format!("a prompt record: {e}")))?;
+            let share = if p.budget == 0 { 0.0 } else { p.used as f64 / p.budget as f64 };
+            m.prompts += 1;
+            total += share;
+            for (name, tokens) in &p.sections {
+                *sections.entry(name.clone()).or_default() += tokens;
+            }
+            for (why, n) in &p.dropped {
+                *m.dropped.entry(why.clone()).or_default() += n;
+            }
+            let point = points.entry(start).or_default();
+            (point.0, point.1) = (point.0 + 1, point.1 + share);
+            let model = models.entry(p.model.clone()).or_default();
+            *model = (model.0 + 1, model.1 + p.budget, model.2 + p.used, model.3 + share);
+        }
+        let n = m.prompts.max(1) as f64;
+        m.utilization = total / n;
+        m.sections = sections.into_iter().map(|(k, v)| (k, v as f64 / n)).collect();
+        m.series = points
+            .into_iter()
+            .map(|(start, (prompts, share))| UtilizationPoint { start, prompts, utilization: share / prompts as f64 })
+            .collect();
+        m.by_model = models
+            .into_iter()
+            .map(|(model, (prompts, budget, used, share))| {
+                let k = prompts as f64;
+                (model, ModelUse { prompts, budget: budget as f64 / k, used: used as f64 / k, utilization: share / k })
+            })
+            .collect();
+        Ok(m)
+    }
+}
+
+/// Inside a forgetting transaction: deletes every usage record of a recall that found `id`
+/// (its hits go with it) or whose answer it is, and what was said of it.
+pub(crate) fn forget_recalls_of(tx: &rusqlite::Transaction<'_>, id: MemoryId) -> Result<()> {
+    let id = id.to_string();
+    tx.prepare_cached(
+        "DELETE FROM recalls WHERE id IN (SELECT recall_id FROM recall_hits WHERE memory_id = ?1) OR answer_id = ?1",
+    )?
+    .execute([&id])?;
+    tx.prepare_cached("DELETE FROM feedback WHERE memory_id = ?1")?.execute([&id])?;
+    Ok(())
+}
