@@ -51,7 +51,9 @@ pub(crate) async fn drill_recalls(
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn health(state: State<'_, AppState>) -> Result<HealthView, ApiError> {
-    state.run(|e| e.health(&HealthParams::default())).await
+    // On an engine of its own: at 100,000 memories it takes seconds, and the window's other
+    // commands go on meanwhile.
+    state.run_apart(|e| e.health(&HealthParams::default())).await
 }
 
 /// Previews (`apply` false) or applies an optimization, as a job with progress; a stopped

@@ -21,7 +21,7 @@ const SECTION_WORDS: Record<string, string> = {
   procedures: "Procedures",
   history: "This conversation",
   message: "The question",
-  framing: "Labels",
+  framing: "Labels and framing",
   concepts: "Concepts",
 };
 
@@ -136,7 +136,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
         type: "funnel",
         sort: "none",
         left: 8,
-        right: 8,
+        width: "55%",
         top: 8,
         bottom: 8,
         minSize: "8%",
@@ -223,7 +223,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
         <div className="card" id="card-recalls">
           <Headline n={r.recalls} one="recall" many="recalls" />
           <span className="muted">
-            {percent(r.found, r.recalls)} found something · {Math.round(r.latency_p95_ms ?? 0)} ms at worst (p95)
+            {percent(r.found, r.recalls)} found something · 95% took {Math.max(1, Math.round(r.latency_p95_ms ?? 0))} ms or less
           </span>
         </div>
         <div className="card" id="card-prompts">
@@ -231,8 +231,10 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
           <span className="muted">{percent(Math.round(100 * (u.utilization ?? 0)), 100)} of the budget used on average</span>
         </div>
         <div className="card" id="card-feedback">
-          <strong>{(f.answers_helpful + f.memories_helpful).toLocaleString()}</strong> helpful ·{" "}
-          <strong>{(f.answers_unhelpful + f.memories_unhelpful).toLocaleString()}</strong> not
+          <span>
+            <strong>{(f.answers_helpful + f.memories_helpful).toLocaleString()}</strong> helpful ·{" "}
+            <strong>{(f.answers_unhelpful + f.memories_unhelpful).toLocaleString()}</strong> not
+          </span>
           <span className="muted">what you said of answers and memories</span>
         </div>
       </div>

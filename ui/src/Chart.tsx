@@ -9,6 +9,9 @@ echarts.use([BarChart, LineChart, FunnelChart, GridComponent, TooltipComponent, 
 
 export type ChartOption = echarts.EChartsCoreOption;
 
+// Series colours that read on the light and the dark theme alike, the app's teal first.
+const PALETTE = ["#14a090", "#4e79a7", "#f28e2b", "#9aa4b2"];
+
 // A point a person clicked: the series and the category (a bucket's day, a section's name).
 export type Clicked = { series: string; category: string };
 
@@ -50,7 +53,7 @@ export function Chart({
 
   useEffect(() => {
     chart.current?.setOption(
-      { backgroundColor: "transparent", aria: { enabled: true }, animation: false, ...option },
+      { backgroundColor: "transparent", color: PALETTE, aria: { enabled: true }, animation: false, ...option },
       { notMerge: true },
     );
   }, [option, dark]);

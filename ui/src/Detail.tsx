@@ -101,7 +101,8 @@ export function Detail({
       )}
       {!past && m.expired_at && (
         <div className="as-of" id="put-away">
-          Put away on {when(m.expired_at)}: Strata no longer recalls it or gives it to a model. Its history says why.{" "}
+          Expired on {when(m.expired_at)}: Strata no longer recalls it or gives it to a model, but keeps it. Its history says
+          why.{" "}
           <button id="revive" onClick={() => act(commands.revive(m.id))}>
             Bring it back
           </button>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   commands,
   type DrilledMemory_Serialize as DrilledMemory,
@@ -30,8 +30,10 @@ export function Drill({
   const [memories, setMemories] = useState<DrilledMemory[] | null>(null);
   const [recalls, setRecalls] = useState<RecallRowView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const panel = useRef<HTMLElement>(null);
 
   useEffect(() => {
+    panel.current?.scrollIntoView({ block: "nearest" });
     if ("memories" in what)
       commands.drillMemories(range, what.memories).then((r) => (r.status === "ok" ? setMemories(r.data) : setError(describe(r.error))));
     else
@@ -42,7 +44,7 @@ export function Drill({
 
   const rows = memories ?? recalls;
   return (
-    <section className="panel drill" id="drill" aria-live="polite">
+    <section className="panel drill" id="drill" aria-live="polite" ref={panel}>
       <div className="drill-head">
         <h3>{heading}</h3>
         <button className="link" id="drill-close" onClick={onClose}>

@@ -20,7 +20,7 @@ function size(n: number): string {
 
 const ACTION_WORDS: Record<Optimization, string> = {
   merge_duplicates: "Merge near-duplicates",
-  expire_stale: "Put away stale memories",
+  expire_stale: "Expire stale memories",
   embed_missing: "Make every memory searchable by meaning",
   compact: "Group related memories",
   vacuum: "Give back unused space",
@@ -78,8 +78,8 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
     <section className="panel health" id="health">
       <h3>Health</h3>
       <p className="muted">
-        What does your memory no good, and what mends it. Each fix shows what it would change first; nothing is deleted, and a
-        memory put away can be brought back from its page.
+        What does your memory no good, and what mends it. Each fix shows what it would change first. Nothing is deleted: an
+        expired memory is kept, hidden from recall, and comes back with “Bring it back” on its page.
       </p>
       {error && <div className="error">{error}</div>}
       <table className="health-table">
@@ -89,7 +89,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
             <td>
               {c.duplicate_groups === 0
                 ? "None."
-                : `${count(c.duplicate_groups, "group", "groups")} of memories that say almost the same thing: merging keeps one of each and puts ${count(c.duplicates, "other", "others")} away.`}
+                : `${count(c.duplicate_groups, "group", "groups")} of memories that say almost the same thing: merging keeps one of each and expires ${count(c.duplicates, "other", "others")}.`}
             </td>
             <td>{action("merge_duplicates", c.duplicates > 0)}</td>
           </tr>

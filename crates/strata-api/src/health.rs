@@ -183,11 +183,15 @@ pub struct OptimizeView {
     pub after: Option<HealthCounts>,
 }
 
+/// A fact that disagrees: its key, its name, and each value with the index of the memory in
+/// `live` that holds it.
+type Disagreement = (String, String, Vec<(String, usize)>);
+
 /// What health found, before it is listed.
 struct Findings {
     live: Vec<Memory>,
     groups: Vec<(usize, Vec<usize>)>,
-    contradictions: Vec<(String, String, Vec<(String, usize)>)>,
+    contradictions: Vec<Disagreement>,
     stale: (u64, Vec<MemoryId>),
     unembedded: Option<(u64, Vec<MemoryId>)>,
 }
@@ -249,9 +253,9 @@ impl Engine {
         let summary = match action {
             Optimization::MergeDuplicates => {
                 for (keep, others) in &f.groups {
-                    let k = &f.live[*keep];
+                    let kept = crate::dto::content_title(&f.live[*keep].content);
                     for &o in others {
-                        changes.push((Some(f.live[o].id), format!("expired as a near-duplicate of {}", k.id)));
+                        changes.push((Some(f.live[o].id), format!("expired as a near-duplicate of “{kept}”")));
                     }
                 }
                 if apply {
@@ -458,7 +462,7 @@ fn duplicate_groups(live: &[Memory], similarity: f64) -> Vec<(usize, Vec<usize>)
 /// Facts that disagree: the key, the fact and each distinct value with the earliest memory that
 /// holds it, for facts of semantic memories whose keys match once case and separators are set
 /// aside.
-fn contradictions(live: &[Memory]) -> Vec<(String, String, Vec<(String, usize)>)> {
+fn contradictions(live: &[Memory]) -> Vec<Disagreement> {
     let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, m) in live.iter().enumerate() {
         if let Content::Semantic(c) = &m.content {

@@ -37,6 +37,12 @@ pub struct SizeReport {
     pub recalls: usize,
     /// The first view (dashboard, 30 days by day), median and p95 of the runs.
     pub dashboard: Latency,
+    /// Of which the memory metrics.
+    pub memory_metrics: Latency,
+    /// The recall metrics.
+    pub recall_metrics: Latency,
+    /// The prompts' use of their budgets.
+    pub utilization_metrics: Latency,
     /// Memories created on one day.
     pub drill_created: Latency,
     /// Memories expired on one day.
@@ -56,7 +62,7 @@ pub struct SizeReport {
 /// The run.
 #[derive(Debug, Clone, Serialize)]
 pub struct AnalyticsReport {
-    /// Questions asked for the recording cost.
+    /// Questions asked for the recording cost (each three times, each way).
     pub questions: usize,
     /// One per size.
     pub sizes: Vec<SizeReport>,
@@ -102,6 +108,9 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
         };
         let e = &quiet;
         let dashboard = time(&mut || e.dashboard(&month).map(drop))?;
+        let memory_metrics = time(&mut || e.memory_metrics(&month).map(drop))?;
+        let recall_metrics = time(&mut || e.recall_metrics(&month).map(drop))?;
+        let utilization_metrics = time(&mut || e.utilization_metrics(&month).map(drop))?;
         let drill_created = time(&mut || e.drill_memories(&today, MemoryDrill::Created, 200).map(drop))?;
         let drill_moved = time(&mut || e.drill_memories(&today, MemoryDrill::Expired, 200).map(drop))?;
         let drill_no_result = time(&mut || e.drill_recalls(&month, true, None, 200).map(drop))?;
@@ -110,9 +119,10 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
         e.health(&HealthParams::default())?;
         let health_ms = (t.elapsed().as_secs_f64() * 1000.0).round();
 
-        // The cost of recording: the same questions, alternately with and without a record.
+        // The cost of recording: the same questions, alternately with and without a record,
+        // three times over.
         let (mut with, mut without) = (Vec::new(), Vec::new());
-        for q in &questions {
+        for q in questions.iter().chain(&questions).chain(&questions) {
             quiet.recall(q, Filter::default(), 10)?; // warm this question's path
             let t = Instant::now();
             recording.recall(q, Filter::default(), 10)?;
@@ -126,6 +136,9 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
             events,
             recalls: RECORDED,
             dashboard,
+            memory_metrics,
+            recall_metrics,
+            utilization_metrics,
             drill_created,
             drill_moved,
             drill_no_result,
@@ -139,7 +152,7 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
 }
 
 /// Brings every memory to [`EVENTS_PER_MEMORY`] events — accesses, and for one in ten a move to
-/// long-term and, for one in a hundred, an expiry — and records [`RECORDED`] recalls of
+/// medium-term and, for one in a hundred, an expiry — and records [`RECORDED`] recalls of
 /// `questions` over the last 90 days, each with ten results. Returns the events in the log.
 fn add_events(path: &Path, questions: &[String]) -> ApiResult<u64> {
     let mut store = Store::open(path)?;
@@ -151,9 +164,9 @@ fn add_events(path: &Path, questions: &[String]) -> ApiResult<u64> {
                 for k in 1..EVENTS_PER_MEMORY {
                     let change = match (i % 10, i % 100, k) {
                         (0, _, 1) => Change::TierChanged {
-                            from: Tier::Medium,
-                            to: Tier::Long,
-                            reason: "retrieved 3 times".into(),
+                            from: Tier::Short,
+                            to: Tier::Medium,
+                            reason: "left working memory (beyond the 20 newest of its session)".into(),
                         },
                         (_, 0, 2) => Change::Expired { reason: "untouched for 92 days; value 0.04 < 0.2".into() },
                         _ => Change::Accessed { count: 1 },

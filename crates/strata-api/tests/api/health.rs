@@ -53,7 +53,12 @@ fn health_finds_what_does_no_good_and_optimizations_preview_apply_and_revive() {
     let preview = e.optimize(Optimization::MergeDuplicates, &params, false, &mut |_, _| Ok(()), &stop).unwrap();
     assert_eq!((preview.applied, preview.total, preview.after.is_none()), (false, 2, true));
     assert!(preview.summary.contains("2 memories would be expired"), "{}", preview.summary);
-    assert!(preview.changes.iter().all(|c| c.what == format!("expired as a near-duplicate of {first}")));
+    let kept = "user: I moved to Lisbon in March and started working at the harbour office";
+    assert!(
+        preview.changes.iter().all(|c| c.what == format!("expired as a near-duplicate of “{kept}”")),
+        "{:?}",
+        preview.changes
+    );
     assert_eq!(e.health(&params).unwrap().counts.duplicates, 2);
     // Applied: the others are expired and linked, with the reason in their history.
     let done = e.optimize(Optimization::MergeDuplicates, &params, true, &mut |_, _| Ok(()), &stop).unwrap();

@@ -173,6 +173,6 @@ impl Store {
     pub fn ids(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<MemoryId>> {
         let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map(p, |r| r.get::<_, String>(0))?;
-        rows.map(|id| Ok(id?.parse()?)).collect()
+        rows.map(|id| id.map_err(crate::error::Error::from).and_then(|id| id.parse())).collect()
     }
 }

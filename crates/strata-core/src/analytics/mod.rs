@@ -57,6 +57,14 @@ impl std::str::FromStr for Bucket {
 }
 
 impl Bucket {
+    /// The SQL expression for the bucket (its first day) of a `YYYY-MM-DD` column.
+    fn of_day(self, column: &str) -> String {
+        match self {
+            Bucket::Day => column.to_string(),
+            Bucket::Week => format!("date({column}, 'weekday 0', '-6 days')"),
+        }
+    }
+
     /// The SQL expression for the bucket (its first day, `YYYY-MM-DD`) of a millisecond column.
     pub(crate) fn of(self, column: &str) -> String {
         match self {
@@ -187,30 +195,27 @@ impl Store {
         };
         let model = model.as_deref();
         let (scope, kind, app) = (MEMORY_SCOPE, range.kind.map(|k| k.as_str()), range.client.as_deref());
-        let grouped = |sql: &str| -> Result<BTreeMap<String, u64>> {
-            let mut stmt = c.prepare(sql)?;
+        let count = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<u64> {
+            Ok(c.query_row(sql, p, |r| r.get::<_, i64>(0))? as u64)
+        };
+        // Counts now come from the rollup the projection's triggers keep (migration 0006).
+        let rolled = |select: &str, more: &str| -> Result<BTreeMap<String, u64>> {
+            let sql = format!(
+                "SELECT {select}, sum(n) FROM memory_counts c WHERE {COUNTS_SCOPE} {more} GROUP BY 1 HAVING sum(n) > 0"
+            );
+            let mut stmt = c.prepare(&sql)?;
             let rows =
                 stmt.query_map(params![user, kind, app], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
-        let count = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<u64> {
-            Ok(c.query_row(sql, p, |r| r.get::<_, i64>(0))? as u64)
-        };
-        let scoped = [&user as &dyn rusqlite::ToSql, &kind, &app];
+        let by_expired = rolled("CASE c.expired WHEN 1 THEN 'expired' ELSE 'live' END", "")?;
         let mut m = MemoryMetrics {
-            memories: count(&format!("SELECT count(*) FROM memories m WHERE {scope}"), &scoped)?,
-            expired: count(
-                &format!("SELECT count(*) FROM memories m WHERE {scope} AND m.expired_at IS NOT NULL"),
-                &scoped,
-            )?,
-            by_type: grouped(&format!("SELECT m.kind, count(*) FROM memories m WHERE {scope} GROUP BY 1"))?,
-            by_tier: grouped(&format!(
-                "SELECT m.tier, count(*) FROM memories m WHERE {scope} AND m.expired_at IS NULL GROUP BY 1"
-            ))?,
-            by_app: grouped(&format!("SELECT {APP}, count(*) FROM memories m WHERE {scope} GROUP BY 1"))?,
-            by_agent: grouped(&format!(
-                "SELECT coalesce(m.agent_id, 'shared'), count(*) FROM memories m WHERE {scope} GROUP BY 1"
-            ))?,
+            memories: by_expired.values().sum(),
+            expired: by_expired.get("expired").copied().unwrap_or(0),
+            by_type: rolled("c.kind", "")?,
+            by_tier: rolled("c.tier", "AND c.expired = 0")?,
+            by_app: rolled("c.app", "")?,
+            by_agent: rolled("c.agent", "")?,
             embedding_model: model.map(str::to_string),
             ..MemoryMetrics::default()
         };
@@ -248,13 +253,17 @@ impl Store {
     }
 
     fn created(&self, user: &str, range: &Range, since: i64, until: i64) -> Result<Vec<Created>> {
+        // Whole days (UTC) from the rollup the projection's triggers keep.
         let sql = format!(
-            "SELECT {} AS b, m.kind, count(*) FROM memories m WHERE {MEMORY_SCOPE} AND m.created_at >= ?4 \
-             AND m.created_at < ?5 GROUP BY b, m.kind ORDER BY b",
-            range.bucket.of("m.created_at")
+            "SELECT {} AS b, c.kind, sum(c.n) FROM memory_days c WHERE {COUNTS_SCOPE} \
+             AND c.day >= date(?4 / 1000, 'unixepoch') AND c.day <= date((?5 - 1) / 1000, 'unixepoch') \
+             GROUP BY b, c.kind HAVING sum(c.n) > 0 ORDER BY b",
+            range.bucket.of_day("c.day")
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
+        // Dates SQLite can write: from year 0 to 9999.
+        let (since, until) = (since.max(-62_167_219_200_000), until.min(253_402_300_799_999));
         let rows = stmt.query_map(params![user, kind, app, since, until], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64))
         })?;
@@ -317,8 +326,8 @@ impl Store {
 pub(crate) const MEMORY_SCOPE: &str = "m.user_id = ?1 AND (?2 IS NULL OR m.kind = ?2) \
      AND (?3 IS NULL OR coalesce(json_extract(m.source, '$.app'), '') = ?3)";
 
-/// The app or client that wrote `memories m`.
-const APP: &str = "coalesce(json_extract(m.source, '$.app'), '')";
+/// [`MEMORY_SCOPE`] for the rollups (`memory_counts c`, `memory_days c`).
+const COUNTS_SCOPE: &str = "c.user_id = ?1 AND (?2 IS NULL OR c.kind = ?2) AND (?3 IS NULL OR c.app = ?3)";
 
 /// Which way a tier move went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -336,23 +336,29 @@ impl Store {
             searches: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND purpose = 'search'"))?,
             prompts: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND purpose = 'prompt'"))?,
             found: count(format!("SELECT count(*) FROM recalls r WHERE {scope} AND found > 0"))?,
-            recalled: count(format!(
-                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id WHERE {scope}"
-            ))?,
-            in_prompt: count(format!(
-                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id \
-                 WHERE {scope} AND h.in_prompt = 1"
-            ))?,
-            used: count(format!(
-                "SELECT count(DISTINCT h.memory_id) FROM recall_hits h JOIN recalls r ON r.id = h.recall_id \
-                 WHERE {scope} AND h.used = 1"
-            ))?,
             answered: count(format!(
                 "SELECT count(*) FROM recalls r WHERE {scope} AND EXISTS \
                  (SELECT 1 FROM recall_hits h WHERE h.recall_id = r.id AND h.used IS NOT NULL)"
             ))?,
             ..RecallMetrics::default()
         };
+        // Each memory recalled in the range once: how often, whether a prompt included it and
+        // an answer drew on it (one pass over the hits instead of one per measure).
+        let mut stmt = c.prepare(&format!(
+            "SELECT h.memory_id, count(*), max(h.in_prompt), max(coalesce(h.used, 0)) FROM recall_hits h \
+             JOIN recalls r ON r.id = h.recall_id WHERE {scope} GROUP BY h.memory_id"
+        ))?;
+        let mut top: Vec<(String, u64)> = Vec::new();
+        let mut rows = stmt.query(params![user, since, until, client])?;
+        while let Some(r) = rows.next()? {
+            m.recalled += 1;
+            m.in_prompt += u64::from(r.get::<_, bool>(2)?);
+            m.used += u64::from(r.get::<_, bool>(3)?);
+            top.push((r.get(0)?, r.get::<_, i64>(1)? as u64));
+        }
+        top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        top.truncate(TOP_RECALLS as usize);
+        m.top = top;
         m.never_recalled = c.query_row(
             &format!("SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} AND {NEVER_RECALLED}"),
             params![user, range.kind.map(|k| k.as_str()), client],
@@ -401,10 +407,6 @@ impl Store {
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
-        m.top = listed(format!(
-            "SELECT h.memory_id, count(*) AS n FROM recall_hits h JOIN recalls r ON r.id = h.recall_id WHERE {scope} \
-             GROUP BY h.memory_id ORDER BY n DESC, h.memory_id LIMIT ?5"
-        ))?;
         m.no_result = listed(format!(
             "SELECT r.query, count(*) AS n FROM recalls r WHERE {scope} AND found = 0 \
              GROUP BY r.query ORDER BY n DESC, r.query LIMIT ?5"

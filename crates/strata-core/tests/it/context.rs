@@ -96,6 +96,9 @@ fn a_version_1_database_gets_its_context_on_open() {
         c.execute_batch(
             "DROP TABLE memory_fts; DROP INDEX memories_session; DROP TABLE adapter_events; DROP TABLE adapters;
              DROP TABLE extraction_reads; DROP TABLE extraction_decisions; DROP TABLE recall_hits; DROP TABLE recalls;
+             DROP TABLE feedback; DROP INDEX events_moves; DROP TRIGGER memory_counts_insert;
+             DROP TRIGGER memory_counts_delete; DROP TRIGGER memory_counts_update;
+             DROP TABLE memory_counts; DROP TABLE memory_days;
              CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
              INSERT INTO memory_fts (rowid, title, body) SELECT rid, '', '' FROM memories;
              PRAGMA user_version = 1;",
