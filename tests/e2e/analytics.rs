@@ -44,17 +44,33 @@ fn three_days(dir: &std::path::Path) -> (std::path::PathBuf, [String; 3]) {
     let prompt = ContextParams {
         model: "gpt-4o".into(),
         message: "What is my quokka called?".into(),
-        system: None,
-        history: vec![],
-        history_summary: None,
         budget: Some(300),
-        filter: Filter::default(),
-        placement: None,
-        concepts: None,
+        ..ContextParams::default()
     };
     e.build_context(prompt).unwrap();
     e.set_tier(&strata_api::Target::new(cello.clone()), Tier::Long, "a person moved it").unwrap();
     (db, [quokka, cello, first])
+}
+
+#[test]
+fn a_new_store_says_there_is_nothing_to_show_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    Engine::open(&db, EngineOptions::default()).unwrap();
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-analytics"));
+    let memories = s.wait_for("the cards", |s| s.all("#card-memories").first().map(|e| s.text(e)));
+    assert!(memories.starts_with("0 memories0 expired · – searchable by meaning"), "{memories}");
+    assert_eq!(s.text(&s.find("#chart-created p")), "No memory was added in this period.");
+    assert_eq!(
+        s.text(&s.find("#chart-recalls p")),
+        "Nothing was recalled in this period: recalls are recorded when you search or chat."
+    );
+    assert_eq!(s.text(&s.find("#no-result")), "No search yet.");
+    let duplicates = s.wait_for("health", |s| s.all("#health-duplicates td").first().map(|e| s.text(e)));
+    assert_eq!(duplicates, "None.");
+    s.end();
 }
 
 #[test]

@@ -86,43 +86,27 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
   const days_ = [...new Set([...m.created.map((c) => c.start), ...m.moves.map((c) => c.start)])].sort();
   const kinds = ["semantic", "episodic", "procedural"];
 
-  const created: ChartOption = {
-    tooltip: { trigger: "axis" },
-    legend: { top: 0 },
-    grid: { left: 40, right: 16, top: 32, bottom: 24 },
-    xAxis: { type: "category", data: m.created.map((c) => c.start) },
-    yAxis: { type: "value", minInterval: 1 },
-    series: kinds.map((k) => ({
-      name: KIND_WORDS[k] + "s",
-      type: "bar",
-      stack: "created",
-      data: m.created.map((c) => c.by_type[k] ?? 0),
-    })),
-  };
-  const moveRows = m.moves;
-  const moves: ChartOption = {
-    tooltip: { trigger: "axis" },
-    legend: { top: 0 },
-    grid: { left: 40, right: 16, top: 32, bottom: 24 },
-    xAxis: { type: "category", data: moveRows.map((c) => c.start) },
-    yAxis: { type: "value", minInterval: 1 },
-    series: [
-      { name: "Promoted", type: "bar", data: moveRows.map((c) => c.promoted) },
-      { name: "Demoted", type: "bar", data: moveRows.map((c) => c.demoted) },
-      { name: "Expired", type: "bar", data: moveRows.map((c) => c.expired) },
+  const created = bars(
+    m.created.map((c) => c.start),
+    kinds.map((k) => ({ name: KIND_WORDS[k] + "s", data: m.created.map((c) => c.by_type[k] ?? 0) })),
+    "created",
+  );
+  const moves = bars(
+    m.moves.map((c) => c.start),
+    [
+      { name: "Promoted", data: m.moves.map((c) => c.promoted) },
+      { name: "Demoted", data: m.moves.map((c) => c.demoted) },
+      { name: "Expired", data: m.moves.map((c) => c.expired) },
     ],
-  };
-  const recalls: ChartOption = {
-    tooltip: { trigger: "axis" },
-    legend: { top: 0 },
-    grid: { left: 40, right: 16, top: 32, bottom: 24 },
-    xAxis: { type: "category", data: r.series.map((p) => p.start) },
-    yAxis: { type: "value", minInterval: 1 },
-    series: [
-      { name: "Found something", type: "bar", stack: "recalls", data: r.series.map((p) => p.found) },
-      { name: "Found nothing", type: "bar", stack: "recalls", data: r.series.map((p) => p.recalls - p.found) },
+  );
+  const recalls = bars(
+    r.series.map((p) => p.start),
+    [
+      { name: "Found something", data: r.series.map((p) => p.found) },
+      { name: "Found nothing", data: r.series.map((p) => p.recalls - p.found) },
     ],
-  };
+    "recalls",
+  );
   const funnelSteps: [string, number][] = [
     ["Recalled", r.recalled],
     ["Put in a prompt", r.in_prompt],
@@ -344,7 +328,9 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
           </p>
           <h3>Searches that found nothing</h3>
           {r.no_result.length === 0 ? (
-            <p className="muted">None: every search found something.</p>
+            <p className="muted" id="no-result">
+              {r.recalls === 0 ? "No search yet." : "None: every search found something."}
+            </p>
           ) : (
             <ul className="no-result" id="no-result">
               {r.no_result.map(([q, n]) => (
@@ -368,6 +354,18 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
       <Health active={active} onOpenMemory={onOpenMemory} onChanged={load} />
     </div>
   );
+}
+
+// Bars per bucket, a series each (stacked when `stack` names a stack).
+function bars(buckets: string[], series: { name: string; data: number[] }[], stack?: string): ChartOption {
+  return {
+    tooltip: { trigger: "axis" },
+    legend: { top: 0 },
+    grid: { left: 40, right: 16, top: 32, bottom: 24 },
+    xAxis: { type: "category", data: buckets },
+    yAxis: { type: "value", minInterval: 1 },
+    series: series.map((x) => ({ ...x, type: "bar", stack })),
+  };
 }
 
 // A headline number and its noun.
