@@ -62,6 +62,7 @@ fn a_new_store_says_there_is_nothing_to_show_yet() {
     s.click(&s.find("#nav-analytics"));
     let memories = s.wait_for("the cards", |s| s.all("#card-memories").first().map(|e| s.text(e)));
     assert!(memories.starts_with("0 memories0 expired · – searchable by meaning"), "{memories}");
+    assert_eq!(s.text(&s.find("#card-prompts")), "0 promptsnone built in this period");
     assert_eq!(s.text(&s.find("#chart-created p")), "No memory was added in this period.");
     assert_eq!(
         s.text(&s.find("#chart-recalls p")),

@@ -212,7 +212,11 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
         </div>
         <div className="card" id="card-prompts">
           <Headline n={u.prompts} one="prompt" many="prompts" />
-          <span className="muted">{percent(Math.round(100 * (u.utilization ?? 0)), 100)} of the budget used on average</span>
+          <span className="muted">
+            {u.prompts === 0
+              ? "none built in this period"
+              : `${percent(Math.round(100 * (u.utilization ?? 0)), 100)} of the budget used on average`}
+          </span>
         </div>
         <div className="card" id="card-feedback">
           <span>
