@@ -58,6 +58,8 @@ fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good
         e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", "2026-01-02T09:00Z"]);
     }
     // Narrowed to a type; a series as CSV with its header.
+    assert_eq!(e.json(&["analytics", "--client", "cli"])["memories"], 3);
+    assert_eq!(e.json(&["analytics", "--client", "desktop"])["memories"], 0, "written by another app");
     let m = e.json(&["analytics", "--type", "episodic"]);
     assert_eq!((m["memories"].as_u64(), &m["by_type"]), (Some(2), &serde_json::json!({"episodic": 2})), "{m}");
     let csv = e.ok(&["analytics", "--csv"]);
