@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use strata_core::analytics::{
-    About, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallMetrics, RecallQuery, RecallRecord,
-    UtilizationMetrics,
+    About, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallHit, RecallMetrics, RecallQuery, RecallRecord,
+    ScoreParts, UtilizationMetrics,
 };
 use strata_core::vectors::embedding_text;
 use strata_core::{MemoryId, concepts::contains_word};
@@ -97,6 +97,8 @@ pub struct RecallHitView {
     pub memory: MemoryView,
     /// Its score then.
     pub score: f64,
+    /// What made it (none: not recorded).
+    pub parts: Option<ScoreParts>,
     /// Whether the prompt included it.
     pub in_prompt: bool,
     /// Whether the answer drew on it (none: no answer known, or not in the prompt).
@@ -172,7 +174,13 @@ impl Engine {
                     .into_iter()
                     .filter_map(|h| {
                         let memory = store.get(h.memory).ok()?.into();
-                        Some(RecallHitView { memory, score: h.score, in_prompt: h.in_prompt, used: h.used })
+                        Some(RecallHitView {
+                            memory,
+                            score: h.score,
+                            parts: h.parts,
+                            in_prompt: h.in_prompt,
+                            used: h.used,
+                        })
                     })
                     .collect(),
             })
@@ -211,7 +219,7 @@ impl Engine {
         purpose: Purpose,
         query: &str,
         took: Duration,
-        hits: Vec<(MemoryId, f64, bool)>,
+        hits: Vec<RecallHit>,
         prompt: Option<PromptRecord>,
     ) -> Option<i64> {
         let days = self.options().recall_records_days?;
@@ -329,5 +337,16 @@ mod tests {
         assert!(!drew_on("I don't know.", "What did Caroline do?", memory));
         // The question's own words do not count.
         assert!(!drew_on("Caroline went.", "Where did Caroline go?", memory));
+    }
+}
+
+/// A recall's result as its usage record keeps it.
+pub(crate) fn recorded_hit(r: &strata_core::Recalled, in_prompt: bool) -> RecallHit {
+    RecallHit {
+        memory: r.memory.id,
+        score: r.breakdown.score,
+        parts: Some(ScoreParts::from(&r.breakdown)),
+        in_prompt,
+        used: None,
     }
 }

@@ -183,14 +183,11 @@ impl Engine {
         }
         let concepts = params.concepts.unwrap_or(settings.options.concepts);
         let started = std::time::Instant::now();
-        let candidates: Vec<Candidate> = self
-            .recall_scored(&params.message, params.filter, settings.candidates)?
-            .into_iter()
-            .filter(|r| concepts || !strata_core::concepts::is_concept(&r.memory))
-            .map(Candidate::from)
-            .collect();
+        let mut recalled = self.recall_scored(&params.message, params.filter, settings.candidates)?;
+        recalled.retain(|r| concepts || !strata_core::concepts::is_concept(&r.memory));
         let took = started.elapsed();
-        let recalled: Vec<(strata_core::MemoryId, f64)> = candidates.iter().map(|c| (c.memory.id, c.score)).collect();
+        let mut recorded: Vec<_> = recalled.iter().map(|r| crate::analytics::recorded_hit(r, false)).collect();
+        let candidates: Vec<Candidate> = recalled.into_iter().map(Candidate::from).collect();
         let message = params.message.clone();
         let req = ContextRequest {
             system: params.system,
@@ -207,7 +204,9 @@ impl Engine {
         };
         let assembled = assemble_with(tokens.as_ref(), req, &options, exact)?;
         let included: std::collections::HashSet<_> = assembled.report.included.iter().map(|d| d.id).collect();
-        let recorded = recalled.into_iter().map(|(id, score)| (id, score, included.contains(&id))).collect();
+        for hit in &mut recorded {
+            hit.in_prompt = included.contains(&hit.memory);
+        }
         let prompt = crate::analytics::prompt_record(&params.model, &assembled.report);
         let record =
             self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded, Some(prompt));

@@ -502,7 +502,7 @@ impl Engine {
     pub fn recall(&mut self, text: &str, filter: Filter, limit: usize) -> ApiResult<Vec<RecallView>> {
         let started = std::time::Instant::now();
         let hits = self.recall_scored(text, filter, limit)?;
-        let recorded = hits.iter().map(|h| (h.memory.id, h.breakdown.score, false)).collect();
+        let recorded = hits.iter().map(|h| crate::analytics::recorded_hit(h, false)).collect();
         self.record_recall(strata_core::analytics::Purpose::Search, text, started.elapsed(), recorded, None);
         Ok(hits.into_iter().map(Into::into).collect())
     }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use strata_api::analytics::MemoryDrill;
 use strata_api::health::HealthParams;
 use strata_api::{ApiResult, Engine, EngineOptions};
-use strata_core::analytics::{Bucket, Purpose, Range, RecallRecord};
+use strata_core::analytics::{Bucket, Purpose, Range, RecallHit, RecallRecord, ScoreParts};
 use strata_core::event::{Change, EventMeta, Expected};
 use strata_core::{Embedder, Filter, Store, Tier};
 
@@ -68,7 +68,8 @@ pub struct AnalyticsReport {
     pub sizes: Vec<SizeReport>,
 }
 
-/// Fills a store per size in `workdir` and times analytics at each.
+/// Fills a store per size in `workdir` and times analytics at each. A store already there
+/// (`analytics-SIZE.db`, kept from an earlier run) is timed as it is, not filled again.
 pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[usize]) -> ApiResult<AnalyticsReport> {
     let (turns, questions) = crate::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(200).collect();
@@ -76,8 +77,12 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
     let mut report = AnalyticsReport { questions: questions.len(), sizes: Vec::new() };
     for &size in sizes {
         let path = workdir.join(format!("analytics-{size}.db"));
-        fill(&path, &turns, size, cached.clone())?;
-        let events = add_events(&path, &questions)?;
+        let events = if path.exists() {
+            Store::open(&path)?.stats()?.events
+        } else {
+            fill(&path, &turns, size, cached.clone())?;
+            add_events(&path, &questions)?
+        };
         let options = |days| EngineOptions {
             user_id: USER.into(),
             client: "bench".into(),
@@ -181,8 +186,24 @@ fn add_events(path: &Path, questions: &[String]) -> ApiResult<u64> {
     let span_ms = 90 * 86_400_000_i64;
     for n in 0..RECORDED {
         let query = &questions[n % questions.len().max(1)];
-        let hits: Vec<_> =
-            (0..10).map(|k| (ids[(n * 37 + k * 101) % ids.len()], 1.0 / (k + 1) as f64, k < 3)).collect();
+        let hits: Vec<_> = (0..10)
+            .map(|k| {
+                let score = 1.0 / (k + 1) as f64;
+                let parts = ScoreParts {
+                    matched: score * 0.9,
+                    similarity: Some(score),
+                    recency: score * 0.1,
+                    ..ScoreParts::default()
+                };
+                RecallHit {
+                    memory: ids[(n * 37 + k * 101) % ids.len()],
+                    score,
+                    parts: Some(parts),
+                    in_prompt: k < 3,
+                    used: None,
+                }
+            })
+            .collect();
         let found = if n % 20 == 0 { vec![] } else { hits };
         let record = RecallRecord {
             user_id: USER,

@@ -836,6 +836,10 @@ pub enum BenchCommand {
         /// Store sizes.
         #[arg(long, value_delimiter = ',', default_value = "10000")]
         sizes: Vec<usize>,
+        /// Keep the stores in this folder, and time those already there as they are (filling
+        /// 100,000 memories takes minutes); none: a temporary folder.
+        #[arg(long)]
+        keep: Option<PathBuf>,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it

@@ -498,10 +498,17 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.compaction_bench(&report)
         }
-        BenchCommand::Analytics { data, sizes } => {
+        BenchCommand::Analytics { data, sizes, keep } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
-            out.analytics_bench(&strata_bench::analyticsbench::run(&data, work.path(), embedder, &sizes)?)
+            let dir = match &keep {
+                Some(dir) => {
+                    std::fs::create_dir_all(dir)?;
+                    dir.as_path()
+                }
+                None => work.path(),
+            };
+            out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);

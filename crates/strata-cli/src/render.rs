@@ -516,9 +516,34 @@ impl Out {
         titles: &[String],
         bucket: strata_core::analytics::Bucket,
     ) -> Result<()> {
+        let number = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.3}"));
+        let best = |p: &strata_core::analytics::RecallPoint, f: fn(&strata_core::analytics::Quartiles) -> f64| {
+            number(p.best.as_ref().map(f))
+        };
         if self.csv {
-            let rows = m.series.iter().map(|p| vec![p.start.clone(), p.recalls.to_string(), p.found.to_string()]);
-            return print_csv(&[bucket_column(bucket), "recalls", "found"], rows);
+            let rows = m.series.iter().map(|p| {
+                vec![
+                    p.start.clone(),
+                    p.recalls.to_string(),
+                    p.found.to_string(),
+                    best(p, |q| q.low),
+                    best(p, |q| q.median),
+                    best(p, |q| q.high),
+                    number(p.similarity),
+                    number(p.boost),
+                ]
+            });
+            let header = [
+                bucket_column(bucket),
+                "recalls",
+                "found",
+                "best_score_p25",
+                "best_score_median",
+                "best_score_p75",
+                "best_similarity",
+                "best_boost",
+            ];
+            return print_csv(&header, rows);
         }
         if self.json {
             return print_json(m);
@@ -556,9 +581,18 @@ impl Out {
             }
         }
         let per = bucket_word(bucket);
-        let mut t = table(&[per, "recalls", "found something"]);
+        let mut t =
+            table(&[per, "recalls", "found something", "best score (quartiles)", "its similarity to the query"]);
         for p in &m.series {
-            t.add_row(vec![p.start.clone(), p.recalls.to_string(), p.found.to_string()]);
+            let quartiles =
+                p.best.map_or_else(String::new, |q| format!("{:.2} · {:.2} · {:.2}", q.low, q.median, q.high));
+            t.add_row(vec![
+                p.start.clone(),
+                p.recalls.to_string(),
+                p.found.to_string(),
+                quartiles,
+                number(p.similarity),
+            ]);
         }
         say!("{t}");
         Ok(())

@@ -19,6 +19,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_extraction", include_str!("../migrations/0004_extraction.sql")),
     ("0005_recalls", include_str!("../migrations/0005_recalls.sql")),
     ("0006_feedback", include_str!("../migrations/0006_feedback.sql")),
+    ("0007_score_parts", include_str!("../migrations/0007_score_parts.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

@@ -147,8 +147,12 @@ impl Store {
                 continue;
             }
             let blob = to_blob(v);
-            tx.prepare_cached("INSERT OR REPLACE INTO memory_vectors (memory_id, model, vector) VALUES (?1, ?2, ?3)")?
-                .execute(params![m.id.to_string(), embedder.model_id(), blob])?;
+            // An upsert: INSERT OR REPLACE's delete would not reach `vector_counts`' trigger.
+            tx.prepare_cached(
+                "INSERT INTO memory_vectors (memory_id, model, vector) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (memory_id, model) DO UPDATE SET vector = excluded.vector",
+            )?
+            .execute(params![m.id.to_string(), embedder.model_id(), blob])?;
             tx.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
             tx.prepare_cached("INSERT INTO memory_vec (rowid, user_id, embedding) VALUES (?1, ?2, ?3)")?
                 .execute(params![rid, m.scope.user_id, blob])?;

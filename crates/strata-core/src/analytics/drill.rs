@@ -10,6 +10,7 @@ use super::{Direction, MEMORY_SCOPE, Range};
 use crate::clock::from_ms;
 use crate::error::Result;
 use crate::model::MemoryId;
+use crate::retrieval::Breakdown;
 use crate::store::Store;
 
 /// A tier move.
@@ -44,17 +45,62 @@ pub struct RecallRow {
     pub hits: Vec<RecallHit>,
 }
 
-/// One result of a recorded recall.
+/// One result of a recall, as recorded and read back.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallHit {
     /// The memory.
     pub memory: MemoryId,
     /// Its score.
     pub score: f64,
+    /// What made the score (none: recorded before parts were, or by a caller without them).
+    pub parts: Option<ScoreParts>,
     /// Whether the prompt included it.
     pub in_prompt: bool,
-    /// Whether the answer drew on it (none: no answer known, or not in the prompt).
+    /// Whether the answer drew on it (none: no answer known, or not in the prompt). Not
+    /// recorded with the recall: [`Store::record_answer`] sets it.
     pub used: Option<bool>,
+}
+
+/// What made a recorded result's score: retrieval's [`Breakdown`] without the ranks. The
+/// score is `matched` plus the five boosts.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ScoreParts {
+    /// The match: keyword and meaning fused.
+    pub matched: f64,
+    /// Cosine similarity to the query (none: the memory had no vector).
+    pub similarity: Option<f64>,
+    /// Added for occurring in the query's time range.
+    pub time: f64,
+    /// Added for recency.
+    pub recency: f64,
+    /// Added for how often it was used.
+    pub frequency: f64,
+    /// Added for importance.
+    pub importance: f64,
+    /// Added for its tier.
+    pub tier: f64,
+}
+
+impl ScoreParts {
+    /// All that was added to the match.
+    pub fn boost(&self) -> f64 {
+        self.time + self.recency + self.frequency + self.importance + self.tier
+    }
+}
+
+impl From<&Breakdown> for ScoreParts {
+    fn from(b: &Breakdown) -> ScoreParts {
+        ScoreParts {
+            matched: b.matched,
+            similarity: b.similarity,
+            time: b.time,
+            recency: b.recency,
+            frequency: b.frequency,
+            importance: b.importance,
+            tier: b.tier,
+        }
+    }
 }
 
 /// Which recalls [`Store::recalls_in`] lists.
@@ -132,18 +178,20 @@ impl Store {
              ORDER BY r.at DESC, r.id DESC LIMIT ?7"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let mut hits = self.conn.prepare_cached(
-            "SELECT memory_id, score, in_prompt, used FROM recall_hits WHERE recall_id = ?1 ORDER BY rank",
-        )?;
+        let mut hits = self.conn.prepare_cached(&format!(
+            "SELECT memory_id, score, in_prompt, used, {PART_COLUMNS} FROM recall_hits WHERE recall_id = ?1 ORDER BY rank"
+        ))?;
         let p = params![user, since, until, range.client, which.empty, which.text, limit as i64];
         let mut rows = stmt.query(p)?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let found = hits
-                .query_map([r.get::<_, i64>(0)?], |h| Ok((h.get::<_, String>(0)?, h.get(1)?, h.get(2)?, h.get(3)?)))?
+                .query_map([r.get::<_, i64>(0)?], |h| {
+                    Ok((h.get::<_, String>(0)?, h.get(1)?, h.get(2)?, h.get(3)?, parts_at(h, 4)?))
+                })?
                 .map(|h| {
-                    let (id, score, in_prompt, used) = h?;
-                    Ok(RecallHit { memory: id.parse()?, score, in_prompt, used })
+                    let (id, score, in_prompt, used, parts) = h?;
+                    Ok(RecallHit { memory: id.parse()?, score, parts, in_prompt, used })
                 })
                 .collect::<Result<Vec<_>>>()?;
             out.push(RecallRow {
@@ -175,4 +223,22 @@ impl Store {
         let rows = stmt.query_map(p, |r| r.get::<_, String>(0))?;
         rows.map(|id| id.map_err(crate::error::Error::from).and_then(|id| id.parse())).collect()
     }
+}
+
+/// `recall_hits`' columns of [`ScoreParts`], in the order [`parts_at`] reads them.
+pub(crate) const PART_COLUMNS: &str = "matched, similarity, time_boost, recency, frequency, importance, tier_boost";
+
+/// The [`ScoreParts`] in a row's [`PART_COLUMNS`] from column `at` (none where not recorded).
+pub(crate) fn parts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<ScoreParts>> {
+    let Some(matched) = r.get::<_, Option<f64>>(at)? else { return Ok(None) };
+    let part = |i: usize| r.get::<_, Option<f64>>(at + i).map(Option::unwrap_or_default);
+    Ok(Some(ScoreParts {
+        matched,
+        similarity: r.get(at + 1)?,
+        time: part(2)?,
+        recency: part(3)?,
+        frequency: part(4)?,
+        importance: part(5)?,
+        tier: part(6)?,
+    }))
 }

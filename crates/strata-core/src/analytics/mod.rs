@@ -186,8 +186,9 @@ impl Store {
             Some(m) => Some(m.to_string()),
             None => c
                 .query_row(
-                    "SELECT model FROM memory_vectors GROUP BY model ORDER BY count(*) DESC, model LIMIT 1",
-                    [],
+                    "SELECT model FROM vector_counts WHERE user_id = ?1 GROUP BY model HAVING sum(n) > 0 \
+                     ORDER BY sum(n) DESC, model LIMIT 1",
+                    [user],
                     |r| r.get(0),
                 )
                 .map(Some)
@@ -227,11 +228,9 @@ impl Store {
             .query_map(params![user, kind, app, TOP_TAGS as i64], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
             .collect::<rusqlite::Result<_>>()?;
         if let Some(model) = model {
+            // From the rollup of vectors the triggers keep (migration 0007).
             m.embedded = count(
-                &format!(
-                    "SELECT count(*) FROM memories m WHERE {scope} AND EXISTS \
-                     (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?4)"
-                ),
+                &format!("SELECT coalesce(sum(n), 0) FROM vector_counts c WHERE {COUNTS_SCOPE} AND c.model = ?4"),
                 &[&user, &kind, &app, &model],
             )?;
         }
@@ -326,7 +325,7 @@ impl Store {
 pub(crate) const MEMORY_SCOPE: &str = "m.user_id = ?1 AND (?2 IS NULL OR m.kind = ?2) \
      AND (?3 IS NULL OR coalesce(json_extract(m.source, '$.app'), '') = ?3)";
 
-/// [`MEMORY_SCOPE`] for the rollups (`memory_counts c`, `memory_days c`).
+/// [`MEMORY_SCOPE`] for the rollups (`memory_counts c`, `memory_days c`, `vector_counts c`).
 const COUNTS_SCOPE: &str = "c.user_id = ?1 AND (?2 IS NULL OR c.kind = ?2) AND (?3 IS NULL OR c.app = ?3)";
 
 /// Which way a tier move went.

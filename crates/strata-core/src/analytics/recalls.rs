@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::params;
 use serde::Serialize;
 
+use super::drill::{PART_COLUMNS, RecallHit, ScoreParts};
 use super::{MEMORY_SCOPE, Range};
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
@@ -85,8 +86,9 @@ pub struct RecallRecord<'a> {
     pub query: &'a str,
     /// How long recall took.
     pub latency_ms: f64,
-    /// The results in rank order: the memory, its score, and whether the prompt included it.
-    pub hits: Vec<(MemoryId, f64, bool)>,
+    /// The results in rank order: each memory, its score and its parts, and whether the prompt
+    /// included it (`used` is not recorded here: [`Store::record_answer`] sets it).
+    pub hits: Vec<RecallHit>,
     /// For a prompt: how its budget was used.
     pub prompt: Option<PromptRecord>,
 }
@@ -171,6 +173,37 @@ pub struct RecallPoint {
     /// Of those, the ones that found something.
     #[cfg_attr(feature = "specta", specta(type = u32))]
     pub found: u64,
+    /// The best result's score, over the recalls that found something and recorded its parts:
+    /// the lower quartile, median and upper quartile (none: no such recall).
+    pub best: Option<Quartiles>,
+    /// The best result's mean similarity to the query (none: none had a vector).
+    pub similarity: Option<f64>,
+    /// The best result's mean boost (what recency, use, importance, tier and time added).
+    pub boost: Option<f64>,
+}
+
+/// Where a set of numbers lies.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Quartiles {
+    /// A quarter are below.
+    pub low: f64,
+    /// Half are below.
+    pub median: f64,
+    /// Three quarters are below.
+    pub high: f64,
+}
+
+impl Quartiles {
+    /// The quartiles of `xs` (sorted here), by the nearest rank; none for none.
+    pub fn of(xs: &mut [f64]) -> Option<Quartiles> {
+        if xs.is_empty() {
+            return None;
+        }
+        xs.sort_by(f64::total_cmp);
+        let at = |p: f64| xs[((xs.len() - 1) as f64 * p).round() as usize];
+        Some(Quartiles { low: at(0.25), median: at(0.5), high: at(0.75) })
+    }
 }
 
 /// What recall did over a range.
@@ -261,11 +294,27 @@ impl Store {
                 prompt
             ])?;
             let id = c.last_insert_rowid();
-            let mut hit = c.prepare_cached(
-                "INSERT INTO recall_hits (recall_id, rank, memory_id, score, in_prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for (rank, (memory, score, in_prompt)) in r.hits.iter().enumerate() {
-                hit.execute(params![id, rank as i64 + 1, memory.to_string(), score, *in_prompt])?;
+            let mut hit = c.prepare_cached(&format!(
+                "INSERT INTO recall_hits (recall_id, rank, memory_id, score, in_prompt, {PART_COLUMNS}) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            ))?;
+            for (rank, h) in r.hits.iter().enumerate() {
+                let p = h.parts.as_ref();
+                let part = |f: fn(&ScoreParts) -> f64| p.map(f);
+                hit.execute(params![
+                    id,
+                    rank as i64 + 1,
+                    h.memory.to_string(),
+                    h.score,
+                    h.in_prompt,
+                    part(|p| p.matched),
+                    p.and_then(|p| p.similarity),
+                    part(|p| p.time),
+                    part(|p| p.recency),
+                    part(|p| p.frequency),
+                    part(|p| p.importance),
+                    part(|p| p.tier),
+                ])?;
             }
             Ok(id)
         })
@@ -343,19 +392,27 @@ impl Store {
             ..RecallMetrics::default()
         };
         // Each memory recalled in the range once: how often, whether a prompt included it and
-        // an answer drew on it (one pass over the hits instead of one per measure).
+        // an answer drew on it (one pass over the hits, grouped here: SQLite's grouping by a
+        // text id sorts them all).
         let mut stmt = c.prepare(&format!(
-            "SELECT h.memory_id, count(*), max(h.in_prompt), max(coalesce(h.used, 0)) FROM recall_hits h \
-             JOIN recalls r ON r.id = h.recall_id WHERE {scope} GROUP BY h.memory_id"
+            "SELECT h.memory_id, h.in_prompt, coalesce(h.used, 0) FROM recall_hits h \
+             JOIN recalls r ON r.id = h.recall_id WHERE {scope}"
         ))?;
-        let mut top: Vec<(String, u64)> = Vec::new();
+        let mut seen: std::collections::HashMap<String, (u64, bool, bool)> = std::collections::HashMap::new();
         let mut rows = stmt.query(params![user, since, until, client])?;
         while let Some(r) = rows.next()? {
-            m.recalled += 1;
-            m.in_prompt += u64::from(r.get::<_, bool>(2)?);
-            m.used += u64::from(r.get::<_, bool>(3)?);
-            top.push((r.get(0)?, r.get::<_, i64>(1)? as u64));
+            let id = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            let (in_prompt, used) = (r.get::<_, bool>(1)?, r.get::<_, bool>(2)?);
+            let entry = match seen.get_mut(id) {
+                Some(e) => e,
+                None => seen.entry(id.to_string()).or_default(),
+            };
+            *entry = (entry.0 + 1, entry.1 || in_prompt, entry.2 || used);
         }
+        m.recalled = seen.len() as u64;
+        m.in_prompt = seen.values().filter(|e| e.1).count() as u64;
+        m.used = seen.values().filter(|e| e.2).count() as u64;
+        let mut top: Vec<(String, u64)> = seen.into_iter().map(|(id, e)| (id, e.0)).collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         top.truncate(TOP_RECALLS as usize);
         m.top = top;
@@ -386,20 +443,7 @@ impl Store {
         if m.recalls > 0 {
             (m.latency_p50_ms, m.latency_p95_ms) = (percentile(0.5)?, percentile(0.95)?);
         }
-        let sql = format!(
-            "SELECT {} AS b, count(*), sum(found > 0) FROM recalls r WHERE {scope} GROUP BY b ORDER BY b",
-            range.bucket.of("r.at")
-        );
-        let mut stmt = c.prepare(&sql)?;
-        m.series = stmt
-            .query_map(params![user, since, until, client], |r| {
-                Ok(RecallPoint {
-                    start: r.get(0)?,
-                    recalls: r.get::<_, i64>(1)? as u64,
-                    found: r.get::<_, i64>(2)? as u64,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        m.series = self.recall_series(user, range)?;
         let listed = |sql: String| -> Result<Vec<(String, u64)>> {
             let mut stmt = c.prepare(&sql)?;
             let rows = stmt.query_map(params![user, since, until, client, TOP_RECALLS], |r| {
@@ -416,6 +460,52 @@ impl Store {
 }
 
 impl Store {
+    /// `user`'s recalls over `range` per bucket: how many, how many found something, and the
+    /// best result's score in quartiles with its mean similarity and boost.
+    fn recall_series(&self, user: &str, range: &Range) -> Result<Vec<RecallPoint>> {
+        let (since, until) = range.bounds();
+        let sql = format!(
+            "SELECT {} AS b, count(*), sum(found > 0) FROM recalls r WHERE {RECALL_SCOPE} GROUP BY b ORDER BY b",
+            range.bucket.of("r.at")
+        );
+        let p = params![user, since, until, range.client.as_deref()];
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut series: Vec<RecallPoint> = stmt
+            .query_map(p, |r| {
+                Ok(RecallPoint {
+                    start: r.get(0)?,
+                    recalls: r.get::<_, i64>(1)? as u64,
+                    found: r.get::<_, i64>(2)? as u64,
+                    ..RecallPoint::default()
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        // The best results whose parts were recorded, bucket by bucket (in the series' order).
+        let sql = format!(
+            "SELECT {} AS b, h.score, h.similarity, h.matched FROM recall_hits h JOIN recalls r ON r.id = h.recall_id \
+             WHERE {RECALL_SCOPE} AND h.rank = 1 AND h.matched IS NOT NULL ORDER BY b",
+            range.bucket.of("r.at")
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(p)?;
+        let mut best: BTreeMap<String, (Vec<f64>, Vec<f64>, f64)> = BTreeMap::new();
+        while let Some(r) = rows.next()? {
+            let (score, similarity, matched) = (r.get::<_, f64>(1)?, r.get::<_, Option<f64>>(2)?, r.get::<_, f64>(3)?);
+            let (scores, similarities, boost) = best.entry(r.get(0)?).or_default();
+            scores.push(score);
+            similarities.extend(similarity);
+            *boost += score - matched;
+        }
+        for point in &mut series {
+            let Some((mut scores, similarities, boost)) = best.remove(&point.start) else { continue };
+            let mean = |sum: f64, n: usize| (n > 0).then(|| sum / n as f64);
+            point.similarity = mean(similarities.iter().sum(), similarities.len());
+            point.boost = mean(boost, scores.len());
+            point.best = Quartiles::of(&mut scores);
+        }
+        Ok(series)
+    }
+
     /// How `user`'s prompts used their budgets over `range`.
     pub fn utilization_metrics(&self, user: &str, range: &Range) -> Result<UtilizationMetrics> {
         let (since, until) = range.bounds();

@@ -91,3 +91,52 @@ fn metrics_count_what_is_held_and_what_changed_by_day_and_week() {
     let e = f.store.memory_metrics(USER, &episodes, None).unwrap();
     assert_eq!((e.memories, e.created.len(), e.created[0].total), (3, 1, 3));
 }
+
+#[test]
+fn embedding_coverage_is_kept_true_through_embedding_changes_forget_and_replay() {
+    let mut f = Fixture::new();
+    let pixel = f.add(concept("pixel", &[("species", "cat")]));
+    let tea = f.add(concept("tea", &[("likes", "oolong")]));
+    f.add(procedure("brew tea", &["boil", "steep"]));
+    let hash = HashEmbedder { id: "hash-16", dim: 16 };
+    // The rollup against the vectors themselves, after each change.
+    let path = f.path();
+    let check = |f: &Fixture, want: u64| {
+        let direct: i64 = rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id \
+                 WHERE m.user_id = ?1 AND v.model = 'hash-16'",
+                [USER],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let m = f.store.memory_metrics(USER, &Range::default(), Some("hash-16")).unwrap();
+        assert_eq!((m.embedded, direct as u64), (want, want));
+    };
+    check(&f, 0);
+    while f.store.embed_pending(&hash, 2).unwrap() > 0 {}
+    check(&f, 3);
+    assert_eq!(
+        f.store.memory_metrics(USER, &Range::default(), None).unwrap().embedding_model.as_deref(),
+        Some("hash-16")
+    );
+    // A second model's vectors count for it alone.
+    while f.store.embed_pending(&HashEmbedder { id: "hash-8", dim: 8 }, 8).unwrap() > 0 {}
+    check(&f, 3);
+    // New content drops the vector until it is embedded again.
+    f.store
+        .transact(|tx| {
+            tx.update_content(pixel.id, concept("pixel", &[("species", "tabby cat")]), Expected::Any, &user())
+        })
+        .unwrap();
+    check(&f, 2);
+    while f.store.embed_pending(&hash, 2).unwrap() > 0 {}
+    check(&f, 3);
+    f.store.forget(tea.id, &user()).unwrap();
+    check(&f, 2);
+    f.store.replay().unwrap();
+    check(&f, 2);
+    let episodes = Range { kind: Some(MemoryKind::Episodic), ..Range::default() };
+    assert_eq!(f.store.memory_metrics(USER, &episodes, Some("hash-16")).unwrap().embedded, 0);
+}

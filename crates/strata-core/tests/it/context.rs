@@ -98,7 +98,9 @@ fn a_version_1_database_gets_its_context_on_open() {
              DROP TABLE extraction_reads; DROP TABLE extraction_decisions; DROP TABLE recall_hits; DROP TABLE recalls;
              DROP TABLE feedback; DROP INDEX events_moves; DROP TRIGGER memory_counts_insert;
              DROP TRIGGER memory_counts_delete; DROP TRIGGER memory_counts_update;
-             DROP TABLE memory_counts; DROP TABLE memory_days;
+             DROP TABLE memory_counts; DROP TABLE memory_days; DROP TABLE vector_counts;
+             DROP TRIGGER vector_counts_insert; DROP TRIGGER vector_counts_delete;
+             DROP TRIGGER vector_counts_memory_insert; DROP TRIGGER vector_counts_memory_delete;
              CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
              INSERT INTO memory_fts (rowid, title, body) SELECT rid, '', '' FROM memories;
              PRAGMA user_version = 1;",
