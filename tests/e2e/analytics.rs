@@ -69,6 +69,8 @@ fn a_new_store_says_there_is_nothing_to_show_yet() {
         "Nothing was recalled in this period: recalls are recorded when you search or chat."
     );
     assert_eq!(s.text(&s.find("#no-result")), "No search yet.");
+    assert_eq!(s.text(&s.find("#chart-scores p")), "No recall in this period found something.");
+    assert!(s.text(&s.find("#compaction")).starts_with("ConceptsNo concepts yet.Related memories were not grouped"));
     let duplicates = s.wait_for("health", |s| s.all("#health-duplicates td").first().map(|e| s.text(e)));
     assert_eq!(duplicates, "None.");
     s.end();
@@ -125,6 +127,28 @@ fn the_dashboard_shows_real_numbers_opens_what_is_behind_them_and_mends_the_stor
         (t.len() == 1 && t[0].contains("submarine")).then_some(t)
     });
     assert!(rows[0].contains("a search · 0 results"), "{rows:?}");
+    // Yesterday's recalls, each result with what made its score.
+    s.click(&s.find("#chart-recalls summary"));
+    s.click(&s.find("#chart-recalls tbody tr:nth-child(1) td:nth-child(2) button"));
+    let rows = s.wait_for("the day's recalls", |s| {
+        let t = s.texts("#drilled > li");
+        (t.len() == 4).then_some(t)
+    });
+    let asked = rows.iter().find(|t| t.contains("What is my quokka called?")).expect("the prompt's recall");
+    assert!(asked.contains("for a prompt") && asked.contains("(match 0."), "{asked}");
+    assert!(asked.contains("in the prompt"), "{asked}");
+    // How well recall matched: recorded without the embedding model, so not by meaning; the
+    // best results' mean score.
+    assert_eq!(
+        s.text(&s.find("#chart-scores p")),
+        "No recall in this period was matched by meaning: the embedding model was not loaded when they ran."
+    );
+    s.click(&s.find("#chart-scores summary"));
+    let scores = s.texts("#chart-scores tbody td");
+    assert_eq!(&scores[..4], [day(1).as_str(), "—", "—", "—"], "{scores:?}");
+    assert!(scores[4].parse::<f64>().unwrap() >= 1.0, "{scores:?}");
+    s.execute("document.querySelector('#chart-recalls').scrollIntoView()", serde_json::json!([]));
+    screenshot(&s, "analytics-recall");
 
     // The most recalled memory opens in the memory browser.
     let top = s.texts("#top li");

@@ -98,6 +98,17 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     s.click(&s.find("#concept-members li button"));
     s.wait_for("the member", |s| (s.text(&s.find("#detail h2")) == member).then_some(()));
 
+    // Analytics tells what the grouping did.
+    s.click(&s.find("#nav-analytics"));
+    let pass = s.wait_for("the passes", |s| {
+        let t = s.texts("#passes tbody tr:nth-child(1) td");
+        (!t.is_empty()).then_some(t)
+    });
+    assert_eq!((pass[1].as_str(), pass[2].clone()), ("everything", names.len().to_string()), "{pass:?}");
+    assert!(pass[7].ends_with('×') && pass[7].trim_end_matches('×').parse::<f64>().unwrap() > 1.0, "{pass:?}");
+    let held = s.text(&s.find("#compaction p"));
+    assert!(held.starts_with(&format!("{} concepts hold ", names.len())), "{held}");
+
     // Chat: the same question's prompt with and without concepts, side by side.
     s.click(&s.find("#nav-chat"));
     s.click(&s.find("#chat-provider option[value=openai]"));

@@ -3,7 +3,7 @@ import { commands, type DashboardView_Serialize as DashboardView, type RangeForm
 import { Chart, type ChartOption, type Clicked } from "./Chart";
 import { Drill, type DrillWhat } from "./Drill";
 import { describe } from "./errors";
-import { KIND_WORDS, count, origin, title } from "./format";
+import { KIND_WORDS, count, origin, title, when } from "./format";
 import { Health } from "./Health";
 
 // The periods a person picks from, in days (none: all time).
@@ -107,6 +107,21 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
     ],
     "recalls",
   );
+  // How close in meaning the best result was, per bucket: typical, low and high.
+  const scored = r.series.filter((p) => p.similarity !== null);
+  const q = (x: number | null | undefined) => x ?? 0;
+  const scores: ChartOption = {
+    tooltip: { trigger: "axis", valueFormatter: (v: number) => (v ?? 0).toFixed(2) },
+    legend: { top: 0 },
+    grid: { left: 40, right: 16, top: 32, bottom: 24 },
+    xAxis: { type: "category", data: scored.map((p) => p.start) },
+    yAxis: { type: "value", min: 0, max: 1 },
+    series: [
+      { name: "Typical", type: "line", data: scored.map((p) => q(p.similarity!.median)) },
+      { name: "Low (a quarter below)", type: "line", lineStyle: { type: "dashed" }, data: scored.map((p) => q(p.similarity!.low)) },
+      { name: "High (a quarter above)", type: "line", lineStyle: { type: "dashed" }, data: scored.map((p) => q(p.similarity!.high)) },
+    ],
+  };
   const funnelSteps: [string, number][] = [
     ["Recalled", r.recalled],
     ["Put in a prompt", r.in_prompt],
@@ -275,6 +290,34 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
             onCell={openRecalls}
           />
         </section>
+        <section className="panel" id="chart-scores">
+          <h3>How well recall matched</h3>
+          {scored.length === 0 ? (
+            <p className="muted">
+              {r.found === 0
+                ? "No recall in this period found something."
+                : "No recall in this period was matched by meaning: the embedding model was not loaded when they ran."}
+            </p>
+          ) : (
+            <Chart option={scores} dark={dark} label="How close in meaning the best result was to what was asked, per day" onClick={openRecalls} />
+          )}
+          <p className="muted">
+            How close in meaning the best result was to what was asked, from 0 (unrelated) to 1 (the same meaning). Half of the
+            recalls lie between the low and the high line; a falling line means recall finds less of what is asked.
+          </p>
+          <Numbers
+            head={[bucket === "week" ? "Week from" : "Day", "Typical", "Low", "High", "Best score"]}
+            rows={r.series
+              .filter((p) => p.score !== null)
+              .map((p) => [
+                p.start,
+                p.similarity ? q(p.similarity.median).toFixed(2) : "—",
+                p.similarity ? q(p.similarity.low).toFixed(2) : "—",
+                p.similarity ? q(p.similarity.high).toFixed(2) : "—",
+                q(p.score).toFixed(2),
+              ])}
+          />
+        </section>
         <section className="panel" id="chart-funnel">
           <h3>From recall to answer</h3>
           {r.recalled === 0 ? (
@@ -349,6 +392,55 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
                 </li>
               ))}
             </ul>
+          )}
+        </section>
+        <section className="panel" id="compaction">
+          <h3>Concepts</h3>
+          <p>
+            {m.concepts === 0
+              ? "No concepts yet."
+              : `${count(m.concepts, "concept holds", "concepts hold")} ${count(m.grouped, "memory", "memories")}.`}
+          </p>
+          {data.passes.length === 0 ? (
+            <p className="muted">
+              Related memories were not grouped in this period. Memories → Concepts → “Group related memories” does it, or “Group
+              related memories” under Health below.
+            </p>
+          ) : (
+            <table className="passes" id="passes">
+              <thead>
+                <tr>
+                  <th>When</th>
+                  <th>Grouped</th>
+                  <th>New</th>
+                  <th>Changed</th>
+                  <th>Merged</th>
+                  <th>Broken up</th>
+                  <th>Joined</th>
+                  <th>Summaries shorter by</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.passes.map((p, i) => (
+                  <tr key={i}>
+                    <td>{when(p.at)}</td>
+                    <td>{p.full ? "everything" : "new memories"}</td>
+                    <td>{p.formed}</td>
+                    <td>{p.updated}</td>
+                    <td>{p.merged}</td>
+                    <td>{p.dissolved}</td>
+                    <td>{p.joined}</td>
+                    <td>{p.summary_tokens > 0 ? `${(p.member_tokens / p.summary_tokens).toFixed(1)}×` : "–"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {data.passes.length > 0 && (
+            <p className="muted">
+              Each time memories were grouped: concepts made, changed, merged into another or broken up, and memories that joined
+              one. A summary is shorter than what its memories say by the factor on the right.
+            </p>
           )}
         </section>
       </div>

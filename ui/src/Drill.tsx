@@ -5,6 +5,7 @@ import {
   type MemoryDrill,
   type RangeForm,
   type RecallRowView_Serialize as RecallRowView,
+  type ScoreParts_Serialize as ScoreParts,
 } from "./bindings";
 import { describe } from "./errors";
 import { count, kindWord, title, when } from "./format";
@@ -89,6 +90,7 @@ export function Drill({
                       <span className="muted">
                         {" "}
                         {(h.score ?? 0).toFixed(3)}
+                        {h.parts && <span className="parts"> ({partsWords(h.parts)})</span>}
                         {h.in_prompt ? " · in the prompt" : ""}
                         {h.used === true ? " · the answer drew on it" : ""}
                       </span>
@@ -102,4 +104,20 @@ export function Drill({
       )}
     </section>
   );
+}
+
+// What made a score, in words: the match, then what was added ("match 0.62, meaning 0.71,
+// recent +0.05").
+export function partsWords(p: ScoreParts): string {
+  const out = [`match ${(p.matched ?? 0).toFixed(2)}`];
+  if (p.similarity !== null) out.push(`meaning ${p.similarity.toFixed(2)}`);
+  const added: [string, number | null][] = [
+    ["the time asked about", p.time],
+    ["recent", p.recency],
+    ["often used", p.frequency],
+    ["important", p.importance],
+    ["tier", p.tier],
+  ];
+  for (const [word, x] of added) if (x !== null && Math.abs(x) >= 0.005) out.push(`${word} ${x > 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`);
+  return out.join(", ");
 }

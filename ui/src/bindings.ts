@@ -376,6 +376,32 @@ export type CompactReport = {
 	dry_run: boolean,
 };
 
+/**  One compaction pass: what it changed and the compaction ratio of what it wrote. */
+export type CompactionPass = {
+	/**  When it was written (RFC 3339; set when read back). */
+	at: string,
+	/**  A full pass (every memory grouped again) or an incremental one (new memories joined). */
+	full: boolean,
+	/**  Concepts formed. */
+	formed: number,
+	/**  Concepts whose members, name or summary changed. */
+	updated: number,
+	/**  Concepts merged into another. */
+	merged: number,
+	/**  Concepts whose members no longer form a group. */
+	dissolved: number,
+	/**  Memories that joined a known concept. */
+	joined: number,
+	/**  Live concepts afterwards. */
+	concepts: number,
+	/**  Memories in a concept afterwards. */
+	grouped: number,
+	/**  Tokens of what the members of the concepts it wrote say. */
+	member_tokens: number,
+	/**  Tokens of those concepts' summaries. */
+	summary_tokens: number,
+};
+
 /**
  *  The same question's prompt from the memories as they are and with concepts standing for
  *  their members (the compare view).
@@ -699,11 +725,13 @@ export type DashboardView_Deserialize = {
 	/**  What the store holds and how it changed. */
 	memory: MemoryMetrics_Deserialize,
 	/**  What recall did. */
-	recalls: RecallMetrics,
+	recalls: RecallMetrics_Deserialize,
 	/**  How prompts used their budgets. */
 	utilization: UtilizationMetrics,
 	/**  The most recalled memories, with how often. */
 	top: CountedMemory_Deserialize[],
+	/**  The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]). */
+	passes: CompactionPass[],
 };
 
 /**  Everything the analytics screen's first view shows. */
@@ -711,11 +739,13 @@ export type DashboardView_Serialize = {
 	/**  What the store holds and how it changed. */
 	memory: MemoryMetrics_Serialize,
 	/**  What recall did. */
-	recalls: RecallMetrics,
+	recalls: RecallMetrics_Serialize,
 	/**  How prompts used their budgets. */
 	utilization: UtilizationMetrics,
 	/**  The most recalled memories, with how often. */
 	top: CountedMemory_Serialize[],
+	/**  The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]). */
+	passes: CompactionPass[],
 };
 
 /**  A decision as a person reads it. */
@@ -1766,6 +1796,16 @@ export type ProviderView_Serialize = {
 	models: string[],
 };
 
+/**  Where a set of numbers lies. */
+export type Quartiles = {
+	/**  A quarter are below. */
+	low: number | null,
+	/**  Half are below. */
+	median: number | null,
+	/**  Three quarters are below. */
+	high: number | null,
+};
+
 /**
  *  What the analytics screen shows: a date range, its buckets and what is counted (empty means
  *  any).
@@ -1815,6 +1855,8 @@ export type RecallHitView_Deserialize = {
 	memory: MemoryView_Deserialize,
 	/**  Its score then. */
 	score: number | null,
+	/**  What made it (none: not recorded). */
+	parts?: ScoreParts_Deserialize | null,
 	/**  Whether the prompt included it. */
 	in_prompt: boolean,
 	/**  Whether the answer drew on it (none: no answer known, or not in the prompt). */
@@ -1827,6 +1869,8 @@ export type RecallHitView_Serialize = {
 	memory: MemoryView_Serialize,
 	/**  Its score then. */
 	score: number | null,
+	/**  What made it (none: not recorded). */
+	parts: ScoreParts_Serialize | null,
 	/**  Whether the prompt included it. */
 	in_prompt: boolean,
 	/**  Whether the answer drew on it (none: no answer known, or not in the prompt). */
@@ -1834,7 +1878,10 @@ export type RecallHitView_Serialize = {
 };
 
 /**  What recall did over a range. */
-export type RecallMetrics = {
+export type RecallMetrics = RecallMetrics_Serialize | RecallMetrics_Deserialize;
+
+/**  What recall did over a range. */
+export type RecallMetrics_Deserialize = {
 	/**  Recalls run. */
 	recalls: number,
 	/**  Of those, searches. */
@@ -1848,7 +1895,41 @@ export type RecallMetrics = {
 	/**  95th percentile. */
 	latency_p95_ms: number | null,
 	/**  Per bucket (buckets with none left out). */
-	series: RecallPoint[],
+	series: RecallPoint_Deserialize[],
+	/**  Distinct memories recalled. */
+	recalled: number,
+	/**  Of those, distinct memories a prompt included. */
+	in_prompt: number,
+	/**  Of those, distinct memories an answer drew on (see [`Store::record_answer`]). */
+	used: number,
+	/**  Prompts whose answer is known. */
+	answered: number,
+	/**  What people said of answers and memories. */
+	feedback: Feedback,
+	/**  Live memories no record shows recalled. */
+	never_recalled: number,
+	/**  The most recalled memories: id and how often, most first (at most 20). */
+	top: ([string, number])[],
+	/**  Queries that found nothing, most asked first (at most 20). */
+	no_result: ([string, number])[],
+};
+
+/**  What recall did over a range. */
+export type RecallMetrics_Serialize = {
+	/**  Recalls run. */
+	recalls: number,
+	/**  Of those, searches. */
+	searches: number,
+	/**  Of those, for prompts. */
+	prompts: number,
+	/**  Recalls that found something. */
+	found: number,
+	/**  Median time a recall took. */
+	latency_p50_ms: number | null,
+	/**  95th percentile. */
+	latency_p95_ms: number | null,
+	/**  Per bucket (buckets with none left out). */
+	series: RecallPoint_Serialize[],
 	/**  Distinct memories recalled. */
 	recalled: number,
 	/**  Of those, distinct memories a prompt included. */
@@ -1868,13 +1949,48 @@ export type RecallMetrics = {
 };
 
 /**  Recalls in one bucket. */
-export type RecallPoint = {
+export type RecallPoint = RecallPoint_Serialize | RecallPoint_Deserialize;
+
+/**  Recalls in one bucket. */
+export type RecallPoint_Deserialize = {
 	/**  The bucket's first day. */
 	start: string,
 	/**  Recalls run. */
 	recalls: number,
 	/**  Of those, the ones that found something. */
 	found: number,
+	/**
+	 *  How close in meaning the best result was to the query (its cosine similarity), over the
+	 *  recalls that found something with a vector: quartiles (none: no such recall). Unlike the
+	 *  score, whose match is relative to the other results (the best keyword and meaning
+	 *  matches count 1), this says how well recall matched.
+	 */
+	similarity?: Quartiles | null,
+	/**  The best result's mean score (none: no recall recorded its parts). */
+	score?: number | null,
+	/**  Of that, the mean boost (what recency, use, importance, tier and time added). */
+	boost?: number | null,
+};
+
+/**  Recalls in one bucket. */
+export type RecallPoint_Serialize = {
+	/**  The bucket's first day. */
+	start: string,
+	/**  Recalls run. */
+	recalls: number,
+	/**  Of those, the ones that found something. */
+	found: number,
+	/**
+	 *  How close in meaning the best result was to the query (its cosine similarity), over the
+	 *  recalls that found something with a vector: quartiles (none: no such recall). Unlike the
+	 *  score, whose match is relative to the other results (the best keyword and meaning
+	 *  matches count 1), this says how well recall matched.
+	 */
+	similarity: Quartiles | null,
+	/**  The best result's mean score (none: no recall recorded its parts). */
+	score: number | null,
+	/**  Of that, the mean boost (what recency, use, importance, tier and time added). */
+	boost: number | null,
 };
 
 /**  A recorded recall, with its results as they are now. */
@@ -1959,6 +2075,54 @@ export type ScopeShape_Serialize = {
 	agent_id?: string | null,
 	/**  The session it was made in. */
 	session_id?: string | null,
+};
+
+/**
+ *  What made a recorded result's score: retrieval's [`Breakdown`] without the ranks. The
+ *  score is `matched` plus the five boosts.
+ */
+export type ScoreParts = ScoreParts_Serialize | ScoreParts_Deserialize;
+
+/**
+ *  What made a recorded result's score: retrieval's [`Breakdown`] without the ranks. The
+ *  score is `matched` plus the five boosts.
+ */
+export type ScoreParts_Deserialize = {
+	/**  The match: keyword and meaning fused. */
+	matched: number | null,
+	/**  Cosine similarity to the query (none: the memory had no vector). */
+	similarity?: number | null,
+	/**  Added for occurring in the query's time range. */
+	time: number | null,
+	/**  Added for recency. */
+	recency: number | null,
+	/**  Added for how often it was used. */
+	frequency: number | null,
+	/**  Added for importance. */
+	importance: number | null,
+	/**  Added for its tier. */
+	tier: number | null,
+};
+
+/**
+ *  What made a recorded result's score: retrieval's [`Breakdown`] without the ranks. The
+ *  score is `matched` plus the five boosts.
+ */
+export type ScoreParts_Serialize = {
+	/**  The match: keyword and meaning fused. */
+	matched: number | null,
+	/**  Cosine similarity to the query (none: the memory had no vector). */
+	similarity: number | null,
+	/**  Added for occurring in the query's time range. */
+	time: number | null,
+	/**  Added for recency. */
+	recency: number | null,
+	/**  Added for how often it was used. */
+	frequency: number | null,
+	/**  Added for importance. */
+	importance: number | null,
+	/**  Added for its tier. */
+	tier: number | null,
 };
 
 /**  One sentence of a summary, with the member it came from. */

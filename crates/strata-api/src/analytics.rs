@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use strata_core::analytics::{
-    About, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallHit, RecallMetrics, RecallQuery, RecallRecord,
-    ScoreParts, UtilizationMetrics,
+    About, CompactionPass, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallHit, RecallMetrics,
+    RecallQuery, RecallRecord, ScoreParts, UtilizationMetrics,
 };
 use strata_core::vectors::embedding_text;
 use strata_core::{MemoryId, concepts::contains_word};
@@ -29,7 +29,12 @@ pub struct DashboardView {
     pub utilization: UtilizationMetrics,
     /// The most recalled memories, with how often.
     pub top: Vec<CountedMemory>,
+    /// The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]).
+    pub passes: Vec<CompactionPass>,
 }
+
+/// The most compaction passes the dashboard lists.
+pub const PASSES_SHOWN: usize = 10;
 
 /// A memory and a count.
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +127,7 @@ impl Engine {
             utilization: self.utilization_metrics(range)?,
             recalls,
             top,
+            passes: self.compaction_passes(range, PASSES_SHOWN)?,
         })
     }
 
@@ -195,6 +201,11 @@ impl Engine {
         Ok(self.store_view().memory_metrics(&self.options().user_id, range, model.as_deref())?)
     }
 
+    /// The caller's person's compaction passes in `range`, latest first.
+    pub fn compaction_passes(&self, range: &Range, limit: usize) -> ApiResult<Vec<CompactionPass>> {
+        Ok(self.store_view().compaction_passes(&self.options().user_id, range, limit)?)
+    }
+
     /// What the caller's person's recalls did over `range`.
     pub fn recall_metrics(&self, range: &Range) -> ApiResult<RecallMetrics> {
         Ok(self.store_view().recall_metrics(&self.options().user_id, range)?)
@@ -238,7 +249,7 @@ impl Engine {
             prompt,
         };
         let store = self.store();
-        match store.record_recall(&record).and_then(|id| store.prune_recalls(keep_since).map(|_| id)) {
+        match store.record_recall(&record, Some(keep_since)) {
             Ok(id) => Some(id),
             Err(e) => {
                 tracing::warn!("a recall could not be recorded for analytics: {e}");

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use strata_compact::{centroid, cluster, cosine, matching, summary, terms};
+use strata_core::analytics::CompactionPass;
 use strata_core::concepts::{ConceptBody, GROUPS, KEY_PREFIX, MAX_TERMS, Sentence, is_concept, members, name_of};
 use strata_core::event::{Actor, Change, EventMeta, Expected};
 use strata_core::interchange::Tick;
@@ -260,6 +261,7 @@ impl Engine {
         if !params.dry_run {
             check(cancel)?;
             self.write_steps(steps)?;
+            self.record_pass(&report, params.full);
         }
         Ok(report)
     }
@@ -345,6 +347,29 @@ impl Engine {
     fn live_concepts(&self) -> ApiResult<Vec<Memory>> {
         let filter = Filter { kinds: vec![MemoryKind::Semantic], ..Filter::default() };
         Ok(self.all_memories(filter)?.into_iter().filter(is_concept).collect())
+    }
+
+    /// Keeps analytics' record of a pass written; one that cannot be written is logged, never
+    /// an error (the pass itself is written).
+    fn record_pass(&mut self, r: &CompactReport, full: bool) {
+        let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let pass = CompactionPass {
+            at: String::new(),
+            full,
+            formed: n(r.formed),
+            updated: n(r.updated),
+            merged: n(r.merged),
+            dissolved: n(r.dissolved),
+            joined: n(r.joined),
+            concepts: n(r.concepts),
+            grouped: n(r.grouped),
+            member_tokens: n(r.member_tokens),
+            summary_tokens: n(r.summary_tokens),
+        };
+        let user = self.options().user_id.clone();
+        if let Err(e) = self.store().record_compaction(&user, &pass) {
+            tracing::warn!("a compaction pass could not be recorded for analytics: {e}");
+        }
     }
 
     /// Writes a pass's steps in one transaction.

@@ -26,6 +26,9 @@ const RECORDED: usize = 10_000;
 /// Times each view is timed.
 const RUNS: usize = 7;
 
+/// Times each question is recalled each way for the cost of recording.
+const ROUNDS: usize = 6;
+
 /// One store size.
 #[derive(Debug, Clone, Serialize)]
 pub struct SizeReport {
@@ -62,7 +65,7 @@ pub struct SizeReport {
 /// The run.
 #[derive(Debug, Clone, Serialize)]
 pub struct AnalyticsReport {
-    /// Questions asked for the recording cost (each three times, each way).
+    /// Questions asked for the recording cost (each [`ROUNDS`] times, each way).
     pub questions: usize,
     /// One per size.
     pub sizes: Vec<SizeReport>,
@@ -124,17 +127,26 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
         e.health(&HealthParams::default())?;
         let health_ms = (t.elapsed().as_secs_f64() * 1000.0).round();
 
-        // The cost of recording: the same questions, alternately with and without a record,
-        // three times over.
+        // The cost of recording: the same questions with and without a record, ROUNDS times
+        // over, which of the two runs first alternating (the second finds caches warmer).
         let (mut with, mut without) = (Vec::new(), Vec::new());
-        for q in questions.iter().chain(&questions).chain(&questions) {
-            quiet.recall(q, Filter::default(), 10)?; // warm this question's path
-            let t = Instant::now();
-            recording.recall(q, Filter::default(), 10)?;
-            with.push(t.elapsed().as_secs_f64() * 1000.0);
-            let t = Instant::now();
+        for (n, q) in (0..ROUNDS).flat_map(|_| questions.iter()).enumerate() {
+            // Warm this question's path on both engines (each has its own connection and caches).
             quiet.recall(q, Filter::default(), 10)?;
-            without.push(t.elapsed().as_secs_f64() * 1000.0);
+            recording.recall(q, Filter::default(), 10)?;
+            let timed = |e: &mut Engine, into: &mut Vec<f64>| -> ApiResult<()> {
+                let t = Instant::now();
+                e.recall(q, Filter::default(), 10)?;
+                into.push(t.elapsed().as_secs_f64() * 1000.0);
+                Ok(())
+            };
+            if n % 2 == 0 {
+                timed(&mut recording, &mut with)?;
+                timed(&mut quiet, &mut without)?;
+            } else {
+                timed(&mut quiet, &mut without)?;
+                timed(&mut recording, &mut with)?;
+            }
         }
         report.sizes.push(SizeReport {
             memories: size,

@@ -293,7 +293,8 @@ pub enum Command {
     /// budgets (`utilization`: by section and model, what was left out and why), by day or
     /// week; the store's health (`health`: near-duplicates, contradictions, stale memories,
     /// memories without a vector, space on disk) and, with `--fix`, an optimization previewed
-    /// (and with `--apply`, applied); `clear` deletes the records of recalls.
+    /// (and with `--apply`, applied); what each compaction pass changed (`compaction`); `clear`
+    /// deletes the records of recalls and compaction passes.
     Analytics {
         /// Which metrics.
         #[arg(value_enum, default_value = "summary")]
@@ -473,7 +474,9 @@ pub enum AnalyticsWhat {
     Utilization,
     /// What does the store no good.
     Health,
-    /// Delete the records of recalls.
+    /// What each compaction pass changed.
+    Compaction,
+    /// Delete the records of recalls (and of compaction passes).
     Clear,
 }
 

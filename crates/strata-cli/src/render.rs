@@ -518,7 +518,7 @@ impl Out {
     ) -> Result<()> {
         let number = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.3}"));
         let best = |p: &strata_core::analytics::RecallPoint, f: fn(&strata_core::analytics::Quartiles) -> f64| {
-            number(p.best.as_ref().map(f))
+            number(p.similarity.as_ref().map(f))
         };
         if self.csv {
             let rows = m.series.iter().map(|p| {
@@ -529,7 +529,7 @@ impl Out {
                     best(p, |q| q.low),
                     best(p, |q| q.median),
                     best(p, |q| q.high),
-                    number(p.similarity),
+                    number(p.score),
                     number(p.boost),
                 ]
             });
@@ -537,10 +537,10 @@ impl Out {
                 bucket_column(bucket),
                 "recalls",
                 "found",
-                "best_score_p25",
-                "best_score_median",
-                "best_score_p75",
-                "best_similarity",
+                "best_similarity_p25",
+                "best_similarity_median",
+                "best_similarity_p75",
+                "best_score",
                 "best_boost",
             ];
             return print_csv(&header, rows);
@@ -582,17 +582,59 @@ impl Out {
         }
         let per = bucket_word(bucket);
         let mut t =
-            table(&[per, "recalls", "found something", "best score (quartiles)", "its similarity to the query"]);
+            table(&[per, "recalls", "found something", "best's closeness in meaning (quartiles)", "best's score"]);
         for p in &m.series {
             let quartiles =
-                p.best.map_or_else(String::new, |q| format!("{:.2} · {:.2} · {:.2}", q.low, q.median, q.high));
-            t.add_row(vec![
-                p.start.clone(),
-                p.recalls.to_string(),
-                p.found.to_string(),
-                quartiles,
-                number(p.similarity),
-            ]);
+                p.similarity.map_or_else(String::new, |q| format!("{:.2} · {:.2} · {:.2}", q.low, q.median, q.high));
+            t.add_row(vec![p.start.clone(), p.recalls.to_string(), p.found.to_string(), quartiles, number(p.score)]);
+        }
+        say!("{t}");
+        Ok(())
+    }
+
+    /// What each compaction pass changed, latest first.
+    pub fn compaction_passes(&self, passes: &[strata_core::analytics::CompactionPass]) -> Result<()> {
+        let ratio = |p: &strata_core::analytics::CompactionPass| {
+            (p.summary_tokens > 0).then(|| f64::from(p.member_tokens) / f64::from(p.summary_tokens))
+        };
+        let row = |p: &strata_core::analytics::CompactionPass| {
+            vec![
+                p.at.clone(),
+                if p.full { "full" } else { "incremental" }.to_string(),
+                p.formed.to_string(),
+                p.updated.to_string(),
+                p.merged.to_string(),
+                p.dissolved.to_string(),
+                p.joined.to_string(),
+                p.concepts.to_string(),
+                p.grouped.to_string(),
+                ratio(p).map_or_else(String::new, |r| format!("{r:.1}")),
+            ]
+        };
+        let head = ["at", "pass", "formed", "updated", "merged", "dissolved", "joined", "concepts", "grouped", "ratio"];
+        if self.csv {
+            return print_csv(&head, passes.iter().map(row));
+        }
+        if self.json {
+            return print_json(&passes);
+        }
+        if passes.is_empty() {
+            say!("No compaction pass in this range: `strata concepts rebuild` groups related memories.");
+            return Ok(());
+        }
+        say!(
+            "{} compaction {}; ratio: what the members of the concepts a pass wrote say, in tokens, \
+             per token of their summaries.",
+            passes.len(),
+            if passes.len() == 1 { "pass" } else { "passes" }
+        );
+        let mut t = table(&head);
+        for p in passes {
+            let mut r = row(p);
+            if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&p.at) {
+                r[0] = t.format("%Y-%m-%d %H:%M").to_string();
+            }
+            t.add_row(r);
         }
         say!("{t}");
         Ok(())

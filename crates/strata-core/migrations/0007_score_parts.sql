@@ -1,4 +1,5 @@
--- 0007: what made each recorded result's score, and a rollup of embedding coverage.
+-- 0007: what made each recorded result's score, a rollup of embedding coverage, and what each
+-- compaction pass changed.
 
 -- A recorded result's score in parts (retrieval's breakdown; NULL in records made before):
 -- the match (keyword and meaning fused), the cosine similarity to the query (NULL: the memory
@@ -53,3 +54,13 @@ INSERT INTO vector_counts
     SELECT m.user_id, m.kind, coalesce(json_extract(m.source, '$.app'), ''), v.model, count(*)
     FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
     GROUP BY 1, 2, 3, 4;
+
+-- What each compaction pass changed (written by the engine after the pass's own transaction; a
+-- usage record like recalls: counts only, no memory's words; pruned and cleared with them).
+CREATE TABLE compaction_passes (
+    id      INTEGER PRIMARY KEY,
+    at      INTEGER NOT NULL,                      -- ms since the epoch
+    user_id TEXT    NOT NULL,
+    pass    TEXT    NOT NULL                       -- JSON: {"full", "formed", "updated", …}
+) STRICT;
+CREATE INDEX compaction_passes_by_time ON compaction_passes (user_id, at);

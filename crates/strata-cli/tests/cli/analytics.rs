@@ -37,7 +37,7 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
     assert!(text.starts_with("2 recalls (2 searches, 0 for prompts); 1 found something (50%)"), "{text}");
     assert!(text.contains("Most recalled:\n") && text.contains("     1  tea: likes: oolong\n"), "{text}");
     assert!(text.contains("Searches that found nothing:\n     1  zeppelin"), "{text}");
-    assert!(text.contains("BEST SCORE (QUARTILES)") && text.contains("ITS SIMILARITY TO THE QUERY"), "{text}");
+    assert!(text.contains("BEST'S CLOSENESS IN MEANING (QUARTILES)") && text.contains("BEST'S SCORE"), "{text}");
     // A prompt built: its use of the budget.
     assert_eq!(e.ok(&["analytics", "utilization"]).trim(), "No prompt recorded in this range.");
     e.ok(&["context", "--model", "gpt-4o", "--query", "What tea do I like?", "--budget", "400"]);
@@ -69,14 +69,16 @@ fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good
     assert!(lines[1].ends_with(",1,2,0,3,0,0,0") && lines.len() == 2, "{csv}");
     e.ok(&["recall", "zeppelin"]);
     let csv = e.ok(&["analytics", "recalls", "--csv", "--by", "week"]);
-    let header = "week,recalls,found,best_score_p25,best_score_median,best_score_p75,best_similarity,best_boost\n";
+    let header =
+        "week,recalls,found,best_similarity_p25,best_similarity_median,best_similarity_p75,best_score,best_boost\n";
     assert!(csv.starts_with(header) && csv.trim_end().ends_with(",1,0,,,,,"), "nothing found, no score: {csv}");
     e.ok(&["recall", "oolong"]);
     let csv = e.ok(&["analytics", "recalls", "--csv"]);
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
     let score = |i: usize| row[i].parse::<f64>().unwrap_or_else(|_| panic!("column {i}: {csv}"));
     assert_eq!((row[1], row[2]), ("2", "1"), "{csv}");
-    assert!(score(3) > 0.0 && score(3) == score(4) && score(4) == score(5), "one best score: {csv}");
+    assert!(score(3) > 0.0 && score(3) == score(4) && score(4) == score(5), "one best result: {csv}");
+    assert!(score(6) >= 1.0, "the best match counts 1, and boosts are added: {csv}");
 
     // Health: the two near-duplicate episodes; the fix previewed, then applied.
     let h = e.json(&["analytics", "health"]);

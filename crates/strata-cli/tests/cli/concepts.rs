@@ -33,6 +33,14 @@ fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
     let r = e.json(&["concepts", "rebuild"]);
     assert_eq!(r["memories"], 12, "{r}");
     assert!(r["formed"].as_u64().unwrap() >= 2, "{r}");
+    // Analytics keeps what the pass changed (the dry run is not a pass).
+    assert!(e.ok(&["analytics", "compaction"]).contains("1 compaction pass;"));
+    let passes = e.json(&["analytics", "compaction"]);
+    let pass = &passes.as_array().unwrap()[..];
+    assert_eq!((pass.len(), &pass[0]["full"], &pass[0]["formed"]), (1, &Value::Bool(true), &r["formed"]), "{passes}");
+    assert_eq!(pass[0]["grouped"], r["grouped"]);
+    let csv = e.ok(&["analytics", "compaction", "--csv"]);
+    assert!(csv.starts_with("at,pass,formed,updated,merged,dissolved,joined,concepts,grouped,ratio\n"), "{csv}");
     let list = e.json(&["concepts"]);
     let concepts = list.as_array().unwrap();
     let names: Vec<&str> = concepts.iter().map(|c| c["name"].as_str().unwrap()).collect();

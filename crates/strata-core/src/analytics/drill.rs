@@ -63,7 +63,7 @@ pub struct RecallHit {
 
 /// What made a recorded result's score: retrieval's [`Breakdown`] without the ranks. The
 /// score is `matched` plus the five boosts.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ScoreParts {
     /// The match: keyword and meaning fused.

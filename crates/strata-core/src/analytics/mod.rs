@@ -16,6 +16,7 @@
 
 mod drill;
 mod health;
+mod passes;
 mod recalls;
 
 use std::collections::BTreeMap;
@@ -32,6 +33,7 @@ use crate::store::Store;
 
 pub use drill::*;
 pub use health::*;
+pub use passes::*;
 pub use recalls::*;
 
 /// How a series is bucketed.

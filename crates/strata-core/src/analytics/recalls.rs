@@ -173,12 +173,14 @@ pub struct RecallPoint {
     /// Of those, the ones that found something.
     #[cfg_attr(feature = "specta", specta(type = u32))]
     pub found: u64,
-    /// The best result's score, over the recalls that found something and recorded its parts:
-    /// the lower quartile, median and upper quartile (none: no such recall).
-    pub best: Option<Quartiles>,
-    /// The best result's mean similarity to the query (none: none had a vector).
-    pub similarity: Option<f64>,
-    /// The best result's mean boost (what recency, use, importance, tier and time added).
+    /// How close in meaning the best result was to the query (its cosine similarity), over the
+    /// recalls that found something with a vector: quartiles (none: no such recall). Unlike the
+    /// score, whose match is relative to the other results (the best keyword and meaning
+    /// matches count 1), this says how well recall matched.
+    pub similarity: Option<Quartiles>,
+    /// The best result's mean score (none: no recall recorded its parts).
+    pub score: Option<f64>,
+    /// Of that, the mean boost (what recency, use, importance, tier and time added).
     pub boost: Option<f64>,
 }
 
@@ -265,16 +267,26 @@ pub(crate) const NEVER_RECALLED: &str =
 const TOP_RECALLS: i64 = 20;
 
 impl Store {
-    /// Keeps one recall's usage record (see the module documentation); returns its id.
-    pub fn record_recall(&mut self, r: &RecallRecord<'_>) -> Result<i64> {
+    /// Keeps one recall's usage record (see the module documentation) and, in the same
+    /// transaction, lets the records from before `keep_since` go ([`Store::prune_recalls`]);
+    /// returns its id.
+    pub fn record_recall(&mut self, r: &RecallRecord<'_>, keep_since: Option<DateTime<Utc>>) -> Result<i64> {
         let at = self.clock().now();
-        self.record_recall_at(r, at)
+        self.record_at(r, at, keep_since)
     }
 
-    /// [`Store::record_recall`] as if it ran at `at` (benchmarks, imports of usage history).
+    /// [`Store::record_recall`] as if it ran at `at`, nothing pruned (benchmarks, imports of
+    /// usage history).
     pub fn record_recall_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>) -> Result<i64> {
+        self.record_at(r, at, None)
+    }
+
+    fn record_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>, keep_since: Option<DateTime<Utc>>) -> Result<i64> {
         let at = to_ms(at);
         self.transact(|tx| {
+            if let Some(before) = keep_since {
+                prune(tx.conn(), before)?;
+            }
             let c = tx.conn();
             let prompt =
                 r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
@@ -354,19 +366,17 @@ impl Store {
     }
 
     /// Deletes the usage records of recalls before `before`; returns how many.
-    /// (And what people said before then.)
+    /// (And what people said, and the records of compaction passes, before then.)
     pub fn prune_recalls(&mut self, before: DateTime<Utc>) -> Result<u64> {
-        self.transact(|tx| {
-            tx.conn().execute("DELETE FROM feedback WHERE at < ?1", [to_ms(before)])?;
-            Ok(tx.conn().execute("DELETE FROM recalls WHERE at < ?1", [to_ms(before)])? as u64)
-        })
+        self.transact(|tx| prune(tx.conn(), before))
     }
 
-    /// Deletes every usage record of `user`'s recalls, and what they said of answers and
-    /// memories; returns how many recalls.
+    /// Deletes every usage record of `user`'s recalls, what they said of answers and memories,
+    /// and the records of compaction passes; returns how many recalls.
     pub fn clear_recalls(&mut self, user: &str) -> Result<u64> {
         self.transact(|tx| {
             tx.conn().execute("DELETE FROM feedback WHERE user_id = ?1", [user])?;
+            super::passes::delete_passes(tx.conn(), Some(user), None)?;
             Ok(tx.conn().execute("DELETE FROM recalls WHERE user_id = ?1", [user])? as u64)
         })
     }
@@ -461,7 +471,7 @@ impl Store {
 
 impl Store {
     /// `user`'s recalls over `range` per bucket: how many, how many found something, and the
-    /// best result's score in quartiles with its mean similarity and boost.
+    /// best result's similarity in quartiles with its mean score and boost.
     fn recall_series(&self, user: &str, range: &Range) -> Result<Vec<RecallPoint>> {
         let (since, until) = range.bounds();
         let sql = format!(
@@ -497,11 +507,11 @@ impl Store {
             *boost += score - matched;
         }
         for point in &mut series {
-            let Some((mut scores, similarities, boost)) = best.remove(&point.start) else { continue };
+            let Some((scores, mut similarities, boost)) = best.remove(&point.start) else { continue };
             let mean = |sum: f64, n: usize| (n > 0).then(|| sum / n as f64);
-            point.similarity = mean(similarities.iter().sum(), similarities.len());
+            point.score = mean(scores.iter().sum(), scores.len());
             point.boost = mean(boost, scores.len());
-            point.best = Quartiles::of(&mut scores);
+            point.similarity = Quartiles::of(&mut similarities);
         }
         Ok(series)
     }
@@ -556,6 +566,14 @@ impl Store {
             .collect();
         Ok(m)
     }
+}
+
+/// Inside a transaction: deletes the usage records from before `before` (recalls, what people
+/// said, compaction passes); returns how many recalls.
+fn prune(c: &rusqlite::Connection, before: DateTime<Utc>) -> Result<u64> {
+    c.prepare_cached("DELETE FROM feedback WHERE at < ?1")?.execute([to_ms(before)])?;
+    super::passes::delete_passes(c, None, Some(before))?;
+    Ok(c.prepare_cached("DELETE FROM recalls WHERE at < ?1")?.execute([to_ms(before)])? as u64)
 }
 
 /// Inside a forgetting transaction: deletes every usage record of a recall that found `id`
