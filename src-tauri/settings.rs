@@ -64,6 +64,13 @@ pub(crate) async fn settings(state: State<'_, AppState>) -> Result<SettingsView,
 #[specta::specta]
 pub(crate) async fn save_settings(state: State<'_, AppState>, saved: Settings) -> Result<SettingsView, ApiError> {
     saved.save()?;
+    let days = saved.usage.records_days();
+    state
+        .run(move |e| {
+            e.set_recall_records_days(days);
+            Ok(())
+        })
+        .await?;
     settings_view(&state).await
 }
 

@@ -203,5 +203,23 @@ fn the_dashboard_shows_real_numbers_opens_what_is_behind_them_and_mends_the_stor
     assert!(put_away.starts_with("Expired on "), "{put_away}");
     s.click(&s.find("#revive"));
     s.wait_for("it back", |s| s.all("#put-away").is_empty().then_some(()));
+
+    // Settings: usage records kept for 30 days from now on (in the settings file), then
+    // cleared; the analytics screen has no recall left to show.
+    s.click(&s.find("#nav-settings"));
+    let days = s.wait_for("the usage records", |s| s.all("#usage-days").first().cloned());
+    s.clear(&days);
+    s.type_into(&days, "30\u{E004}"); // then Tab: saved as the field is left
+    let saved = db.with_file_name("settings.json");
+    s.wait_for("the saved days", |_| {
+        let text = std::fs::read_to_string(&saved).unwrap_or_default();
+        text.contains("\"days\": 30").then_some(())
+    });
+    s.click(&s.find("#usage-clear"));
+    let cleared = s.wait_for("the clearing", |s| s.all("#usage-cleared").first().map(|e| s.text(e)));
+    assert_eq!(cleared, "Deleted the records of 4 searches and prompts.");
+    s.click(&s.find("#nav-analytics"));
+    let recalls = s.wait_for("the cards", |s| s.all("#card-recalls").first().map(|e| s.text(e)));
+    assert!(recalls.starts_with("0 recalls"), "{recalls}");
     s.end();
 }

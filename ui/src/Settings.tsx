@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView } from "./bindings";
 import { describe } from "./errors";
+import { count } from "./format";
 import { Tiers } from "./Tiers";
 
 // Where Strata keeps things; model providers and their keys (in the OS keychain); the tier
@@ -37,6 +38,7 @@ export function Settings() {
       </section>
       <Providers />
       <Extraction view={view} onSaved={setView} />
+      <UsageRecords view={view} onSaved={setView} />
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
     </div>
@@ -181,6 +183,66 @@ function Extraction({ view, onSaved }: { view: SettingsView; onSaved: (v: Settin
       <p className="muted">
         The on-device model is small and often wrong about facts, so what it finds waits on the Facts screen until you accept it.
       </p>
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+    </section>
+  );
+}
+
+// Whether Analytics keeps a record of searches, prompts and ratings, for how long, and clearing
+// what it kept.
+function UsageRecords({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
+  const usage = view.saved.usage;
+  const [days, setDays] = useState(String(usage.days));
+  const [error, setError] = useState<string | null>(null);
+  const [cleared, setCleared] = useState<string | null>(null);
+  const save = async (next: typeof usage) => {
+    const res = await commands.saveSettings({ ...view.saved, usage: next });
+    if (res.status === "ok") {
+      onSaved(res.data);
+      setError(null);
+    } else setError(describe(res.error));
+  };
+  const clear = async () => {
+    const res = await commands.clearUsageRecords();
+    if (res.status === "ok") setCleared(`Deleted the records of ${count(res.data, "search or prompt", "searches and prompts")}.`);
+    else setError(describe(res.error));
+  };
+  return (
+    <section className="usage">
+      <h3>Usage records</h3>
+      <label className="switch">
+        <input id="usage-on" type="checkbox" checked={usage.keep} onChange={(e) => save({ ...usage, keep: e.target.checked, days: Number(days) || usage.days })} />{" "}
+        Keep a record of searches, prompts and what you rate, for Analytics
+      </label>
+      <label className="field">
+        Keep them for{" "}
+        <input
+          id="usage-days"
+          type="number"
+          min={1}
+          max={3650}
+          value={days}
+          disabled={!usage.keep}
+          onChange={(e) => setDays(e.target.value)}
+          onBlur={() => save({ ...usage, days: Number(days) })}
+        />{" "}
+        days
+      </label>
+      <p className="muted">
+        They stay on this computer. Forgetting a memory deletes every record that mentions it.{" "}
+        <button id="usage-clear" onClick={clear}>
+          Clear them now
+        </button>
+      </p>
+      {cleared && (
+        <p className="notice" id="usage-cleared">
+          {cleared}
+        </p>
+      )}
       {error && (
         <div className="error" role="alert">
           {error}

@@ -2183,6 +2183,8 @@ export type Settings_Deserialize = {
 	chat?: ChatChoice_Deserialize | null,
 	/**  When facts are extracted from conversations, and whether a person reviews them. */
 	extraction?: ExtractionSettings_Deserialize,
+	/**  Whether analytics' usage records are kept, and for how long. */
+	usage?: UsageSettings_Deserialize,
 };
 
 /**  What is kept between sessions. */
@@ -2193,6 +2195,8 @@ export type Settings_Serialize = {
 	chat: ChatChoice_Serialize | null,
 	/**  When facts are extracted from conversations, and whether a person reviews them. */
 	extraction: ExtractionSettings_Serialize,
+	/**  Whether analytics' usage records are kept, and for how long. */
+	usage: UsageSettings_Serialize,
 };
 
 /**  Where a memory came from. */
@@ -2266,6 +2270,34 @@ export type TierShape =
 "medium" | 
 /**  Persistent. */
 "long";
+
+/**
+ *  Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
+ *  what people said of answers and memories, and the compaction passes.
+ */
+export type UsageSettings = UsageSettings_Serialize | UsageSettings_Deserialize;
+
+/**
+ *  Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
+ *  what people said of answers and memories, and the compaction passes.
+ */
+export type UsageSettings_Deserialize = {
+	/**  Keep them at all. */
+	keep?: boolean,
+	/**  For how many days (1 to 3650). */
+	days?: number,
+};
+
+/**
+ *  Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
+ *  what people said of answers and memories, and the compaction passes.
+ */
+export type UsageSettings_Serialize = {
+	/**  Keep them at all. */
+	keep: boolean,
+	/**  For how many days (1 to 3650). */
+	days: number,
+};
 
 /**  How prompts used their budgets over a range. */
 export type UtilizationMetrics = {

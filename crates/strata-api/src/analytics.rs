@@ -337,6 +337,17 @@ pub fn drew_on(answer: &str, question: &str, memory: &str) -> bool {
     needed > 0 && words.iter().filter(|w| contains_word(&answer, w)).count() >= needed
 }
 
+/// A recall's result as its usage record keeps it.
+pub(crate) fn recorded_hit(r: &strata_core::Recalled, in_prompt: bool) -> RecallHit {
+    RecallHit {
+        memory: r.memory.id,
+        score: r.breakdown.score,
+        parts: Some(ScoreParts::from(&r.breakdown)),
+        in_prompt,
+        used: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::drew_on;
@@ -348,16 +359,5 @@ mod tests {
         assert!(!drew_on("I don't know.", "What did Caroline do?", memory));
         // The question's own words do not count.
         assert!(!drew_on("Caroline went.", "Where did Caroline go?", memory));
-    }
-}
-
-/// A recall's result as its usage record keeps it.
-pub(crate) fn recorded_hit(r: &strata_core::Recalled, in_prompt: bool) -> RecallHit {
-    RecallHit {
-        memory: r.memory.id,
-        score: r.breakdown.score,
-        parts: Some(ScoreParts::from(&r.breakdown)),
-        in_prompt,
-        used: None,
     }
 }

@@ -531,6 +531,12 @@ impl Engine {
         &self.opts
     }
 
+    /// Keeps usage records of recalls for `days` from now on (none: keeps none);
+    /// [`crate::settings::UsageSettings::records_days`].
+    pub fn set_recall_records_days(&mut self, days: Option<u32>) {
+        self.opts.recall_records_days = days;
+    }
+
     /// Adds tags; returns the memory after.
     pub fn tag(&mut self, target: &Target, tags: &[String]) -> ApiResult<MemoryView> {
         self.retag(target, tags, true)

@@ -1,6 +1,6 @@
 //! The person's settings that outlive a session, in one JSON file in their config folder
 //! (`STRATA_SETTINGS` names another): the tier thresholds that `strata maintain` and the app's
-//! maintenance apply, and the chat model the app last used. Keys are never here — they live in
+//! maintenance apply, the chat model the app last used, extraction's and the usage records'. Keys are never here — they live in
 //! the environment or the OS keychain.
 
 use std::path::{Path, PathBuf};
@@ -22,6 +22,33 @@ pub struct Settings {
     pub chat: Option<ChatChoice>,
     /// When facts are extracted from conversations, and whether a person reviews them.
     pub extraction: ExtractionSettings,
+    /// Whether analytics' usage records are kept, and for how long.
+    pub usage: UsageSettings,
+}
+
+/// Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
+/// what people said of answers and memories, and the compaction passes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct UsageSettings {
+    /// Keep them at all.
+    pub keep: bool,
+    /// For how many days (1 to 3650).
+    pub days: u32,
+}
+
+impl Default for UsageSettings {
+    fn default() -> Self {
+        UsageSettings { keep: true, days: crate::analytics::RECALL_RECORDS_DAYS }
+    }
+}
+
+impl UsageSettings {
+    /// [`crate::EngineOptions::recall_records_days`] for these settings.
+    pub fn records_days(&self) -> Option<u32> {
+        self.keep.then_some(self.days)
+    }
 }
 
 /// When extraction runs and what becomes of its changes.
@@ -126,6 +153,12 @@ impl Settings {
     pub fn check(&self) -> ApiResult<()> {
         if let Some(p) = tier_problems(&self.tiers).into_iter().next() {
             return Err(ApiError::invalid(p.message));
+        }
+        if !(1..=3650).contains(&self.usage.days) {
+            return Err(ApiError::invalid(format!(
+                "usage records are kept from 1 to 3650 days, not {}",
+                self.usage.days
+            )));
         }
         if let Some(c) = &self.chat
             && c.provider.trim().is_empty()
@@ -279,6 +312,8 @@ mod tests {
         let mut s = Settings::default();
         s.tiers.promote_to_long = 0.75;
         s.chat = Some(ChatChoice { provider: "ollama".into(), model: "llama3.2".into(), base_url: None });
+        assert_eq!(s.usage.records_days(), Some(90), "usage records are kept 90 days by default");
+        s.usage.days = 30;
         s.save_to(&path).unwrap();
         assert_eq!(Settings::load_from(&path).unwrap(), s);
         assert!(!path.with_extension("json.tmp").exists());
@@ -298,6 +333,11 @@ mod tests {
         s.tiers.demote_below = 0.1;
         s.tiers.half_life_days = 0.0;
         assert!(s.save_to(&path).unwrap_err().message.contains("above 0"));
+        s.tiers.half_life_days = 30.0;
+        s.usage.days = 0;
+        assert!(s.save_to(&path).unwrap_err().message.contains("from 1 to 3650 days, not 0"));
+        s.usage = UsageSettings { keep: false, days: 7 };
+        assert_eq!(s.usage.records_days(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
 
         std::fs::write(&path, "{ not json").unwrap();
