@@ -30,6 +30,7 @@ fn three_days(dir: &std::path::Path) -> (std::path::PathBuf, [String; 3]) {
     let clock = Arc::new(ManualClock::new(start));
     let mut e = Engine::open_with_clock(&db, EngineOptions::default(), clock.clone()).unwrap();
     let quokka = e.add(fact("pet", "a quokka called Pip")).unwrap().id;
+    e.tag(&strata_api::Target::new(quokka.clone()), &["pets".to_string()]).unwrap();
     e.add(fact("home", "a flat in Lisbon by the harbour")).unwrap();
     let cello = e.add(fact("sister", "Ines plays the cello in the city orchestra")).unwrap().id;
     let first = e.add(said("I started working at the harbour office in March", start)).unwrap().id;
@@ -118,6 +119,16 @@ fn the_dashboard_shows_real_numbers_opens_what_is_behind_them_and_mends_the_stor
     });
     assert_eq!(drilled.len(), 2, "{drilled:?}");
     assert!(drilled.iter().all(|t| t.contains("harbour office")), "{drilled:?}");
+
+    // Narrowed to a tag: the quokka alone.
+    s.click(&s.find("#tag option[value='pets']"));
+    let tagged = s.wait_for("the tagged cards", |s| {
+        let t = s.text(&s.find("#card-memories"));
+        t.starts_with("1 memory").then_some(t)
+    });
+    assert!(tagged.contains("0 expired"), "{tagged}");
+    s.click(&s.find("#tag option[value='']"));
+    s.wait_for("every memory again", |s| s.text(&s.find("#card-memories")).starts_with("7 memories").then_some(()));
 
     // The search that found nothing, and when it was asked.
     assert_eq!(s.texts("#no-result li"), vec!["submarine 1 time"]);

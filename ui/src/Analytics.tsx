@@ -49,6 +49,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
   const [bucket, setBucket] = useState("day");
   const [kind, setKind] = useState("");
   const [client, setClient] = useState("");
+  const [tag, setTag] = useState("");
   const [data, setData] = useState<DashboardView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [drill, setDrill] = useState<{ what: DrillWhat; range: RangeForm; heading: string } | null>(null);
@@ -60,8 +61,9 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
       bucket,
       kind: kind || null,
       client: client || null,
+      tag: tag || null,
     }),
-    [days, bucket, kind, client],
+    [days, bucket, kind, client, tag],
   );
 
   const load = () =>
@@ -206,6 +208,17 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
             .map((a) => (
               <option key={a} value={a}>
                 {origin({ app: a })}
+              </option>
+            ))}
+        </select>
+        <select id="tag" aria-label="Tagged" value={tag} onChange={(e) => setTag(e.target.value)}>
+          <option value="">Any tag</option>
+          {m.tags
+            .map(([t]) => t)
+            .concat(tag && !m.tags.some(([t]) => t === tag) ? [tag] : [])
+            .map((t) => (
+              <option key={t} value={t}>
+                Tagged {t}
               </option>
             ))}
         </select>

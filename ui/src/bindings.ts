@@ -1827,6 +1827,8 @@ export type RangeForm_Deserialize = {
 	kind?: string | null,
 	/**  Only memories this app or client wrote and recalls it ran. */
 	client?: string | null,
+	/**  Only memories with this tag. */
+	tag?: string | null,
 };
 
 /**
@@ -1844,6 +1846,8 @@ export type RangeForm_Serialize = {
 	kind: string | null,
 	/**  Only memories this app or client wrote and recalls it ran. */
 	client: string | null,
+	/**  Only memories with this tag. */
+	tag: string | null,
 };
 
 /**  One result of a recorded recall. */

@@ -165,6 +165,9 @@ pub struct RangeForm {
     /// Only memories this app or client wrote and recalls it ran.
     #[serde(default)]
     pub client: Option<String>,
+    /// Only memories with this tag.
+    #[serde(default)]
+    pub tag: Option<String>,
 }
 
 impl RangeForm {
@@ -176,6 +179,7 @@ impl RangeForm {
             bucket: given(self.bucket).map(|b| b.parse()).transpose()?.unwrap_or_default(),
             kind: given(self.kind).map(|k| k.parse()).transpose()?,
             client: given(self.client),
+            tag: given(self.tag).map(|t| strata_core::model::normalize_tag(&t)).transpose()?,
         })
     }
 }

@@ -315,6 +315,9 @@ pub enum Command {
         /// recalls it ran.
         #[arg(long)]
         client: Option<String>,
+        /// Only memories with this tag (recalls are not filtered by it).
+        #[arg(long)]
+        tag: Option<String>,
         /// The series as CSV (comma-separated, with a header row) instead of tables or JSON.
         #[arg(long)]
         csv: bool,

@@ -140,7 +140,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => concepts(engine, action, out),
-        Command::Analytics { what, since, until, by, kind, client, csv, fix, apply } => {
+        Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
             let range = strata_api::forms::RangeForm {
                 since,
                 until,
@@ -150,6 +150,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                 }),
                 kind: kind.map(|k| kind_of(k).to_string()),
                 client,
+                tag,
             };
             let out = &Out { csv, ..*out };
             analytics(engine, what, range, fix.map(|f| (f, apply)), out)

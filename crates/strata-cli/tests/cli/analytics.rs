@@ -61,6 +61,13 @@ fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good
     // Narrowed to a type; a series as CSV with its header.
     assert_eq!(e.json(&["analytics", "--client", "cli"])["memories"], 3);
     assert_eq!(e.json(&["analytics", "--client", "desktop"])["memories"], 0, "written by another app");
+    e.ok(&["tag", "tea", "drinks"]);
+    let tagged = e.json(&["analytics", "--tag", "drinks"]);
+    assert_eq!(
+        (tagged["memories"].as_u64(), &tagged["tags"]),
+        (Some(1), &serde_json::json!([["drinks", 1]])),
+        "{tagged}"
+    );
     let m = e.json(&["analytics", "--type", "episodic"]);
     assert_eq!((m["memories"].as_u64(), &m["by_type"]), (Some(2), &serde_json::json!({"episodic": 2})), "{m}");
     let csv = e.ok(&["analytics", "--csv"]);

@@ -6,7 +6,7 @@ use rusqlite::params;
 use serde::Serialize;
 
 use super::recalls::{NEVER_RECALLED, RECALL_SCOPE};
-use super::{Direction, MEMORY_SCOPE, Range};
+use super::{Direction, MEMORY_SCOPE, Range, tagged};
 use crate::clock::from_ms;
 use crate::error::Result;
 use crate::model::MemoryId;
@@ -117,10 +117,12 @@ impl Store {
     pub fn created_in(&self, user: &str, range: &Range, limit: usize) -> Result<Vec<MemoryId>> {
         let (since, until) = range.bounds();
         let sql = format!(
-            "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} AND m.created_at >= ?4 AND m.created_at < ?5 \
-             ORDER BY m.created_at DESC, m.id DESC LIMIT ?6"
+            "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} {} AND m.created_at >= ?4 AND m.created_at < ?5 \
+             ORDER BY m.created_at DESC, m.id DESC LIMIT ?6",
+            tagged(7)
         );
-        self.ids(&sql, params![user, range.kind.map(|k| k.as_str()), range.client, since, until, limit as i64])
+        let kind = range.kind.map(|k| k.as_str());
+        self.ids(&sql, params![user, kind, range.client, since, until, limit as i64, range.tag])
     }
 
     /// `user`'s memories that moved tier in `range` (all ways, or one), latest first.
@@ -136,12 +138,13 @@ impl Store {
             "SELECT m.id, e.event_type, json_extract(e.payload, '$.from'), json_extract(e.payload, '$.to'), \
              coalesce(json_extract(e.payload, '$.reason'), ''), e.recorded_at \
              FROM events e JOIN memories m ON m.id = e.stream_id \
-             WHERE {MEMORY_SCOPE} AND e.event_type IN ('tier_changed', 'expired') \
-             AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY e.seq DESC"
+             WHERE {MEMORY_SCOPE} {} AND e.event_type IN ('tier_changed', 'expired') \
+             AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY e.seq DESC",
+            tagged(6)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let kind = range.kind.map(|k| k.as_str());
-        let mut rows = stmt.query(params![user, kind, range.client, since, until])?;
+        let mut rows = stmt.query(params![user, kind, range.client, since, until, range.tag])?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let (event, from, to) =
@@ -211,10 +214,11 @@ impl Store {
     /// the oldest first.
     pub fn never_recalled(&self, user: &str, range: &Range, limit: usize) -> Result<Vec<MemoryId>> {
         let sql = format!(
-            "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} AND {NEVER_RECALLED} \
-             ORDER BY m.created_at, m.id LIMIT ?4"
+            "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED} \
+             ORDER BY m.created_at, m.id LIMIT ?4",
+            tagged(5)
         );
-        self.ids(&sql, params![user, range.kind.map(|k| k.as_str()), range.client, limit as i64])
+        self.ids(&sql, params![user, range.kind.map(|k| k.as_str()), range.client, limit as i64, range.tag])
     }
 
     /// The memory ids `sql` selects (its first column).

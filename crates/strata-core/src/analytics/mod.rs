@@ -89,6 +89,8 @@ pub struct Range {
     pub kind: Option<MemoryKind>,
     /// Only memories this app or client wrote, and recalls it ran (`desktop`, `cli`, `mcp:cursor`…).
     pub client: Option<String>,
+    /// Only memories with this tag (recalls are not filtered by it).
+    pub tag: Option<String>,
 }
 
 impl Range {
@@ -201,14 +203,17 @@ impl Store {
         let count = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<u64> {
             Ok(c.query_row(sql, p, |r| r.get::<_, i64>(0))? as u64)
         };
+        let tag = range.tag.as_deref();
         // Counts now come from the rollup the projection's triggers keep (migration 0006).
         let rolled = |select: &str, more: &str| -> Result<BTreeMap<String, u64>> {
             let sql = format!(
-                "SELECT {select}, sum(n) FROM memory_counts c WHERE {COUNTS_SCOPE} {more} GROUP BY 1 HAVING sum(n) > 0"
+                "SELECT {select}, sum(n) FROM {} WHERE {COUNTS_SCOPE} {more} GROUP BY 1 HAVING sum(n) > 0",
+                Rollup::Counts.of(range, 4)
             );
             let mut stmt = c.prepare(&sql)?;
-            let rows =
-                stmt.query_map(params![user, kind, app], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            let rows = stmt.query_map(params![user, kind, app, tag], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
         let by_expired = rolled("CASE c.expired WHEN 1 THEN 'expired' ELSE 'live' END", "")?;
@@ -223,17 +228,21 @@ impl Store {
             ..MemoryMetrics::default()
         };
         let mut stmt = c.prepare(&format!(
-            "SELECT t.tag, count(*) FROM memory_tags t JOIN memories m ON m.id = t.memory_id WHERE {scope} \
-             GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ?4"
+            "SELECT t.tag, count(*) FROM memory_tags t JOIN memories m ON m.id = t.memory_id WHERE {scope} {} \
+             GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ?4",
+            tagged(5)
         ))?;
         m.tags = stmt
-            .query_map(params![user, kind, app, TOP_TAGS as i64], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
+            .query_map(params![user, kind, app, TOP_TAGS as i64, tag], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
             .collect::<rusqlite::Result<_>>()?;
         if let Some(model) = model {
             // From the rollup of vectors the triggers keep (migration 0007).
             m.embedded = count(
-                &format!("SELECT coalesce(sum(n), 0) FROM vector_counts c WHERE {COUNTS_SCOPE} AND c.model = ?4"),
-                &[&user, &kind, &app, &model],
+                &format!(
+                    "SELECT coalesce(sum(n), 0) FROM {} WHERE {COUNTS_SCOPE} AND c.model = ?4",
+                    Rollup::Vectors.of(range, 5)
+                ),
+                &[&user, &kind, &app, &model, &tag],
             )?;
         }
         let concepts = format!(
@@ -256,16 +265,17 @@ impl Store {
     fn created(&self, user: &str, range: &Range, since: i64, until: i64) -> Result<Vec<Created>> {
         // Whole days (UTC) from the rollup the projection's triggers keep.
         let sql = format!(
-            "SELECT {} AS b, c.kind, sum(c.n) FROM memory_days c WHERE {COUNTS_SCOPE} \
+            "SELECT {} AS b, c.kind, sum(c.n) FROM {} WHERE {COUNTS_SCOPE} \
              AND c.day >= date(?4 / 1000, 'unixepoch') AND c.day <= date((?5 - 1) / 1000, 'unixepoch') \
              GROUP BY b, c.kind HAVING sum(c.n) > 0 ORDER BY b",
-            range.bucket.of_day("c.day")
+            range.bucket.of_day("c.day"),
+            Rollup::Days.of(range, 6)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
         // Dates SQLite can write: from year 0 to 9999.
         let (since, until) = (since.max(-62_167_219_200_000), until.min(253_402_300_799_999));
-        let rows = stmt.query_map(params![user, kind, app, since, until], |r| {
+        let rows = stmt.query_map(params![user, kind, app, since, until, range.tag], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64))
         })?;
         let mut out: Vec<Created> = Vec::new();
@@ -286,13 +296,14 @@ impl Store {
             "SELECT {} AS b, e.event_type, json_extract(e.payload, '$.from'), json_extract(e.payload, '$.to'), \
              coalesce(json_extract(e.payload, '$.reason'), '') \
              FROM events e JOIN memories m ON m.id = e.stream_id \
-             WHERE {MEMORY_SCOPE} AND e.event_type IN ('tier_changed', 'expired') \
+             WHERE {MEMORY_SCOPE} {} AND e.event_type IN ('tier_changed', 'expired') \
              AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY b",
-            range.bucket.of("e.recorded_at")
+            range.bucket.of("e.recorded_at"),
+            tagged(6)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
-        let rows = stmt.query_map(params![user, kind, app, since, until], |r| {
+        let rows = stmt.query_map(params![user, kind, app, since, until, range.tag], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
@@ -326,6 +337,57 @@ impl Store {
 /// app or client (`?3`, none: any), as a condition on `memories m`.
 pub(crate) const MEMORY_SCOPE: &str = "m.user_id = ?1 AND (?2 IS NULL OR m.kind = ?2) \
      AND (?3 IS NULL OR coalesce(json_extract(m.source, '$.app'), '') = ?3)";
+
+/// With [`MEMORY_SCOPE`]: only memories with the tag in parameter `?n` (none: any).
+pub(crate) fn tagged(n: usize) -> String {
+    format!("AND (?{n} IS NULL OR EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?{n}))")
+}
+
+/// A rollup the triggers keep.
+#[derive(Clone, Copy)]
+enum Rollup {
+    /// `memory_counts`.
+    Counts,
+    /// `memory_days`.
+    Days,
+    /// `vector_counts`.
+    Vectors,
+}
+
+impl Rollup {
+    /// Where a query reads the rollup's rows from, as `c`: the rollup itself when the range
+    /// names no tag (the tag in parameter `?n` is then none), else — the rollups keep no tags —
+    /// the same columns made from the memories with that tag.
+    fn of(self, range: &Range, n: usize) -> String {
+        const APP: &str = "coalesce(json_extract(m.source, '$.app'), '')";
+        let table = match self {
+            Rollup::Counts => "memory_counts",
+            Rollup::Days => "memory_days",
+            Rollup::Vectors => "vector_counts",
+        };
+        if range.tag.is_none() {
+            return format!("{table} c JOIN (SELECT ?{n} IS NULL) ON true");
+        }
+        let (columns, from) = match self {
+            Rollup::Counts => (
+                format!(
+                    "m.user_id, m.kind, m.tier, {APP} AS app, coalesce(m.agent_id, 'shared') AS agent, \
+                     m.expired_at IS NOT NULL AS expired"
+                ),
+                "memories m",
+            ),
+            Rollup::Days => (
+                format!("m.user_id, date(m.created_at / 1000, 'unixepoch') AS day, m.kind, {APP} AS app"),
+                "memories m",
+            ),
+            Rollup::Vectors => (
+                format!("m.user_id, m.kind, {APP} AS app, v.model"),
+                "memory_vectors v JOIN memories m ON m.id = v.memory_id",
+            ),
+        };
+        format!("(SELECT {columns}, 1 AS n FROM {from} WHERE m.user_id = ?1 {}) c", tagged(n))
+    }
+}
 
 /// [`MEMORY_SCOPE`] for the rollups (`memory_counts c`, `memory_days c`, `vector_counts c`).
 const COUNTS_SCOPE: &str = "c.user_id = ?1 AND (?2 IS NULL OR c.kind = ?2) AND (?3 IS NULL OR c.app = ?3)";

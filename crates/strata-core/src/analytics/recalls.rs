@@ -427,8 +427,8 @@ impl Store {
         top.truncate(TOP_RECALLS as usize);
         m.top = top;
         m.never_recalled = c.query_row(
-            &format!("SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} AND {NEVER_RECALLED}"),
-            params![user, range.kind.map(|k| k.as_str()), client],
+            &format!("SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED}", super::tagged(4)),
+            params![user, range.kind.map(|k| k.as_str()), client, range.tag],
             |r| r.get::<_, i64>(0),
         )? as u64;
         let percentile = |p: f64| -> Result<f64> {

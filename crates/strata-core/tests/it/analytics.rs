@@ -71,6 +71,18 @@ fn metrics_count_what_is_held_and_what_changed_by_day_and_week() {
     let later = f.store.memory_metrics(USER, &since, None).unwrap();
     assert_eq!(later.created.iter().map(|c| c.total).sum::<u64>(), 3);
     assert_eq!(later.memories, 6, "what is held is counted whatever the range");
+    // Narrowed to a tag (which the rollups do not keep): the tea alone, its creation and its
+    // promotion.
+    let drinks = Range { tag: Some("drinks".into()), ..Range::default() };
+    let d = f.store.memory_metrics(USER, &drinks, None).unwrap();
+    assert_eq!((d.memories, d.by_type.get("semantic"), d.tags.clone()), (1, Some(&1), vec![("drinks".to_string(), 1)]));
+    assert_eq!(d.created.iter().map(|c| (c.start.as_str(), c.total)).collect::<Vec<_>>(), vec![("2026-01-31", 1)]);
+    assert_eq!((d.moves.len(), d.moves[0].promoted, d.moves[0].expired), (1, 1, 0), "{:?}", d.moves);
+    assert!(d.embedded <= 1 && d.by_tier.values().sum::<u64>() == 1, "{d:?}");
+    assert_eq!(f.store.created_in(USER, &drinks, 10).unwrap(), vec![tea.id]);
+    assert_eq!(f.store.moved_in(USER, &drinks, None, 10).unwrap().len(), 1);
+    let untagged = Range { tag: Some("nothing-has-this".into()), ..Range::default() };
+    assert_eq!(f.store.memory_metrics(USER, &untagged, None).unwrap().memories, 0);
     // Someone else's store is theirs.
     assert_eq!(f.store.memory_metrics("nobody", &Range::default(), None).unwrap().memories, 0);
 
