@@ -119,7 +119,7 @@ impl Store {
         let sql = format!(
             "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} {} AND m.created_at >= ?4 AND m.created_at < ?5 \
              ORDER BY m.created_at DESC, m.id DESC LIMIT ?6",
-            tagged(7)
+            tagged(range, 7)
         );
         let kind = range.kind.map(|k| k.as_str());
         self.ids(&sql, params![user, kind, range.client, since, until, limit as i64, range.tag])
@@ -140,7 +140,7 @@ impl Store {
              FROM events e JOIN memories m ON m.id = e.stream_id \
              WHERE {MEMORY_SCOPE} {} AND e.event_type IN ('tier_changed', 'expired') \
              AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY e.seq DESC",
-            tagged(6)
+            tagged(range, 6)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let kind = range.kind.map(|k| k.as_str());
@@ -216,7 +216,7 @@ impl Store {
         let sql = format!(
             "SELECT m.id FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED} \
              ORDER BY m.created_at, m.id LIMIT ?4",
-            tagged(5)
+            tagged(range, 5)
         );
         self.ids(&sql, params![user, range.kind.map(|k| k.as_str()), range.client, limit as i64, range.tag])
     }

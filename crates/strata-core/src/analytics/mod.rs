@@ -230,7 +230,7 @@ impl Store {
         let mut stmt = c.prepare(&format!(
             "SELECT t.tag, count(*) FROM memory_tags t JOIN memories m ON m.id = t.memory_id WHERE {scope} {} \
              GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ?4",
-            tagged(5)
+            tagged(range, 5)
         ))?;
         m.tags = stmt
             .query_map(params![user, kind, app, TOP_TAGS as i64, tag], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
@@ -299,7 +299,7 @@ impl Store {
              WHERE {MEMORY_SCOPE} {} AND e.event_type IN ('tier_changed', 'expired') \
              AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY b",
             range.bucket.of("e.recorded_at"),
-            tagged(6)
+            tagged(range, 6)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
@@ -338,9 +338,13 @@ impl Store {
 pub(crate) const MEMORY_SCOPE: &str = "m.user_id = ?1 AND (?2 IS NULL OR m.kind = ?2) \
      AND (?3 IS NULL OR coalesce(json_extract(m.source, '$.app'), '') = ?3)";
 
-/// With [`MEMORY_SCOPE`]: only memories with the tag in parameter `?n` (none: any).
-pub(crate) fn tagged(n: usize) -> String {
-    format!("AND (?{n} IS NULL OR EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?{n}))")
+/// With [`MEMORY_SCOPE`]: only memories with `range`'s tag, bound as parameter `?n` (none: any,
+/// and the condition costs nothing per row).
+pub(crate) fn tagged(range: &Range, n: usize) -> String {
+    match range.tag {
+        None => format!("AND ?{n} IS NULL"),
+        Some(_) => format!("AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?{n})"),
+    }
 }
 
 /// A rollup the triggers keep.
@@ -385,7 +389,7 @@ impl Rollup {
                 "memory_vectors v JOIN memories m ON m.id = v.memory_id",
             ),
         };
-        format!("(SELECT {columns}, 1 AS n FROM {from} WHERE m.user_id = ?1 {}) c", tagged(n))
+        format!("(SELECT {columns}, 1 AS n FROM {from} WHERE m.user_id = ?1 {}) c", tagged(range, n))
     }
 }
 

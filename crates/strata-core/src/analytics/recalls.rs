@@ -427,7 +427,10 @@ impl Store {
         top.truncate(TOP_RECALLS as usize);
         m.top = top;
         m.never_recalled = c.query_row(
-            &format!("SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED}", super::tagged(4)),
+            &format!(
+                "SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED}",
+                super::tagged(range, 4)
+            ),
             params![user, range.kind.map(|k| k.as_str()), client, range.tag],
             |r| r.get::<_, i64>(0),
         )? as u64;
