@@ -793,6 +793,13 @@ fn retire_adapters_of(
         )?
         .query_map([memory_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
+    // Every report of an adapter trained on it (retired ones too) quotes its facts, question by
+    // question: those rows go, the numbers stay.
+    tx.prepare_cached(
+        "UPDATE adapters SET metrics = json_remove(metrics, '$.rows') WHERE metrics IS NOT NULL \
+         AND json_valid(metrics) AND EXISTS (SELECT 1 FROM json_each(adapters.sources) s WHERE s.value = ?1)",
+    )?
+    .execute([memory_id])?;
     for id in &ids {
         tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
         tx.execute(

@@ -69,11 +69,14 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
 fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     let mut f = Fixture::new();
     let dir = tempfile::tempdir().unwrap();
-    let rex = f.add(concept("rex", &[("owner", "Maya")]));
+    let rex = f.add(concept("rex", &[("owner", "Quillbrandt")]));
     let tea = f.add(concept("tea", &[("likes", "green")]));
     let from_rex = f.store.register_adapter(new_adapter(&f, &[&rex, &tea], dir.path())).unwrap();
     let from_tea = f.store.register_adapter(new_adapter(&f, &[&tea], dir.path())).unwrap();
-    f.store.record_evaluation(&from_rex.id, &serde_json::json!({}), true).unwrap();
+    // Its report quotes the fact, question by question.
+    let report = serde_json::json!({"recall_with_adapter": 1.0, "rows": [
+        {"question": "Who owns Rex?", "expected": "Quillbrandt", "with_adapter": "Quillbrandt owns Rex."}]});
+    f.store.record_evaluation(&from_rex.id, &report, true).unwrap();
     f.store.activate_adapter(&from_rex.id, false).unwrap();
 
     let outcome = f.store.forget(rex.id, &user()).unwrap();
@@ -84,6 +87,12 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     assert!(f.store.active_adapter().unwrap().is_none());
     let last = f.store.adapter_history(&from_rex.id).unwrap().pop().unwrap();
     assert_eq!((last.kind.as_str(), last.detail["memory"].as_str()), ("retired", Some(rex.id.to_string().as_str())));
+    // Its report keeps its numbers, not the questions and answers that quote the fact: the
+    // forgotten word is in no byte of the file.
+    let metrics = gone.metrics.expect("still evaluated");
+    assert_eq!((metrics["recall_with_adapter"].as_f64(), metrics.get("rows")), (Some(1.0), None), "{metrics}");
+    let bytes = std::fs::read(f.path()).unwrap();
+    assert!(!bytes.windows(11).any(|w| w == b"Quillbrandt"), "the forgotten fact is in no byte of the file");
     // An adapter not trained on it is untouched.
     let kept = f.store.adapter(&from_tea.id).unwrap();
     assert_eq!(kept.status, AdapterStatus::Candidate);
