@@ -17,7 +17,7 @@ use crate::render::Out;
 
 /// Adapters, training sets and checkpoints live beside the database (`strata.adapters/`).
 fn root(db: &Path) -> PathBuf {
-    db.with_extension("adapters")
+    strata_core::adapters::adapters_root(db)
 }
 
 fn config_of(h: &TrainHyper) -> Result<TrainConfig> {

@@ -5,7 +5,7 @@
 //! Forgetting a memory retires every adapter trained from it and deletes its files: an adapter
 //! holds what it learned, so forget must reach it too.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
@@ -284,6 +284,27 @@ impl Store {
         previous.map(|p: String| self.adapter(&p)).transpose()
     }
 
+    /// Deletes the training sets written beside the database (`strata train dataset`'s, in
+    /// [`adapters_root`]`/datasets`) that name any of `forgotten` as a source: they quote its
+    /// words (called after the forgetting commits). Returns how many files were deleted.
+    pub fn delete_forgotten_training_sets(&self, forgotten: &[crate::model::MemoryId]) -> Result<usize> {
+        let Some(db) = self.path() else { return Ok(0) };
+        let dir = adapters_root(db).join("datasets");
+        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(0) };
+        let ids: Vec<String> = forgotten.iter().map(ToString::to_string).collect();
+        let mut deleted = 0;
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()) {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Error::io(format!("cannot read the training set {}", path.display()), e))?;
+            if ids.iter().any(|id| text.contains(id.as_str())) {
+                std::fs::remove_file(&path)
+                    .map_err(|e| Error::io(format!("cannot delete the training set {}", path.display()), e))?;
+                deleted += 1;
+            }
+        }
+        Ok(deleted)
+    }
+
     /// Deletes the files of adapters retired because a source memory was forgotten (called
     /// after the forgetting commits). Returns how many folders were deleted.
     pub fn delete_forgotten_adapter_files(&mut self) -> Result<usize> {
@@ -303,4 +324,10 @@ impl Store {
         }
         Ok(deleted)
     }
+}
+
+/// Where adapters, training sets and checkpoints live: beside the database `db`
+/// (`strata.db` → `strata.adapters/`).
+pub fn adapters_root(db: &Path) -> PathBuf {
+    db.with_extension("adapters")
 }

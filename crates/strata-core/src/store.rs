@@ -169,6 +169,7 @@ impl Store {
         })?;
         let (redacted_events, retired_adapters, derived) = redacted_events;
         self.delete_forgotten_adapter_files()?;
+        self.delete_forgotten_training_sets(&[ids, derived.as_slice()].concat())?;
         let scrubbed = self.scrub()?;
         Ok(ForgetOutcome { redacted_events, retired_adapters, derived, scrubbed })
     }

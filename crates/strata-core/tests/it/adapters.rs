@@ -93,6 +93,16 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     assert_eq!((metrics["recall_with_adapter"].as_f64(), metrics.get("rows")), (Some(1.0), None), "{metrics}");
     let bytes = std::fs::read(f.path()).unwrap();
     assert!(!bytes.windows(11).any(|w| w == b"Quillbrandt"), "the forgotten fact is in no byte of the file");
+    // A training set written beside the database that names it goes too; one that does not stays.
+    let sets = f.path().with_extension("adapters").join("datasets");
+    std::fs::create_dir_all(&sets).unwrap();
+    let line = |id: &str| format!("{{\"question\": \"Who?\", \"answer\": \"them\", \"sources\": [\"{id}\"]}}\n");
+    let bike = f.add(concept("bike", &[("colour", "red")]));
+    std::fs::write(sets.join("bike.jsonl"), line(&bike.id.to_string())).unwrap();
+    std::fs::write(sets.join("tea.jsonl"), line(&tea.id.to_string())).unwrap();
+    f.store.forget(bike.id, &user()).unwrap();
+    assert!(!sets.join("bike.jsonl").exists(), "a training set quoting a forgotten memory is deleted");
+    assert!(sets.join("tea.jsonl").exists());
     // An adapter not trained on it is untouched.
     let kept = f.store.adapter(&from_tea.id).unwrap();
     assert_eq!(kept.status, AdapterStatus::Candidate);
