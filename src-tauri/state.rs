@@ -42,8 +42,7 @@ impl AppState {
             user_id: std::env::var("STRATA_USER").ok().filter(|u| !u.trim().is_empty()).unwrap_or(defaults.user_id),
             client: "desktop".into(),
             context: strata_api::ContextSettings::for_user(),
-            recall_records_days: strata_api::Settings::load()
-                .map_or(defaults.recall_records_days, |s| s.usage.records_days()),
+            recall_records_days: strata_api::settings::UsageSettings::records_days_saved(),
             ..Default::default()
         };
         let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { commands, type ProviderView_Serialize as ProviderView, type SettingsView_Serialize as SettingsView } from "./bindings";
+import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
 import { describe } from "./errors";
 import { count } from "./format";
 import { Tiers } from "./Tiers";
@@ -143,18 +143,21 @@ function Providers() {
   );
 }
 
+// Saves the settings; what was saved goes to `onSaved`, a refusal (a bad value) to `onError`.
+async function saveSettings(next: Settings, onSaved: (v: SettingsView) => void, onError: (e: string | null) => void) {
+  const res = await commands.saveSettings(next);
+  if (res.status === "ok") {
+    onSaved(res.data);
+    onError(null);
+  } else onError(describe(res.error));
+}
+
 // Whether Strata reads conversations for facts after each answer, and whether what it finds
 // waits for the person's review.
 function Extraction({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
   const [error, setError] = useState<string | null>(null);
   const extraction = view.saved.extraction;
-  const save = async (next: typeof extraction) => {
-    const res = await commands.saveSettings({ ...view.saved, extraction: next });
-    if (res.status === "ok") {
-      onSaved(res.data);
-      setError(null);
-    } else setError(describe(res.error));
-  };
+  const save = (next: typeof extraction) => saveSettings({ ...view.saved, extraction: next }, onSaved, setError);
   return (
     <section className="extraction">
       <h3>Facts from conversations</h3>
@@ -199,13 +202,7 @@ function UsageRecords({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
   const [days, setDays] = useState(String(usage.days));
   const [error, setError] = useState<string | null>(null);
   const [cleared, setCleared] = useState<string | null>(null);
-  const save = async (next: typeof usage) => {
-    const res = await commands.saveSettings({ ...view.saved, usage: next });
-    if (res.status === "ok") {
-      onSaved(res.data);
-      setError(null);
-    } else setError(describe(res.error));
-  };
+  const save = (next: typeof usage) => saveSettings({ ...view.saved, usage: next }, onSaved, setError);
   const clear = async () => {
     const res = await commands.clearUsageRecords();
     if (res.status === "ok") setCleared(`Deleted the records of ${count(res.data, "search or prompt", "searches and prompts")}.`);

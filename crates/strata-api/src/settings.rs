@@ -49,6 +49,19 @@ impl UsageSettings {
     pub fn records_days(&self) -> Option<u32> {
         self.keep.then_some(self.days)
     }
+
+    /// [`UsageSettings::records_days`] as the settings file says, for a front end opening its
+    /// engine: a file that cannot be read leaves the default, with a warning (opening the
+    /// store should not fail for it; the settings screen shows the error).
+    pub fn records_days_saved() -> Option<u32> {
+        match Settings::load() {
+            Ok(s) => s.usage.records_days(),
+            Err(e) => {
+                tracing::warn!("{e}; usage records are kept as by default");
+                UsageSettings::default().records_days()
+            }
+        }
+    }
 }
 
 /// When extraction runs and what becomes of its changes.

@@ -59,7 +59,7 @@ pub fn run(cli: Cli) -> Result<()> {
         actor: strata_core::Actor::User,
         recall: HybridOptions::default(),
         context: context_settings(),
-        recall_records_days: usage_records_days(),
+        recall_records_days: strata_api::settings::UsageSettings::records_days_saved(),
     };
     if let Command::Scrub = command {
         let done = Engine::finish_scrub(&db)?;
@@ -1164,16 +1164,4 @@ fn filter_of(f: FilterArgs, now: chrono::DateTime<chrono::Utc>) -> Result<Filter
         include_expired: f.expired,
         ..Default::default()
     })
-}
-
-/// How long usage records are kept, as the settings say (a settings file that cannot be read
-/// leaves the default, with a warning: every command would fail otherwise).
-fn usage_records_days() -> Option<u32> {
-    match strata_api::Settings::load() {
-        Ok(s) => s.usage.records_days(),
-        Err(e) => {
-            tracing::warn!("{e}; usage records are kept as by default");
-            strata_api::settings::UsageSettings::default().records_days()
-        }
-    }
 }
