@@ -185,7 +185,7 @@ pub struct OptimizeView {
 
 /// A fact that disagrees: its key, its name, and each value with the index of the memory in
 /// `live` that holds it.
-type Disagreement = (String, String, Vec<(String, usize)>);
+pub(crate) type Disagreement = (String, String, Vec<(String, usize)>);
 
 /// What health found, before it is listed.
 struct Findings {
@@ -462,7 +462,7 @@ fn duplicate_groups(live: &[Memory], similarity: f64) -> Vec<(usize, Vec<usize>)
 /// Facts that disagree: the key, the fact and each distinct value with the earliest memory that
 /// holds it, for facts of semantic memories whose keys match once case and separators are set
 /// aside.
-fn contradictions(live: &[Memory]) -> Vec<Disagreement> {
+pub(crate) fn contradictions(live: &[Memory]) -> Vec<Disagreement> {
     let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, m) in live.iter().enumerate() {
         if let Content::Semantic(c) = &m.content {

@@ -10,6 +10,7 @@ pub mod changes;
 pub mod compact;
 pub mod context;
 pub mod conversations;
+pub mod curation;
 mod demo;
 pub mod dto;
 pub mod embedding;

@@ -24,6 +24,17 @@ pub struct Settings {
     pub extraction: ExtractionSettings,
     /// Whether analytics' usage records are kept, and for how long.
     pub usage: UsageSettings,
+    /// What curation flags as worth training.
+    pub training: TrainingSettings,
+}
+
+/// Curation and training.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct TrainingSettings {
+    /// What makes a memory a training candidate.
+    pub criteria: crate::curation::CandidateCriteria,
 }
 
 /// Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
@@ -173,6 +184,7 @@ impl Settings {
                 self.usage.days
             )));
         }
+        self.training.criteria.check()?;
         if let Some(c) = &self.chat
             && c.provider.trim().is_empty()
         {

@@ -362,7 +362,7 @@ pub enum TrainCommand {
         #[command(flatten)]
         select: TrainSelect,
         /// Train on this set (from `strata train dataset`) instead of selecting memories.
-        #[arg(long, conflicts_with_all = ["ids", "kinds", "tags"])]
+        #[arg(long, conflicts_with_all = ["ids", "approved", "kinds", "tags"])]
         dataset: Option<PathBuf>,
         #[command(flatten)]
         hyper: TrainHyper,
@@ -395,6 +395,56 @@ pub enum TrainCommand {
     },
     /// Retire the active adapter and restore the one active before it (or none).
     Rollback,
+    /// Flag the facts and procedures that meet the training criteria (the settings file's
+    /// `training.criteria`) into the curation queue, and take out those that no longer do.
+    Flag,
+    /// The curation queue: each candidate with its score and why it is there.
+    Candidates {
+        /// Only candidates with this status.
+        #[arg(long, value_enum)]
+        status: Option<CandidateStatusArg>,
+        /// Only this type.
+        #[arg(long = "type", value_enum)]
+        kind: Option<KindArg>,
+        /// Only memories with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// Only members of this concept (its key, id or name).
+        #[arg(long)]
+        concept: Option<String>,
+        /// Order: score (highest first), lowest (the doubtful first) or recent.
+        #[arg(long, default_value = "score")]
+        sort: String,
+    },
+    /// Approve candidates for training (memory ids or keys).
+    Approve {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Why, kept with the decision.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Reject candidates: they stay out of training until they change.
+    Reject {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Why, kept with the decision.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Take decisions back: the candidates wait in the queue again.
+    Reopen {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// What happened to a memory in curation: flagged, approved, withdrawn …
+    Why {
+        /// The memory.
+        id: String,
+    },
     /// Store the example facts in a fresh scope, build the set, train, evaluate, and print
     /// the report.
     Demo {
@@ -411,6 +461,9 @@ pub struct TrainSelect {
     /// These memories (repeatable); otherwise every fact and procedure the filters select.
     #[arg(long = "id")]
     pub ids: Vec<String>,
+    /// The candidates a person approved (`strata train approve`).
+    #[arg(long, conflicts_with_all = ["ids", "kinds", "tags"])]
+    pub approved: bool,
     /// Only this type (semantic or procedural). Repeatable.
     #[arg(long = "type", value_enum)]
     pub kinds: Vec<KindArg>,
@@ -1084,6 +1137,17 @@ pub enum OrderArg {
     Occurred,
     /// When it was last recalled.
     Recalled,
+}
+
+/// Where a training candidate stands, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CandidateStatusArg {
+    /// Waiting for a person.
+    Flagged,
+    /// Approved for training.
+    Approved,
+    /// Rejected.
+    Rejected,
 }
 
 /// Memory types on the command line.

@@ -30,6 +30,7 @@ macro_rules! note_part {
 
 mod args;
 mod commands;
+mod curation;
 mod extract;
 mod render;
 mod train;

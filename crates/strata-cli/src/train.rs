@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, bail};
 use comfy_table::Table;
 use strata_api::Engine;
+use strata_api::curation::{CandidateQuery, Verdict};
 use strata_core::{AdapterRecord, Filter, Memory, MemoryKind, NewAdapter};
 use strata_models::{Adapter, LocalChat};
 use strata_train::{Dataset, Gate, Report, TrainConfig, Trained};
@@ -48,6 +49,14 @@ fn chat() -> Result<LocalChat> {
 }
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
+    if s.approved {
+        let query = CandidateQuery { status: Some("approved".into()), ..Default::default() };
+        let approved = engine.training_candidates(&query)?.candidates;
+        if approved.is_empty() {
+            bail!("no candidate is approved; `strata train candidates` lists them, `strata train approve` approves");
+        }
+        return approved.iter().map(|c| Ok(engine.memory(&strata_api::Target::new(c.memory.id.as_str()))?)).collect();
+    }
     if !s.ids.is_empty() {
         return s.ids.iter().map(|id| Ok(engine.memory(&strata_api::Target::new(id.as_str()))?)).collect();
     }
@@ -265,6 +274,18 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             Ok(())
         }
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
+        TrainCommand::Flag => crate::curation::flag(engine, out),
+        TrainCommand::Candidates { status, kind, tag, concept, sort } => {
+            crate::curation::list(engine, status, kind, tag, concept, sort, out)
+        }
+        TrainCommand::Approve { ids, note } => {
+            crate::curation::decide(engine, &ids, Verdict::Approve, note.as_deref(), out)
+        }
+        TrainCommand::Reject { ids, note } => {
+            crate::curation::decide(engine, &ids, Verdict::Reject, note.as_deref(), out)
+        }
+        TrainCommand::Reopen { ids } => crate::curation::decide(engine, &ids, Verdict::Reopen, None, out),
+        TrainCommand::Why { id } => crate::curation::why(engine, &id, out),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod analytics;
 pub mod chat;
 pub mod clock;
 pub mod concepts;
+pub mod curation;
 pub mod error;
 pub mod event;
 pub mod evolve;
@@ -38,6 +39,7 @@ pub use chat::{
     ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use curation::{Candidate, CandidateEvent, CandidateStatus, FlagCounts, Qualifying};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
 pub use extraction::{Decision, DecisionAction, DecisionDetail, DecisionStatus};

@@ -9,6 +9,7 @@ use strata_core::{Actor, Concept, Content, FactValue, Filter, ManualClock};
 mod analytics;
 mod ask;
 mod concepts;
+mod curation;
 mod embedding;
 mod extract;
 mod forms;

@@ -40,3 +40,59 @@ fn the_demo_trains_an_adapter_that_is_activated_used_and_rolled_back() {
     assert!(e.err(&["train", "run", "--lr", "7"]).contains("learning rate"));
     assert!(e.err(&["train", "run", "--targets", "q,wings"]).contains("'wings' is not a projection"));
 }
+
+/// Curation on the command line: flag, list with reasons, approve and reject with a note, see
+/// why, build the approved memories' training set; a changed memory leaves the queue.
+#[test]
+fn candidates_are_flagged_decided_and_their_training_set_built() {
+    let e = Env::new();
+    let add = |key: &str, fact: &str, importance: &str| {
+        e.json(&["add", "semantic", key, "--fact", fact, "--importance", importance, "--tier", "long"])["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let dog = add("maya_chen", "dog=Biscuit", "0.9");
+    let tea = add("tea", "likes=oolong", "0.7");
+    add("bike", "colour=blue", "0.2");
+    for _ in 0..3 {
+        e.ok(&["recall", "Maya Chen dog"]);
+        e.ok(&["recall", "tea oolong"]);
+        e.ok(&["recall", "bike colour"]);
+    }
+    let later = "2026-03-01T12:00:00Z";
+    let at = |args: &[&str]| {
+        let r = e.run_at(args, &e.db(), None, later);
+        assert_eq!(r.code, 0, "strata {args:?}: {}", r.stderr);
+        r.stdout
+    };
+    let flagged = at(&["train", "flag"]);
+    assert!(flagged.starts_with("Looked at 3 facts and procedures: 2 meet the criteria — 2 new"), "{flagged}");
+    let listed = at(&["train", "candidates"]);
+    assert!(listed.starts_with("2 waiting, 0 approved, 0 rejected."), "{listed}");
+    assert!(listed.contains("Importance 0.90 (at least 0.60)") && listed.contains("maya chen"), "{listed}");
+    assert!(!listed.contains("bike"), "{listed}");
+
+    at(&["train", "approve", &dog, "--note", "her dog, for sure"]);
+    let rejected = at(&["train", "reject", &tea]);
+    assert!(rejected.starts_with("Rejected: tea"), "{rejected}");
+    let json: serde_json::Value =
+        serde_json::from_str(&at(&["train", "candidates", "--status", "approved", "--json"])).unwrap();
+    assert_eq!(json["candidates"][0]["memory"]["id"], dog.as_str());
+    assert_eq!(json["candidates"][0]["decided_by"], "cli");
+    assert_eq!(json["candidates"][0]["note"], "her dog, for sure");
+    let why = at(&["train", "why", &dog]);
+    assert!(why.contains("flagged: score") && why.contains("approved by cli: “her dog, for sure”"), "{why}");
+
+    let set: serde_json::Value =
+        serde_json::from_str(&at(&["train", "dataset", "--approved", "--replay", "0", "--json"])).unwrap();
+    assert_eq!(set["facts"], 1, "only the approved memory: {set}");
+
+    // An edit takes the memory out of the queue until flagging looks at it again.
+    at(&["update", &dog, "--importance", "0.95"]);
+    let listed = at(&["train", "candidates"]);
+    assert!(listed.contains("1 memory changed since flagged"), "{listed}");
+    let r = e.run_at(&["train", "approve", &dog], &e.db(), None, later);
+    assert!(r.stderr.contains("changed after it was flagged"), "{}", r.stderr);
+    assert!(e.err(&["train", "approve", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]).contains("no memory"));
+}
