@@ -321,16 +321,20 @@ impl Engine {
                 tick(i as u64, total)?;
             }
         }
-        let leaving: Vec<(MemoryId, String)> = self
-            .store_view()
-            .candidates(&user, None)?
-            .into_iter()
-            .filter(|c| c.status != CandidateStatus::Rejected && !qualifying.iter().any(|q| q.memory_id == c.memory_id))
-            .map(|c| {
-                let why = why_not.remove(&c.memory_id).unwrap_or_else(|| "it expired or is no longer stored".into());
-                (c.memory_id, why)
-            })
-            .collect();
+        let mut leaving: Vec<(MemoryId, String)> = Vec::new();
+        let qualified: HashSet<MemoryId> = qualifying.iter().map(|q| q.memory_id).collect();
+        for c in self.store_view().candidates(&user, None)? {
+            if c.status == CandidateStatus::Rejected || qualified.contains(&c.memory_id) {
+                continue;
+            }
+            let why = match why_not.remove(&c.memory_id) {
+                Some(why) => why,
+                // Another agent's own memory, flagged by its engine: not this pass's to judge.
+                None if self.store_view().get(c.memory_id).is_ok_and(|m| !self.can_see(&m.scope)) => continue,
+                None => "it expired or is no longer stored".into(),
+            };
+            leaving.push((c.memory_id, why));
+        }
         if cancel.load(Ordering::Relaxed) {
             return Err(ApiError::new(ErrorCode::Cancelled, "flagging was cancelled; nothing changed"));
         }
@@ -363,6 +367,7 @@ impl Engine {
         let (mut counts, mut changed) = ([0u32; 3], 0u32);
         for c in self.store_view().candidates(&user, None)? {
             let m = match self.store_view().get(c.memory_id) {
+                Ok(m) if !self.can_see(&m.scope) => continue,
                 Ok(m) if m.updated_at == c.changed_at && m.expired_at.is_none() => m,
                 _ => {
                     changed += 1;

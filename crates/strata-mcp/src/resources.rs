@@ -1,5 +1,6 @@
-//! Resources: a small summary of the store, the procedures, the concepts compaction formed, and
-//! templates for one memory by id and one concept by key. Each reads as JSON.
+//! Resources: a small summary of the store, the procedures, analytics, the training candidates
+//! and adapters (read only), the concepts compaction formed, and templates for one memory by id
+//! and one concept by key. Each reads as JSON.
 
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -19,6 +20,10 @@ pub const STATS: &str = "strata://stats";
 pub const PROCEDURES: &str = "strata://procedures";
 /// The memory, recall and prompt metrics of the last 30 days.
 pub const ANALYTICS: &str = "strata://analytics/summary";
+/// The curation queue: memories flagged as worth training, with their scores and reasons.
+pub const CANDIDATES: &str = "strata://training/candidates";
+/// The adapter registry.
+pub const ADAPTERS: &str = "strata://adapters";
 /// Days [`ANALYTICS`] covers.
 const ANALYTICS_DAYS: i64 = 30;
 const MEMORY_PREFIX: &str = "strata://memory/";
@@ -46,6 +51,21 @@ pub fn list(graph: bool, concepts: &[ConceptView]) -> ListResourcesResult {
             .with_description(
                 "The last 30 days, by day: what the memory holds and how it changed (`memory`), what \
                  recall found (`recalls`) and how prompts used their budgets (`utilization`).",
+            )
+            .with_mime_type(JSON),
+        Resource::new(CANDIDATES, "training-candidates")
+            .with_title("Training candidates")
+            .with_description(
+                "Memories flagged as worth training into the on-device model's adapter, each with its \
+                 score, the reasons in words and where it stands (waiting, approved, rejected). Read \
+                 only: a person decides in the app or with `strata train approve`.",
+            )
+            .with_mime_type(JSON),
+        Resource::new(ADAPTERS, "adapters")
+            .with_title("Adapters")
+            .with_description(
+                "Every adapter trained from memories, newest first: status (candidate, active, \
+                 retired), source memories, settings and evaluation.",
             )
             .with_mime_type(JSON),
     ];
@@ -108,6 +128,10 @@ pub async fn read(
             .await
     } else if uri == ANALYTICS {
         server.run(ctx, |e| Ok(serde_json::to_value(analytics(e)?))).await
+    } else if uri == CANDIDATES {
+        server.run(ctx, |e| Ok(serde_json::to_value(e.training_candidates(&Default::default())?))).await
+    } else if uri == ADAPTERS {
+        server.run(ctx, |e| Ok(serde_json::to_value(e.adapters()?))).await
     } else if uri == GRAPH_RESOURCE && server.settings().graph_tools {
         server.run(ctx, |e| Ok(serde_json::to_value(e.graph_read()?))).await
     } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {

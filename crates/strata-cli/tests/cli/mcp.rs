@@ -80,8 +80,12 @@ fn check_scenario(v: &Value) {
 
     assert_eq!(
         v["resources"].as_array().unwrap().iter().filter(|r| r.as_str().unwrap().starts_with("strata://")).count(),
-        3
+        5
     );
+    // Curation and the registry, read only: nothing flagged or trained in this scenario.
+    assert_eq!(v["candidates"]["candidates"], serde_json::json!([]), "{}", v["candidates"]);
+    assert_eq!(v["candidates"]["flagged"], 0);
+    assert_eq!(v["adapters"], serde_json::json!([]));
     // Analytics as a resource: the memory held, the recall and the prompt this scenario ran.
     let analytics = &v["analytics"];
     assert_eq!(analytics["memory"]["memories"], 3, "{analytics}");
