@@ -47,7 +47,7 @@ impl Stop {
     }
 
     /// The flag, to hand to work that outlives this borrow.
-    fn shared(&self) -> Arc<AtomicBool> {
+    pub(crate) fn shared(&self) -> Arc<AtomicBool> {
         self.flag.clone()
     }
 }

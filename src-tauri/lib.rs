@@ -11,6 +11,7 @@ mod facts;
 mod jobs;
 mod settings;
 mod state;
+mod training;
 
 use tauri_specta::{Builder, collect_commands};
 
@@ -67,6 +68,19 @@ pub fn bindings() -> Builder<tauri::Wry> {
         settings::set_mcp,
         settings::providers,
         settings::set_key,
+        training::flag_candidates,
+        training::training_candidates,
+        training::decide_candidates,
+        training::candidate_history,
+        training::train_defaults,
+        training::training_runs,
+        training::train_approved,
+        training::resume_training,
+        training::adapters,
+        training::adapter_history,
+        training::activate_adapter,
+        training::rollback_adapter,
+        training::active_adapter,
     ])
 }
 

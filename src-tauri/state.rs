@@ -10,8 +10,9 @@ use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
 /// The app's state.
 pub struct AppState {
     engine: Arc<Mutex<Engine>>,
-    /// The on-device chat model: its weights load on the first answer.
-    chat: Option<Arc<strata_models::LazyLocalChat>>,
+    /// The on-device chat model: its weights load on the first answer. Replaced (unloaded)
+    /// when another adapter becomes active.
+    chat: std::sync::RwLock<Option<Arc<strata_models::LazyLocalChat>>>,
     /// The on-device model's second instance, for extraction ([`AppState::extraction_model`]).
     extractor: std::sync::OnceLock<Option<Arc<strata_models::LazyLocalChat>>>,
     /// The MCP server over HTTP, when switched on in Settings.
@@ -68,7 +69,7 @@ impl AppState {
         };
         Ok(AppState {
             engine,
-            chat,
+            chat: std::sync::RwLock::new(chat),
             extractor: std::sync::OnceLock::new(),
             mcp: tokio::sync::Mutex::new(None),
             db_path: path,
@@ -86,9 +87,21 @@ impl AppState {
 
     /// The on-device chat model, or why there is none.
     pub fn chat_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
-        self.chat.clone().ok_or_else(|| {
+        self.chat.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(|| {
             ApiError::new(ErrorCode::Model, "the on-device chat model is missing: run `make setup` to fetch it")
         })
+    }
+
+    /// Makes the chat's on-device model one with `adapter` (its folder and id) merged in, or
+    /// none: the next answer loads it. An answer under way finishes with the model it began with.
+    pub fn use_adapter(&self, adapter: Option<(PathBuf, String)>) {
+        let mut chat = self.chat.write().unwrap_or_else(|p| p.into_inner());
+        if chat.is_some() {
+            match strata_models::LazyLocalChat::new() {
+                Ok(c) => *chat = Some(Arc::new(c.with_adapter(adapter))),
+                Err(err) => tracing::warn!("the on-device chat model could not be replaced: {err}"),
+            }
+        }
     }
 
     /// An engine of its own for the MCP server (same database, embedder and worker).

@@ -12,6 +12,7 @@ mod facts;
 mod jobs;
 mod providers;
 mod theme;
+mod training;
 mod webdriver;
 
 use std::path::{Path, PathBuf};

@@ -6,13 +6,13 @@ import { Settings } from "./Settings";
 
 // The analytics screen and its charts load when first opened (ECharts is most of its size).
 const Analytics = lazy(() => import("./Analytics").then((m) => ({ default: m.Analytics })));
+const Training = lazy(() => import("./Training").then((m) => ({ default: m.Training })));
 
-type Screen = "memories" | "chat" | "facts" | "analytics" | "settings";
+type Screen = "memories" | "chat" | "facts" | "analytics" | "training" | "settings";
 
 const THEME_KEY = "strata.theme";
 
-// The shell: a navigation rail and one screen. The later curation screen takes its place in
-// the rail.
+// The shell: a navigation rail and one screen.
 export function App() {
   const [screen, setScreen] = useState<Screen>("memories");
   // A memory to open in the list (from chat's "memories used").
@@ -37,7 +37,7 @@ export function App() {
     <div className="shell">
       <nav className="rail" aria-label="Screens">
         <div className="brand">Strata</div>
-        {(["memories", "chat", "facts", "analytics", "settings"] as Screen[]).map((s) => (
+        {(["memories", "chat", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
           </button>
@@ -56,6 +56,11 @@ export function App() {
         {screen === "analytics" && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Analytics active dark={dark} onOpenMemory={openMemory} />
+          </Suspense>
+        )}
+        {screen === "training" && (
+          <Suspense fallback={<div className="empty">Loading…</div>}>
+            <Training active dark={dark} onOpenMemory={openMemory} />
           </Suspense>
         )}
         {screen === "settings" && <Settings />}

@@ -121,8 +121,13 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
 
 const newId = () => `chat-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 // Who answered, in words.
-const answeredBy = (provider?: string | null, model?: string | null) =>
-  provider === "on-device" ? `${model ?? "the model"} on this computer` : [provider, model].filter(Boolean).join(" ") || null;
+// Who answered, in words; the on-device model's name ends `+ad_…` when a trained adapter was
+// in use.
+const answeredBy = (provider?: string | null, model?: string | null) => {
+  if (provider !== "on-device") return [provider, model].filter(Boolean).join(" ") || null;
+  const [base, adapter] = (model ?? "the model").split("+");
+  return adapter ? `${base} on this computer, with what it learned from your memories (adapter ${adapter})` : `${base} on this computer`;
+};
 const kept = (t: Kept): Entry => ({ question: t.question, answer: t.answer, id: t.id, by: answeredBy(t.provider, t.model), wrong: t.wrong });
 
 // The past conversations, the one used last first, and a way to start a new one.

@@ -39,6 +39,7 @@ export function Settings() {
       <Providers />
       <Extraction view={view} onSaved={setView} />
       <UsageRecords view={view} onSaved={setView} />
+      <TrainingCriteria view={view} onSaved={setView} />
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
     </div>
@@ -186,6 +187,63 @@ function Extraction({ view, onSaved }: { view: SettingsView; onSaved: (v: Settin
       <p className="muted">
         The on-device model is small and often wrong about facts, so what it finds waits on the Facts screen until you accept it.
       </p>
+      {error && (
+        <div className="error" role="alert">
+          {error}
+        </div>
+      )}
+    </section>
+  );
+}
+
+// What makes a memory worth teaching the on-device model (the Training screen's list).
+function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
+  const c = view.saved.training.criteria;
+  const [form, setForm] = useState({
+    importance: String(c.min_importance),
+    recalls: String(c.min_recalls),
+    days: String(c.stable_days),
+  });
+  const [error, setError] = useState<string | null>(null);
+  const save = (next: Partial<typeof c>) =>
+    saveSettings({ ...view.saved, training: { criteria: { ...c, ...next } } }, onSaved, setError);
+  const field = (id: string, key: keyof typeof form, label: string, apply: (v: number) => Partial<typeof c>, step = "1") => (
+    <label className="field">
+      {label}{" "}
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step={step}
+        value={form[key]}
+        onChange={(e) => setForm({ ...form, [key]: e.target.value })}
+        onBlur={() => save(apply(Number(form[key])))}
+      />
+    </label>
+  );
+  return (
+    <section className="criteria">
+      <h3>Training: what is worth teaching</h3>
+      <p className="muted">
+        A fact or procedure is listed on the Training screen when it meets all of these. Nothing is taught until you approve it.
+      </p>
+      <label className="switch">
+        <input id="criteria-long-term" type="checkbox" checked={c.long_term_only} onChange={(e) => save({ long_term_only: e.target.checked })} />{" "}
+        Only long-term memories
+      </label>
+      {field("criteria-importance", "importance", "At least this important (0 to 1)", (v) => ({ min_importance: v }), "0.05")}
+      {field("criteria-recalls", "recalls", "Recalled at least this many times", (v) => ({ min_recalls: Math.round(v) }))}
+      {field("criteria-days", "days", "Unchanged for at least this many days", (v) => ({ stable_days: Math.round(v) }))}
+      <label className="switch">
+        <input
+          id="criteria-accepted"
+          type="checkbox"
+          checked={c.extracted_need_acceptance}
+          onChange={(e) => save({ extracted_need_acceptance: e.target.checked })}
+        />{" "}
+        A fact found in a conversation must have been accepted by you first
+      </label>
+      <p className="muted">Always: nothing else says otherwise, and it is not already in the adapter in use.</p>
       {error && (
         <div className="error" role="alert">
           {error}

@@ -150,6 +150,46 @@ export const commands = {
 	providers: () => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("providers")),
 	/**  Files a provider's key in the OS keychain (`key` empty: removes it). */
 	setKey: (provider: string, key: string) => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("set_key", { provider, key })),
+	/**
+	 *  Flags the memories that meet the training criteria (Settings' `training.criteria`), with
+	 *  progress; a stopped pass changes nothing.
+	 */
+	flagCandidates: (job: string, onProgress: Channel<JobProgress>) => typedError<FlagReport, ApiError>(__TAURI_INVOKE("flag_candidates", { job, onProgress })),
+	/**  The curation queue as the screen's filters ask. */
+	trainingCandidates: (query: CandidateQuery_Deserialize) => typedError<CandidatesView_Serialize, ApiError>(__TAURI_INVOKE("training_candidates", { query })),
+	/**  A person's decision on candidates, all or none. */
+	decideCandidates: (ids: string[], verdict: Verdict, note: string | null) => typedError<CandidateView_Serialize[], ApiError>(__TAURI_INVOKE("decide_candidates", { ids, verdict, note })),
+	/**  What happened to a memory in curation. */
+	candidateHistory: (id: string) => typedError<CandidateEventView[], ApiError>(__TAURI_INVOKE("candidate_history", { id })),
+	/**  The Train panel's defaults: the crystallization engine's, with its gate. */
+	trainDefaults: () => typedError<TrainOptions, ApiError>(__TAURI_INVOKE("train_defaults")),
+	/**  The latest runs, newest first. */
+	trainingRuns: () => typedError<RunView_Serialize[], ApiError>(__TAURI_INVOKE("training_runs")),
+	/**
+	 *  Trains the approved candidates into an adapter and evaluates it, as a recorded run on an
+	 *  engine and a model of its own (the window's chat and search go on); the screen follows it
+	 *  through [`training_runs`]. Stopped by `cancel_job("train")` with a checkpoint: training the
+	 *  same memories with the same settings again resumes it.
+	 */
+	trainApproved: (options: TrainOptions) => typedError<RunView_Serialize, ApiError>(__TAURI_INVOKE("train_approved", { options })),
+	/**
+	 *  Resumes a stopped or interrupted run from its checkpoint (its set and settings as they
+	 *  were).
+	 */
+	resumeTraining: (run: string) => typedError<RunView_Serialize, ApiError>(__TAURI_INVOKE("resume_training", { run })),
+	/**  Every adapter, newest first. */
+	adapters: () => typedError<AdapterView_Serialize[], ApiError>(__TAURI_INVOKE("adapters")),
+	/**  What happened to an adapter, oldest first. */
+	adapterHistory: (id: string) => typedError<AdapterEventView[], ApiError>(__TAURI_INVOKE("adapter_history", { id })),
+	/**
+	 *  Makes an adapter the one the chat's on-device model uses (one that did not pass only with
+	 *  `force`).
+	 */
+	activateAdapter: (id: string, force: boolean) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("activate_adapter", { id, force })),
+	/**  Retires the active adapter; the one active before it is used again, if any. */
+	rollbackAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("rollback_adapter")),
+	/**  The adapter the chat's model uses now, if any. */
+	activeAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("active_adapter")),
 };
 
 /* Types */
@@ -177,6 +217,71 @@ export type Acceptance_Serialize = {
 	id: string,
 	/**  The fact as edited; none: as proposed. */
 	fact: string | null,
+};
+
+/**  One event in an adapter's history, in words. */
+export type AdapterEventView = {
+	at: string,
+	/**  trained, evaluated, activated, deactivated, rolled_back, retired. */
+	kind: string,
+	detail: string,
+};
+
+/**  An adapter in the registry. */
+export type AdapterView = AdapterView_Serialize | AdapterView_Deserialize;
+
+/**  An adapter in the registry. */
+export type AdapterView_Deserialize = {
+	id: string,
+	created_at: string,
+	/**  candidate, active, retired. */
+	status: string,
+	/**  Whether it passed its evaluation, once evaluated. */
+	passed?: boolean | null,
+	base_model: string,
+	/**  The memories it was trained from. */
+	sources: string[],
+	dataset_hash: string,
+	/**  Size on disk. */
+	bytes: number | null,
+	rank?: number | null,
+	epochs?: number | null,
+	lr?: number | null,
+	targets: string[],
+	report?: ReportView | null,
+};
+
+/**  An adapter in the registry. */
+export type AdapterView_Serialize = {
+	id: string,
+	created_at: string,
+	/**  candidate, active, retired. */
+	status: string,
+	/**  Whether it passed its evaluation, once evaluated. */
+	passed: boolean | null,
+	base_model: string,
+	/**  The memories it was trained from. */
+	sources: string[],
+	dataset_hash: string,
+	/**  Size on disk. */
+	bytes: number | null,
+	rank: number | null,
+	epochs: number | null,
+	lr: number | null,
+	targets: string[],
+	report: ReportView | null,
+};
+
+/**  One held-out question's answers, each judged. */
+export type AnswerRow = {
+	question: string,
+	expected: string,
+	with_adapter: string,
+	with_adapter_right: boolean,
+	without: string,
+	without_right: boolean,
+	with_retrieval: string,
+	with_retrieval_right: boolean,
 };
 
 /**  An error at the API boundary: a code and one clear sentence. */
@@ -222,6 +327,178 @@ export type BreakdownShape_Serialize = {
 	importance: number | null,
 	tier: number | null,
 	score: number | null,
+};
+
+/**  What makes a memory worth training (kept in the settings file, `training.criteria`). */
+export type CandidateCriteria = CandidateCriteria_Serialize | CandidateCriteria_Deserialize;
+
+/**  What makes a memory worth training (kept in the settings file, `training.criteria`). */
+export type CandidateCriteria_Deserialize = {
+	/**  Only long-term memories. */
+	long_term_only?: boolean,
+	/**  The least importance (0 to 1). */
+	min_importance?: number | null,
+	/**  The fewest times recalled. */
+	min_recalls?: number,
+	/**  The fewest days since it last changed. */
+	stable_days?: number,
+	/**  A fact that extraction wrote must have been accepted by a person. */
+	extracted_need_acceptance?: boolean,
+};
+
+/**  What makes a memory worth training (kept in the settings file, `training.criteria`). */
+export type CandidateCriteria_Serialize = {
+	/**  Only long-term memories. */
+	long_term_only: boolean,
+	/**  The least importance (0 to 1). */
+	min_importance: number | null,
+	/**  The fewest times recalled. */
+	min_recalls: number,
+	/**  The fewest days since it last changed. */
+	stable_days: number,
+	/**  A fact that extraction wrote must have been accepted by a person. */
+	extracted_need_acceptance: boolean,
+};
+
+/**  One event in a candidate's history. */
+export type CandidateEventView = {
+	/**  When (RFC 3339). */
+	at: string,
+	/**  flagged, approved, rejected, reopened, withdrawn. */
+	kind: string,
+	/**  Who: an app's name, or `flagging`. */
+	by: string,
+	/**  In words: the reason, the note or the score. */
+	detail: string,
+};
+
+/**  Which candidates to list. */
+export type CandidateQuery = CandidateQuery_Serialize | CandidateQuery_Deserialize;
+
+/**  Which candidates to list. */
+export type CandidateQuery_Deserialize = {
+	/**  `flagged`, `approved` or `rejected`; all when absent. */
+	status?: string | null,
+	/**  `semantic` or `procedural`. */
+	kind?: string | null,
+	/**  Only memories with this tag. */
+	tag?: string | null,
+	/**  Only members of this concept (its key or id). */
+	concept?: string | null,
+	/**
+	 *  `score` (highest first, the default), `lowest` (lowest score first: the doubtful ones)
+	 *  or `recent` (flagged most recently first).
+	 */
+	sort?: string | null,
+};
+
+/**  Which candidates to list. */
+export type CandidateQuery_Serialize = {
+	/**  `flagged`, `approved` or `rejected`; all when absent. */
+	status: string | null,
+	/**  `semantic` or `procedural`. */
+	kind: string | null,
+	/**  Only memories with this tag. */
+	tag: string | null,
+	/**  Only members of this concept (its key or id). */
+	concept: string | null,
+	/**
+	 *  `score` (highest first, the default), `lowest` (lowest score first: the doubtful ones)
+	 *  or `recent` (flagged most recently first).
+	 */
+	sort: string | null,
+};
+
+/**  One memory in the queue. */
+export type CandidateView = CandidateView_Serialize | CandidateView_Deserialize;
+
+/**  One memory in the queue. */
+export type CandidateView_Deserialize = {
+	/**  The memory. */
+	memory: MemoryView_Deserialize,
+	/**  `flagged`, `approved` or `rejected`. */
+	status: string,
+	/**  How worth training, 0 to 1. */
+	score: number | null,
+	/**  Why it qualifies, in words. */
+	reasons: string[],
+	/**  The concepts it belongs to, by name. */
+	concepts: string[],
+	/**  When it was flagged (RFC 3339). */
+	flagged_at: string,
+	/**  When a person decided. */
+	decided_at?: string | null,
+	/**  Who decided. */
+	decided_by?: string | null,
+	/**  What they said. */
+	note?: string | null,
+};
+
+/**  One memory in the queue. */
+export type CandidateView_Serialize = {
+	/**  The memory. */
+	memory: MemoryView_Serialize,
+	/**  `flagged`, `approved` or `rejected`. */
+	status: string,
+	/**  How worth training, 0 to 1. */
+	score: number | null,
+	/**  Why it qualifies, in words. */
+	reasons: string[],
+	/**  The concepts it belongs to, by name. */
+	concepts: string[],
+	/**  When it was flagged (RFC 3339). */
+	flagged_at: string,
+	/**  When a person decided. */
+	decided_at: string | null,
+	/**  Who decided. */
+	decided_by: string | null,
+	/**  What they said. */
+	note: string | null,
+};
+
+/**  The queue, filtered, with how many of each status there are in all. */
+export type CandidatesView = CandidatesView_Serialize | CandidatesView_Deserialize;
+
+/**  The queue, filtered, with how many of each status there are in all. */
+export type CandidatesView_Deserialize = {
+	/**  The candidates asked for. */
+	candidates: CandidateView_Deserialize[],
+	/**  Waiting for a person. */
+	flagged: number,
+	/**  Approved. */
+	approved: number,
+	/**  Rejected. */
+	rejected: number,
+	/**
+	 *  Candidates whose memory changed, expired or went since flagging: left out until
+	 *  flagging runs again.
+	 */
+	changed: number,
+	/**  The tags of the candidates, for a filter. */
+	tags: string[],
+	/**  The concepts of the candidates, for a filter. */
+	concept_names: string[],
+};
+
+/**  The queue, filtered, with how many of each status there are in all. */
+export type CandidatesView_Serialize = {
+	/**  The candidates asked for. */
+	candidates: CandidateView_Serialize[],
+	/**  Waiting for a person. */
+	flagged: number,
+	/**  Approved. */
+	approved: number,
+	/**  Rejected. */
+	rejected: number,
+	/**
+	 *  Candidates whose memory changed, expired or went since flagging: left out until
+	 *  flagging runs again.
+	 */
+	changed: number,
+	/**  The tags of the candidates, for a filter. */
+	tags: string[],
+	/**  The concepts of the candidates, for a filter. */
+	concept_names: string[],
 };
 
 /**  A chat model: which provider, which of its models, and where, when not the usual address. */
@@ -1215,6 +1492,22 @@ export type FilterForm_Serialize = {
 	origin: string | null,
 };
 
+/**  What one flagging pass did. */
+export type FlagReport = {
+	/**  Facts and procedures looked at. */
+	considered: number,
+	/**  How many meet the criteria. */
+	qualifying: number,
+	/**  New in the queue. */
+	flagged: number,
+	/**  Already there, still qualifying. */
+	kept: number,
+	/**  Decided on, changed since, and back in the queue. */
+	reopened: number,
+	/**  No longer qualifying, out of the queue. */
+	withdrawn: number,
+};
+
 /**  What forgetting several memories did. */
 export type ForgetManyReport = {
 	/**  The forgotten memories. */
@@ -2051,12 +2344,80 @@ export type RecallView_Serialize = {
 	memory: MemoryView_Serialize,
 };
 
+/**  An adapter's evaluation. */
+export type ReportView = {
+	facts: number,
+	questions: number,
+	recall_with_adapter: number | null,
+	recall_without: number | null,
+	recall_with_retrieval: number | null,
+	perplexity_base: number | null,
+	perplexity_adapter: number | null,
+	margin: number | null,
+	min_recall: number | null,
+	passed: boolean,
+	/**  The gate's verdict in one sentence. */
+	verdict: string,
+	rows: AnswerRow[],
+};
+
 /**  Whether extracted changes are applied at once or kept for a person to review. */
 export type Review = 
 /**  Applied as soon as they are decided. */
 "apply" | 
 /**  Proposed: kept out of recall until a person accepts them. */
 "propose";
+
+/**  A training run as the screen shows it. */
+export type RunView = RunView_Serialize | RunView_Deserialize;
+
+/**  A training run as the screen shows it. */
+export type RunView_Deserialize = {
+	id: string,
+	started_at: string,
+	updated_at: string,
+	/**  running, finished, failed, cancelled. */
+	status: string,
+	/**  training, evaluating, done. */
+	stage: string,
+	/**  Said running, but nothing has moved for two minutes: its process ended (resume it). */
+	interrupted: boolean,
+	step: number,
+	steps: number,
+	losses: (number | null)[],
+	tokens_per_s?: number | null,
+	eta_s?: number | null,
+	checked: number,
+	to_check: number,
+	/**  Memories trained on. */
+	sources: number,
+	adapter_id?: string | null,
+	message?: string | null,
+};
+
+/**  A training run as the screen shows it. */
+export type RunView_Serialize = {
+	id: string,
+	started_at: string,
+	updated_at: string,
+	/**  running, finished, failed, cancelled. */
+	status: string,
+	/**  training, evaluating, done. */
+	stage: string,
+	/**  Said running, but nothing has moved for two minutes: its process ended (resume it). */
+	interrupted: boolean,
+	step: number,
+	steps: number,
+	losses: (number | null)[],
+	tokens_per_s: number | null,
+	eta_s: number | null,
+	checked: number,
+	to_check: number,
+	/**  Memories trained on. */
+	sources: number,
+	adapter_id: string | null,
+	message: string | null,
+};
 
 /**  Whose memory it is. */
 export type ScopeShape = ScopeShape_Serialize | ScopeShape_Deserialize;
@@ -2189,6 +2550,8 @@ export type Settings_Deserialize = {
 	extraction?: ExtractionSettings_Deserialize,
 	/**  Whether analytics' usage records are kept, and for how long. */
 	usage?: UsageSettings_Deserialize,
+	/**  What curation flags as worth training. */
+	training?: TrainingSettings_Deserialize,
 };
 
 /**  What is kept between sessions. */
@@ -2201,6 +2564,8 @@ export type Settings_Serialize = {
 	extraction: ExtractionSettings_Serialize,
 	/**  Whether analytics' usage records are kept, and for how long. */
 	usage: UsageSettings_Serialize,
+	/**  What curation flags as worth training. */
+	training: TrainingSettings_Serialize,
 };
 
 /**  Where a memory came from. */
@@ -2274,6 +2639,41 @@ export type TierShape =
 "medium" | 
 /**  Persistent. */
 "long";
+
+/**  How to train, as the Train panel sets it (its advanced part included). */
+export type TrainOptions = {
+	/**  LoRA rank. */
+	rank: number,
+	/**  Passes over the training set. */
+	epochs: number,
+	/**  Learning rate. */
+	lr: number | null,
+	/**  The projections adapted (`q`, `k`, `v`, `o`, `gate`, `up`, `down`). */
+	targets: string[],
+	/**  General questions mixed in so the model keeps what it knew. */
+	replay: number,
+	/**  Examples per step. */
+	batch: number,
+	/**  Keep it only if held-out recall is at least this (0 to 1). */
+	min_recall: number | null,
+	/**  … and general perplexity rises at most this (0.1: 10%). */
+	margin: number | null,
+};
+
+/**  Curation and training. */
+export type TrainingSettings = TrainingSettings_Serialize | TrainingSettings_Deserialize;
+
+/**  Curation and training. */
+export type TrainingSettings_Deserialize = {
+	/**  What makes a memory a training candidate. */
+	criteria?: CandidateCriteria_Deserialize,
+};
+
+/**  Curation and training. */
+export type TrainingSettings_Serialize = {
+	/**  What makes a memory a training candidate. */
+	criteria: CandidateCriteria_Serialize,
+};
 
 /**
  *  Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
@@ -2359,6 +2759,15 @@ export type ValueView_Serialize = {
 	/**  When the next value was stated, if known: the end of this one's validity. */
 	valid_until: string | null,
 };
+
+/**  A person's decision on candidates. */
+export type Verdict = 
+/**  Train it. */
+"approve" | 
+/**  Do not. */
+"reject" | 
+/**  Take the decision back: waiting again. */
+"reopen";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -2,6 +2,7 @@
 //! curation screens) do with trained adapters — register, evaluate, list, activate, roll back.
 //! The registry itself lives in `strata_core::adapters`.
 
+use strata_core::runs::{NewRun, RunStage, RunStatus, Step, TrainingRun};
 use strata_core::{AdapterEvent, AdapterRecord, NewAdapter};
 
 use crate::{ApiResult, Engine};
@@ -56,5 +57,54 @@ impl Engine {
     /// a candidate, otherwise none is. Returns the adapter now active.
     pub fn rollback_adapter(&mut self) -> ApiResult<Option<AdapterRecord>> {
         Ok(self.store().rollback_adapter()?)
+    }
+}
+
+/// Training runs, as the crystallization pipeline records them (`strata_train::pipeline`).
+impl Engine {
+    /// Records a run's start for the caller's person.
+    pub fn start_training_run(&mut self, mut new: NewRun) -> ApiResult<TrainingRun> {
+        new.user_id = self.options().user_id.clone();
+        Ok(self.store().start_run(new)?)
+    }
+
+    /// Marks a stopped or interrupted run as running again.
+    pub fn resume_training_run(&mut self, id: &str) -> ApiResult<TrainingRun> {
+        self.training_run(id)?;
+        Ok(self.store().resume_run(id)?)
+    }
+
+    /// Records a training step.
+    pub fn training_step(&mut self, id: &str, step: Step) -> ApiResult<()> {
+        Ok(self.store().run_step(id, step)?)
+    }
+
+    /// Records a run's stage and evaluation progress.
+    pub fn training_stage(&mut self, id: &str, stage: RunStage, checked: u64, to_check: u64) -> ApiResult<()> {
+        Ok(self.store().run_stage(id, stage, checked, to_check)?)
+    }
+
+    /// Records the adapter a run made.
+    pub fn training_adapter(&mut self, id: &str, adapter: &str) -> ApiResult<()> {
+        Ok(self.store().run_adapter(id, adapter)?)
+    }
+
+    /// Records how a run ended.
+    pub fn end_training_run(&mut self, id: &str, status: RunStatus, message: Option<&str>) -> ApiResult<()> {
+        Ok(self.store().end_run(id, status, message)?)
+    }
+
+    /// One of the caller's runs.
+    pub fn training_run(&self, id: &str) -> ApiResult<TrainingRun> {
+        let user = &self.options().user_id;
+        match self.store_view().runs(user, usize::MAX >> 1)?.into_iter().find(|r| r.id == id) {
+            Some(r) => Ok(r),
+            None => Err(crate::ApiError::new(crate::ErrorCode::NotFound, format!("no training run {id}"))),
+        }
+    }
+
+    /// The caller's runs, newest first, at most `limit`.
+    pub fn training_runs(&self, limit: usize) -> ApiResult<Vec<TrainingRun>> {
+        Ok(self.store_view().runs(&self.options().user_id, limit)?)
     }
 }

@@ -9,17 +9,12 @@ use anyhow::{Context, Result, bail};
 use comfy_table::Table;
 use strata_api::Engine;
 use strata_api::curation::{CandidateQuery, Verdict};
-use strata_core::{AdapterRecord, Filter, Memory, MemoryKind, NewAdapter};
-use strata_models::{Adapter, LocalChat};
-use strata_train::{Dataset, Gate, Report, TrainConfig, Trained};
+use strata_core::{AdapterRecord, Filter, Memory, MemoryKind};
+use strata_models::LocalChat;
+use strata_train::{Dataset, Gate, Report, TrainConfig, pipeline};
 
 use crate::args::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 use crate::render::Out;
-
-/// Adapters, training sets and checkpoints live beside the database (`strata.adapters/`).
-fn root(db: &Path) -> PathBuf {
-    strata_core::adapters::adapters_root(db)
-}
 
 fn config_of(h: &TrainHyper) -> Result<TrainConfig> {
     let targets = h.targets.iter().map(|t| strata_models::Target::parse(t)).collect::<strata_core::Result<Vec<_>>>()?;
@@ -79,102 +74,37 @@ fn print_problems(set: &Dataset) {
     }
 }
 
-fn refuse_blocking(set: &Dataset) -> Result<()> {
-    let blocking = set.blocking();
-    if blocking.is_empty() {
-        return Ok(());
-    }
-    let lines: Vec<String> = blocking.iter().map(|p| p.describe()).collect();
-    bail!("the training set has problems to fix first: {}", lines.join("; "))
-}
-
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
-        .unwrap_or(0)
-}
-
-/// Trains on `set`, stores the adapter (and its set, for evaluation and provenance) and
-/// registers it as a candidate.
-fn train_and_register(
+/// Trains `set` as a recorded run (evaluated against `gate` when given), showing each step on
+/// a terminal.
+fn train_run(
     engine: &mut Engine,
     db: &Path,
     chat: &LocalChat,
     set: &Dataset,
     config: &TrainConfig,
+    gate: Option<Gate>,
     out: &Out,
-) -> Result<(AdapterRecord, Trained)> {
-    refuse_blocking(set)?;
-    let examples = strata_train::tokenize(chat, set)?;
-    let model = LocalChat::default_file();
-    let hash = set.hash();
-    let run = strata_train::train::Run {
-        model: &model,
-        base_name: chat.name(),
-        examples: &examples,
-        pad: 0,
-        config,
-        checkpoints: root(db).join("checkpoints").join(&hash[..16]),
-    };
+) -> Result<pipeline::Outcome> {
     let live = std::io::stderr().is_terminal() && !out.json;
-    let trained = run.train(
-        &mut |p| {
-            let line = p.to_string();
-            if live {
-                note_part!("\r{line}   ");
-            } else {
-                tracing::info!("{line}");
-            }
+    let outcome = pipeline::run(
+        engine,
+        db,
+        chat,
+        set,
+        config,
+        gate,
+        &mut |event| match event {
+            pipeline::Event::Step(p) if live => note_part!("\r{p}   "),
+            pipeline::Event::Step(p) => tracing::info!("{p}"),
+            pipeline::Event::Evaluating { done, total } if live => note_part!("\revaluating {done}/{total}   "),
+            pipeline::Event::Evaluating { .. } => {}
         },
         &AtomicBool::new(false),
     )?;
     if live {
         note!();
     }
-    let id = engine.new_adapter_id();
-    let dir = root(db).join(&id);
-    trained.adapter.save(&dir)?;
-    set.write(&dir.join("training-set.jsonl"))?;
-    let bytes = dir_bytes(&dir);
-    let record = engine.register_adapter(NewAdapter {
-        id,
-        base_model: chat.name().to_string(),
-        base_hash: strata_train::file_hash(&model)?,
-        dataset_hash: hash,
-        sources: set.sources(),
-        hyperparameters: serde_json::to_value(config)?,
-        path: dir,
-        bytes,
-        trained: serde_json::json!({
-            "steps": trained.losses.len(),
-            "seconds": trained.seconds,
-            "tokens": trained.tokens,
-            "final_loss": trained.losses.last(),
-            "resumed_from": trained.resumed_from,
-        }),
-    })?;
-    Ok((record, trained))
-}
-
-fn evaluate(engine: &mut Engine, chat: &LocalChat, id: &str, gate: Gate) -> Result<Report> {
-    let record = engine.adapter(id)?;
-    let adapter = Adapter::load(&record.path, &chat.shape())?;
-    let set = Dataset::read(&record.path.join("training-set.jsonl"))?;
-    let heldout: Vec<_> = set.heldout().collect();
-    if heldout.is_empty() {
-        bail!("adapter {id}'s training set has no held-out questions to evaluate it with");
-    }
-    let live = std::io::stderr().is_terminal();
-    let report = strata_train::eval::evaluate(chat, &adapter, &heldout, gate, &mut |done, total| {
-        if live {
-            note_part!("\revaluating {done}/{total}   ");
-        }
-    })?;
-    if live {
-        note!();
-    }
-    engine.record_evaluation(id, &serde_json::to_value(&report)?, report.passed)?;
-    Ok(report)
+    Ok(outcome)
 }
 
 fn pct(x: f64) -> String {
@@ -230,7 +160,15 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
         TrainCommand::Run { select: s, dataset, hyper, eval } => train(engine, db, &s, dataset, &hyper, eval, out),
         TrainCommand::Eval { id, gate } => {
             let chat = chat()?;
-            let report = evaluate(engine, &chat, &id, gate_of(&gate))?;
+            let live = std::io::stderr().is_terminal() && !out.json;
+            let report = pipeline::evaluate(engine, &chat, &id, gate_of(&gate), &mut |done, total| {
+                if live {
+                    note_part!("\revaluating {done}/{total}   ");
+                }
+            })?;
+            if live {
+                note!();
+            }
             if out.json {
                 say!("{}", serde_json::to_string(&report)?);
             } else {
@@ -303,14 +241,12 @@ fn dataset(
     let chat = chat()?;
     let set = strata_train::dataset(&chat, &memories, &config)?;
     let file = match file {
-        Some(f) => f,
-        None => {
-            let dir = root(db).join("datasets");
-            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            dir.join(format!("{}.jsonl", &set.hash()[..16]))
+        Some(f) => {
+            set.write(&f)?;
+            f
         }
+        None => pipeline::write_set(db, &set)?,
     };
-    set.write(&file)?;
     print_problems(&set);
     let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();
     if out.json {
@@ -356,8 +292,8 @@ fn train(
         None => strata_train::dataset(&chat, &select(engine, s)?, &config)?,
     };
     print_problems(&set);
-    let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
-    let report = if eval { Some(evaluate(engine, &chat, &record.id, Gate::default())?) } else { None };
+    let done = train_run(engine, db, &chat, &set, &config, eval.then(Gate::default), out)?;
+    let (record, trained, report) = (done.adapter, done.trained, done.report);
     if out.json {
         say!(
             "{}",
@@ -419,8 +355,9 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
     }
     let chat = chat()?;
     let set = strata_train::dataset(&chat, &memories, &config)?;
-    let (record, trained) = train_and_register(engine, db, &chat, &set, &config, out)?;
-    let report = evaluate(engine, &chat, &record.id, gate_of(gate))?;
+    let done = train_run(engine, db, &chat, &set, &config, Some(gate_of(gate)), out)?;
+    let (record, trained) = (done.adapter, done.trained);
+    let report = done.report.context("the demo's run was evaluated")?;
     let peak = strata_train::peak_memory_mib();
     if out.json {
         say!(

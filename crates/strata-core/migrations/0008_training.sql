@@ -25,3 +25,31 @@ CREATE TABLE training_candidate_events (
     detail    TEXT    NOT NULL DEFAULT '{}'     -- JSON: score, reasons, note
 ) STRICT;
 CREATE INDEX training_candidate_events_by_memory ON training_candidate_events (memory_id, seq);
+
+-- Training runs, from start to the adapter they made: settings, the training set's file (beside
+-- the database, deleted by forget like every set there), progress as it goes (a heartbeat:
+-- a run left 'running' with an old updated_at was interrupted and can be resumed from its
+-- checkpoint), the stage, and how it ended.
+CREATE TABLE training_runs (
+    id           TEXT    PRIMARY KEY,           -- run_ and a lower-case ULID
+    user_id      TEXT    NOT NULL,
+    started_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    status       TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'failed', 'cancelled')),
+    stage        TEXT    NOT NULL CHECK (stage IN ('training', 'evaluating', 'done')),
+    settings     TEXT    NOT NULL,              -- JSON: the training settings
+    gate         TEXT,                          -- JSON: the evaluation gate (none: not evaluated)
+    dataset      TEXT    NOT NULL,              -- the training set's file
+    dataset_hash TEXT    NOT NULL,
+    sources      TEXT    NOT NULL,              -- JSON array of the memories' ids
+    step         INTEGER NOT NULL DEFAULT 0,
+    steps        INTEGER NOT NULL DEFAULT 0,
+    losses       TEXT    NOT NULL DEFAULT '[]', -- JSON array, one per optimizer step
+    tokens_per_s REAL,
+    eta_s        REAL,
+    checked      INTEGER NOT NULL DEFAULT 0,    -- evaluation: answers given of …
+    to_check     INTEGER NOT NULL DEFAULT 0,
+    adapter_id   TEXT,
+    message      TEXT                           -- why it failed or stopped
+) STRICT, WITHOUT ROWID;
+CREATE INDEX training_runs_by_user ON training_runs (user_id, started_at);

@@ -23,6 +23,7 @@ mod projection;
 pub mod protocol;
 pub mod query;
 pub mod retrieval;
+pub mod runs;
 mod rows;
 mod rules;
 pub mod schema;

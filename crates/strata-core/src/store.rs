@@ -706,6 +706,7 @@ impl StoreTx<'_> {
         self.forget_extraction_of(id)?;
         crate::analytics::forget_recalls_of(&self.tx, id)?;
         crate::curation::forget_candidate_of(&self.tx, id)?;
+        crate::runs::forget_runs_of(&self.tx, id)?;
         for (concept, relation) in self.linking_to(id)? {
             if relation == crate::concepts::GROUPS {
                 out.redacted += self.reform_without(concept, id, meta)?;

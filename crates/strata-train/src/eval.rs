@@ -93,7 +93,8 @@ fn ask(chat: &LocalChat, question: &str, context: Option<&str>) -> Result<String
     Ok(chat.generate(&messages, sampling, &mut |_| {}, &AtomicBool::new(false))?.text)
 }
 
-fn correct(answer: &str, expected: &str) -> bool {
+/// Whether `answer` gives `expected` (the judgement every report's shares use).
+pub fn correct(answer: &str, expected: &str) -> bool {
     normalise(answer).contains(&normalise(expected))
 }
 

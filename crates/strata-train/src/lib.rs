@@ -8,6 +8,7 @@
 //!   cancellation and resumable checkpoints.
 //! - [`eval`]: the gate (held-out fact recall with, without and by retrieval; general
 //!   perplexity within a margin).
+//! - [`pipeline`]: a run from a set to a registered, evaluated adapter, recorded as it goes.
 //! - Adapters are saved in Hugging Face PEFT's layout ([`strata_models::adapter`]).
 #![deny(missing_docs)]
 
@@ -16,6 +17,7 @@ pub mod demo;
 pub mod eval;
 pub mod model;
 pub mod optim;
+pub mod pipeline;
 pub mod train;
 
 use std::sync::atomic::AtomicBool;

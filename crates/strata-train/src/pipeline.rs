@@ -1,0 +1,240 @@
+//! A training run from a set to a registered (and, when asked, evaluated) adapter, recorded as
+//! it goes (`strata_core::runs`): what `strata train run|demo` and the app's Train button do.
+//! A run of the same set and settings as one that was stopped or interrupted resumes it from
+//! its checkpoint.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use strata_api::{ApiError, ApiResult, Engine, ErrorCode};
+use strata_core::runs::{NewRun, RunStage, RunStatus, Step, TrainingRun};
+use strata_core::{AdapterRecord, NewAdapter};
+use strata_models::{Adapter, LocalChat};
+
+use crate::{Dataset, Gate, Progress, Report, TrainConfig, Trained};
+
+/// What a run reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A training step done.
+    Step(&'a Progress),
+    /// Evaluation: `done` of `total` answers given.
+    Evaluating {
+        /// Answers given.
+        done: usize,
+        /// In all.
+        total: usize,
+    },
+}
+
+/// What a run made.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The run's record.
+    pub run: TrainingRun,
+    /// The adapter, registered.
+    pub adapter: AdapterRecord,
+    /// Training's figures.
+    pub trained: Trained,
+    /// The evaluation, when the run had a gate.
+    pub report: Option<Report>,
+}
+
+/// Adapters, training sets and checkpoints live beside the database (`strata.adapters/`).
+pub fn root(db: &Path) -> PathBuf {
+    strata_core::adapters::adapters_root(db)
+}
+
+/// Refuses a set with problems that block training, naming them.
+pub fn refuse_blocking(set: &Dataset) -> ApiResult<()> {
+    let blocking = set.blocking();
+    if blocking.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = blocking.iter().map(|p| p.describe()).collect();
+    Err(ApiError::invalid(format!("the training set has problems to fix first: {}", lines.join("; "))))
+}
+
+/// Writes `set` beside the database as `datasets/<hash>.jsonl` (where forget finds it).
+pub fn write_set(db: &Path, set: &Dataset) -> ApiResult<PathBuf> {
+    let dir = root(db).join("datasets");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| strata_core::Error::io(format!("cannot create {}", dir.display()), e))?;
+    let file = dir.join(format!("{}.jsonl", &set.hash()[..16]));
+    set.write(&file)?;
+    Ok(file)
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// The run to carry on: one of the same set and settings that did not finish.
+fn unfinished(engine: &Engine, hash: &str, settings: &serde_json::Value) -> ApiResult<Option<TrainingRun>> {
+    Ok(engine
+        .training_runs(50)?
+        .into_iter()
+        .find(|r| r.status != RunStatus::Finished && r.dataset_hash == hash && &r.settings == settings))
+}
+
+/// Trains an adapter on `set` with `config`, registers it, and evaluates it against `gate`
+/// when given — recorded as a run, reported through `on`, stopped by `cancel` (with a
+/// checkpoint: the same set and settings resume it).
+pub fn run(
+    engine: &mut Engine,
+    db: &Path,
+    chat: &LocalChat,
+    set: &Dataset,
+    config: &TrainConfig,
+    gate: Option<Gate>,
+    on: &mut dyn FnMut(Event<'_>),
+    cancel: &AtomicBool,
+) -> ApiResult<Outcome> {
+    refuse_blocking(set)?;
+    config.check()?;
+    let settings = serde_json::to_value(config).map_err(|e| ApiError::invalid(e.to_string()))?;
+    let hash = set.hash();
+    let file = write_set(db, set)?;
+    let gate_json = gate.map(|g| serde_json::to_value(g).unwrap_or_default());
+    let run = match unfinished(engine, &hash, &settings)? {
+        Some(r) => engine.resume_training_run(&r.id)?,
+        None => engine.start_training_run(NewRun {
+            user_id: String::new(),
+            settings,
+            gate: gate_json,
+            dataset: file.display().to_string(),
+            dataset_hash: hash.clone(),
+            sources: set.sources(),
+        })?,
+    };
+    let result = carry_out(engine, db, chat, set, config, gate, &run, on, cancel);
+    let (status, message) = match &result {
+        Ok(_) => (RunStatus::Finished, None),
+        Err(e) if e.code == ErrorCode::Cancelled => (RunStatus::Cancelled, Some(e.message.clone())),
+        Err(e) => (RunStatus::Failed, Some(e.message.clone())),
+    };
+    engine.end_training_run(&run.id, status, message.as_deref())?;
+    let (adapter, trained, report) = result?;
+    Ok(Outcome { run: engine.training_run(&run.id)?, adapter, trained, report })
+}
+
+/// [`run`]'s work between its record's start and end.
+#[allow(clippy::too_many_arguments)]
+fn carry_out(
+    engine: &mut Engine,
+    db: &Path,
+    chat: &LocalChat,
+    set: &Dataset,
+    config: &TrainConfig,
+    gate: Option<Gate>,
+    run: &TrainingRun,
+    on: &mut dyn FnMut(Event<'_>),
+    cancel: &AtomicBool,
+) -> ApiResult<(AdapterRecord, Trained, Option<Report>)> {
+    let examples = crate::tokenize(chat, set)?;
+    let model = LocalChat::default_file();
+    let hash = set.hash();
+    let training = crate::train::Run {
+        model: &model,
+        base_name: chat.name(),
+        examples: &examples,
+        pad: 0,
+        config,
+        checkpoints: root(db).join("checkpoints").join(&hash[..16]),
+    };
+    let mut failed_write = None;
+    let trained = training.train(
+        &mut |p| {
+            let step = Step {
+                step: p.step as u64,
+                steps: p.steps as u64,
+                loss: f64::from(p.loss),
+                tokens_per_s: p.tokens_per_s,
+                eta_s: p.eta_s,
+            };
+            if let Err(e) = engine.training_step(&run.id, step) {
+                failed_write.get_or_insert(e);
+            }
+            on(Event::Step(p));
+        },
+        cancel,
+    )?;
+    if let Some(e) = failed_write {
+        tracing::warn!("a training step was not recorded: {e}");
+    }
+    let id = engine.new_adapter_id();
+    let dir = root(db).join(&id);
+    trained.adapter.save(&dir)?;
+    set.write(&dir.join("training-set.jsonl"))?;
+    let record = engine.register_adapter(NewAdapter {
+        id: id.clone(),
+        base_model: chat.name().to_string(),
+        base_hash: crate::file_hash(&model)?,
+        dataset_hash: hash,
+        sources: set.sources(),
+        hyperparameters: serde_json::to_value(config).map_err(|e| ApiError::invalid(e.to_string()))?,
+        path: dir.clone(),
+        bytes: dir_bytes(&dir),
+        trained: serde_json::json!({
+            "steps": trained.losses.len(),
+            "seconds": trained.seconds,
+            "tokens": trained.tokens,
+            "final_loss": trained.losses.last(),
+            "resumed_from": trained.resumed_from,
+            "run": run.id,
+        }),
+    })?;
+    engine.training_adapter(&run.id, &id)?;
+    let Some(gate) = gate else { return Ok((record, trained, None)) };
+    engine.training_stage(&run.id, RunStage::Evaluating, 0, 0)?;
+    let report = report_for(chat, &record, gate, &mut |done, total| {
+        if let Err(e) = engine.training_stage(&run.id, RunStage::Evaluating, done as u64, total as u64) {
+            tracing::warn!("evaluation's progress was not recorded: {e}");
+        }
+        on(Event::Evaluating { done, total });
+    })?;
+    let record = record_report(engine, &id, &report)?;
+    Ok((record, trained, Some(report)))
+}
+
+/// Evaluates adapter `id` on its training set's held-out questions against `gate`, and
+/// stores the report with it. `on_question(done, total)` follows the answers.
+pub fn evaluate(
+    engine: &mut Engine,
+    chat: &LocalChat,
+    id: &str,
+    gate: Gate,
+    on_question: &mut dyn FnMut(usize, usize),
+) -> ApiResult<Report> {
+    let record = engine.adapter(id)?;
+    let report = report_for(chat, &record, gate, on_question)?;
+    record_report(engine, id, &report)?;
+    Ok(report)
+}
+
+/// The evaluation of `record` (nothing is stored).
+fn report_for(
+    chat: &LocalChat,
+    record: &AdapterRecord,
+    gate: Gate,
+    on_question: &mut dyn FnMut(usize, usize),
+) -> ApiResult<Report> {
+    let adapter = Adapter::load(&record.path, &chat.shape())?;
+    let set = Dataset::read(&record.path.join("training-set.jsonl"))?;
+    let heldout: Vec<_> = set.heldout().collect();
+    if heldout.is_empty() {
+        return Err(ApiError::invalid(format!(
+            "adapter {}'s training set has no held-out questions to evaluate it with",
+            record.id
+        )));
+    }
+    Ok(crate::eval::evaluate(chat, &adapter, &heldout, gate, on_question)?)
+}
+
+/// Stores `report` with adapter `id`.
+fn record_report(engine: &mut Engine, id: &str, report: &Report) -> ApiResult<AdapterRecord> {
+    let metrics = serde_json::to_value(report).map_err(|e| ApiError::invalid(e.to_string()))?;
+    engine.record_evaluation(id, &metrics, report.passed)
+}

@@ -1,0 +1,167 @@
+//! The Training screen end to end on a store whose facts have been long-term, recalled and
+//! unchanged for three weeks: candidates appear with their reasons → two approved, one
+//! rejected with a note → a tiny training run with its progress live → the report's numbers
+//! → the adapter put to use → the chat says it answered with it → rolled back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use strata_api::{AddRequest, Engine, EngineOptions};
+use strata_core::{Concept, Content, FactValue, Filter, ManualClock, Tier};
+
+use crate::webdriver::Session;
+use crate::{Driver, screenshot};
+
+fn fact(key: &str, name: &str, value: &str, importance: f64) -> AddRequest {
+    let facts = [(name.to_string(), FactValue::Text(value.into()))].into_iter().collect();
+    let mut req = AddRequest::new(Content::Semantic(Concept { key: key.into(), facts }));
+    req.importance = Some(importance);
+    req.tier = Some(Tier::Long);
+    req
+}
+
+/// Three facts worth teaching and one not important enough, written three weeks ago and
+/// recalled since.
+fn seeded(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("strata.db");
+    let clock = Arc::new(ManualClock::new(Utc::now() - chrono::Duration::days(21)));
+    let mut e = Engine::open_with_clock(&db, EngineOptions::default(), clock).unwrap();
+    e.add(fact("maya_chen", "dog", "Biscuit", 0.9)).unwrap();
+    e.add(fact("office", "floor", "the ninth floor", 0.8)).unwrap();
+    e.add(fact("old_phone", "colour", "grey", 0.7)).unwrap();
+    e.add(fact("lunch", "usual", "soup", 0.3)).unwrap();
+    for _ in 0..3 {
+        for q in ["Maya Chen dog", "office floor", "old phone colour", "lunch usual"] {
+            e.recall(q, Filter::default(), 5).unwrap();
+        }
+    }
+    drop(e);
+    db
+}
+
+fn set_number(s: &Session, css: &str, value: &str) {
+    let e = s.find(css);
+    s.clear(&e);
+    s.type_into(&e, &format!("{value}\u{E004}"));
+}
+
+#[test]
+fn candidates_are_approved_trained_checked_used_and_rolled_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-training"));
+    let empty = s.wait_for("the empty queue", |s| s.all("#candidates-empty").first().map(|e| s.text(e)));
+    assert!(empty.starts_with("Nothing is listed yet."), "{empty}");
+
+    // Candidates appear with their reasons.
+    s.click(&s.find("#find-candidates"));
+    let said = s.wait_for("the pass", |s| s.all("#candidates-said").first().map(|e| s.text(e)));
+    assert_eq!(said, "Looked at 4 facts and procedures: 3 are worth teaching — 3 new, 0 already listed.");
+    let titles = s.wait_for("the list", |s| {
+        let t = s.texts("#candidate-list .candidate-title");
+        (t.len() == 3).then_some(t)
+    });
+    assert_eq!(titles[0], "maya chen", "the most worth teaching first: {titles:?}");
+    let reasons = s.texts("#candidate-list .candidate:first-child .reasons li");
+    assert!(reasons.contains(&"Importance 0.90 (at least 0.60)".to_string()), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r.starts_with("Unchanged for 21 days")), "{reasons:?}");
+    assert!(!titles.iter().any(|t| t.contains("lunch")), "not important enough: {titles:?}");
+    screenshot(&s, "training-candidates");
+
+    // Reject one with a note; approve two at once.
+    s.type_into(&s.find("#candidate-note"), "I have a new phone");
+    s.click(&s.find("#candidate-list .candidate:nth-child(3) .reject"));
+    let said = s.wait_for("the rejection", |s| {
+        s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Rejected"))
+    });
+    assert_eq!(said, "Rejected: old phone.");
+    for e in s.all("#candidate-list .candidate input[type=checkbox]") {
+        s.click(&e);
+    }
+    s.click(&s.find("#approve-chosen"));
+    s.wait_for("the approvals", |s| {
+        s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Approved: maya chen, office"))
+    });
+    s.click(&s.find("#candidate-status option[value=rejected]"));
+    let status = s.wait_for("the rejected one", |s| s.all(".candidate-status").first().map(|e| s.text(e)));
+    assert!(status.starts_with("Rejected by you") && status.ends_with("— “I have a new phone”"), "{status}");
+
+    // A tiny run: rank 2 on the attention's query and value, one pass, no replay, a loose gate.
+    s.click(&s.find("#tab-train"));
+    let approved = s.wait_for("the approved count", |s| {
+        s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
+    });
+    assert!(approved.contains("2 approved memories will be taught"), "{approved}");
+    s.click(&s.find("#train-advanced summary"));
+    set_number(&s, "#train-rank", "2");
+    set_number(&s, "#train-epochs", "1");
+    set_number(&s, "#train-replay", "0");
+    set_number(&s, "#train-batch", "4");
+    set_number(&s, "#train-min-recall", "0");
+    set_number(&s, "#train-margin", "1000");
+    s.click(&s.find("#train-target-k_proj"));
+    s.click(&s.find("#train-target-o_proj"));
+    s.click(&s.find("#train-start"));
+    let step = s.wait_up_to(Duration::from_secs(120), "a training step", |s| {
+        s.all("#run-words").first().map(|e| s.text(e)).filter(|t| t.starts_with("Teaching: step"))
+    });
+    assert!(step.contains(" of "), "{step}");
+    screenshot(&s, "training-run");
+    // Search goes on meanwhile.
+    s.click(&s.find("#nav-memories"));
+    s.type_into(&s.find(".search"), "Biscuit");
+    s.wait_for("search while training", |s| {
+        s.texts(".list li .title").iter().any(|t| t.contains("maya chen")).then_some(())
+    });
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-train"));
+    let verdict = s.wait_up_to(Duration::from_secs(900), "the report", |s| {
+        if let Some(e) = s.all("#train .error").first() {
+            panic!("training failed: {}", s.text(e));
+        }
+        s.all("#report-verdict").first().map(|e| s.text(e))
+    });
+    assert!(verdict.starts_with("Passed: it answers"), "the loose gate passes: {verdict}");
+    let with = s.text(&s.find("#report-with"));
+    assert!(with.ends_with('%'), "{with}");
+    let done = s.text(&s.find("#run-words"));
+    assert!(done.starts_with("Done: adapter ad_") && done.ends_with("was made from 2 memories."), "{done}");
+    screenshot(&s, "training-report");
+
+    // Put it to use; the chat says so; roll back.
+    s.click(&s.find("#train-to-adapters"));
+    let activate = s.wait_for("the adapter", |s| s.all(".adapter-activate").first().cloned());
+    s.click(&activate);
+    let said = s.wait_for("activation", |s| s.all("#adapters-said").first().map(|e| s.text(e)));
+    assert!(said.starts_with("The chat's model now uses ad_"), "{said}");
+    assert_eq!(s.text(&s.find(".adapter-status")), "In use");
+    s.click(&s.find(".adapter-open"));
+    let history = s.wait_for("the history", |s| {
+        let h = s.texts("#adapter-history li");
+        (h.len() >= 3).then_some(h)
+    });
+    assert!(history[0].contains("trained — ") && history[2].contains("activated"), "{history:?}");
+    screenshot(&s, "training-adapters");
+    s.click(&s.find("#nav-chat"));
+    s.type_into(&s.find("#chat-input"), "What is Maya Chen's dog called?");
+    s.click(&s.find("#chat-send"));
+    let by = s.wait_up_to(Duration::from_secs(180), "the answer", |s| {
+        if let Some(e) = s.all(".turn .error").first() {
+            panic!("the chat failed: {}", s.text(e));
+        }
+        s.all(".turn .by").first().map(|e| s.text(e))
+    });
+    assert!(by.contains("with what it learned from your memories (adapter ad_"), "{by}");
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-adapters"));
+    s.click(&s.wait_for("roll back", |s| s.all("#adapter-rollback").first().cloned()));
+    let said = s.wait_for("the rollback", |s| {
+        s.all("#adapters-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Rolled back"))
+    });
+    assert_eq!(said, "Rolled back: the model answers on its own again.");
+    assert_eq!(s.text(&s.find(".adapter-status")), "Retired");
+    s.end();
+}

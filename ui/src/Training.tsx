@@ -1,0 +1,797 @@
+import { useEffect, useMemo, useState } from "react";
+import {
+  commands,
+  type AdapterEventView,
+  type AdapterView_Serialize as AdapterView,
+  type CandidateEventView,
+  type CandidatesView_Serialize as CandidatesView,
+  type CandidateView_Serialize as CandidateView,
+  type ReportView,
+  type RunView_Serialize as RunView,
+  type TrainOptions,
+  type Verdict,
+} from "./bindings";
+import { Chart, type ChartOption } from "./Chart";
+import { describe } from "./errors";
+import { KIND_WORDS, count, title, when } from "./format";
+import { JobBar, useJob } from "./jobs";
+
+type Tab = "candidates" | "train" | "adapters";
+
+const TARGETS: [string, string][] = [
+  ["q_proj", "Attention: query"],
+  ["k_proj", "Attention: key"],
+  ["v_proj", "Attention: value"],
+  ["o_proj", "Attention: output"],
+  ["gate_proj", "Feed-forward: gate"],
+  ["up_proj", "Feed-forward: up"],
+  ["down_proj", "Feed-forward: down"],
+];
+
+const STATUS_WORDS: Record<string, string> = { flagged: "Waiting", approved: "Approved", rejected: "Rejected" };
+
+const pct = (x: number | null) => (x === null ? "–" : `${Math.round(x * 100)}%`);
+const num = (x: number | null) => x ?? 0;
+
+function seconds(s: number | null): string {
+  if (s === null || !Number.isFinite(s)) return "–";
+  if (s < 90) return `${Math.round(s)} s`;
+  return `${Math.round(s / 60)} min`;
+}
+
+// The Training screen: which memories are worth teaching the on-device model (found by the
+// criteria in Settings, decided by a person), training them into an adapter with its progress
+// live, the evaluation, and the adapters: use one, roll back, compare.
+export function Training({ active, dark, onOpenMemory }: { active: boolean; dark: boolean; onOpenMemory: (id: string) => void }) {
+  const [tab, setTab] = useState<Tab>("candidates");
+  return (
+    <div className="training" id="training">
+      <h2>Training</h2>
+      <p className="muted intro">
+        Strata can teach the model on this computer the things you rely on most, so it knows them without being reminded.
+        You choose what it learns; it is checked before it is used, and you can undo it.
+      </p>
+      <div className="tabs" role="tablist">
+        {(
+          [
+            ["candidates", "1. Choose what to teach"],
+            ["train", "2. Teach and check"],
+            ["adapters", "3. Use what was learned"],
+          ] as [Tab, string][]
+        ).map(([t, label]) => (
+          <button key={t} role="tab" id={`tab-${t}`} aria-selected={tab === t} className={tab === t ? "active" : ""} onClick={() => setTab(t)}>
+            {label}
+          </button>
+        ))}
+      </div>
+      {tab === "candidates" && <Candidates active={active} onOpenMemory={onOpenMemory} onTrain={() => setTab("train")} />}
+      {tab === "train" && <Train active={active} dark={dark} onDone={() => setTab("adapters")} />}
+      {tab === "adapters" && <Adapters active={active} dark={dark} />}
+    </div>
+  );
+}
+
+// The queue: find candidates, filter and sort them, approve or reject each or many.
+function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpenMemory: (id: string) => void; onTrain: () => void }) {
+  const [status, setStatus] = useState("flagged");
+  const [kind, setKind] = useState("");
+  const [tag, setTag] = useState("");
+  const [concept, setConcept] = useState("");
+  const [sort, setSort] = useState("score");
+  const [view, setView] = useState<CandidatesView | null>(null);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [note, setNote] = useState("");
+  const [said, setSaid] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [history, setHistory] = useState<{ id: string; events: CandidateEventView[] } | null>(null);
+  const job = useJob();
+
+  const load = () =>
+    commands
+      .trainingCandidates({ status: status || null, kind: kind || null, tag: tag || null, concept: concept || null, sort })
+      .then((r) => (r.status === "ok" ? setView(r.data) : setError(describe(r.error))));
+  useEffect(() => {
+    if (active) load();
+  }, [active, status, kind, tag, concept, sort]);
+
+  const find = async () => {
+    setError(null);
+    setSaid(null);
+    const r = await job.run("Looking for memories worth teaching", (id, ch) => commands.flagCandidates(id, ch));
+    if (r.status !== "ok") return setError(describe(r.error));
+    const f = r.data;
+    setSaid(
+      `Looked at ${count(f.considered, "fact or procedure", "facts and procedures")}: ${f.qualifying} ${
+        f.qualifying === 1 ? "is" : "are"
+      } worth teaching — ${f.flagged} new, ${f.kept} already listed${f.reopened ? `, ${f.reopened} back after a change` : ""}${
+        f.withdrawn ? `; ${count(f.withdrawn, "memory no longer qualifies", "memories no longer qualify")} and left the list` : ""
+      }.`,
+    );
+    load();
+  };
+
+  const decide = async (ids: string[], verdict: Verdict) => {
+    setError(null);
+    const r = await commands.decideCandidates(ids, verdict, note.trim() || null);
+    if (r.status !== "ok") return setError(describe(r.error));
+    const verb = verdict === "approve" ? "Approved" : verdict === "reject" ? "Rejected" : "Back in the list";
+    setSaid(`${verb}: ${r.data.map((c) => title(c.memory)).join(", ")}.`);
+    setChosen(new Set());
+    setNote("");
+    load();
+  };
+
+  const showHistory = async (id: string) => {
+    if (history?.id === id) return setHistory(null);
+    const r = await commands.candidateHistory(id);
+    if (r.status === "ok") setHistory({ id, events: r.data });
+    else setError(describe(r.error));
+  };
+
+  const toggle = (id: string) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setChosen(next);
+  };
+
+  const total = view ? view.flagged + view.approved + view.rejected : 0;
+  return (
+    <section className="panel" id="candidates">
+      <p className="muted">
+        A memory is worth teaching when it is a fact or a procedure you keep long-term, matters to you, is recalled often, has
+        not changed for a while and nothing contradicts it (Settings → Training says exactly how much is enough).
+      </p>
+      <div className="actions-row">
+        <button id="find-candidates" className="primary" disabled={job.running} onClick={find}>
+          Find memories worth teaching
+        </button>
+        {view && view.approved > 0 && (
+          <button id="go-train" onClick={onTrain}>
+            Teach the {count(view.approved, "approved memory", "approved memories")} →
+          </button>
+        )}
+      </div>
+      <JobBar job={job} />
+      {said && (
+        <p className="notice" id="candidates-said" role="status">
+          {said}
+        </p>
+      )}
+      {error && <div className="error">{error}</div>}
+      {view && (
+        <>
+          <div className="filters" id="candidate-filters">
+            <select id="candidate-status" value={status} onChange={(e) => setStatus(e.target.value)} aria-label="Which">
+              <option value="flagged">Waiting for you ({view.flagged})</option>
+              <option value="approved">Approved ({view.approved})</option>
+              <option value="rejected">Rejected ({view.rejected})</option>
+              <option value="">All ({total})</option>
+            </select>
+            <select id="candidate-kind" value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Type">
+              <option value="">Facts and procedures</option>
+              <option value="semantic">Facts</option>
+              <option value="procedural">Procedures</option>
+            </select>
+            <select id="candidate-tag" value={tag} onChange={(e) => setTag(e.target.value)} aria-label="Tag">
+              <option value="">Any tag</option>
+              {view.tags.map((t) => (
+                <option key={t} value={t}>
+                  Tagged {t}
+                </option>
+              ))}
+            </select>
+            <select id="candidate-concept" value={concept} onChange={(e) => setConcept(e.target.value)} aria-label="Concept">
+              <option value="">Any concept</option>
+              {view.concept_names.map((c) => (
+                <option key={c} value={c}>
+                  In “{c}”
+                </option>
+              ))}
+            </select>
+            <select id="candidate-sort" value={sort} onChange={(e) => setSort(e.target.value)} aria-label="Order">
+              <option value="score">Most worth teaching first</option>
+              <option value="lowest">Least sure first</option>
+              <option value="recent">Found most recently first</option>
+            </select>
+          </div>
+          {view.changed > 0 && (
+            <p className="notice" id="candidates-changed">
+              {count(view.changed, "memory has", "memories have")} changed since {view.changed === 1 ? "it was" : "they were"} found
+              and {view.changed === 1 ? "is" : "are"} left out until you look for memories worth teaching again.
+            </p>
+          )}
+          {total === 0 ? (
+            <p className="muted" id="candidates-empty">
+              Nothing is listed yet. Press “Find memories worth teaching”: memories qualify once they have been long-term,
+              recalled and unchanged for a while.
+            </p>
+          ) : view.candidates.length === 0 ? (
+            <p className="muted" id="candidates-empty">
+              None here with these filters.
+            </p>
+          ) : (
+            <>
+              <div className="selection" id="candidate-bulk">
+                <span>{chosen.size ? `${chosen.size} chosen` : "Choose several to decide at once, or decide one by one."}</span>
+                <input
+                  id="candidate-note"
+                  value={note}
+                  onChange={(e) => setNote(e.target.value)}
+                  placeholder="Why (optional, kept with your decision)"
+                  maxLength={500}
+                />
+                <button id="approve-chosen" disabled={!chosen.size} onClick={() => decide([...chosen], "approve")}>
+                  Approve chosen
+                </button>
+                <button id="reject-chosen" disabled={!chosen.size} onClick={() => decide([...chosen], "reject")}>
+                  Reject chosen
+                </button>
+              </div>
+              <ul className="candidate-list" id="candidate-list">
+                {view.candidates.map((c) => (
+                  <CandidateRow
+                    key={c.memory.id}
+                    c={c}
+                    chosen={chosen.has(c.memory.id)}
+                    onToggle={() => toggle(c.memory.id)}
+                    onDecide={(v) => decide([c.memory.id], v)}
+                    onOpen={() => onOpenMemory(c.memory.id)}
+                    onHistory={() => showHistory(c.memory.id)}
+                    history={history?.id === c.memory.id ? history.events : null}
+                  />
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function CandidateRow({
+  c,
+  chosen,
+  onToggle,
+  onDecide,
+  onOpen,
+  onHistory,
+  history,
+}: {
+  c: CandidateView;
+  chosen: boolean;
+  onToggle: () => void;
+  onDecide: (v: Verdict) => void;
+  onOpen: () => void;
+  onHistory: () => void;
+  history: CandidateEventView[] | null;
+}) {
+  const decided = c.decided_by ? ` by ${c.decided_by === "desktop" ? "you" : c.decided_by}${c.decided_at ? `, ${when(c.decided_at)}` : ""}` : "";
+  return (
+    <li className="candidate" data-id={c.memory.id}>
+      <div className="candidate-head">
+        <input type="checkbox" checked={chosen} onChange={onToggle} aria-label={`Choose ${title(c.memory)}`} />
+        <button className="link candidate-title" onClick={onOpen} title="Open in Memories">
+          {title(c.memory)}
+        </button>
+        <span className="chip">{KIND_WORDS[c.memory.type] ?? c.memory.type}</span>
+        <span className="candidate-score" title="How worth teaching, from importance, use, how long it has not changed and whether it belongs to a concept">
+          {pct(c.score)}
+        </span>
+      </div>
+      <ul className="reasons">
+        {c.reasons.map((r) => (
+          <li key={r}>{r}</li>
+        ))}
+      </ul>
+      <div className="candidate-foot">
+        <span className="candidate-status">
+          {STATUS_WORDS[c.status] ?? c.status}
+          {decided}
+          {c.note ? ` — “${c.note}”` : ""}
+        </span>
+        {c.status !== "approved" && (
+          <button className="approve" onClick={() => onDecide("approve")}>
+            Approve
+          </button>
+        )}
+        {c.status !== "rejected" && (
+          <button className="reject" onClick={() => onDecide("reject")}>
+            Reject
+          </button>
+        )}
+        {c.status !== "flagged" && (
+          <button className="reopen" onClick={() => onDecide("reopen")}>
+            Undo decision
+          </button>
+        )}
+        <button className="link muted history-toggle" onClick={onHistory}>
+          {history ? "Hide what happened" : "What happened"}
+        </button>
+      </div>
+      {history && (
+        <ol className="timeline candidate-history">
+          {history.map((e, i) => (
+            <li key={i}>
+              {when(e.at)}: {EVENT_WORDS[e.kind] ?? e.kind}
+              {e.by !== "flagging" && e.by ? ` by ${e.by === "desktop" ? "you" : e.by}` : ""}
+              {e.detail ? ` — ${e.detail}` : ""}
+            </li>
+          ))}
+        </ol>
+      )}
+    </li>
+  );
+}
+
+const EVENT_WORDS: Record<string, string> = {
+  flagged: "found worth teaching",
+  approved: "approved",
+  rejected: "rejected",
+  reopened: "back in the list",
+  withdrawn: "left the list",
+};
+
+// Start a run on the approved memories (defaults, or the advanced settings), follow it live,
+// stop it, resume a stopped or interrupted one.
+function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDone: () => void }) {
+  const [options, setOptions] = useState<TrainOptions | null>(null);
+  const [approved, setApproved] = useState<number | null>(null);
+  const [runs, setRuns] = useState<RunView[]>([]);
+  const [report, setReport] = useState<AdapterView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+
+  const loadRuns = () => commands.trainingRuns().then((r) => (r.status === "ok" ? setRuns(r.data) : setError(describe(r.error))));
+  useEffect(() => {
+    if (!active) return;
+    commands.trainDefaults().then((r) => r.status === "ok" && setOptions((o) => o ?? r.data));
+    commands
+      .trainingCandidates({ status: "approved", kind: null, tag: null, concept: null, sort: null })
+      .then((r) => r.status === "ok" && setApproved(r.data.approved));
+    loadRuns();
+  }, [active]);
+
+  const latest = runs[0] ?? null;
+  const live = latest?.status === "running" && !latest.interrupted;
+  // While a run goes on (here or in another window or the command line), follow it.
+  useEffect(() => {
+    if (!active || !live) return;
+    const t = window.setInterval(loadRuns, 1000);
+    return () => window.clearInterval(t);
+  }, [active, live]);
+  // A finished run's adapter, with its report.
+  useEffect(() => {
+    if (latest?.status !== "finished" || !latest.adapter_id) return setReport(null);
+    commands.adapters().then((r) => r.status === "ok" && setReport(r.data.find((a) => a.id === latest.adapter_id) ?? null));
+  }, [latest?.status, latest?.adapter_id]);
+
+  const start = async (resume: string | null) => {
+    if (!options) return;
+    setError(null);
+    setStarting(true);
+    const pending = resume ? commands.resumeTraining(resume) : commands.trainApproved(options);
+    window.setTimeout(() => {
+      setStarting(false);
+      loadRuns();
+    }, 800);
+    const r = await pending;
+    setStarting(false);
+    if (r.status !== "ok" && r.error.code !== "cancelled") setError(describe(r.error));
+    loadRuns();
+  };
+
+  const set = (patch: Partial<TrainOptions>) => options && setOptions({ ...options, ...patch });
+  const stoppable = latest && (latest.status === "cancelled" || latest.interrupted || latest.status === "failed");
+  return (
+    <section className="panel" id="train">
+      <p id="train-approved">
+        {approved === null
+          ? "…"
+          : approved === 0
+            ? "No memory is approved yet: choose what to teach first."
+            : `${count(approved, "approved memory", "approved memories")} will be taught. Teaching takes a few minutes; you can keep using Strata meanwhile.`}
+      </p>
+      {options && (
+        <details className="advanced" id="train-advanced">
+          <summary>Advanced settings</summary>
+          <div className="form">
+            <label>
+              Rank (how much it can learn; higher is larger and slower)
+              <input id="train-rank" type="number" min={1} max={64} value={options.rank} onChange={(e) => set({ rank: Number(e.target.value) })} />
+            </label>
+            <label>
+              Passes over the examples
+              <input id="train-epochs" type="number" min={1} max={50} value={options.epochs} onChange={(e) => set({ epochs: Number(e.target.value) })} />
+            </label>
+            <label>
+              Learning rate
+              <input id="train-lr" type="number" step="0.0001" min={0} value={options.lr ?? ""} onChange={(e) => set({ lr: Number(e.target.value) })} />
+            </label>
+            <label>
+              Examples per step
+              <input id="train-batch" type="number" min={1} max={64} value={options.batch} onChange={(e) => set({ batch: Number(e.target.value) })} />
+            </label>
+            <label>
+              General questions mixed in (so it keeps what it knew)
+              <input id="train-replay" type="number" min={0} max={200} value={options.replay} onChange={(e) => set({ replay: Number(e.target.value) })} />
+            </label>
+            <fieldset>
+              <legend>Parts of the model that learn</legend>
+              {TARGETS.map(([t, label]) => (
+                <label key={t} className="check">
+                  <input
+                    type="checkbox"
+                    id={`train-target-${t}`}
+                    checked={options.targets.includes(t)}
+                    onChange={(e) => set({ targets: e.target.checked ? [...options.targets, t] : options.targets.filter((x) => x !== t) })}
+                  />
+                  {label}
+                </label>
+              ))}
+            </fieldset>
+            <label>
+              Use it only if it answers at least this share of the check questions (%)
+              <input
+                id="train-min-recall"
+                type="number"
+                min={0}
+                max={100}
+                value={Math.round(num(options.min_recall) * 100)}
+                onChange={(e) => set({ min_recall: Number(e.target.value) / 100 })}
+              />
+            </label>
+            <label>
+              … and general text gets at most this much harder for it (%)
+              <input
+                id="train-margin"
+                type="number"
+                min={0}
+                max={1000}
+                value={Math.round(num(options.margin) * 100)}
+                onChange={(e) => set({ margin: Number(e.target.value) / 100 })}
+              />
+            </label>
+          </div>
+        </details>
+      )}
+      <div className="actions-row">
+        <button id="train-start" className="primary" disabled={!approved || live || starting} onClick={() => start(null)}>
+          Teach the approved memories
+        </button>
+        {stoppable && latest.status !== "failed" && (
+          <button id="train-resume" disabled={live || starting} onClick={() => start(latest.id)}>
+            Resume where it stopped
+          </button>
+        )}
+      </div>
+      {error && <div className="error">{error}</div>}
+      {latest && <RunPanel run={latest} dark={dark} />}
+      {report?.report && (
+        <div id="train-report">
+          <ReportPanel report={report.report} dark={dark} />
+          <button id="train-to-adapters" onClick={onDone}>
+            Use it or compare it →
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function runWords(r: RunView): string {
+  if (r.interrupted) return "Stopped when Strata closed. Resume it to carry on from its last checkpoint.";
+  switch (r.status) {
+    case "running":
+      return r.stage === "evaluating"
+        ? `Checking what it learned: ${r.checked} of ${r.to_check || "…"} answers`
+        : r.steps
+          ? `Teaching: step ${r.step} of ${r.steps}`
+          : "Getting ready…";
+    case "finished":
+      return `Done: adapter ${r.adapter_id} was made from ${count(r.sources, "memory", "memories")}.`;
+    case "cancelled":
+      return `Stopped at step ${r.step} of ${r.steps}. Resume it to carry on.`;
+    default:
+      return `It did not finish: ${r.message ?? "an error"}.`;
+  }
+}
+
+function RunPanel({ run, dark }: { run: RunView; dark: boolean }) {
+  const option: ChartOption = useMemo(
+    () => ({
+      grid: { left: 44, right: 12, top: 12, bottom: 28 },
+      tooltip: { trigger: "axis" },
+      xAxis: { type: "category", name: "step", data: run.losses.map((_, i) => i + 1) },
+      yAxis: { type: "value", name: "loss", scale: true },
+      series: [{ name: "Loss", type: "line", showSymbol: false, data: run.losses }],
+    }),
+    [run.losses.length],
+  );
+  const running = run.status === "running" && !run.interrupted;
+  const last = run.losses.length ? run.losses[run.losses.length - 1] : null;
+  return (
+    <div className="run" id="run" data-status={run.interrupted ? "interrupted" : run.status}>
+      <p id="run-words" role="status">
+        {runWords(run)}
+      </p>
+      {running && run.stage === "training" && run.steps > 0 && <progress id="run-progress" max={run.steps} value={run.step} />}
+      {running && run.stage === "evaluating" && run.to_check > 0 && <progress max={run.to_check} value={run.checked} />}
+      <div className="cards">
+        <div className="card">
+          <strong id="run-step">
+            {run.step} / {run.steps || "…"}
+          </strong>
+          <span className="muted">steps</span>
+        </div>
+        <div className="card">
+          <strong id="run-loss">{last === null ? "–" : last.toFixed(3)}</strong>
+          <span className="muted">loss (lower: it knows the answers better)</span>
+        </div>
+        <div className="card">
+          <strong id="run-speed">{run.tokens_per_s === null ? "–" : Math.round(run.tokens_per_s).toLocaleString()}</strong>
+          <span className="muted">words per second (tokens)</span>
+        </div>
+        <div className="card">
+          <strong id="run-eta">{running && run.stage === "training" ? seconds(run.eta_s) : "–"}</strong>
+          <span className="muted">time left</span>
+        </div>
+      </div>
+      {running && (
+        <button id="train-cancel" onClick={() => commands.cancelJob("train")}>
+          Stop (it can resume later)
+        </button>
+      )}
+      {run.losses.length > 1 && <Chart option={option} dark={dark} label="Training loss by step" height={180} />}
+    </div>
+  );
+}
+
+// An evaluation: the shares as a chart and a table, the verdict, each question's answers.
+function ReportPanel({ report, dark }: { report: ReportView; dark: boolean }) {
+  const option: ChartOption = useMemo(
+    () => ({
+      grid: { left: 44, right: 12, top: 24, bottom: 28 },
+      tooltip: {},
+      xAxis: { type: "category", data: ["With what it learned", "Model alone", "Model reminded (search)"] },
+      yAxis: { type: "value", max: 100, name: "% right" },
+      series: [
+        {
+          name: "Answered right",
+          type: "bar",
+          data: [report.recall_with_adapter, report.recall_without, report.recall_with_retrieval].map((x) => Math.round(num(x) * 100)),
+          label: { show: true, position: "top", formatter: "{c}%" },
+        },
+      ],
+    }),
+    [report],
+  );
+  const change = num(report.perplexity_adapter) / num(report.perplexity_base) - 1;
+  return (
+    <div className="report" id="report">
+      <p className={report.passed ? "verdict passed" : "verdict failed"} id="report-verdict">
+        {report.verdict}
+      </p>
+      <Chart option={option} dark={dark} label="Share of check questions answered right" height={200} />
+      <table className="numbers" id="report-table">
+        <thead>
+          <tr>
+            <th></th>
+            <th>With what it learned</th>
+            <th>Model alone</th>
+            <th>Reminded by search</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>
+              Check questions answered right ({report.questions} questions on {count(report.facts, "fact", "facts")})
+            </td>
+            <td id="report-with">{pct(report.recall_with_adapter)}</td>
+            <td id="report-without">{pct(report.recall_without)}</td>
+            <td>{pct(report.recall_with_retrieval)}</td>
+          </tr>
+          <tr>
+            <td>How hard general text is for it (perplexity; lower is better)</td>
+            <td id="report-perplexity">
+              {num(report.perplexity_adapter).toFixed(2)} ({change >= 0 ? "+" : ""}
+              {(change * 100).toFixed(1)}%)
+            </td>
+            <td>{num(report.perplexity_base).toFixed(2)}</td>
+            <td>–</td>
+          </tr>
+        </tbody>
+      </table>
+      <details id="report-answers">
+        <summary>Every check question and the answers</summary>
+        <table className="numbers answers">
+          <thead>
+            <tr>
+              <th>Question</th>
+              <th>Right answer has</th>
+              <th>With what it learned</th>
+              <th>Model alone</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((r, i) => (
+              <tr key={i}>
+                <td>{r.question}</td>
+                <td>{r.expected}</td>
+                <td className={r.with_adapter_right ? "right" : "wrong"}>
+                  {r.with_adapter_right ? "✓ " : "✗ "}
+                  {r.with_adapter}
+                </td>
+                <td className={r.without_right ? "right" : "wrong"}>
+                  {r.without_right ? "✓ " : "✗ "}
+                  {r.without}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </div>
+  );
+}
+
+const ADAPTER_STATUS: Record<string, string> = { candidate: "Not in use", active: "In use", retired: "Retired" };
+
+// The registry: every adapter with its figures; use one, roll back, compare two.
+function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
+  const [all, setAll] = useState<AdapterView[] | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [compare, setCompare] = useState<string[]>([]);
+  const [history, setHistory] = useState<AdapterEventView[]>([]);
+  const [said, setSaid] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = () => commands.adapters().then((r) => (r.status === "ok" ? setAll(r.data) : setError(describe(r.error))));
+  useEffect(() => {
+    if (active) load();
+  }, [active]);
+  useEffect(() => {
+    if (!open) return setHistory([]);
+    commands.adapterHistory(open).then((r) => r.status === "ok" && setHistory(r.data));
+  }, [open, all]);
+
+  const activate = async (a: AdapterView) => {
+    setError(null);
+    const force = a.passed !== true;
+    if (force && !window.confirm("This adapter did not pass its check. Use it anyway?")) return;
+    const r = await commands.activateAdapter(a.id, force);
+    if (r.status !== "ok") return setError(describe(r.error));
+    setSaid(`The chat's model now uses ${a.id}.`);
+    load();
+  };
+  const rollback = async () => {
+    setError(null);
+    const r = await commands.rollbackAdapter();
+    if (r.status !== "ok") return setError(describe(r.error));
+    setSaid(r.data ? `Rolled back: ${r.data.id} is used again.` : "Rolled back: the model answers on its own again.");
+    load();
+  };
+
+  if (!all) return <section className="panel">{error ?? "Loading…"}</section>;
+  const shown = all.find((a) => a.id === open) ?? null;
+  const pair = compare.map((id) => all.find((a) => a.id === id)).filter((a): a is AdapterView => !!a);
+  return (
+    <section className="panel" id="adapters">
+      {said && (
+        <p className="notice" id="adapters-said" role="status">
+          {said}
+        </p>
+      )}
+      {error && <div className="error">{error}</div>}
+      {all.length === 0 ? (
+        <p className="muted" id="adapters-empty">
+          Nothing has been taught yet. What the model learns from your memories appears here, to use, compare or undo.
+        </p>
+      ) : (
+        <table className="numbers adapters" id="adapter-table">
+          <thead>
+            <tr>
+              <th>Compare</th>
+              <th>Adapter</th>
+              <th>Made</th>
+              <th>Status</th>
+              <th>Check</th>
+              <th>From</th>
+              <th>Right with / alone</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {all.map((a) => (
+              <tr key={a.id} data-id={a.id} className={a.id === open ? "open" : ""}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Compare ${a.id}`}
+                    checked={compare.includes(a.id)}
+                    onChange={(e) => setCompare(e.target.checked ? [...compare, a.id].slice(-2) : compare.filter((x) => x !== a.id))}
+                  />
+                </td>
+                <td>
+                  <button className="link adapter-open" onClick={() => setOpen(open === a.id ? null : a.id)}>
+                    {a.id}
+                  </button>
+                </td>
+                <td>{when(a.created_at)}</td>
+                <td className="adapter-status">{ADAPTER_STATUS[a.status] ?? a.status}</td>
+                <td>{a.passed === null ? "Not checked" : a.passed ? "Passed" : "Did not pass"}</td>
+                <td>{count(a.sources.length, "memory", "memories")}</td>
+                <td>{a.report ? `${pct(a.report.recall_with_adapter)} / ${pct(a.report.recall_without)}` : "–"}</td>
+                <td>
+                  {a.status === "candidate" && (
+                    <button className="adapter-activate" onClick={() => activate(a)}>
+                      Use it
+                    </button>
+                  )}
+                  {a.status === "active" && (
+                    <button className="adapter-rollback" id="adapter-rollback" onClick={rollback}>
+                      Roll back
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {pair.length === 2 && <Comparison a={pair[0]} b={pair[1]} />}
+      {shown && (
+        <div className="adapter-detail" id="adapter-detail">
+          <h3>{shown.id}</h3>
+          <p className="muted">
+            Base model {shown.base_model}; rank {shown.rank ?? "?"}, {shown.epochs ?? "?"} passes, learning rate {shown.lr ?? "?"}, parts{" "}
+            {shown.targets.join(", ") || "?"}; {(num(shown.bytes) / 1e6).toFixed(1)} MB.
+          </p>
+          {shown.report ? <ReportPanel report={shown.report} dark={dark} /> : <p className="muted">Not checked yet.</p>}
+          <h4>What happened</h4>
+          <ol className="timeline" id="adapter-history">
+            {history.map((e, i) => (
+              <li key={i}>
+                {when(e.at)}: {e.kind.replace("_", " ")}
+                {e.detail ? ` — ${e.detail}` : ""}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Comparison({ a, b }: { a: AdapterView; b: AdapterView }) {
+  const row = (label: string, f: (x: AdapterView) => string) => (
+    <tr>
+      <td>{label}</td>
+      <td>{f(a)}</td>
+      <td>{f(b)}</td>
+    </tr>
+  );
+  const r = (x: AdapterView, f: (r: ReportView) => string) => (x.report ? f(x.report) : "–");
+  return (
+    <table className="numbers comparison" id="adapter-compare">
+      <thead>
+        <tr>
+          <th></th>
+          <th>{a.id}</th>
+          <th>{b.id}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {row("Made", (x) => when(x.created_at))}
+        {row("Status", (x) => ADAPTER_STATUS[x.status] ?? x.status)}
+        {row("Memories taught", (x) => String(x.sources.length))}
+        {row("Check questions right", (x) => r(x, (r) => pct(r.recall_with_adapter)))}
+        {row("Model alone", (x) => r(x, (r) => pct(r.recall_without)))}
+        {row("General text perplexity", (x) => r(x, (r) => num(r.perplexity_adapter).toFixed(2)))}
+        {row("Rank / passes", (x) => `${x.rank ?? "?"} / ${x.epochs ?? "?"}`)}
+        {row("Size", (x) => `${(num(x.bytes) / 1e6).toFixed(1)} MB`)}
+      </tbody>
+    </table>
+  );
+}
