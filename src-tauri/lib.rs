@@ -81,6 +81,9 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::activate_adapter,
         training::rollback_adapter,
         training::active_adapter,
+        training::training_set,
+        training::save_examples,
+        training::check_adapter,
     ])
 }
 
@@ -116,6 +119,7 @@ pub fn run() {
             std::process::exit(1);
         }
     };
+    state.schedule_adapter_checks();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)

@@ -15,12 +15,34 @@ pub struct AppState {
     chat: std::sync::RwLock<Option<Arc<strata_models::LazyLocalChat>>>,
     /// The on-device model's second instance, for extraction ([`AppState::extraction_model`]).
     extractor: std::sync::OnceLock<Option<Arc<strata_models::LazyLocalChat>>>,
+    /// The on-device model training uses (its tokenizer for the sets, its answers to check
+    /// an adapter): an instance of its own, loaded on first use, so the chat is never touched.
+    trainer: Trainer,
     /// The MCP server over HTTP, when switched on in Settings.
     pub mcp: tokio::sync::Mutex<Option<McpServer>>,
     /// Where the database is.
     pub db_path: PathBuf,
     /// The long jobs running, by the id the window gave them: their stop flags.
     pub jobs: Arc<Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicBool>>>>,
+}
+
+/// The on-device model training uses, loaded on first use and kept.
+#[derive(Clone, Default)]
+pub struct Trainer(Arc<Mutex<Option<Arc<strata_models::LocalChat>>>>);
+
+impl Trainer {
+    /// The model, loaded now if it is not yet (seconds: call it off the async runtime).
+    pub fn model(&self) -> ApiResult<Arc<strata_models::LocalChat>> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let model = Arc::new(strata_models::LocalChat::load_default().map_err(|e| {
+            ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make setup`)"))
+        })?);
+        *slot = Some(model.clone());
+        Ok(model)
+    }
 }
 
 /// A running MCP server: where it listens and the token clients send.
@@ -71,6 +93,7 @@ impl AppState {
             engine,
             chat: std::sync::RwLock::new(chat),
             extractor: std::sync::OnceLock::new(),
+            trainer: Trainer::default(),
             mcp: tokio::sync::Mutex::new(None),
             db_path: path,
             jobs: Default::default(),
@@ -92,6 +115,11 @@ impl AppState {
         })
     }
 
+    /// The on-device model training uses (load it off the async runtime: [`Trainer::model`]).
+    pub fn trainer(&self) -> Trainer {
+        self.trainer.clone()
+    }
+
     /// Makes the chat's on-device model one with `adapter` (its folder and id) merged in, or
     /// none: the next answer loads it. An answer under way finishes with the model it began with.
     pub fn use_adapter(&self, adapter: Option<(PathBuf, String)>) {
@@ -109,6 +137,27 @@ impl AppState {
         let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
         let opts = EngineOptions { client: "mcp".into(), ..e.options().clone() };
         e.for_caller(opts)
+    }
+
+    /// Checks the adapter in use again once a day (from a minute after the app opens, on an
+    /// engine and a model of its own): the Training screen shows the checks over time and
+    /// warns when they fall.
+    pub fn schedule_adapter_checks(&self) {
+        let trainer = self.trainer();
+        let apart = {
+            let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+            e.for_caller(e.options().clone())
+        };
+        let Ok(mut engine) = apart else { return };
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            loop {
+                if let Err(err) = crate::training::check_if_due(&mut engine, &trainer) {
+                    tracing::warn!("the adapter in use could not be checked: {err}");
+                }
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        });
     }
 
     /// Runs `f` off the async runtime on an engine of its own (same database, person,

@@ -5,9 +5,10 @@
 //! chat's on-device model for one with the now-active adapter.
 
 use strata_api::curation::{CandidateEventView, CandidateQuery, CandidateView, CandidatesView, FlagReport, Verdict};
-use strata_api::{ApiError, ApiResult, ErrorCode, Settings};
+use strata_api::{ApiError, ApiResult, Settings};
 use strata_core::runs::{RunStatus, TrainingRun};
 use strata_core::{AdapterEvent, AdapterRecord};
+use strata_train::pipeline::Plan;
 use strata_train::{Gate, Report, TrainConfig};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -202,21 +203,20 @@ pub(crate) async fn train_approved(state: State<'_, AppState>, options: TrainOpt
     let (config, gate) = (options.config()?, options.gate()?);
     let stop = Stop::register(&state, TRAIN_JOB.into())?;
     let db = state.db_path.clone();
+    let trainer = state.trainer();
     state
         .run_apart(move |e| {
-            let query = CandidateQuery { status: Some("approved".into()), ..Default::default() };
-            let approved = e.training_candidates(&query)?.candidates;
-            if approved.is_empty() {
-                return Err(ApiError::invalid("approve some candidates first: only approved memories are trained"));
-            }
-            let memories = approved
-                .iter()
-                .map(|c| e.memory(&strata_api::Target::new(c.memory.id.as_str())))
-                .collect::<ApiResult<Vec<_>>>()?;
-            let chat = training_model()?;
-            let set = strata_train::dataset(&chat, &memories, &config)?;
+            let chat = trainer.model()?;
+            let set = strata_train::pipeline::approved_set(e, &chat, &config)?;
             let flag = stop.shared();
-            let done = strata_train::pipeline::run(e, &db, &chat, &set, &config, Some(gate), &mut |_| {}, &flag)?;
+            let done = strata_train::pipeline::run(
+                e,
+                &db,
+                &chat,
+                Plan { set: &set, config: &config, gate: Some(gate) },
+                &mut |_| {},
+                &flag,
+            )?;
             Ok(run_view(done.run, e.now()))
         })
         .await
@@ -229,8 +229,10 @@ pub(crate) async fn train_approved(state: State<'_, AppState>, options: TrainOpt
 pub(crate) async fn resume_training(state: State<'_, AppState>, run: String) -> Result<RunView, ApiError> {
     let stop = Stop::register(&state, TRAIN_JOB.into())?;
     let db = state.db_path.clone();
+    let trainer = state.trainer();
     state
         .run_apart(move |e| {
+            let chat = trainer.model()?;
             let r = e.training_run(&run)?;
             if r.status == RunStatus::Finished {
                 return Err(ApiError::invalid("this run has finished; start a new one"));
@@ -241,20 +243,18 @@ pub(crate) async fn resume_training(state: State<'_, AppState>, run: String) -> 
             let set = strata_train::Dataset::read(std::path::Path::new(&r.dataset)).map_err(|err| {
                 ApiError::invalid(format!("run {run}'s training set is gone ({err}); start a new run"))
             })?;
-            let chat = training_model()?;
             let flag = stop.shared();
-            let done = strata_train::pipeline::run(e, &db, &chat, &set, &config, gate, &mut |_| {}, &flag)?;
+            let done = strata_train::pipeline::run(
+                e,
+                &db,
+                &chat,
+                Plan { set: &set, config: &config, gate },
+                &mut |_| {},
+                &flag,
+            )?;
             Ok(run_view(done.run, e.now()))
         })
         .await
-}
-
-/// The on-device model training and evaluation use: an instance of its own (evaluation puts
-/// the new adapter on it and takes it off), so answers in the chat are never affected.
-fn training_model() -> ApiResult<strata_models::LocalChat> {
-    strata_models::LocalChat::load_default().map_err(|e| {
-        ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make setup`)"))
-    })
 }
 
 /// One held-out question's answers, each judged.
@@ -290,14 +290,17 @@ pub(crate) struct ReportView {
 
 fn report_view(r: Report) -> ReportView {
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
+    let change = r.perplexity_change();
+    let text = if change >= 0.0 {
+        format!("general text is {} harder for it (allowed: up to {})", pct(change), pct(r.margin))
+    } else {
+        format!("general text is {} easier for it", pct(-change))
+    };
     let verdict = if r.passed {
         format!(
-            "Passed: it answers {} of the held-out questions (the model alone {}), and general text reads {} \
-             {} as well as before.",
+            "Passed: it answers {} of the check questions (the model alone {}), and {text}.",
             pct(r.recall_with_adapter),
-            pct(r.recall_without),
-            pct(r.perplexity_change().abs()),
-            if r.perplexity_change() > 0.0 { "less" } else { "more" }
+            pct(r.recall_without)
         )
     } else {
         format!("Not good enough to use: {}.", r.reasons.join("; "))
@@ -352,12 +355,70 @@ pub(crate) struct AdapterView {
     lr: Option<f64>,
     targets: Vec<String>,
     report: Option<ReportView>,
+    /// Its checks in use, oldest first.
+    checks: Vec<CheckView>,
+    /// What the latest check found wrong, in words.
+    warning: Option<String>,
 }
 
-fn adapter_view(a: AdapterRecord) -> AdapterView {
+/// A check of an adapter in use.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct CheckView {
+    at: String,
+    /// Share of its check questions answered with what the memories say now.
+    recall: f64,
+    questions: u32,
+    /// Facts changed since it was taught.
+    changed: u32,
+    /// Facts forgotten or expired since.
+    gone: u32,
+}
+
+fn check_view(c: &strata_core::AdapterCheck) -> CheckView {
+    CheckView {
+        at: strata_core::time::format_time(c.at),
+        recall: c.recall,
+        questions: c.questions as u32,
+        changed: c.changed as u32,
+        gone: c.gone as u32,
+    }
+}
+
+/// What the latest check says is wrong, if anything: facts changed or gone since training, or
+/// recall fallen more than 10 points below what the evaluation found.
+fn warning(checks: &[strata_core::AdapterCheck], report: Option<&Report>) -> Option<String> {
+    let last = checks.last()?;
+    let n = |v: u64, one: &str, many: &str| strata_api::health::words(v, one, many);
+    if last.changed > 0 || last.gone > 0 {
+        let mut parts = Vec::new();
+        if last.changed > 0 {
+            parts.push(format!("{} changed", n(last.changed, "fact it learned has", "facts it learned have")));
+        }
+        if last.gone > 0 {
+            parts.push(format!("{} forgotten", n(last.gone, "fact was", "facts were")));
+        }
+        return Some(format!(
+            "Since it was taught, {}: it may still answer the old way. Teach the memories again and use the new adapter.",
+            parts.join(" and ")
+        ));
+    }
+    let then = report?.recall_with_adapter;
+    (last.recall < then - 0.1).then(|| {
+        format!(
+            "It answers fewer check questions than when it was taught ({:.0}% now, {:.0}% then).",
+            last.recall * 100.0,
+            then * 100.0
+        )
+    })
+}
+
+fn adapter_view(a: AdapterRecord, checks: &[strata_core::AdapterCheck]) -> AdapterView {
     let h = &a.hyperparameters;
+    let report = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok());
     AdapterView {
-        report: a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()).map(report_view),
+        warning: warning(checks, report.as_ref()),
+        checks: checks.iter().map(check_view).collect(),
+        report: report.map(report_view),
         rank: h["rank"].as_f64(),
         epochs: h["epochs"].as_f64(),
         lr: h["lr"].as_f64(),
@@ -380,7 +441,13 @@ fn adapter_view(a: AdapterRecord) -> AdapterView {
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn adapters(state: State<'_, AppState>) -> Result<Vec<AdapterView>, ApiError> {
-    state.run(|e| Ok(e.adapters()?.into_iter().map(adapter_view).collect())).await
+    state.run(|e| e.adapters()?.into_iter().map(|a| viewed(e, a)).collect()).await
+}
+
+/// An adapter with its checks.
+fn viewed(e: &strata_api::Engine, a: AdapterRecord) -> ApiResult<AdapterView> {
+    let checks = e.adapter_checks(&a.id)?;
+    Ok(adapter_view(a, &checks))
 }
 
 /// One event in an adapter's history, in words.
@@ -418,10 +485,7 @@ fn event_view(e: AdapterEvent) -> AdapterEventView {
 /// What happened to an adapter, oldest first.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn adapter_history(
-    state: State<'_, AppState>,
-    id: String,
-) -> Result<Vec<AdapterEventView>, ApiError> {
+pub(crate) async fn adapter_history(state: State<'_, AppState>, id: String) -> Result<Vec<AdapterEventView>, ApiError> {
     state.run(move |e| Ok(e.adapter_history(&id)?.into_iter().map(event_view).collect())).await
 }
 
@@ -434,23 +498,241 @@ pub(crate) async fn activate_adapter(
     id: String,
     force: bool,
 ) -> Result<AdapterView, ApiError> {
-    let a = state.run(move |e| Ok(e.activate_adapter(&id, force)?)).await?;
+    let a = state.run(move |e| e.activate_adapter(&id, force)).await?;
     state.use_adapter(Some((a.path.clone(), a.id.clone())));
-    Ok(adapter_view(a))
+    state.run(move |e| viewed(e, a)).await
 }
 
 /// Retires the active adapter; the one active before it is used again, if any.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn rollback_adapter(state: State<'_, AppState>) -> Result<Option<AdapterView>, ApiError> {
-    let now = state.run(|e| Ok(e.rollback_adapter()?)).await?;
+    let now = state.run(|e| e.rollback_adapter()).await?;
     state.use_adapter(now.as_ref().map(|a| (a.path.clone(), a.id.clone())));
-    Ok(now.map(adapter_view))
+    match now {
+        Some(a) => Ok(Some(state.run(move |e| viewed(e, a)).await?)),
+        None => Ok(None),
+    }
 }
 
 /// The adapter the chat's model uses now, if any.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn active_adapter(state: State<'_, AppState>) -> Result<Option<AdapterView>, ApiError> {
-    state.run(|e| Ok(e.active_adapter()?.map(adapter_view))).await
+    state.run(|e| e.active_adapter()?.map(|a| viewed(e, a)).transpose()).await
+}
+
+/// One training example as the Training set tab shows and edits it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, specta::Type)]
+pub(crate) struct ExampleForm {
+    question: String,
+    answer: String,
+    /// Asked only to check what was learned, never trained on.
+    held_out: bool,
+    /// For a fact: what a right answer contains (checked against the model's answers).
+    expected: Option<String>,
+    /// The fact it is about (kept as it was: edits change the words, not the fact).
+    subject: Option<String>,
+    attribute: Option<String>,
+    /// `fact` or `procedure`.
+    kind: String,
+}
+
+fn form_of(e: &strata_train::Example) -> ExampleForm {
+    ExampleForm {
+        question: e.question.clone(),
+        answer: e.answer.clone(),
+        held_out: e.split == strata_train::Split::Heldout,
+        expected: e.fact.as_ref().map(|f| f.value.clone()),
+        subject: e.fact.as_ref().map(|f| f.subject.clone()),
+        attribute: e.fact.as_ref().map(|f| f.attribute.clone()),
+        kind: if e.kind == strata_train::Kind::Procedure { "procedure" } else { "fact" }.into(),
+    }
+}
+
+fn example_of(f: ExampleForm, source: &str) -> strata_train::Example {
+    let fact = match (f.subject, f.attribute, f.expected) {
+        (Some(subject), Some(attribute), Some(value)) => {
+            Some(strata_train::data::FactRef { subject, attribute, value })
+        }
+        _ => None,
+    };
+    strata_train::Example {
+        question: f.question.trim().to_string(),
+        answer: f.answer.trim().to_string(),
+        kind: if f.kind == "procedure" { strata_train::Kind::Procedure } else { strata_train::Kind::Fact },
+        split: if f.held_out { strata_train::Split::Heldout } else { strata_train::Split::Train },
+        sources: vec![source.to_string()],
+        fact,
+    }
+}
+
+/// An approved memory's examples, whether a person edited them, and what is wrong with them.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct SetMemoryView {
+    memory: strata_api::dto::MemoryView,
+    edited: bool,
+    examples: Vec<ExampleForm>,
+    /// What is wrong, each with how to mend it.
+    problems: Vec<String>,
+}
+
+/// The training set of the approved memories, as it would be trained.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct TrainingSetView {
+    memories: Vec<SetMemoryView>,
+    /// Examples trained on.
+    train: u32,
+    /// Examples kept to check what was learned.
+    held_out: u32,
+    /// Problems that stop training until mended.
+    blocking: Vec<String>,
+    /// Problems of no one memory.
+    other: Vec<String>,
+}
+
+/// A problem in words, with how to mend it, and the memories it concerns.
+fn problem_words(p: &strata_train::Problem) -> (String, Vec<String>) {
+    use strata_train::Problem;
+    match p {
+        Problem::Duplicate { question, sources } => {
+            (format!("“{question}” is asked twice; the second is left out. Reword or remove one."), sources.clone())
+        }
+        Problem::Empty { sources } => {
+            ("An example with no question or no answer is left out. Fill it in or remove it.".into(), sources.clone())
+        }
+        Problem::TooLong { question, tokens, limit } => (
+            format!(
+                "“{question}” is too long to teach ({tokens} tokens; at most {limit}) and is left out. Shorten it."
+            ),
+            Vec::new(),
+        ),
+        Problem::Contradiction { subject, attribute, values } => (
+            format!(
+                "These memories disagree on {subject}'s {attribute}: {}. Nothing is taught until you change one \
+                 of them or reject it.",
+                values.iter().map(|(v, _)| format!("“{v}”")).collect::<Vec<_>>().join(" and ")
+            ),
+            values.iter().map(|(_, id)| id.clone()).collect(),
+        ),
+        Problem::Unused { source, reason } => (format!("Nothing to teach from it: {reason}."), vec![source.clone()]),
+    }
+}
+
+/// The approved memories' training set (its general questions aside), with the people's
+/// edits, for the Training set tab.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn training_set(state: State<'_, AppState>) -> Result<TrainingSetView, ApiError> {
+    let trainer = state.trainer();
+    state
+        .run_apart(move |e| {
+            let chat = trainer.model()?;
+            let memories = strata_train::pipeline::approved(e)?;
+            let edits = strata_train::pipeline::edits_of(e, &memories)?;
+            let config = TrainConfig { replay: 0, ..TrainConfig::default() };
+            let set = strata_train::dataset_edited(&chat, &memories, &edits, &config)?;
+            let mut view = TrainingSetView {
+                memories: Vec::new(),
+                train: set.train().count() as u32,
+                held_out: set.heldout().count() as u32,
+                blocking: Vec::new(),
+                other: Vec::new(),
+            };
+            let problems: Vec<(String, Vec<String>, bool)> = set
+                .problems
+                .iter()
+                .map(|p| {
+                    let (words, ids) = problem_words(p);
+                    (words, ids, p.blocks())
+                })
+                .collect();
+            for (words, ids, blocks) in &problems {
+                if *blocks {
+                    view.blocking.push(words.clone());
+                }
+                if ids.is_empty() {
+                    view.other.push(words.clone());
+                }
+            }
+            for m in memories {
+                let id = m.id.to_string();
+                let examples = set.examples.iter().filter(|x| x.sources.contains(&id)).map(form_of).collect();
+                let problems =
+                    problems.iter().filter(|(_, ids, _)| ids.contains(&id)).map(|(w, _, _)| w.clone()).collect();
+                view.memories.push(SetMemoryView {
+                    edited: edits.contains_key(&id),
+                    memory: m.into(),
+                    examples,
+                    problems,
+                });
+            }
+            Ok(view)
+        })
+        .await
+}
+
+/// Keeps a person's examples for a memory (`None`: back to the generated ones).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn save_examples(
+    state: State<'_, AppState>,
+    id: String,
+    examples: Option<Vec<ExampleForm>>,
+) -> Result<(), ApiError> {
+    state
+        .run(move |e| {
+            let value = examples
+                .map(|list| {
+                    let list: Vec<strata_train::Example> = list.into_iter().map(|f| example_of(f, &id)).collect();
+                    serde_json::to_value(list).map_err(|err| ApiError::invalid(err.to_string()))
+                })
+                .transpose()?;
+            e.save_example_edit(&id, value.as_ref())
+        })
+        .await
+}
+
+/// Checks an adapter against the memories as they are now (its check questions asked again),
+/// with progress; the check is kept with it.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn check_adapter(
+    state: State<'_, AppState>,
+    job: String,
+    id: String,
+    on_progress: Channel<JobProgress>,
+) -> Result<AdapterView, ApiError> {
+    let mut job = Job::start(&state, job, on_progress)?;
+    let trainer = state.trainer();
+    state
+        .run_apart(move |e| {
+            let chat = trainer.model()?;
+            strata_train::pipeline::check_in_use(e, &chat, &id, &mut |d, t| {
+                let _ = job.tick(d as u64, t as u64, "");
+            })?;
+            viewed(e, e.adapter(&id)?)
+        })
+        .await
+}
+
+/// How often the adapter in use is checked again.
+pub(crate) const CHECK_EVERY: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+/// Checks the adapter in use when its last check (or its activation) is older than
+/// [`CHECK_EVERY`]; called by the app's background schedule. Whether it checked.
+pub(crate) fn check_if_due(e: &mut strata_api::Engine, trainer: &crate::state::Trainer) -> ApiResult<bool> {
+    let Some(a) = e.active_adapter()? else { return Ok(false) };
+    let since = e
+        .adapter_checks(&a.id)?
+        .last()
+        .map(|c| c.at)
+        .or_else(|| e.adapter_history(&a.id).ok()?.iter().rev().find(|h| h.kind == "activated").map(|h| h.at))
+        .unwrap_or(a.created_at);
+    if e.now() - since < CHECK_EVERY {
+        return Ok(false);
+    }
+    let chat = trainer.model()?;
+    strata_train::pipeline::check_in_use(e, &chat, &a.id, &mut |_, _| {})?;
+    Ok(true)
 }

@@ -1,7 +1,8 @@
 //! The Training screen end to end on a store whose facts have been long-term, recalled and
 //! unchanged for three weeks: candidates appear with their reasons → two approved, one
-//! rejected with a note → a tiny training run with its progress live → the report's numbers
-//! → the adapter put to use → the chat says it answered with it → rolled back.
+//! rejected with a note → an example reworded and one removed → a tiny training run with its
+//! progress live → the report's numbers → the adapter put to use and checked again → the chat
+//! says it answered with it → rolled back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,11 +65,11 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
         let t = s.texts("#candidate-list .candidate-title");
         (t.len() == 3).then_some(t)
     });
-    assert_eq!(titles[0], "maya chen", "the most worth teaching first: {titles:?}");
+    assert_eq!(titles[0], "Maya chen: dog Biscuit", "the most worth teaching first: {titles:?}");
     let reasons = s.texts("#candidate-list .candidate:first-child .reasons li");
     assert!(reasons.contains(&"Importance 0.90 (at least 0.60)".to_string()), "{reasons:?}");
     assert!(reasons.iter().any(|r| r.starts_with("Unchanged for 21 days")), "{reasons:?}");
-    assert!(!titles.iter().any(|t| t.contains("lunch")), "not important enough: {titles:?}");
+    assert!(!titles.iter().any(|t| t.contains("soup")), "not important enough: {titles:?}");
     screenshot(&s, "training-candidates");
 
     // Reject one with a note; approve two at once.
@@ -77,27 +78,51 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     let said = s.wait_for("the rejection", |s| {
         s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Rejected"))
     });
-    assert_eq!(said, "Rejected: old phone.");
+    assert_eq!(said, "Rejected: Old phone: colour grey.");
     for e in s.all("#candidate-list .candidate input[type=checkbox]") {
         s.click(&e);
     }
     s.click(&s.find("#approve-chosen"));
     s.wait_for("the approvals", |s| {
-        s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Approved: maya chen, office"))
+        s.all("#candidates-said")
+            .first()
+            .map(|e| s.text(e))
+            .filter(|t| t == "Approved: Maya chen: dog Biscuit, Office: floor the ninth floor.")
     });
     s.click(&s.find("#candidate-status option[value=rejected]"));
     let status = s.wait_for("the rejected one", |s| s.all(".candidate-status").first().map(|e| s.text(e)));
     assert!(status.starts_with("Rejected by you") && status.ends_with("— “I have a new phone”"), "{status}");
 
-    // A tiny run: rank 2 on the attention's query and value, one pass, no replay, a loose gate.
+    // The examples it will learn from: reword one answer.
+    s.click(&s.find("#tab-examples"));
+    let summary = s.wait_up_to(Duration::from_secs(120), "the examples", |s| {
+        s.all("#examples-summary").first().map(|e| s.text(e))
+    });
+    assert_eq!(
+        summary,
+        "12 examples to learn from and 6 questions kept aside to check what was learned, from 2 approved memories."
+    );
+    let answer = s.find(".set-memory .example-answer");
+    s.clear(&answer);
+    s.type_into(&answer, "Maya Chen's dog is called Biscuit.");
+    s.click(&s.find(".set-memory tbody tr:nth-child(2) .example-remove"));
+    s.click(&s.find(".example-save"));
+    s.wait_for("the saved edit", |s| s.all(".set-memory .chip").first().map(|e| s.text(e)));
+    let summary = s.text(&s.find("#examples-summary"));
+    assert!(summary.starts_with("11 examples to learn from"), "one removed: {summary}");
+    screenshot(&s, "training-examples");
+
+    // A small run: rank 4 on the attention's query and value, five passes at a high learning
+    // rate, no replay, a loose gate.
     s.click(&s.find("#tab-train"));
     let approved = s.wait_for("the approved count", |s| {
         s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
     });
     assert!(approved.contains("2 approved memories will be taught"), "{approved}");
     s.click(&s.find("#train-advanced summary"));
-    set_number(&s, "#train-rank", "2");
-    set_number(&s, "#train-epochs", "1");
+    set_number(&s, "#train-rank", "4");
+    set_number(&s, "#train-epochs", "5");
+    set_number(&s, "#train-lr", "0.005");
     set_number(&s, "#train-replay", "0");
     set_number(&s, "#train-batch", "4");
     set_number(&s, "#train-min-recall", "0");
@@ -105,16 +130,20 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     s.click(&s.find("#train-target-k_proj"));
     s.click(&s.find("#train-target-o_proj"));
     s.click(&s.find("#train-start"));
-    let step = s.wait_up_to(Duration::from_secs(120), "a training step", |s| {
+    let step = s.wait_up_to(Duration::from_secs(300), "a training step", |s| {
+        if let Some(e) = s.all("#train .error").first() {
+            panic!("training failed: {}", s.text(e));
+        }
         s.all("#run-words").first().map(|e| s.text(e)).filter(|t| t.starts_with("Teaching: step"))
     });
     assert!(step.contains(" of "), "{step}");
+    s.click(&s.find("#train-advanced summary"));
     screenshot(&s, "training-run");
     // Search goes on meanwhile.
     s.click(&s.find("#nav-memories"));
     s.type_into(&s.find(".search"), "Biscuit");
     s.wait_for("search while training", |s| {
-        s.texts(".list li .title").iter().any(|t| t.contains("maya chen")).then_some(())
+        s.texts(".list li .title").iter().any(|t| t.contains("Biscuit")).then_some(())
     });
     s.click(&s.find("#nav-training"));
     s.click(&s.find("#tab-train"));
@@ -144,6 +173,12 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
         (h.len() >= 3).then_some(h)
     });
     assert!(history[0].contains("trained — ") && history[2].contains("activated"), "{history:?}");
+    // Checked again against the memories as they are now.
+    s.click(&s.find("#check-now"));
+    let last = s.wait_up_to(Duration::from_secs(180), "the check", |s| {
+        s.all("#in-use-last").first().map(|e| s.text(e)).filter(|t| t.starts_with("Last checked"))
+    });
+    assert!(last.contains("of 6 questions answered right"), "{last}");
     screenshot(&s, "training-adapters");
     s.click(&s.find("#nav-chat"));
     s.type_into(&s.find("#chat-input"), "What is Maya Chen's dog called?");

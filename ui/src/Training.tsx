@@ -5,6 +5,9 @@ import {
   type AdapterView_Serialize as AdapterView,
   type CandidateEventView,
   type CandidatesView_Serialize as CandidatesView,
+  type ExampleForm,
+  type SetMemoryView_Serialize as SetMemoryView,
+  type TrainingSetView_Serialize as TrainingSetView,
   type CandidateView_Serialize as CandidateView,
   type ReportView,
   type RunView_Serialize as RunView,
@@ -16,7 +19,7 @@ import { describe } from "./errors";
 import { KIND_WORDS, count, title, when } from "./format";
 import { JobBar, useJob } from "./jobs";
 
-type Tab = "candidates" | "train" | "adapters";
+type Tab = "candidates" | "examples" | "train" | "adapters";
 
 const TARGETS: [string, string][] = [
   ["q_proj", "Attention: query"],
@@ -55,8 +58,9 @@ export function Training({ active, dark, onOpenMemory }: { active: boolean; dark
         {(
           [
             ["candidates", "1. Choose what to teach"],
-            ["train", "2. Teach and check"],
-            ["adapters", "3. Use what was learned"],
+            ["examples", "2. Check the examples"],
+            ["train", "3. Teach and check"],
+            ["adapters", "4. Use what was learned"],
           ] as [Tab, string][]
         ).map(([t, label]) => (
           <button key={t} role="tab" id={`tab-${t}`} aria-selected={tab === t} className={tab === t ? "active" : ""} onClick={() => setTab(t)}>
@@ -65,6 +69,7 @@ export function Training({ active, dark, onOpenMemory }: { active: boolean; dark
         ))}
       </div>
       {tab === "candidates" && <Candidates active={active} onOpenMemory={onOpenMemory} onTrain={() => setTab("train")} />}
+      {tab === "examples" && <Examples active={active} onOpenMemory={onOpenMemory} />}
       {tab === "train" && <Train active={active} dark={dark} onDone={() => setTab("adapters")} />}
       {tab === "adapters" && <Adapters active={active} dark={dark} />}
     </div>
@@ -333,6 +338,161 @@ const EVENT_WORDS: Record<string, string> = {
   withdrawn: "left the list",
 };
 
+// The approved memories' examples as they will be taught: each memory's questions and answers
+// (the held-out ones only check what was learned), editable and removable, with what is wrong
+// and how to mend it. Nobody edits a file.
+function Examples({ active, onOpenMemory }: { active: boolean; onOpenMemory: (id: string) => void }) {
+  const [set, setSet] = useState<TrainingSetView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () => commands.trainingSet().then((r) => (r.status === "ok" ? setSet(r.data) : setError(describe(r.error))));
+  useEffect(() => {
+    if (active) load();
+  }, [active]);
+  if (!set) return <section className="panel">{error ?? "Preparing the examples… (the first time loads the model: a few seconds)"}</section>;
+  return (
+    <section className="panel" id="examples">
+      <p id="examples-summary">
+        {set.memories.length === 0
+          ? "No memory is approved yet: choose what to teach first."
+          : `${count(set.train, "example", "examples")} to learn from and ${count(set.held_out, "question", "questions")} kept aside to check what was learned, from ${count(set.memories.length, "approved memory", "approved memories")}.`}
+      </p>
+      {set.blocking.map((b) => (
+        <div className="error" key={b}>
+          {b}
+        </div>
+      ))}
+      {set.other.map((b) => (
+        <p className="notice" key={b}>
+          {b}
+        </p>
+      ))}
+      {error && <div className="error">{error}</div>}
+      {set.memories.map((m) => (
+        <MemoryExamples key={m.memory.id} m={m} onOpen={() => onOpenMemory(m.memory.id)} onSaved={load} onError={setError} />
+      ))}
+    </section>
+  );
+}
+
+function MemoryExamples({
+  m,
+  onOpen,
+  onSaved,
+  onError,
+}: {
+  m: SetMemoryView;
+  onOpen: () => void;
+  onSaved: () => void;
+  onError: (e: string) => void;
+}) {
+  const [draft, setDraft] = useState<ExampleForm[] | null>(null);
+  const shown = draft ?? m.examples;
+  const change = (i: number, patch: Partial<ExampleForm>) => setDraft(shown.map((e, j) => (j === i ? { ...e, ...patch } : e)));
+  const save = async (examples: ExampleForm[] | null) => {
+    const r = await commands.saveExamples(m.memory.id, examples);
+    if (r.status !== "ok") return onError(describe(r.error));
+    setDraft(null);
+    onSaved();
+  };
+  return (
+    <div className="set-memory" data-id={m.memory.id}>
+      <h4>
+        <button className="link" onClick={onOpen} title="Open in Memories">
+          {title(m.memory)}
+        </button>
+        {m.edited && <span className="chip">edited by you</span>}
+      </h4>
+      {m.problems.map((p) => (
+        <p className="error set-problem" key={p}>
+          {p}
+        </p>
+      ))}
+      <table className="numbers answers set-examples">
+        <thead>
+          <tr>
+            <th>Question</th>
+            <th>Answer to learn</th>
+            <th>Use</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((e, i) => (
+            <tr key={i}>
+              <td>
+                <input className="example-question" value={e.question} onChange={(ev) => change(i, { question: ev.target.value })} />
+              </td>
+              <td>
+                <input className="example-answer" value={e.answer} onChange={(ev) => change(i, { answer: ev.target.value })} />
+              </td>
+              <td className="muted">{e.held_out ? `check only (right answer has “${e.expected ?? ""}”)` : "learn"}</td>
+              <td>
+                <button className="link example-remove" onClick={() => setDraft(shown.filter((_, j) => j !== i))} title="Remove this example">
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="actions-row">
+        {draft && (
+          <>
+            <button className="primary example-save" onClick={() => save(draft)}>
+              Save these examples
+            </button>
+            <button onClick={() => setDraft(null)}>Discard changes</button>
+          </>
+        )}
+        {!draft && m.edited && (
+          <button className="example-reset" onClick={() => save(null)}>
+            Back to the examples Strata wrote
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+// A number field that keeps what is typed (an empty field is not 0 until it is left).
+function NumberField({
+  id,
+  label,
+  value,
+  onChange,
+  step = "1",
+  min = 0,
+  max,
+}: {
+  id: string;
+  label: string;
+  value: number;
+  onChange: (v: number) => void;
+  step?: string;
+  min?: number;
+  max?: number;
+}) {
+  const [text, setText] = useState(String(value));
+  useEffect(() => setText(String(value)), [value]);
+  return (
+    <label>
+      {label}
+      <input
+        id={id}
+        type="number"
+        step={step}
+        min={min}
+        max={max}
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+          if (e.target.value.trim() !== "" && Number.isFinite(Number(e.target.value))) onChange(Number(e.target.value));
+        }}
+      />
+    </label>
+  );
+}
+
 // Start a run on the approved memories (defaults, or the advanced settings), follow it live,
 // stop it, resume a stopped or interrupted one.
 function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDone: () => void }) {
@@ -354,8 +514,9 @@ function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDon
   }, [active]);
 
   const latest = runs[0] ?? null;
-  const live = latest?.status === "running" && !latest.interrupted;
-  // While a run goes on (here or in another window or the command line), follow it.
+  const live = (latest?.status === "running" && !latest.interrupted) || starting;
+  // While a run goes on (started here — it is recorded once its examples are ready — or in
+  // another window or on the command line), follow it.
   useEffect(() => {
     if (!active || !live) return;
     const t = window.setInterval(loadRuns, 1000);
@@ -371,12 +532,7 @@ function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDon
     if (!options) return;
     setError(null);
     setStarting(true);
-    const pending = resume ? commands.resumeTraining(resume) : commands.trainApproved(options);
-    window.setTimeout(() => {
-      setStarting(false);
-      loadRuns();
-    }, 800);
-    const r = await pending;
+    const r = await (resume ? commands.resumeTraining(resume) : commands.trainApproved(options));
     setStarting(false);
     if (r.status !== "ok" && r.error.code !== "cancelled") setError(describe(r.error));
     loadRuns();
@@ -397,26 +553,17 @@ function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDon
         <details className="advanced" id="train-advanced">
           <summary>Advanced settings</summary>
           <div className="form">
-            <label>
-              Rank (how much it can learn; higher is larger and slower)
-              <input id="train-rank" type="number" min={1} max={64} value={options.rank} onChange={(e) => set({ rank: Number(e.target.value) })} />
-            </label>
-            <label>
-              Passes over the examples
-              <input id="train-epochs" type="number" min={1} max={50} value={options.epochs} onChange={(e) => set({ epochs: Number(e.target.value) })} />
-            </label>
-            <label>
-              Learning rate
-              <input id="train-lr" type="number" step="0.0001" min={0} value={options.lr ?? ""} onChange={(e) => set({ lr: Number(e.target.value) })} />
-            </label>
-            <label>
-              Examples per step
-              <input id="train-batch" type="number" min={1} max={64} value={options.batch} onChange={(e) => set({ batch: Number(e.target.value) })} />
-            </label>
-            <label>
-              General questions mixed in (so it keeps what it knew)
-              <input id="train-replay" type="number" min={0} max={200} value={options.replay} onChange={(e) => set({ replay: Number(e.target.value) })} />
-            </label>
+            <NumberField id="train-rank" label="Rank (how much it can learn; higher is larger and slower)" value={options.rank} min={1} max={64} onChange={(v) => set({ rank: v })} />
+            <NumberField id="train-epochs" label="Passes over the examples" value={options.epochs} min={1} max={50} onChange={(v) => set({ epochs: v })} />
+            <NumberField id="train-lr" label="Learning rate" value={num(options.lr)} step="0.0001" onChange={(v) => set({ lr: v })} />
+            <NumberField id="train-batch" label="Examples per step" value={options.batch} min={1} max={64} onChange={(v) => set({ batch: v })} />
+            <NumberField
+              id="train-replay"
+              label="General questions mixed in (so it keeps what it knew)"
+              value={options.replay}
+              max={200}
+              onChange={(v) => set({ replay: v })}
+            />
             <fieldset>
               <legend>Parts of the model that learn</legend>
               {TARGETS.map(([t, label]) => (
@@ -431,28 +578,20 @@ function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDon
                 </label>
               ))}
             </fieldset>
-            <label>
-              Use it only if it answers at least this share of the check questions (%)
-              <input
-                id="train-min-recall"
-                type="number"
-                min={0}
-                max={100}
-                value={Math.round(num(options.min_recall) * 100)}
-                onChange={(e) => set({ min_recall: Number(e.target.value) / 100 })}
-              />
-            </label>
-            <label>
-              … and general text gets at most this much harder for it (%)
-              <input
-                id="train-margin"
-                type="number"
-                min={0}
-                max={1000}
-                value={Math.round(num(options.margin) * 100)}
-                onChange={(e) => set({ margin: Number(e.target.value) / 100 })}
-              />
-            </label>
+            <NumberField
+              id="train-min-recall"
+              label="Use it only if it answers at least this share of the check questions (%)"
+              value={Math.round(num(options.min_recall) * 100)}
+              max={100}
+              onChange={(v) => set({ min_recall: v / 100 })}
+            />
+            <NumberField
+              id="train-margin"
+              label="… and general text gets at most this much harder for it (%)"
+              value={Math.round(num(options.margin) * 100)}
+              max={1000}
+              onChange={(v) => set({ margin: v / 100 })}
+            />
           </div>
         </details>
       )}
@@ -467,8 +606,13 @@ function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDon
         )}
       </div>
       {error && <div className="error">{error}</div>}
-      {latest && <RunPanel run={latest} dark={dark} />}
-      {report?.report && (
+      {starting && (!latest || latest.status !== "running") && (
+        <p id="run-words" role="status">
+          Preparing the examples and loading the model…
+        </p>
+      )}
+      {latest && !(starting && latest.status !== "running") && <RunPanel run={latest} dark={dark} />}
+      {report?.report && !live && (
         <div id="train-report">
           <ReportPanel report={report.report} dark={dark} />
           <button id="train-to-adapters" onClick={onDone}>
@@ -656,10 +800,11 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     commands.adapterHistory(open).then((r) => r.status === "ok" && setHistory(r.data));
   }, [open, all]);
 
-  const activate = async (a: AdapterView) => {
+  const [forcing, setForcing] = useState<AdapterView | null>(null);
+  const activate = async (a: AdapterView, force = false) => {
     setError(null);
-    const force = a.passed !== true;
-    if (force && !window.confirm("This adapter did not pass its check. Use it anyway?")) return;
+    if (a.passed !== true && !force) return setForcing(a);
+    setForcing(null);
     const r = await commands.activateAdapter(a.id, force);
     if (r.status !== "ok") return setError(describe(r.error));
     setSaid(`The chat's model now uses ${a.id}.`);
@@ -740,6 +885,24 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
           </tbody>
         </table>
       )}
+      {forcing && (
+        <div className="notice" id="force-ask" role="alertdialog">
+          {forcing.id} did not pass its check
+          {forcing.report ? ` (${forcing.report.verdict.replace(/^Not good enough to use: /, "")})` : " (it was never checked)"}. The chat
+          may answer worse with it. Use it anyway?{" "}
+          <button id="force-confirm" onClick={() => activate(forcing, true)}>
+            Use it anyway
+          </button>{" "}
+          <button onClick={() => setForcing(null)}>Keep things as they are</button>
+        </div>
+      )}
+      {all
+        .filter((a) => a.status === "active" && a.warning)
+        .map((a) => (
+          <p className="error" id="adapter-warning" key={a.id}>
+            {a.id}, the adapter in use: {a.warning}
+          </p>
+        ))}
       {pair.length === 2 && <Comparison a={pair[0]} b={pair[1]} />}
       {shown && (
         <div className="adapter-detail" id="adapter-detail">
@@ -749,6 +912,7 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
             {shown.targets.join(", ") || "?"}; {(num(shown.bytes) / 1e6).toFixed(1)} MB.
           </p>
           {shown.report ? <ReportPanel report={shown.report} dark={dark} /> : <p className="muted">Not checked yet.</p>}
+          <InUse adapter={shown} dark={dark} onChecked={load} onError={setError} />
           <h4>What happened</h4>
           <ol className="timeline" id="adapter-history">
             {history.map((e, i) => (
@@ -761,6 +925,54 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
         </div>
       )}
     </section>
+  );
+}
+
+// How an adapter does in use: each check since (its questions asked again against the
+// memories as they are now) over time, and a check on demand.
+function InUse({ adapter, dark, onChecked, onError }: { adapter: AdapterView; dark: boolean; onChecked: () => void; onError: (e: string) => void }) {
+  const job = useJob();
+  const option: ChartOption = useMemo(
+    () => ({
+      grid: { left: 44, right: 12, top: 16, bottom: 28 },
+      tooltip: { trigger: "axis" },
+      xAxis: { type: "category", data: adapter.checks.map((c) => when(c.at)) },
+      yAxis: { type: "value", max: 100, name: "% right" },
+      series: [{ name: "Check questions right", type: "line", data: adapter.checks.map((c) => Math.round(num(c.recall) * 100)) }],
+    }),
+    [adapter.checks],
+  );
+  const check = async () => {
+    const r = await job.run("Asking its check questions again", (id, ch) => commands.checkAdapter(id, adapter.id, ch));
+    if (r.status !== "ok") return onError(describe(r.error));
+    onChecked();
+  };
+  const last = adapter.checks.length ? adapter.checks[adapter.checks.length - 1] : null;
+  return (
+    <div className="in-use" id="in-use">
+      <h4>How it does in use</h4>
+      <p className="muted">
+        {adapter.status === "active" ? "Checked again once a day while it is in use, and whenever you ask. " : ""}A check asks its
+        questions again and judges the answers against what your memories say now.
+      </p>
+      {last ? (
+        <p id="in-use-last">
+          Last checked {when(last.at)}: {pct(last.recall)} of {count(last.questions, "question", "questions")} answered right
+          {last.changed ? `; ${count(last.changed, "fact has", "facts have")} changed since it was taught` : ""}
+          {last.gone ? `; ${count(last.gone, "fact was", "facts were")} forgotten` : ""}.
+        </p>
+      ) : (
+        <p className="muted" id="in-use-last">
+          Not checked in use yet.
+        </p>
+      )}
+      {adapter.warning && <p className="error">{adapter.warning}</p>}
+      {adapter.checks.length > 1 && <Chart option={option} dark={dark} label="Check questions answered right, over time" height={160} />}
+      <button id="check-now" disabled={job.running} onClick={check}>
+        Check it now
+      </button>
+      <JobBar job={job} />
+    </div>
   );
 }
 

@@ -190,6 +190,18 @@ export const commands = {
 	rollbackAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("rollback_adapter")),
 	/**  The adapter the chat's model uses now, if any. */
 	activeAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("active_adapter")),
+	/**
+	 *  The approved memories' training set (its general questions aside), with the people's
+	 *  edits, for the Training set tab.
+	 */
+	trainingSet: () => typedError<TrainingSetView_Serialize, ApiError>(__TAURI_INVOKE("training_set")),
+	/**  Keeps a person's examples for a memory (`None`: back to the generated ones). */
+	saveExamples: (id: string, examples: ExampleForm_Deserialize[] | null) => typedError<null, ApiError>(__TAURI_INVOKE("save_examples", { id, examples })),
+	/**
+	 *  Checks an adapter against the memories as they are now (its check questions asked again),
+	 *  with progress; the check is kept with it.
+	 */
+	checkAdapter: (job: string, id: string, onProgress: Channel<JobProgress>) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("check_adapter", { job, id, onProgress })),
 };
 
 /* Types */
@@ -249,6 +261,10 @@ export type AdapterView_Deserialize = {
 	lr?: number | null,
 	targets: string[],
 	report?: ReportView | null,
+	/**  Its checks in use, oldest first. */
+	checks: CheckView[],
+	/**  What the latest check found wrong, in words. */
+	warning?: string | null,
 };
 
 /**  An adapter in the registry. */
@@ -270,6 +286,10 @@ export type AdapterView_Serialize = {
 	lr: number | null,
 	targets: string[],
 	report: ReportView | null,
+	/**  Its checks in use, oldest first. */
+	checks: CheckView[],
+	/**  What the latest check found wrong, in words. */
+	warning: string | null,
 };
 
 /**  One held-out question's answers, each judged. */
@@ -600,6 +620,18 @@ export type ChatTurnView_Serialize = {
 	recorded_id: string | null,
 	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
 	source: InjectedView_Serialize | null,
+};
+
+/**  A check of an adapter in use. */
+export type CheckView = {
+	at: string,
+	/**  Share of its check questions answered with what the memories say now. */
+	recall: number | null,
+	questions: number,
+	/**  Facts changed since it was taught. */
+	changed: number,
+	/**  Facts forgotten or expired since. */
+	gone: number,
 };
 
 /**  One value a contradicted fact has. */
@@ -1318,6 +1350,39 @@ export type EventView_Serialize = {
 	summary: string,
 	/**  Whether its payload was erased by forget. */
 	redacted: boolean,
+};
+
+/**  One training example as the Training set tab shows and edits it. */
+export type ExampleForm = ExampleForm_Serialize | ExampleForm_Deserialize;
+
+/**  One training example as the Training set tab shows and edits it. */
+export type ExampleForm_Deserialize = {
+	question: string,
+	answer: string,
+	/**  Asked only to check what was learned, never trained on. */
+	held_out: boolean,
+	/**  For a fact: what a right answer contains (checked against the model's answers). */
+	expected?: string | null,
+	/**  The fact it is about (kept as it was: edits change the words, not the fact). */
+	subject?: string | null,
+	attribute?: string | null,
+	/**  `fact` or `procedure`. */
+	kind: string,
+};
+
+/**  One training example as the Training set tab shows and edits it. */
+export type ExampleForm_Serialize = {
+	question: string,
+	answer: string,
+	/**  Asked only to check what was learned, never trained on. */
+	held_out: boolean,
+	/**  For a fact: what a right answer contains (checked against the model's answers). */
+	expected: string | null,
+	/**  The fact it is about (kept as it was: edits change the words, not the fact). */
+	subject: string | null,
+	attribute: string | null,
+	/**  `fact` or `procedure`. */
+	kind: string,
 };
 
 /**  A concept and its members (`expand_concept`). */
@@ -2498,6 +2563,27 @@ export type SentenceView = {
 	text: string,
 };
 
+/**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
+export type SetMemoryView = SetMemoryView_Serialize | SetMemoryView_Deserialize;
+
+/**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
+export type SetMemoryView_Deserialize = {
+	memory: MemoryView_Deserialize,
+	edited: boolean,
+	examples: ExampleForm_Deserialize[],
+	/**  What is wrong, each with how to mend it. */
+	problems: string[],
+};
+
+/**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
+export type SetMemoryView_Serialize = {
+	memory: MemoryView_Serialize,
+	edited: boolean,
+	examples: ExampleForm_Serialize[],
+	/**  What is wrong, each with how to mend it. */
+	problems: string[],
+};
+
 /**  What is kept between sessions. */
 export type Settings = Settings_Serialize | Settings_Deserialize;
 
@@ -2658,6 +2744,35 @@ export type TrainOptions = {
 	min_recall: number | null,
 	/**  … and general perplexity rises at most this (0.1: 10%). */
 	margin: number | null,
+};
+
+/**  The training set of the approved memories, as it would be trained. */
+export type TrainingSetView = TrainingSetView_Serialize | TrainingSetView_Deserialize;
+
+/**  The training set of the approved memories, as it would be trained. */
+export type TrainingSetView_Deserialize = {
+	memories: SetMemoryView_Deserialize[],
+	/**  Examples trained on. */
+	train: number,
+	/**  Examples kept to check what was learned. */
+	held_out: number,
+	/**  Problems that stop training until mended. */
+	blocking: string[],
+	/**  Problems of no one memory. */
+	other: string[],
+};
+
+/**  The training set of the approved memories, as it would be trained. */
+export type TrainingSetView_Serialize = {
+	memories: SetMemoryView_Serialize[],
+	/**  Examples trained on. */
+	train: number,
+	/**  Examples kept to check what was learned. */
+	held_out: number,
+	/**  Problems that stop training until mended. */
+	blocking: string[],
+	/**  Problems of no one memory. */
+	other: string[],
 };
 
 /**  Curation and training. */

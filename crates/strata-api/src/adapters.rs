@@ -3,7 +3,7 @@
 //! The registry itself lives in `strata_core::adapters`.
 
 use strata_core::runs::{NewRun, RunStage, RunStatus, Step, TrainingRun};
-use strata_core::{AdapterEvent, AdapterRecord, NewAdapter};
+use strata_core::{AdapterCheck, AdapterEvent, AdapterRecord, NewAdapter};
 
 use crate::{ApiResult, Engine};
 
@@ -51,6 +51,17 @@ impl Engine {
     /// Makes `id` the active adapter (one that failed its gate only with `force`).
     pub fn activate_adapter(&mut self, id: &str, force: bool) -> ApiResult<AdapterRecord> {
         Ok(self.store().activate_adapter(id, force)?)
+    }
+
+    /// Records a check of an adapter in use.
+    pub fn record_adapter_check(&mut self, id: &str, check: &AdapterCheck) -> ApiResult<()> {
+        Ok(self.store().record_adapter_check(id, check)?)
+    }
+
+    /// An adapter's checks in use, oldest first.
+    pub fn adapter_checks(&self, id: &str) -> ApiResult<Vec<AdapterCheck>> {
+        self.adapter(id)?;
+        Ok(self.store_view().adapter_checks(id)?)
     }
 
     /// Retires the active adapter; the one active before it is active again if it is still

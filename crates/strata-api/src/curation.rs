@@ -445,6 +445,36 @@ impl Engine {
             .collect())
     }
 
+    /// The caller's edits of candidates' training examples that are for their memory as it is
+    /// now (an edit of a memory changed since is left out), by memory id.
+    pub fn example_edits(&self) -> ApiResult<HashMap<String, serde_json::Value>> {
+        let user = self.options().user_id.clone();
+        let mut out = HashMap::new();
+        for (id, edit) in self.store_view().example_edits(&user)? {
+            if self.store_view().get(id).is_ok_and(|m| m.updated_at == edit.changed_at && self.can_see(&m.scope)) {
+                out.insert(id.to_string(), edit.examples);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Keeps a person's edit of a candidate's training examples (a JSON array, as the trainer
+    /// writes them), or with `None` goes back to the generated ones.
+    pub fn save_example_edit(&mut self, id: &str, examples: Option<&serde_json::Value>) -> ApiResult<()> {
+        let m = self.memory(&crate::Target::new(id))?;
+        let user = self.options().user_id.clone();
+        if self.store_view().candidate(&user, m.id)?.is_none() {
+            return Err(ApiError::invalid(format!(
+                "memory {id} is not a training candidate; only candidates are trained"
+            )));
+        }
+        if examples.is_some_and(|e| !e.is_array()) {
+            return Err(ApiError::invalid("the examples must be a list"));
+        }
+        let by = self.options().client.clone();
+        Ok(self.store().set_example_edit(&user, m.id, examples.map(|e| (m.updated_at, e)), &by)?)
+    }
+
     /// What happened to a memory in curation, oldest first.
     pub fn candidate_history(&self, id: &str) -> ApiResult<Vec<CandidateEventView>> {
         let m = self.memory(&crate::Target::new(id))?;

@@ -20,3 +20,4 @@ pub mod mcpbench;
 mod reference;
 pub mod scalebench;
 pub mod tokenbench;
+pub mod trainbench;

@@ -125,7 +125,7 @@ pub fn add_turns(
 }
 
 /// The benchmark person's engine options.
-fn options() -> EngineOptions {
+pub(crate) fn options() -> EngineOptions {
     EngineOptions { user_id: USER.into(), client: "bench".into(), ..Default::default() }
 }
 

@@ -395,6 +395,13 @@ pub enum TrainCommand {
     },
     /// Retire the active adapter and restore the one active before it (or none).
     Rollback,
+    /// Check an adapter (the active one by default) against the memories as they are now: its
+    /// held-out questions asked again, facts changed or forgotten since training counted. The
+    /// check is kept with it (`strata train show` lists them).
+    Check {
+        /// The adapter's id (default: the active one).
+        id: Option<String>,
+    },
     /// Flag the facts and procedures that meet the training criteria (the settings file's
     /// `training.criteria`) into the curation queue, and take out those that no longer do.
     Flag,
@@ -899,6 +906,17 @@ pub enum BenchCommand {
         /// 100,000 memories takes minutes); none: a temporary folder.
         #[arg(long)]
         keep: Option<PathBuf>,
+    },
+    /// Training while the app is used: the 20 example facts approved in a store of this many
+    /// memories, trained and evaluated as the app's Train button does (default settings and
+    /// gate), with the search box's latency timed alone and while the run goes on.
+    Training {
+        /// A file in the LoCoMo layout (e.g. shared/bench/locomo/locomo-dev.json).
+        #[arg(long)]
+        data: PathBuf,
+        /// Memories in the store.
+        #[arg(long, default_value_t = 20000)]
+        size: usize,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it

@@ -511,6 +511,33 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
+        BenchCommand::Training { data, size } => {
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let r = strata_bench::trainbench::run(&data, work.path(), embedder, size)?;
+            if out.json {
+                say!("{}", serde_json::to_string(&r)?);
+            } else {
+                say!(
+                    "{} facts trained and evaluated in {:.0} s (training {:.0} s) in a store of {} memories; gate {} \
+                     (held-out recall {:.0}%).\nSearch p50 / p95: alone {:.1} / {:.1} ms ({} searches), while \
+                     training {:.1} / {:.1} ms ({} searches).",
+                    r.facts,
+                    r.run_seconds,
+                    r.train_seconds,
+                    r.memories,
+                    if r.passed { "passed" } else { "failed" },
+                    r.recall_with_adapter * 100.0,
+                    r.search_alone.p50_ms,
+                    r.search_alone.p95_ms,
+                    r.searches_alone,
+                    r.search_while_training.p50_ms,
+                    r.search_while_training.p95_ms,
+                    r.searches_while_training
+                );
+            }
+            Ok(())
+        }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, bail};
 use comfy_table::Table;
 use strata_api::Engine;
-use strata_api::curation::{CandidateQuery, Verdict};
+use strata_api::curation::Verdict;
 use strata_core::{AdapterRecord, Filter, Memory, MemoryKind};
 use strata_models::LocalChat;
 use strata_train::{Dataset, Gate, Report, TrainConfig, pipeline};
@@ -45,12 +45,11 @@ fn chat() -> Result<LocalChat> {
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
     if s.approved {
-        let query = CandidateQuery { status: Some("approved".into()), ..Default::default() };
-        let approved = engine.training_candidates(&query)?.candidates;
+        let approved = pipeline::approved(engine)?;
         if approved.is_empty() {
             bail!("no candidate is approved; `strata train candidates` lists them, `strata train approve` approves");
         }
-        return approved.iter().map(|c| Ok(engine.memory(&strata_api::Target::new(c.memory.id.as_str()))?)).collect();
+        return Ok(approved);
     }
     if !s.ids.is_empty() {
         return s.ids.iter().map(|id| Ok(engine.memory(&strata_api::Target::new(id.as_str()))?)).collect();
@@ -66,6 +65,14 @@ fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
         bail!("no facts or procedures match; add some first (strata add fact …) or change the filters");
     }
     Ok(memories)
+}
+
+/// The training set of the selected memories (approved ones with the people's edits of their
+/// examples).
+fn set_for(engine: &Engine, chat: &LocalChat, s: &TrainSelect, config: &TrainConfig) -> Result<Dataset> {
+    let memories = select(engine, s)?;
+    let edits = if s.approved { pipeline::edits_of(engine, &memories)? } else { Default::default() };
+    Ok(strata_train::dataset_edited(chat, &memories, &edits, config)?)
 }
 
 fn print_problems(set: &Dataset) {
@@ -90,9 +97,7 @@ fn train_run(
         engine,
         db,
         chat,
-        set,
-        config,
-        gate,
+        pipeline::Plan { set, config, gate },
         &mut |event| match event {
             pipeline::Event::Step(p) if live => note_part!("\r{p}   "),
             pipeline::Event::Step(p) => tracing::info!("{p}"),
@@ -212,6 +217,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             Ok(())
         }
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
+        TrainCommand::Check { id } => check(engine, id, out),
         TrainCommand::Flag => crate::curation::flag(engine, out),
         TrainCommand::Candidates { status, kind, tag, concept, sort } => {
             crate::curation::list(engine, status, kind, tag, concept, sort, out)
@@ -237,9 +243,8 @@ fn dataset(
     out: &Out,
 ) -> Result<()> {
     let config = config_of(hyper)?;
-    let memories = select(engine, s)?;
     let chat = chat()?;
-    let set = strata_train::dataset(&chat, &memories, &config)?;
+    let set = set_for(engine, &chat, s, &config)?;
     let file = match file {
         Some(f) => {
             set.write(&f)?;
@@ -289,7 +294,7 @@ fn train(
     let chat = chat()?;
     let set = match dataset {
         Some(f) => Dataset::read(&f)?,
-        None => strata_train::dataset(&chat, &select(engine, s)?, &config)?,
+        None => set_for(engine, &chat, s, &config)?,
     };
     print_problems(&set);
     let done = train_run(engine, db, &chat, &set, &config, eval.then(Gate::default), out)?;
@@ -318,12 +323,43 @@ fn train(
     Ok(())
 }
 
+/// `strata train check`.
+fn check(engine: &mut Engine, id: Option<String>, out: &Out) -> Result<()> {
+    let id = match id {
+        Some(id) => id,
+        None => engine.active_adapter()?.map(|a| a.id).context("no adapter is active; name one to check")?,
+    };
+    let chat = chat()?;
+    let live = std::io::stderr().is_terminal() && !out.json;
+    let c = pipeline::check_in_use(engine, &chat, &id, &mut |done, total| {
+        if live {
+            note_part!("\rasking {done}/{total}   ");
+        }
+    })?;
+    if live {
+        note!();
+    }
+    if out.json {
+        say!("{}", serde_json::to_string(&c)?);
+        return Ok(());
+    }
+    say!("{id} answers {} of {} check questions right with what the memories say now.", pct(c.recall), c.questions);
+    if c.changed + c.gone > 0 {
+        say!(
+            "Since it was trained, {} changed and {} forgotten: train the memories again.",
+            strata_api::health::words(c.changed, "fact", "facts"),
+            strata_api::health::words(c.gone, "fact was", "facts were")
+        );
+    }
+    Ok(())
+}
+
 /// `strata train show`: one adapter, its files, settings, evaluation and history.
 fn show(engine: &Engine, id: &str, out: &Out) -> Result<()> {
     let a = engine.adapter(id)?;
     let history = engine.adapter_history(id)?;
     if out.json {
-        say!("{}", serde_json::json!({ "adapter": a, "history": history }));
+        say!("{}", serde_json::json!({ "adapter": a, "history": history, "checks": engine.adapter_checks(id)? }));
         return Ok(());
     }
     print_record(&a)?;
@@ -335,6 +371,16 @@ fn show(engine: &Engine, id: &str, out: &Out) -> Result<()> {
     }
     for e in history {
         say!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
+    }
+    for c in engine.adapter_checks(id)? {
+        say!(
+            "  {}  checked  {} of {} right, {} changed, {} gone",
+            c.at.format("%Y-%m-%d %H:%M:%S"),
+            pct(c.recall),
+            c.questions,
+            c.changed,
+            c.gone
+        );
     }
     Ok(())
 }

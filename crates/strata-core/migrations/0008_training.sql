@@ -53,3 +53,28 @@ CREATE TABLE training_runs (
     message      TEXT                           -- why it failed or stopped
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX training_runs_by_user ON training_runs (user_id, started_at);
+
+-- A person's edits of an approved memory's training examples (the whole list, as JSON), for
+-- the memory as it was when edited: a memory changed since is trained from fresh examples.
+CREATE TABLE training_edits (
+    memory_id  TEXT    PRIMARY KEY,
+    user_id    TEXT    NOT NULL,
+    changed_at INTEGER NOT NULL,                -- the memory's updated_at the edit is for
+    examples   TEXT    NOT NULL,                -- JSON array of examples
+    edited_at  INTEGER NOT NULL,
+    edited_by  TEXT    NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- An adapter in use, checked again (on a schedule and on demand): the share of its held-out
+-- questions it still answers with what the memories say now, and how many of its facts changed
+-- or went since it was trained.
+CREATE TABLE adapter_checks (
+    id         INTEGER PRIMARY KEY,
+    adapter_id TEXT    NOT NULL REFERENCES adapters (id),
+    at         INTEGER NOT NULL,
+    recall     REAL    NOT NULL,
+    questions  INTEGER NOT NULL,
+    changed    INTEGER NOT NULL,                -- facts whose value changed since training
+    gone       INTEGER NOT NULL                 -- facts whose memory was forgotten or expired
+) STRICT;
+CREATE INDEX adapter_checks_by_adapter ON adapter_checks (adapter_id, at);

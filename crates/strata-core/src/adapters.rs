@@ -331,3 +331,54 @@ impl Store {
 pub fn adapters_root(db: &Path) -> PathBuf {
     db.with_extension("adapters")
 }
+
+/// An adapter in use, checked again.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AdapterCheck {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Share of its held-out questions answered with what the memories say now.
+    pub recall: f64,
+    /// Questions asked.
+    pub questions: u64,
+    /// Facts whose value changed since it was trained.
+    pub changed: u64,
+    /// Facts whose memory was forgotten or expired since.
+    pub gone: u64,
+}
+
+impl Store {
+    /// Records a check of adapter `id`.
+    pub fn record_adapter_check(&mut self, id: &str, check: &AdapterCheck) -> Result<()> {
+        self.adapter(id)?;
+        self.conn.execute(
+            "INSERT INTO adapter_checks (adapter_id, at, recall, questions, changed, gone) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                id,
+                to_ms(check.at),
+                check.recall,
+                check.questions as i64,
+                check.changed as i64,
+                check.gone as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Adapter `id`'s checks, oldest first.
+    pub fn adapter_checks(&self, id: &str) -> Result<Vec<AdapterCheck>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT at, recall, questions, changed, gone FROM adapter_checks WHERE adapter_id = ?1 ORDER BY at, id",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(AdapterCheck {
+                at: from_ms(r.get(0)?),
+                recall: r.get(1)?,
+                questions: r.get::<_, i64>(2)? as u64,
+                changed: r.get::<_, i64>(3)? as u64,
+                gone: r.get::<_, i64>(4)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}

@@ -97,9 +97,24 @@ pub struct FlagCounts {
     pub withdrawn: u64,
 }
 
-/// Inside a forgetting transaction: deletes the memory's candidate row and its events.
+/// A person's edit of a memory's training examples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExampleEdit {
+    /// The memory's `updated_at` the edit is for.
+    pub changed_at: DateTime<Utc>,
+    /// The examples (JSON array, as the trainer writes them).
+    pub examples: serde_json::Value,
+    /// When.
+    pub edited_at: DateTime<Utc>,
+    /// Who.
+    pub edited_by: String,
+}
+
+/// Inside a forgetting transaction: deletes the memory's candidate row, its events and its
+/// edited examples.
 pub(crate) fn forget_candidate_of(tx: &rusqlite::Transaction<'_>, id: MemoryId) -> Result<()> {
     let id = id.to_string();
+    tx.prepare_cached("DELETE FROM training_edits WHERE memory_id = ?1")?.execute([&id])?;
     tx.prepare_cached("DELETE FROM training_candidates WHERE memory_id = ?1")?.execute([&id])?;
     tx.prepare_cached("DELETE FROM training_candidate_events WHERE memory_id = ?1")?.execute([&id])?;
     Ok(())
@@ -161,6 +176,50 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// The example edits of `user`, by memory.
+    pub fn example_edits(&self, user: &str) -> Result<std::collections::HashMap<MemoryId, ExampleEdit>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT memory_id, changed_at, examples, edited_at, edited_by FROM training_edits WHERE user_id = ?1",
+        )?;
+        let rows = stmt.query_map([user], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get(4)?))
+        })?;
+        let mut out = std::collections::HashMap::new();
+        for r in rows {
+            let (id, changed, examples, edited, by) = r?;
+            let (Ok(id), Ok(examples)) = (id.parse(), serde_json::from_str(&examples)) else { continue };
+            out.insert(
+                id,
+                ExampleEdit { changed_at: from_ms(changed), examples, edited_at: from_ms(edited), edited_by: by },
+            );
+        }
+        Ok(out)
+    }
+
+    /// Keeps a person's edit of a memory's examples (replacing any before), or with `None`
+    /// drops it (back to the generated examples).
+    pub fn set_example_edit(
+        &mut self,
+        user: &str,
+        id: MemoryId,
+        edit: Option<(DateTime<Utc>, &serde_json::Value)>,
+        by: &str,
+    ) -> Result<()> {
+        match edit {
+            Some((changed_at, examples)) => self.conn.execute(
+                "INSERT INTO training_edits (memory_id, user_id, changed_at, examples, edited_at, edited_by) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (memory_id) DO UPDATE SET changed_at = ?3, \
+                 examples = ?4, edited_at = ?5, edited_by = ?6",
+                params![id.to_string(), user, to_ms(changed_at), examples.to_string(), to_ms(self.clock().now()), by],
+            )?,
+            None => self.conn.execute(
+                "DELETE FROM training_edits WHERE user_id = ?1 AND memory_id = ?2",
+                params![user, id.to_string()],
+            )?,
+        };
+        Ok(())
     }
 
     /// The candidates of `user`, those with `status` or all, the highest score first.

@@ -23,9 +23,9 @@ mod projection;
 pub mod protocol;
 pub mod query;
 pub mod retrieval;
-pub mod runs;
 mod rows;
 mod rules;
+pub mod runs;
 pub mod schema;
 pub mod store;
 pub mod temporal;
@@ -35,12 +35,12 @@ mod vector_index;
 mod vector_scan;
 pub mod vectors;
 
-pub use adapters::{AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
+pub use adapters::{AdapterCheck, AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
 pub use chat::{
     ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use curation::{Candidate, CandidateEvent, CandidateStatus, FlagCounts, Qualifying};
+pub use curation::{Candidate, CandidateEvent, CandidateStatus, ExampleEdit, FlagCounts, Qualifying};
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
 pub use extraction::{Decision, DecisionAction, DecisionDetail, DecisionStatus};

@@ -131,7 +131,8 @@ const COLUMNS: &str = "id, started_at, updated_at, status, stage, settings, gate
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TrainingRun> {
     let bad = |i: usize, e: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into());
-    let json = |i: usize, text: String| serde_json::from_str::<serde_json::Value>(&text).map_err(|e| bad(i, e.to_string()));
+    let json =
+        |i: usize, text: String| serde_json::from_str::<serde_json::Value>(&text).map_err(|e| bad(i, e.to_string()));
     let status: String = r.get(3)?;
     let stage: String = r.get(4)?;
     Ok(TrainingRun {

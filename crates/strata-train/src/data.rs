@@ -206,6 +206,17 @@ impl Dataset {
         count_tokens: &dyn Fn(&Example) -> Result<usize>,
         limit: usize,
     ) -> Result<Dataset> {
+        Dataset::from_memories_edited(memories, &std::collections::BTreeMap::new(), count_tokens, limit)
+    }
+
+    /// [`Dataset::from_memories`], with a person's own examples for the memories in `edits`
+    /// (by id) in place of the generated ones; validated the same way.
+    pub fn from_memories_edited(
+        memories: &[Memory],
+        edits: &BTreeMap<String, Vec<Example>>,
+        count_tokens: &dyn Fn(&Example) -> Result<usize>,
+        limit: usize,
+    ) -> Result<Dataset> {
         let mut set = Dataset::default();
         // (subject, attribute) → value → sources, to find contradictions.
         type Values = (String, String, BTreeMap<String, String>);
@@ -264,6 +275,13 @@ impl Dataset {
             if values.len() > 1 {
                 set.problems.push(Problem::Contradiction { subject, attribute, values: values.into_iter().collect() });
             }
+        }
+        for (id, examples) in edits {
+            set.examples.retain(|e| e.sources.as_slice() != std::slice::from_ref(id));
+            set.examples.extend(examples.iter().cloned().map(|mut e| {
+                e.sources = vec![id.clone()];
+                e
+            }));
         }
         set.validate(count_tokens, limit)?;
         Ok(set)

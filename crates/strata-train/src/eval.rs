@@ -93,6 +93,27 @@ fn ask(chat: &LocalChat, question: &str, context: Option<&str>) -> Result<String
     Ok(chat.generate(&messages, sampling, &mut |_| {}, &AtomicBool::new(false))?.text)
 }
 
+/// The answers to `questions` with `adapter` applied unmerged (removed again after).
+/// `on_question(done, total)` follows them.
+pub fn answers_with(
+    chat: &LocalChat,
+    adapter: &Adapter,
+    questions: &[&str],
+    on_question: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<String>> {
+    chat.set_adapter(Some(adapter))?;
+    let result = (|| {
+        let mut out = Vec::with_capacity(questions.len());
+        for (i, q) in questions.iter().enumerate() {
+            out.push(ask(chat, q, None)?);
+            on_question(i + 1, questions.len());
+        }
+        Ok(out)
+    })();
+    chat.set_adapter(None)?;
+    result
+}
+
 /// Whether `answer` gives `expected` (the judgement every report's shares use).
 pub fn correct(answer: &str, expected: &str) -> bool {
     normalise(answer).contains(&normalise(expected))

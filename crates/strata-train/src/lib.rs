@@ -32,8 +32,18 @@ pub use train::{Progress, Tokenized, TrainConfig, Trained};
 /// The training set for `memories`: their examples, validated, plus `replay` general questions
 /// answered by the base model itself.
 pub fn dataset(chat: &LocalChat, memories: &[strata_core::Memory], config: &TrainConfig) -> Result<Dataset> {
+    dataset_edited(chat, memories, &Default::default(), config)
+}
+
+/// [`dataset`] with a person's own examples for the memories in `edits` (by id).
+pub fn dataset_edited(
+    chat: &LocalChat,
+    memories: &[strata_core::Memory],
+    edits: &std::collections::BTreeMap<String, Vec<Example>>,
+    config: &TrainConfig,
+) -> Result<Dataset> {
     let count = |e: &Example| chat.example_ids(&e.question, &e.answer).map(|(ids, _)| ids.len());
-    let mut set = Dataset::from_memories(memories, &count, config.max_tokens)?;
+    let mut set = Dataset::from_memories_edited(memories, edits, &count, config.max_tokens)?;
     for q in demo::REPLAY_QUESTIONS.iter().take(config.replay) {
         let messages = [Message::new(Role::User, *q)];
         let sampling = Sampling { max_tokens: 48, ..Sampling::default() };

@@ -3,6 +3,7 @@
 //! A run of the same set and settings as one that was stopped or interrupted resumes it from
 //! its checkpoint.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -45,6 +46,36 @@ pub fn root(db: &Path) -> PathBuf {
     strata_core::adapters::adapters_root(db)
 }
 
+/// The approved candidates, as memories.
+pub fn approved(engine: &Engine) -> ApiResult<Vec<strata_core::Memory>> {
+    let query = strata_api::curation::CandidateQuery { status: Some("approved".into()), ..Default::default() };
+    let approved = engine.training_candidates(&query)?.candidates;
+    approved.iter().map(|c| engine.memory(&strata_api::Target::new(c.memory.id.as_str()))).collect()
+}
+
+/// The people's edits of `memories`' examples (those still for the memory as it is).
+pub fn edits_of(engine: &Engine, memories: &[strata_core::Memory]) -> ApiResult<BTreeMap<String, Vec<crate::Example>>> {
+    let mut out = BTreeMap::new();
+    for (id, examples) in engine.example_edits()? {
+        if memories.iter().any(|m| m.id.to_string() == id) {
+            let examples = serde_json::from_value(examples)
+                .map_err(|e| ApiError::invalid(format!("the edited examples of {id} cannot be read: {e}")))?;
+            out.insert(id, examples);
+        }
+    }
+    Ok(out)
+}
+
+/// The training set of the approved candidates, with the people's edits of their examples.
+pub fn approved_set(engine: &Engine, chat: &LocalChat, config: &TrainConfig) -> ApiResult<Dataset> {
+    let memories = approved(engine)?;
+    if memories.is_empty() {
+        return Err(ApiError::invalid("no candidate is approved: approve the memories to train first"));
+    }
+    let edits = edits_of(engine, &memories)?;
+    Ok(crate::dataset_edited(chat, &memories, &edits, config)?)
+}
+
 /// Refuses a set with problems that block training, naming them.
 pub fn refuse_blocking(set: &Dataset) -> ApiResult<()> {
     let blocking = set.blocking();
@@ -58,8 +89,7 @@ pub fn refuse_blocking(set: &Dataset) -> ApiResult<()> {
 /// Writes `set` beside the database as `datasets/<hash>.jsonl` (where forget finds it).
 pub fn write_set(db: &Path, set: &Dataset) -> ApiResult<PathBuf> {
     let dir = root(db).join("datasets");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| strata_core::Error::io(format!("cannot create {}", dir.display()), e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| strata_core::Error::io(format!("cannot create {}", dir.display()), e))?;
     let file = dir.join(format!("{}.jsonl", &set.hash()[..16]));
     set.write(&file)?;
     Ok(file)
@@ -79,19 +109,30 @@ fn unfinished(engine: &Engine, hash: &str, settings: &serde_json::Value) -> ApiR
         .find(|r| r.status != RunStatus::Finished && r.dataset_hash == hash && &r.settings == settings))
 }
 
-/// Trains an adapter on `set` with `config`, registers it, and evaluates it against `gate`
-/// when given — recorded as a run, reported through `on`, stopped by `cancel` (with a
-/// checkpoint: the same set and settings resume it).
+/// What to train: the set, the settings, and the gate to evaluate against (none: not
+/// evaluated).
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The training set.
+    pub set: &'a Dataset,
+    /// The settings.
+    pub config: &'a TrainConfig,
+    /// The gate.
+    pub gate: Option<Gate>,
+}
+
+/// Trains an adapter as `plan` says, registers it, and evaluates it when it has a gate —
+/// recorded as a run, reported through `on`, stopped by `cancel` (with a checkpoint: the same
+/// set and settings resume it).
 pub fn run(
     engine: &mut Engine,
     db: &Path,
     chat: &LocalChat,
-    set: &Dataset,
-    config: &TrainConfig,
-    gate: Option<Gate>,
+    plan: Plan<'_>,
     on: &mut dyn FnMut(Event<'_>),
     cancel: &AtomicBool,
 ) -> ApiResult<Outcome> {
+    let Plan { set, config, gate } = plan;
     refuse_blocking(set)?;
     config.check()?;
     let settings = serde_json::to_value(config).map_err(|e| ApiError::invalid(e.to_string()))?;
@@ -109,7 +150,7 @@ pub fn run(
             sources: set.sources(),
         })?,
     };
-    let result = carry_out(engine, db, chat, set, config, gate, &run, on, cancel);
+    let result = carry_out(engine, db, chat, plan, &run, on, cancel);
     let (status, message) = match &result {
         Ok(_) => (RunStatus::Finished, None),
         Err(e) if e.code == ErrorCode::Cancelled => (RunStatus::Cancelled, Some(e.message.clone())),
@@ -121,18 +162,16 @@ pub fn run(
 }
 
 /// [`run`]'s work between its record's start and end.
-#[allow(clippy::too_many_arguments)]
 fn carry_out(
     engine: &mut Engine,
     db: &Path,
     chat: &LocalChat,
-    set: &Dataset,
-    config: &TrainConfig,
-    gate: Option<Gate>,
+    plan: Plan<'_>,
     run: &TrainingRun,
     on: &mut dyn FnMut(Event<'_>),
     cancel: &AtomicBool,
 ) -> ApiResult<(AdapterRecord, Trained, Option<Report>)> {
+    let Plan { set, config, gate } = plan;
     let examples = crate::tokenize(chat, set)?;
     let model = LocalChat::default_file();
     let hash = set.hash();
@@ -237,4 +276,60 @@ fn report_for(
 fn record_report(engine: &mut Engine, id: &str, report: &Report) -> ApiResult<AdapterRecord> {
     let metrics = serde_json::to_value(report).map_err(|e| ApiError::invalid(e.to_string()))?;
     engine.record_evaluation(id, &metrics, report.passed)
+}
+
+/// Checks adapter `id` against the memories as they are now: its held-out questions asked
+/// again with it, each judged against the fact's current value (a fact edited since training
+/// is answered the old way, and counts as wrong), the facts whose memory is gone left out and
+/// counted. The check is recorded with the adapter.
+pub fn check_in_use(
+    engine: &mut Engine,
+    chat: &LocalChat,
+    id: &str,
+    on_question: &mut dyn FnMut(usize, usize),
+) -> ApiResult<strata_core::AdapterCheck> {
+    let record = engine.adapter(id)?;
+    let adapter = Adapter::load(&record.path, &chat.shape())?;
+    let set = Dataset::read(&record.path.join("training-set.jsonl"))?;
+    let mut now = Vec::new();
+    for source in &record.sources {
+        match engine.memory(&strata_api::Target::new(source.as_str())) {
+            Ok(m) if m.expired_at.is_none() => now.push(m),
+            Ok(_) => {}
+            Err(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::Forgotten) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let current = Dataset::from_memories(&now, &|_| Ok(0), usize::MAX)?;
+    let key = |f: &crate::data::FactRef| (crate::data::normalise(&f.subject), crate::data::normalise(&f.attribute));
+    let values: std::collections::HashMap<_, String> =
+        current.examples.iter().filter_map(|e| e.fact.as_ref()).map(|f| (key(f), f.value.clone())).collect();
+    let (mut asked, mut expected) = (Vec::new(), Vec::new());
+    let (mut changed, mut gone) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    for e in set.heldout() {
+        let Some(fact) = e.fact.as_ref() else { continue };
+        match values.get(&key(fact)) {
+            Some(v) => {
+                if v != &fact.value {
+                    changed.insert(key(fact));
+                }
+                asked.push(e.question.as_str());
+                expected.push(v.clone());
+            }
+            None => {
+                gone.insert(key(fact));
+            }
+        }
+    }
+    let answers = crate::eval::answers_with(chat, &adapter, &asked, on_question)?;
+    let right = answers.iter().zip(&expected).filter(|(a, x)| crate::eval::correct(a, x)).count();
+    let check = strata_core::AdapterCheck {
+        at: engine.now(),
+        recall: if asked.is_empty() { 0.0 } else { right as f64 / asked.len() as f64 },
+        questions: asked.len() as u64,
+        changed: changed.len() as u64,
+        gone: gone.len() as u64,
+    };
+    engine.record_adapter_check(id, &check)?;
+    Ok(check)
 }

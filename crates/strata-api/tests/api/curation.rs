@@ -154,3 +154,34 @@ fn a_contradiction_withdraws_a_candidate() {
         ("withdrawn", "another memory says something different about the same fact")
     );
 }
+
+/// A person's edit of a candidate's examples is kept for the memory as it is: a change to the
+/// memory leaves it out, forgetting deletes it, and only candidates can have one.
+#[test]
+fn edited_examples_are_kept_for_the_memory_as_it_was() {
+    let db = Db::new();
+    let mut e = db.engine("ana", None);
+    let tea = e.add(kept(fact("tea", "jasmine"), 0.9, Tier::Long, &[])).unwrap().id;
+    let bike = e.add(kept(fact("bike", "blue"), 0.1, Tier::Long, &[])).unwrap().id;
+    for _ in 0..3 {
+        e.recall("tea", Filter::default(), 5).unwrap();
+    }
+    db.clock.advance(chrono::Duration::days(20));
+    let stop = AtomicBool::new(false);
+    e.flag_candidates(&CandidateCriteria::default(), &mut |_, _| Ok(()), &stop).unwrap();
+    let mine = serde_json::json!([{ "question": "Which tea?", "answer": "Jasmine.", "kind": "fact", "split": "train", "sources": [] }]);
+    let err = e.save_example_edit(&bike, Some(&mine)).unwrap_err();
+    assert!(err.message.contains("is not a training candidate"), "{}", err.message);
+    assert!(e.save_example_edit(&tea, Some(&serde_json::json!({}))).unwrap_err().message.contains("a list"));
+    e.save_example_edit(&tea, Some(&mine)).unwrap();
+    assert_eq!(e.example_edits().unwrap().get(&tea), Some(&mine));
+    e.save_example_edit(&tea, None).unwrap();
+    assert!(e.example_edits().unwrap().is_empty(), "back to the generated examples");
+    e.save_example_edit(&tea, Some(&mine)).unwrap();
+    db.clock.advance(chrono::Duration::seconds(1));
+    e.update(&Target::new(tea.clone()), UpdateRequest { importance: Some(0.8), ..Default::default() }).unwrap();
+    assert!(e.example_edits().unwrap().is_empty(), "an edit of the memory as it was is left out");
+    e.forget(&Target::new(tea.clone())).unwrap();
+    let store = strata_core::Store::open(db.dir.path().join("s.db")).unwrap();
+    assert!(store.example_edits("ana").unwrap().is_empty(), "forget deletes the edit");
+}
