@@ -240,7 +240,7 @@ pub(crate) struct MoveView {
 
 /// Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
 /// it — with `unsaved`, the rule as the form holds it), with progress; a stopped run moves
-/// nothing.
+/// nothing. An applied run then flags training candidates (a move changes who qualifies).
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn maintain(
@@ -262,6 +262,9 @@ pub(crate) async fn maintain(
         .run_apart(move |e| {
             let stopped = "maintenance was stopped; no memory moved";
             let moves = e.maintain_with(&policy, apply, &mut |d, t| job.tick(d, t, stopped))?;
+            if apply {
+                e.flag_after_maintenance()?;
+            }
             Ok(moves
                 .into_iter()
                 .map(|m| match m {

@@ -80,6 +80,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::adapter_history,
         training::activate_adapter,
         training::rollback_adapter,
+        training::retire_adapter,
         training::active_adapter,
         training::training_set,
         training::save_examples,

@@ -476,7 +476,8 @@ fn event_view(e: AdapterEvent) -> AdapterEventView {
             Some(p) => format!("rolled back; {p} is used again"),
             None => "rolled back; the model answers on its own".into(),
         },
-        "retired" => "retired: a memory it learned was forgotten".into(),
+        "retired" if d["memory"].is_string() => "retired: a memory it learned was forgotten".into(),
+        "retired" => "retired by you".into(),
         _ => String::new(),
     };
     AdapterEventView { at: strata_core::time::format_time(e.at), kind: e.kind, detail }
@@ -513,6 +514,18 @@ pub(crate) async fn rollback_adapter(state: State<'_, AppState>) -> Result<Optio
         Some(a) => Ok(Some(state.run(move |e| viewed(e, a)).await?)),
         None => Ok(None),
     }
+}
+
+/// Retires an adapter that is not in use, for good.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn retire_adapter(state: State<'_, AppState>, id: String) -> Result<AdapterView, ApiError> {
+    state
+        .run(move |e| {
+            let a = e.retire_adapter(&id)?;
+            viewed(e, a)
+        })
+        .await
 }
 
 /// The adapter the chat's model uses now, if any.

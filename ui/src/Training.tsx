@@ -801,6 +801,14 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
   }, [open, all]);
 
   const [forcing, setForcing] = useState<AdapterView | null>(null);
+  const [retiring, setRetiring] = useState<AdapterView | null>(null);
+  const retire = async (a: AdapterView) => {
+    setRetiring(null);
+    const r = await commands.retireAdapter(a.id);
+    if (r.status !== "ok") return setError(describe(r.error));
+    setSaid(`${a.id} is retired: it will not be used again.`);
+    load();
+  };
   const activate = async (a: AdapterView, force = false) => {
     setError(null);
     if (a.passed !== true && !force) return setForcing(a);
@@ -870,9 +878,14 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
                 <td>{a.report ? `${pct(a.report.recall_with_adapter)} / ${pct(a.report.recall_without)}` : "–"}</td>
                 <td>
                   {a.status === "candidate" && (
-                    <button className="adapter-activate" onClick={() => activate(a)}>
-                      Use it
-                    </button>
+                    <>
+                      <button className="adapter-activate" onClick={() => activate(a)}>
+                        Use it
+                      </button>{" "}
+                      <button className="adapter-retire" onClick={() => setRetiring(a)}>
+                        Retire
+                      </button>
+                    </>
                   )}
                   {a.status === "active" && (
                     <button className="adapter-rollback" id="adapter-rollback" onClick={rollback}>
@@ -884,6 +897,15 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
             ))}
           </tbody>
         </table>
+      )}
+      {retiring && (
+        <div className="notice" id="retire-ask" role="alertdialog">
+          Retire {retiring.id}? It can never be used again (teaching the same memories makes a new one).{" "}
+          <button id="retire-confirm" onClick={() => retire(retiring)}>
+            Retire it
+          </button>{" "}
+          <button onClick={() => setRetiring(null)}>Keep it</button>
+        </div>
       )}
       {forcing && (
         <div className="notice" id="force-ask" role="alertdialog">

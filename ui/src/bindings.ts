@@ -117,7 +117,7 @@ export const commands = {
 	/**
 	 *  Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
 	 *  it — with `unsaved`, the rule as the form holds it), with progress; a stopped run moves
-	 *  nothing.
+	 *  nothing. An applied run then flags training candidates (a move changes who qualifies).
 	 */
 	maintain: (job: string, apply: boolean, unsaved: Settings_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, unsaved, onProgress })),
 	/**  Asks a running job to stop; whether one by that id was running. */
@@ -188,6 +188,8 @@ export const commands = {
 	activateAdapter: (id: string, force: boolean) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("activate_adapter", { id, force })),
 	/**  Retires the active adapter; the one active before it is used again, if any. */
 	rollbackAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("rollback_adapter")),
+	/**  Retires an adapter that is not in use, for good. */
+	retireAdapter: (id: string) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("retire_adapter", { id })),
 	/**  The adapter the chat's model uses now, if any. */
 	activeAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("active_adapter")),
 	/**

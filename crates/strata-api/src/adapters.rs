@@ -53,6 +53,11 @@ impl Engine {
         Ok(self.store().activate_adapter(id, force)?)
     }
 
+    /// Retires an adapter that is not in use, for good.
+    pub fn retire_adapter(&mut self, id: &str) -> ApiResult<AdapterRecord> {
+        Ok(self.store().retire_adapter(id)?)
+    }
+
     /// Records a check of an adapter in use.
     pub fn record_adapter_check(&mut self, id: &str, check: &AdapterCheck) -> ApiResult<()> {
         Ok(self.store().record_adapter_check(id, check)?)

@@ -350,6 +350,20 @@ impl Engine {
         })
     }
 
+    /// Flags with the criteria the settings file holds (the defaults, with a warning, when it
+    /// cannot be read): what an applied maintenance runs after moving memories, since a move
+    /// to or from long-term changes who qualifies.
+    pub fn flag_after_maintenance(&mut self) -> ApiResult<FlagReport> {
+        let criteria = match crate::Settings::load() {
+            Ok(s) => s.training.criteria,
+            Err(e) => {
+                tracing::warn!("{e}; training candidates are flagged by the default criteria");
+                CandidateCriteria::default()
+            }
+        };
+        self.flag_candidates(&criteria, &mut |_, _| Ok(()), &AtomicBool::new(false))
+    }
+
     /// The curation queue as `query` asks.
     pub fn training_candidates(&self, query: &CandidateQuery) -> ApiResult<CandidatesView> {
         let user = self.options().user_id.clone();

@@ -395,6 +395,11 @@ pub enum TrainCommand {
     },
     /// Retire the active adapter and restore the one active before it (or none).
     Rollback,
+    /// Retire an adapter that is not in use: it is never activated again (its files stay).
+    Retire {
+        /// The adapter's id.
+        id: String,
+    },
     /// Check an adapter (the active one by default) against the memories as they are now: its
     /// held-out questions asked again, facts changed or forgotten since training counted. The
     /// check is kept with it (`strata train show` lists them).

@@ -198,6 +198,16 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Unpin { target } => out.memory(&engine.pin(&target_of(target), false)?, "Unpinned"),
         Command::Maintain { dry_run } => {
             let moves = engine.maintain(&strata_api::Settings::load()?.tiers, !dry_run)?;
+            if !dry_run {
+                let f = engine.flag_after_maintenance()?;
+                if f.flagged + f.withdrawn > 0 {
+                    note!(
+                        "Training candidates: {} new, {} no longer qualify (`strata train candidates`).",
+                        f.flagged,
+                        f.withdrawn
+                    );
+                }
+            }
             out.maintained(&moves, dry_run)
         }
         Command::History { target } => out.history(&engine.history(&target_of(target))?),

@@ -218,6 +218,15 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
         }
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
         TrainCommand::Check { id } => check(engine, id, out),
+        TrainCommand::Retire { id } => {
+            let a = engine.retire_adapter(&id)?;
+            if out.json {
+                say!("{}", serde_json::to_string(&a)?);
+            } else {
+                say!("Adapter {} is retired: it will not be used again.", a.id);
+            }
+            Ok(())
+        }
         TrainCommand::Flag => crate::curation::flag(engine, out),
         TrainCommand::Candidates { status, kind, tag, concept, sort } => {
             crate::curation::list(engine, status, kind, tag, concept, sort, out)

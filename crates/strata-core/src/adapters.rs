@@ -284,9 +284,28 @@ impl Store {
         previous.map(|p: String| self.adapter(&p)).transpose()
     }
 
-    /// Deletes the training sets written beside the database (`strata train dataset`'s, in
-    /// [`adapters_root`]`/datasets`) that name any of `forgotten` as a source: they quote its
-    /// words (called after the forgetting commits). Returns how many files were deleted.
+    /// Retires an adapter a person no longer wants (it can never be activated again; its files
+    /// stay). The adapter in use is refused: roll it back first.
+    pub fn retire_adapter(&mut self, id: &str) -> Result<AdapterRecord> {
+        let a = self.adapter(id)?;
+        match a.status {
+            AdapterStatus::Retired => return Ok(a),
+            AdapterStatus::Active => {
+                return Err(Error::invalid(format!("adapter {id} is in use; roll it back first")));
+            }
+            AdapterStatus::Candidate => {}
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
+        self.adapter_event(id, "retired", serde_json::json!({ "reason": "retired by a person" }))?;
+        tx.commit()?;
+        self.adapter(id)
+    }
+
+    /// Deletes the training sets written beside the database (`strata train dataset`'s and every
+    /// run's, in [`adapters_root`]`/datasets`) that name any of `forgotten` as a source, with
+    /// the checkpoints of runs on them (`checkpoints/` under the set's name): they quote or
+    /// learned its words (called after the forgetting commits). Returns how many sets.
     pub fn delete_forgotten_training_sets(&self, forgotten: &[crate::model::MemoryId]) -> Result<usize> {
         let Some(db) = self.path() else { return Ok(0) };
         let dir = adapters_root(db).join("datasets");
@@ -299,6 +318,12 @@ impl Store {
             if ids.iter().any(|id| text.contains(id.as_str())) {
                 std::fs::remove_file(&path)
                     .map_err(|e| Error::io(format!("cannot delete the training set {}", path.display()), e))?;
+                // The checkpoints of a run on this set (named as it is) learned its words too.
+                let checkpoints = path.file_stem().map(|stem| adapters_root(db).join("checkpoints").join(stem));
+                if let Some(c) = checkpoints.filter(|c| c.is_dir()) {
+                    std::fs::remove_dir_all(&c)
+                        .map_err(|e| Error::io(format!("cannot delete the checkpoints in {}", c.display()), e))?;
+                }
                 deleted += 1;
             }
         }
@@ -312,7 +337,8 @@ impl Store {
             .conn
             .prepare(
                 "SELECT DISTINCT a.path FROM adapters a JOIN adapter_events e ON e.adapter_id = a.id \
-                      WHERE a.status = 'retired' AND e.kind = 'retired'",
+                      WHERE a.status = 'retired' AND e.kind = 'retired' \
+                      AND json_extract(e.detail, '$.memory') IS NOT NULL",
             )?
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;

@@ -95,4 +95,13 @@ fn candidates_are_flagged_decided_and_their_training_set_built() {
     let r = e.run_at(&["train", "approve", &dog], &e.db(), None, later);
     assert!(r.stderr.contains("changed after it was flagged"), "{}", r.stderr);
     assert!(e.err(&["train", "approve", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]).contains("no memory"));
+
+    // Maintenance flags after it moves memories: a fact that qualifies meanwhile is listed.
+    add("desk", "wood=oak", "0.8");
+    for _ in 0..3 {
+        e.ok(&["recall", "desk oak"]);
+    }
+    let r = e.run_at(&["maintain"], &e.db(), None, later);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("Training candidates: 1 new"), "{}", r.stderr);
 }

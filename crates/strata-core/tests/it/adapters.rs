@@ -1,6 +1,6 @@
 //! The adapter registry: provenance and status kept in the store, an event per change, at most
-//! one active, rollback to the one before, and forgetting a source memory retires an adapter
-//! and deletes its files.
+//! one active, rollback to the one before, retiring by a person, and forgetting a source memory
+//! retires an adapter and deletes its files (and the sets and checkpoints beside the database).
 
 use crate::support::*;
 use strata_core::*;
@@ -63,6 +63,24 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
     assert_eq!(kinds, ["trained", "evaluated", "activated", "deactivated", "activated", "rolled_back"]);
     let kinds: Vec<String> = f.store.adapter_history(&b.id).unwrap().into_iter().map(|e| e.kind).collect();
     assert_eq!(kinds, ["trained", "evaluated", "activated", "rolled_back"]);
+
+    // A person retires one not in use, for good; the one in use is refused; files stay, even
+    // after a later forget (only adapters retired by a forget lose theirs).
+    f.tick(1);
+    let c = f.store.register_adapter(new_adapter(&f, &[&rex], dir.path())).unwrap();
+    f.store.record_evaluation(&c.id, &serde_json::json!({ "recall_with_adapter": 0.9 }), true).unwrap();
+    f.store.activate_adapter(&c.id, false).unwrap();
+    assert!(f.store.retire_adapter(&c.id).unwrap_err().to_string().contains("roll it back first"));
+    f.store.rollback_adapter().unwrap();
+    f.tick(1);
+    let d = f.store.register_adapter(new_adapter(&f, &[&rex], dir.path())).unwrap();
+    assert_eq!(f.store.retire_adapter(&d.id).unwrap().status, AdapterStatus::Retired);
+    assert!(f.store.activate_adapter(&d.id, true).unwrap_err().to_string().contains("retired"));
+    let last = f.store.adapter_history(&d.id).unwrap().pop().unwrap();
+    assert_eq!((last.kind.as_str(), last.detail["reason"].as_str()), ("retired", Some("retired by a person")));
+    let other = f.add(concept("other", &[("x", "y")]));
+    f.store.forget(other.id, &user()).unwrap();
+    assert!(d.path.exists(), "a forget elsewhere leaves a person-retired adapter's files");
 }
 
 #[test]
@@ -100,9 +118,17 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     let bike = f.add(concept("bike", &[("colour", "red")]));
     std::fs::write(sets.join("bike.jsonl"), line(&bike.id.to_string())).unwrap();
     std::fs::write(sets.join("tea.jsonl"), line(&tea.id.to_string())).unwrap();
+    // A run's checkpoints are named as its set.
+    let checkpoints = f.path().with_extension("adapters").join("checkpoints");
+    for name in ["bike", "tea"] {
+        std::fs::create_dir_all(checkpoints.join(name)).unwrap();
+        std::fs::write(checkpoints.join(name).join("lora.safetensors"), b"learned").unwrap();
+    }
     f.store.forget(bike.id, &user()).unwrap();
     assert!(!sets.join("bike.jsonl").exists(), "a training set quoting a forgotten memory is deleted");
+    assert!(!checkpoints.join("bike").exists(), "and the checkpoints of a run on it");
     assert!(sets.join("tea.jsonl").exists());
+    assert!(checkpoints.join("tea").exists());
     // An adapter not trained on it is untouched.
     let kept = f.store.adapter(&from_tea.id).unwrap();
     assert_eq!(kept.status, AdapterStatus::Candidate);
