@@ -165,8 +165,12 @@ fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
     assert_eq!(notice.replace(',', ""), format!("Exported {} changes to {}.", lines - 1, backup.display()));
     std::fs::write(&backup, "old").unwrap();
     s.click(&s.find("#export"));
-    s.wait_up_to(Duration::from_secs(30), "the second export", |_| {
-        (std::fs::read_to_string(&backup).unwrap_or_default().lines().count() == lines).then_some(())
+    // Written whole, and the job over in the window (the import waits for it: a file input
+    // that is disabled takes no file).
+    s.wait_up_to(Duration::from_secs(30), "the second export", |s| {
+        let written = std::fs::read_to_string(&backup).unwrap_or_default().lines().count() == lines;
+        let over = s.execute("return !document.getElementById('import').disabled", json!([])) == true;
+        (written && over).then_some(())
     });
 
     // Import: a large file, stopped half-way: nothing of it is kept.
