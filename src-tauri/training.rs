@@ -141,7 +141,8 @@ pub(crate) struct RunView {
     status: String,
     /// training, evaluating, done.
     stage: String,
-    /// Said running, but nothing has moved for two minutes: its process ended (resume it).
+    /// Said running, but no process carries it out: Strata closed or was killed during it
+    /// (resume it).
     interrupted: bool,
     step: u32,
     steps: u32,
@@ -156,10 +157,10 @@ pub(crate) struct RunView {
     message: Option<String>,
 }
 
-fn run_view(r: TrainingRun, now: chrono::DateTime<chrono::Utc>) -> RunView {
+fn run_view(r: TrainingRun, db: &std::path::Path, now: chrono::DateTime<chrono::Utc>) -> RunView {
     let n = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
     RunView {
-        interrupted: r.interrupted(now),
+        interrupted: strata_train::pipeline::interrupted(db, &r, now),
         id: r.id,
         started_at: strata_core::time::format_time(r.started_at),
         updated_at: strata_core::time::format_time(r.updated_at),
@@ -182,10 +183,11 @@ fn run_view(r: TrainingRun, now: chrono::DateTime<chrono::Utc>) -> RunView {
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn training_runs(state: State<'_, AppState>) -> Result<Vec<RunView>, ApiError> {
+    let db = state.db_path.clone();
     state
-        .run(|e| {
+        .run(move |e| {
             let now = e.now();
-            Ok(e.training_runs(20)?.into_iter().map(|r| run_view(r, now)).collect())
+            Ok(e.training_runs(20)?.into_iter().map(|r| run_view(r, &db, now)).collect())
         })
         .await
 }
@@ -217,7 +219,7 @@ pub(crate) async fn train_approved(state: State<'_, AppState>, options: TrainOpt
                 &mut |_| {},
                 &flag,
             )?;
-            Ok(run_view(done.run, e.now()))
+            Ok(run_view(done.run, &db, e.now()))
         })
         .await
 }
@@ -252,7 +254,7 @@ pub(crate) async fn resume_training(state: State<'_, AppState>, run: String) -> 
                 &mut |_| {},
                 &flag,
             )?;
-            Ok(run_view(done.run, e.now()))
+            Ok(run_view(done.run, &db, e.now()))
         })
         .await
 }
@@ -604,34 +606,6 @@ pub(crate) struct TrainingSetView {
     other: Vec<String>,
 }
 
-/// A problem in words, with how to mend it, and the memories it concerns.
-fn problem_words(p: &strata_train::Problem) -> (String, Vec<String>) {
-    use strata_train::Problem;
-    match p {
-        Problem::Duplicate { question, sources } => {
-            (format!("“{question}” is asked twice; the second is left out. Reword or remove one."), sources.clone())
-        }
-        Problem::Empty { sources } => {
-            ("An example with no question or no answer is left out. Fill it in or remove it.".into(), sources.clone())
-        }
-        Problem::TooLong { question, tokens, limit } => (
-            format!(
-                "“{question}” is too long to teach ({tokens} tokens; at most {limit}) and is left out. Shorten it."
-            ),
-            Vec::new(),
-        ),
-        Problem::Contradiction { subject, attribute, values } => (
-            format!(
-                "These memories disagree on {subject}'s {attribute}: {}. Nothing is taught until you change one \
-                 of them or reject it.",
-                values.iter().map(|(v, _)| format!("“{v}”")).collect::<Vec<_>>().join(" and ")
-            ),
-            values.iter().map(|(_, id)| id.clone()).collect(),
-        ),
-        Problem::Unused { source, reason } => (format!("Nothing to teach from it: {reason}."), vec![source.clone()]),
-    }
-}
-
 /// The approved memories' training set (its general questions aside), with the people's
 /// edits, for the Training set tab.
 #[tauri::command]
@@ -652,14 +626,8 @@ pub(crate) async fn training_set(state: State<'_, AppState>) -> Result<TrainingS
                 blocking: Vec::new(),
                 other: Vec::new(),
             };
-            let problems: Vec<(String, Vec<String>, bool)> = set
-                .problems
-                .iter()
-                .map(|p| {
-                    let (words, ids) = problem_words(p);
-                    (words, ids, p.blocks())
-                })
-                .collect();
+            let problems: Vec<(String, Vec<String>, bool)> =
+                set.problems.iter().map(|p| (p.advice(), p.memories(), p.blocks())).collect();
             for (words, ids, blocks) in &problems {
                 if *blocks {
                     view.blocking.push(words.clone());

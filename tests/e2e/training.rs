@@ -2,7 +2,8 @@
 //! unchanged for three weeks: candidates appear with their reasons → two approved, one
 //! rejected with a note → an example reworded and one removed → a tiny training run with its
 //! progress live → the report's numbers → the adapter put to use and checked again → the chat
-//! says it answered with it → rolled back.
+//! says it answered with it → rolled back. And a run whose app was killed half-way is said
+//! stopped when the app opens again, and resumes from its checkpoint.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +40,44 @@ fn seeded(dir: &std::path::Path) -> std::path::PathBuf {
     }
     drop(e);
     db
+}
+
+/// [`seeded`], with the two facts worth teaching most flagged and approved.
+fn approved(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = seeded(dir);
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let criteria = strata_api::curation::CandidateCriteria::default();
+    e.flag_candidates(&criteria, &mut |_, _| Ok(()), &std::sync::atomic::AtomicBool::new(false)).unwrap();
+    let ids: Vec<String> = ["maya_chen", "office"]
+        .iter()
+        .map(|k| e.memory(&strata_api::Target::new(*k)).unwrap().id.to_string())
+        .collect();
+    e.decide_candidates(&ids, strata_api::curation::Verdict::Approve, None).unwrap();
+    drop(e);
+    db
+}
+
+/// The small run's settings: rank 4 on the attention's query and value, `epochs` passes at a
+/// high learning rate, no replay, a loose gate.
+fn small_run(s: &Session, epochs: &str) {
+    s.click(&s.find("#train-advanced summary"));
+    set_number(s, "#train-rank", "4");
+    set_number(s, "#train-epochs", epochs);
+    set_number(s, "#train-lr", "0.005");
+    set_number(s, "#train-replay", "0");
+    set_number(s, "#train-batch", "4");
+    set_number(s, "#train-min-recall", "0");
+    set_number(s, "#train-margin", "1000");
+    s.click(&s.find("#train-target-k_proj"));
+    s.click(&s.find("#train-target-o_proj"));
+}
+
+/// What the run says, failing the test on an error the screen shows.
+fn run_words(s: &Session) -> Option<String> {
+    if let Some(e) = s.all("#train .error").first() {
+        panic!("training failed: {}", s.text(e));
+    }
+    s.all("#run-words").first().map(|e| s.text(e))
 }
 
 fn set_number(s: &Session, css: &str, value: &str) {
@@ -119,22 +158,10 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
         s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
     });
     assert!(approved.contains("2 approved memories will be taught"), "{approved}");
-    s.click(&s.find("#train-advanced summary"));
-    set_number(&s, "#train-rank", "4");
-    set_number(&s, "#train-epochs", "5");
-    set_number(&s, "#train-lr", "0.005");
-    set_number(&s, "#train-replay", "0");
-    set_number(&s, "#train-batch", "4");
-    set_number(&s, "#train-min-recall", "0");
-    set_number(&s, "#train-margin", "1000");
-    s.click(&s.find("#train-target-k_proj"));
-    s.click(&s.find("#train-target-o_proj"));
+    small_run(&s, "5");
     s.click(&s.find("#train-start"));
     let step = s.wait_up_to(Duration::from_secs(300), "a training step", |s| {
-        if let Some(e) = s.all("#train .error").first() {
-            panic!("training failed: {}", s.text(e));
-        }
-        s.all("#run-words").first().map(|e| s.text(e)).filter(|t| t.starts_with("Teaching: step"))
+        run_words(s).filter(|t| t.starts_with("Teaching: step"))
     });
     assert!(step.contains(" of "), "{step}");
     s.click(&s.find("#train-advanced summary"));
@@ -199,4 +226,55 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     assert_eq!(said, "Rolled back: the model answers on its own again.");
     assert_eq!(s.text(&s.find(".adapter-status")), "Retired");
     s.end();
+}
+
+#[test]
+fn a_run_killed_with_the_app_is_resumed_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = approved(dir.path());
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-train"));
+    s.wait_for("the approved count", |s| {
+        s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
+    });
+    // 11 examples in batches of 4, six passes: 18 steps, a checkpoint after the 10th.
+    small_run(&s, "6");
+    s.click(&s.find("#train-start"));
+    let step = |t: &str| -> Option<u32> { t.strip_prefix("Teaching: step ")?.split(' ').next()?.parse().ok() };
+    let past = s.wait_up_to(Duration::from_secs(600), "the step after the checkpoint", |s| {
+        run_words(s).filter(|t| step(t).is_some_and(|n| n > 10))
+    });
+    assert!(past.contains(" of 18"), "{past}");
+    // The app is killed (its process group gets SIGTERM), in the middle of training.
+    drop(driver);
+
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-train"));
+    // Said at once: the lock of the killed process went with it (no two-minute wait).
+    let said = s.wait_up_to(Duration::from_secs(20), "the interrupted run", |s| {
+        run_words(s).filter(|t| t.starts_with("Stopped"))
+    });
+    assert_eq!(said, "Stopped when Strata closed. Resume it to carry on from its last checkpoint.");
+    screenshot(&s, "training-interrupted");
+    s.click(&s.find("#train-resume"));
+    let verdict = s.wait_up_to(Duration::from_secs(900), "the report", |s| {
+        run_words(s);
+        s.all("#report-verdict").first().map(|e| s.text(e))
+    });
+    assert!(verdict.starts_with("Passed: it answers"), "{verdict}");
+    s.end();
+    drop(driver);
+
+    let e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let runs = e.training_runs(10).unwrap();
+    assert_eq!(runs.len(), 1, "resumed, not started again");
+    let run = &runs[0];
+    assert_eq!((run.status.as_str(), run.step, run.steps, run.losses.len()), ("finished", 18, 18, 18));
+    let history = e.adapter_history(run.adapter_id.as_deref().unwrap()).unwrap();
+    let trained = &history.iter().find(|h| h.kind == "trained").unwrap().detail;
+    assert_eq!(trained["resumed_from"], 10, "{trained}");
 }

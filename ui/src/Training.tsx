@@ -1,13 +1,12 @@
 import { useEffect, useMemo, useState } from "react";
+import { useLoaded } from "./loaded";
 import {
   commands,
   type AdapterEventView,
   type AdapterView_Serialize as AdapterView,
   type CandidateEventView,
-  type CandidatesView_Serialize as CandidatesView,
   type ExampleForm,
   type SetMemoryView_Serialize as SetMemoryView,
-  type TrainingSetView_Serialize as TrainingSetView,
   type CandidateView_Serialize as CandidateView,
   type ReportView,
   type RunView_Serialize as RunView,
@@ -83,21 +82,19 @@ function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpen
   const [tag, setTag] = useState("");
   const [concept, setConcept] = useState("");
   const [sort, setSort] = useState("score");
-  const [view, setView] = useState<CandidatesView | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [note, setNote] = useState("");
   const [said, setSaid] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [history, setHistory] = useState<{ id: string; events: CandidateEventView[] } | null>(null);
   const job = useJob();
 
-  const load = () =>
-    commands
-      .trainingCandidates({ status: status || null, kind: kind || null, tag: tag || null, concept: concept || null, sort })
-      .then((r) => (r.status === "ok" ? setView(r.data) : setError(describe(r.error))));
-  useEffect(() => {
-    if (active) load();
-  }, [active, status, kind, tag, concept, sort]);
+  const query = { status: status || null, kind: kind || null, tag: tag || null, concept: concept || null, sort };
+  const {
+    data: view,
+    error,
+    setError,
+    reload: load,
+  } = useLoaded(active, () => commands.trainingCandidates(query), [status, kind, tag, concept, sort]);
 
   const find = async () => {
     setError(null);
@@ -342,12 +339,7 @@ const EVENT_WORDS: Record<string, string> = {
 // (the held-out ones only check what was learned), editable and removable, with what is wrong
 // and how to mend it. Nobody edits a file.
 function Examples({ active, onOpenMemory }: { active: boolean; onOpenMemory: (id: string) => void }) {
-  const [set, setSet] = useState<TrainingSetView | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = () => commands.trainingSet().then((r) => (r.status === "ok" ? setSet(r.data) : setError(describe(r.error))));
-  useEffect(() => {
-    if (active) load();
-  }, [active]);
+  const { data: set, error, setError, reload: load } = useLoaded(active, commands.trainingSet);
   if (!set) return <section className="panel">{error ?? "Preparing the examples… (the first time loads the model: a few seconds)"}</section>;
   return (
     <section className="panel" id="examples">
@@ -784,17 +776,11 @@ const ADAPTER_STATUS: Record<string, string> = { candidate: "Not in use", active
 
 // The registry: every adapter with its figures; use one, roll back, compare two.
 function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
-  const [all, setAll] = useState<AdapterView[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [compare, setCompare] = useState<string[]>([]);
   const [history, setHistory] = useState<AdapterEventView[]>([]);
   const [said, setSaid] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = () => commands.adapters().then((r) => (r.status === "ok" ? setAll(r.data) : setError(describe(r.error))));
-  useEffect(() => {
-    if (active) load();
-  }, [active]);
+  const { data: all, error, setError, reload: load } = useLoaded(active, commands.adapters);
   useEffect(() => {
     if (!open) return setHistory([]);
     commands.adapterHistory(open).then((r) => r.status === "ok" && setHistory(r.data));

@@ -112,11 +112,9 @@ impl Engine {
 
     /// One of the caller's runs.
     pub fn training_run(&self, id: &str) -> ApiResult<TrainingRun> {
-        let user = &self.options().user_id;
-        match self.store_view().runs(user, usize::MAX >> 1)?.into_iter().find(|r| r.id == id) {
-            Some(r) => Ok(r),
-            None => Err(crate::ApiError::new(crate::ErrorCode::NotFound, format!("no training run {id}"))),
-        }
+        let not_found = || crate::ApiError::new(crate::ErrorCode::NotFound, format!("no training run {id}"));
+        // Another person's run is not found either.
+        self.store_view().find_run(&self.options().user_id, id)?.ok_or_else(not_found)
     }
 
     /// The caller's runs, newest first, at most `limit`.

@@ -529,15 +529,20 @@ fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 say!("{}", serde_json::to_string(&r)?);
             } else {
                 say!(
-                    "{} facts trained and evaluated in {:.0} s (training {:.0} s) in a store of {} memories; gate {} \
-                     (held-out recall {:.0}%).\nSearch p50 / p95: alone {:.1} / {:.1} ms ({} searches), while \
+                    "{} facts trained and evaluated in {:.0} s (the set {:.0} s, training {:.0} s, saving and \
+                     evaluating {:.0} s) in a store of {} memories; gate {} (held-out recall {:.0}%, without the \
+                     adapter {:.0}%, the fact in the prompt {:.0}%).\nSearch p50 / p95: alone {:.1} / {:.1} ms ({} searches), while \
                      training {:.1} / {:.1} ms ({} searches).",
                     r.facts,
                     r.run_seconds,
+                    r.set_seconds,
                     r.train_seconds,
+                    r.evaluation_seconds,
                     r.memories,
                     if r.passed { "passed" } else { "failed" },
                     r.recall_with_adapter * 100.0,
+                    r.recall_without * 100.0,
+                    r.recall_with_retrieval * 100.0,
                     r.search_alone.p50_ms,
                     r.search_alone.p95_ms,
                     r.searches_alone,

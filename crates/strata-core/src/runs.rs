@@ -214,12 +214,14 @@ impl Store {
         self.run(id)
     }
 
-    /// Records a training step (the loss is appended).
+    /// Records a training step: its loss becomes the `step`th (a run resumed from a checkpoint
+    /// redoes the steps after it, whose losses are replaced, not added again).
     pub fn run_step(&mut self, id: &str, s: Step) -> Result<()> {
         let (step, steps) = (s.step as i64, s.steps as i64);
         self.touch_run(
             id,
-            "step = ?3, steps = ?4, losses = json_insert(losses, '$[#]', ?5), tokens_per_s = ?6, eta_s = ?7",
+            "step = ?3, steps = ?4, losses = json_insert((SELECT json_group_array(value) FROM (SELECT value FROM \
+             json_each(losses) WHERE key < ?3 - 1 ORDER BY key)), '$[#]', ?5), tokens_per_s = ?6, eta_s = ?7",
             &[&step, &steps, &s.loss, &s.tokens_per_s, &s.eta_s],
         )
     }
@@ -251,6 +253,15 @@ impl Store {
             .query_row([id], row)
             .optional()?
             .ok_or_else(|| Error::invalid(format!("no training run {id}")))
+    }
+
+    /// One run of `user`, if there is one by that id.
+    pub fn find_run(&self, user: &str, id: &str) -> Result<Option<TrainingRun>> {
+        Ok(self
+            .conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM training_runs WHERE id = ?1 AND user_id = ?2"))?
+            .query_row([id, user], row)
+            .optional()?)
     }
 
     /// The runs of `user`, newest first, at most `limit`.

@@ -344,6 +344,9 @@ impl LocalChat {
             if constrained.as_ref().is_some_and(crate::grammar::Constrained::done) {
                 break Finish::Stop;
             }
+            if cancel.load(Ordering::Relaxed) {
+                break Finish::Cancelled; // before the next token's work, not after
+            }
             logits = self.pool.install(|| model.forward(&[next], prompt.len() + out.len() - 1)).map_err(fail)?;
         };
         let first = first_token_ms.unwrap_or(prompt_ms);

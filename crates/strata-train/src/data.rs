@@ -142,6 +142,39 @@ impl Problem {
             Problem::Unused { source, reason } => format!("{source} gives no example: {reason}"),
         }
     }
+
+    /// In words for a person who curates, with how to mend it (the app's training set).
+    pub fn advice(&self) -> String {
+        match self {
+            Problem::Duplicate { question, .. } => {
+                format!("“{question}” is asked twice; the second is left out. Reword or remove one.")
+            }
+            Problem::Empty { .. } => {
+                "An example with no question or no answer is left out. Fill it in or remove it.".into()
+            }
+            Problem::TooLong { question, tokens, limit } => {
+                format!(
+                    "“{question}” is too long to teach ({tokens} tokens; at most {limit}) and is left out. Shorten it."
+                )
+            }
+            Problem::Contradiction { subject, attribute, values } => format!(
+                "These memories disagree on {subject}'s {attribute}: {}. Nothing is taught until you change one of them \
+                 or reject it.",
+                values.iter().map(|(v, _)| format!("“{v}”")).collect::<Vec<_>>().join(" and ")
+            ),
+            Problem::Unused { reason, .. } => format!("Nothing to teach from it: {reason}."),
+        }
+    }
+
+    /// The memories it concerns, by id (none: the set as a whole).
+    pub fn memories(&self) -> Vec<String> {
+        match self {
+            Problem::Duplicate { sources, .. } | Problem::Empty { sources } => sources.clone(),
+            Problem::TooLong { .. } => Vec::new(),
+            Problem::Contradiction { values, .. } => values.iter().map(|(_, id)| id.clone()).collect(),
+            Problem::Unused { source, .. } => vec![source.clone()],
+        }
+    }
 }
 
 /// A training set and what validation found.

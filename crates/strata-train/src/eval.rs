@@ -1,10 +1,12 @@
 //! The gate an adapter must pass. Fact recall: the held-out questions (phrasings never trained
 //! on) answered greedily with the adapter, without it, and without it but with the fact in the
 //! prompt (answering by retrieval, the honest baseline); an answer counts when it contains the
-//! fact's value (normalised). No collateral damage: perplexity on general text the adapter
+//! fact's value (normalised). An answer is its first sentence: generation stops there (the
+//! examples trained on answer in one sentence), which makes the judgement stricter, for the
+//! three ways alike, and the evaluation several times faster. No collateral damage: perplexity on general text the adapter
 //! never saw, with and without it; more than `margin` worse fails.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{Message, Result, Role};
@@ -90,7 +92,28 @@ fn ask(chat: &LocalChat, question: &str, context: Option<&str>) -> Result<String
     }
     messages.push(Message::new(Role::User, question));
     let sampling = Sampling { max_tokens: 40, ..Sampling::default() };
-    Ok(chat.generate(&messages, sampling, &mut |_| {}, &AtomicBool::new(false))?.text)
+    let (over, mut said) = (AtomicBool::new(false), String::new());
+    let mut follow = |piece: &str| {
+        said.push_str(piece);
+        if first_sentence(&said).is_some() {
+            over.store(true, Ordering::Relaxed);
+        }
+    };
+    let text = chat.generate(&messages, sampling, &mut follow, &over)?.text;
+    Ok(first_sentence(&text).unwrap_or(text.trim()).to_string())
+}
+
+/// `text`'s first sentence, once it is whole: up to a full stop, question or exclamation mark
+/// that whitespace follows (so "4.5 km" and "v1.2" are not cut), or to the end of the first
+/// line that has words.
+fn first_sentence(text: &str) -> Option<&str> {
+    let start = text.len() - text.trim_start().len();
+    let chars: Vec<(usize, char)> = text[start..].char_indices().collect();
+    chars.windows(2).find_map(|w| {
+        let ((i, c), (_, next)) = (w[0], w[1]);
+        let ends = c == '\n' || (matches!(c, '.' | '!' | '?') && next.is_whitespace());
+        ends.then(|| text[start..start + i + c.len_utf8()].trim_end())
+    })
 }
 
 /// The answers to `questions` with `adapter` applied unmerged (removed again after).
@@ -201,4 +224,21 @@ pub fn evaluate(
     }
     report.passed = report.reasons.is_empty();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_sentence;
+
+    #[test]
+    fn an_answer_is_its_first_sentence_once_it_is_whole() {
+        assert_eq!(first_sentence("Maya's dog is called Biscuit. She"), Some("Maya's dog is called Biscuit."));
+        assert_eq!(first_sentence("  Is it Porto? Yes"), Some("Is it Porto?"));
+        assert_eq!(first_sentence("It is Porto\nand"), Some("It is Porto"));
+        // Not yet whole: what follows the stop decides.
+        assert_eq!(first_sentence("Maya's dog is called Biscuit."), None);
+        assert_eq!(first_sentence("The run is 4.5 km long"), None);
+        assert_eq!(first_sentence("Helix v1.2 it is"), None);
+        assert_eq!(first_sentence("\n\nPixel"), None, "leading blank lines are not a sentence");
+    }
 }

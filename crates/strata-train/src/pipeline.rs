@@ -1,7 +1,10 @@
 //! A training run from a set to a registered (and, when asked, evaluated) adapter, recorded as
 //! it goes (`strata_core::runs`): what `strata train run|demo` and the app's Train button do.
 //! A run of the same set and settings as one that was stopped or interrupted resumes it from
-//! its checkpoint.
+//! its checkpoint. The process carrying a run out holds a lock on its set's checkpoint folder
+//! (`running.lock`), which the system lets go of when the process ends however it ends: a run
+//! said running whose lock nobody holds was interrupted, which [`interrupted`] tells at once
+//! (the record's heartbeat, two minutes, is the fallback where locks cannot be taken).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,6 +104,52 @@ fn dir_bytes(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// The checkpoint folder of runs on the set with `hash`.
+fn checkpoints(db: &Path, hash: &str) -> PathBuf {
+    root(db).join("checkpoints").join(&hash[..16.min(hash.len())])
+}
+
+/// The lock held while a run on the set with `hash` is carried out.
+fn lock_file(db: &Path, hash: &str) -> PathBuf {
+    checkpoints(db, hash).join("running.lock")
+}
+
+/// Takes the lock of runs on the set with `hash` for this process (let go of when the file is
+/// dropped or the process ends); refused while another window or process trains that set.
+fn hold(db: &Path, hash: &str) -> ApiResult<std::fs::File> {
+    let path = lock_file(db, hash);
+    let io = |e| strata_core::Error::io(format!("cannot lock {}", path.display()), e);
+    std::fs::create_dir_all(checkpoints(db, hash)).map_err(io)?;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+    // A few tries: [`interrupted`] takes it for an instant to look.
+    for _ in 0..10 {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e).into()),
+        }
+    }
+    Err(ApiError::invalid(
+        "this training set is being trained in another window or process; wait for it or stop it there",
+    ))
+}
+
+/// Whether `run` says it is running but no process carries it out (its lock is free, or its
+/// record has not moved for two minutes): Strata closed or was killed during it.
+pub fn interrupted(db: &Path, run: &TrainingRun, now: chrono::DateTime<chrono::Utc>) -> bool {
+    if run.status != RunStatus::Running {
+        return false;
+    }
+    if run.interrupted(now) {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(lock_file(db, &run.dataset_hash)) else {
+        return false; // no lock to judge by (an older run): the heartbeat decides
+    };
+    // Taken here: nobody held it (let go of again when `file` is dropped).
+    file.try_lock_shared().is_ok()
+}
+
 /// The run to carry on: one of the same set and settings that did not finish.
 fn unfinished(engine: &Engine, hash: &str, settings: &serde_json::Value) -> ApiResult<Option<TrainingRun>> {
     Ok(engine
@@ -139,6 +188,7 @@ pub fn run(
     let hash = set.hash();
     let file = write_set(db, set)?;
     let gate_json = gate.map(|g| serde_json::to_value(g).unwrap_or_default());
+    let _held = hold(db, &hash)?;
     let run = match unfinished(engine, &hash, &settings)? {
         Some(r) => engine.resume_training_run(&r.id)?,
         None => engine.start_training_run(NewRun {
@@ -181,7 +231,7 @@ fn carry_out(
         examples: &examples,
         pad: 0,
         config,
-        checkpoints: root(db).join("checkpoints").join(&hash[..16]),
+        checkpoints: checkpoints(db, &hash),
     };
     let mut failed_write = None;
     let trained = training.train(

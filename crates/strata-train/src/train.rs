@@ -1,4 +1,5 @@
-//! A training run as a job: shuffled micro-batches with gradient accumulation, progress after
+//! A training run as a job: shuffled micro-batches, grouped by length, with gradient
+//! accumulation, progress after
 //! each optimizer step (step, loss, tokens/s, time left), cancellation between micro-batches,
 //! and a checkpoint (adapters and optimizer moments) every few steps and on cancel, from which
 //! a killed run resumes. The data order and the dropout noise derive from the seed and the
@@ -164,13 +165,26 @@ struct CheckpointMeta {
     losses: Vec<f32>,
 }
 
-/// Micro-batches of example indices, epoch by epoch, in the seed's order.
-fn schedule(n: usize, config: &TrainConfig) -> Vec<Vec<usize>> {
+/// Micro-batches per group sorted by length (see [`schedule`]).
+const GROUP: usize = 4;
+
+/// Micro-batches of example indices, epoch by epoch, in the seed's order, grouped by length:
+/// each run of [`GROUP`] micro-batches of the shuffled order is sorted by length before it is
+/// cut, and its micro-batches are shuffled again, so long examples (replay answers, prose)
+/// share micro-batches instead of padding short ones to their length. A micro-batch costs
+/// about its rows times its longest example; on the example set this is a third fewer tokens.
+fn schedule(lengths: &[usize], config: &TrainConfig) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     for epoch in 0..config.epochs {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(config.seed.wrapping_add(1 + epoch as u64)));
-        out.extend(order.chunks(config.batch).map(<[usize]>::to_vec));
+        let mut rng = rand::rngs::StdRng::seed_from_u64(config.seed.wrapping_add(1 + epoch as u64));
+        let mut order: Vec<usize> = (0..lengths.len()).collect();
+        order.shuffle(&mut rng);
+        for group in order.chunks_mut(config.batch * GROUP) {
+            group.sort_by_key(|&i| lengths[i]); // stable: equal lengths keep the shuffled order
+            let mut batches: Vec<Vec<usize>> = group.chunks(config.batch).map(<[usize]>::to_vec).collect();
+            batches.shuffle(&mut rng);
+            out.extend(batches);
+        }
     }
     out
 }
@@ -216,7 +230,8 @@ impl Run<'_> {
         }
         let lora = c.lora(self.base_name)?;
         let model = TrainModel::load(self.model, lora, c.seed)?;
-        let plan = schedule(self.examples.len(), c);
+        let lengths: Vec<usize> = self.examples.iter().map(|e| e.ids.len()).collect();
+        let plan = schedule(&lengths, c);
         let steps = plan.len().div_ceil(c.accumulate);
         let warmup = ((steps as f64) * c.warmup).ceil() as usize;
         let mut opt = AdamW::new(
@@ -367,5 +382,39 @@ impl Run<'_> {
     fn clear(&self) {
         let _ = std::fs::remove_file(self.checkpoints.join(STATE));
         let _ = std::fs::remove_file(self.checkpoints.join(STATE_META));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a plan costs: each micro-batch's rows times its longest example.
+    fn padded(plan: &[Vec<usize>], lengths: &[usize]) -> usize {
+        plan.iter().map(|b| b.len() * b.iter().map(|&i| lengths[i]).max().unwrap_or(0)).sum()
+    }
+
+    #[test]
+    fn the_schedule_takes_every_example_once_an_epoch_and_pads_less_grouped_by_length() {
+        // The example set's shape: 120 short questions, 21 long replay examples.
+        let lengths: Vec<usize> = (0..141).map(|i| if i % 7 == 3 { 80 + i % 11 } else { 36 + i % 9 }).collect();
+        let config = TrainConfig { epochs: 3, ..TrainConfig::default() };
+        let plan = schedule(&lengths, &config);
+        assert_eq!(plan, schedule(&lengths, &config), "the seed decides the order");
+        assert_eq!(plan.len(), 3 * 141usize.div_ceil(8));
+        let mut seen: Vec<usize> = plan.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        let expected: Vec<usize> = (0..141).flat_map(|i| [i; 3]).collect();
+        assert_eq!(seen, expected);
+        // Against the plain shuffle, cut in order.
+        let plain: Vec<Vec<usize>> = (0..3u64)
+            .flat_map(|epoch| {
+                let mut order: Vec<usize> = (0..141).collect();
+                order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(config.seed.wrapping_add(1 + epoch)));
+                order.chunks(8).map(<[usize]>::to_vec).collect::<Vec<_>>()
+            })
+            .collect();
+        let (grouped, plain) = (padded(&plan, &lengths), padded(&plain, &lengths));
+        assert!(grouped * 10 < plain * 8, "{grouped} padded tokens grouped against {plain} plain");
     }
 }

@@ -134,3 +134,35 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     assert_eq!(kept.status, AdapterStatus::Candidate);
     assert!(kept.path.exists());
 }
+
+#[test]
+fn a_resumed_run_redoes_the_steps_after_its_checkpoint_without_counting_them_twice() {
+    use strata_core::runs::{NewRun, RunStatus, Step};
+    let mut f = Fixture::new();
+    let run = f
+        .store
+        .start_run(NewRun {
+            user_id: "u".into(),
+            settings: serde_json::json!({ "rank": 8 }),
+            gate: None,
+            dataset: "set.jsonl".into(),
+            dataset_hash: "ab".repeat(32),
+            sources: vec!["m1".into()],
+        })
+        .unwrap();
+    let step = |n: u64, loss: f64| Step { step: n, steps: 5, loss, tokens_per_s: 40.0, eta_s: 1.0 };
+    for n in 1..=4 {
+        f.store.run_step(&run.id, step(n, n as f64)).unwrap();
+    }
+    // Killed after step 4; the checkpoint was at step 2: steps 3 to 5 again.
+    f.store.resume_run(&run.id).unwrap();
+    for n in 3..=5 {
+        f.store.run_step(&run.id, step(n, n as f64 + 0.5)).unwrap();
+    }
+    let r = f.store.run(&run.id).unwrap();
+    assert_eq!((r.status, r.step, r.steps), (RunStatus::Running, 5, 5));
+    assert_eq!(r.losses, vec![1.0, 2.0, 3.5, 4.5, 5.5]);
+    assert!(f.store.find_run("u", "run_none").unwrap().is_none());
+    assert!(f.store.find_run("someone else", &run.id).unwrap().is_none(), "another person's run");
+    assert_eq!(f.store.find_run("u", &run.id).unwrap().unwrap().id, run.id);
+}

@@ -1,0 +1,22 @@
+import { useEffect, useState } from "react";
+import type { ApiError } from "./bindings";
+import { describe } from "./errors";
+
+type Answer<T> = { status: "ok"; data: T } | { status: "error"; error: ApiError };
+
+// What a screen or tab shows from one command: asked when it opens (and again when `deps`
+// change while it is open, or on `reload`); a failure is said in words in `error`, which the
+// screen's own actions also use.
+export function useLoaded<T>(active: boolean, ask: () => Promise<Answer<T>>, deps: unknown[] = []) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reload = () =>
+    ask().then((r) => {
+      if (r.status === "ok") setData(r.data);
+      else setError(describe(r.error));
+    });
+  useEffect(() => {
+    if (active) reload();
+  }, [active, ...deps]);
+  return { data, error, setError, reload };
+}
