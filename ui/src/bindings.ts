@@ -2447,7 +2447,10 @@ export type RunView_Deserialize = {
 	status: string,
 	/**  training, evaluating, done. */
 	stage: string,
-	/**  Said running, but nothing has moved for two minutes: its process ended (resume it). */
+	/**
+	 *  Said running, but no process carries it out: Strata closed or was killed during it
+	 *  (resume it).
+	 */
 	interrupted: boolean,
 	step: number,
 	steps: number,
@@ -2471,7 +2474,10 @@ export type RunView_Serialize = {
 	status: string,
 	/**  training, evaluating, done. */
 	stage: string,
-	/**  Said running, but nothing has moved for two minutes: its process ended (resume it). */
+	/**
+	 *  Said running, but no process carries it out: Strata closed or was killed during it
+	 *  (resume it).
+	 */
 	interrupted: boolean,
 	step: number,
 	steps: number,
