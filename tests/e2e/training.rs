@@ -72,6 +72,12 @@ fn small_run(s: &Session, epochs: &str) {
     s.click(&s.find("#train-target-o_proj"));
 }
 
+/// The Training screen's "Teach and check" tab.
+fn open_train_tab(s: &Session) {
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-train"));
+}
+
 /// What the run says, failing the test on an error the screen shows.
 fn run_words(s: &Session) -> Option<String> {
     if let Some(e) = s.all("#train .error").first() {
@@ -172,8 +178,7 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     s.wait_for("search while training", |s| {
         s.texts(".list li .title").iter().any(|t| t.contains("Biscuit")).then_some(())
     });
-    s.click(&s.find("#nav-training"));
-    s.click(&s.find("#tab-train"));
+    open_train_tab(&s);
     let verdict = s.wait_up_to(Duration::from_secs(900), "the report", |s| {
         if let Some(e) = s.all("#train .error").first() {
             panic!("training failed: {}", s.text(e));
@@ -234,8 +239,7 @@ fn a_run_killed_with_the_app_is_resumed_from_its_checkpoint() {
     let db = approved(dir.path());
     let driver = Driver::start(&db);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
-    s.click(&s.find("#nav-training"));
-    s.click(&s.find("#tab-train"));
+    open_train_tab(&s);
     s.wait_for("the approved count", |s| {
         s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
     });
@@ -252,8 +256,7 @@ fn a_run_killed_with_the_app_is_resumed_from_its_checkpoint() {
 
     let driver = Driver::start(&db);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
-    s.click(&s.find("#nav-training"));
-    s.click(&s.find("#tab-train"));
+    open_train_tab(&s);
     // Said at once: the lock of the killed process went with it (no two-minute wait).
     let said = s.wait_up_to(Duration::from_secs(20), "the interrupted run", |s| {
         run_words(s).filter(|t| t.starts_with("Stopped"))

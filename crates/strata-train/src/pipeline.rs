@@ -387,3 +387,56 @@ pub fn check_in_use(
     engine.record_adapter_check(id, &check)?;
     Ok(check)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running(hash: &str, updated_at: chrono::DateTime<chrono::Utc>) -> TrainingRun {
+        TrainingRun {
+            id: "run_1".into(),
+            started_at: updated_at,
+            updated_at,
+            status: RunStatus::Running,
+            stage: RunStage::Training,
+            settings: serde_json::json!({}),
+            gate: None,
+            dataset: "set.jsonl".into(),
+            dataset_hash: hash.into(),
+            sources: Vec::new(),
+            step: 3,
+            steps: 10,
+            losses: vec![1.0, 0.8, 0.6],
+            tokens_per_s: None,
+            eta_s: None,
+            checked: 0,
+            to_check: 0,
+            adapter_id: None,
+            message: None,
+        }
+    }
+
+    #[test]
+    fn a_run_is_interrupted_once_no_process_holds_its_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("strata.db");
+        let hash = "ab".repeat(32);
+        let now = chrono::Utc::now();
+        let run = running(&hash, now);
+        assert!(!interrupted(&db, &run, now), "no lock file yet: the heartbeat decides, and it is fresh");
+
+        let held = hold(&db, &hash).unwrap();
+        assert!(!interrupted(&db, &run, now), "carried out by this process");
+        let err = hold(&db, &hash).unwrap_err();
+        assert!(err.message.contains("being trained in another window or process"), "{}", err.message);
+        drop(held); // what the system does when the process ends
+        assert!(interrupted(&db, &run, now), "nobody carries it out");
+        assert!(hold(&db, &hash).is_ok(), "and it can be taken up again");
+
+        let stale = running(&hash, now - chrono::Duration::minutes(5));
+        let _held = hold(&db, &hash).unwrap();
+        assert!(interrupted(&db, &stale, now), "silent for five minutes: interrupted whatever the lock says");
+        let finished = TrainingRun { status: RunStatus::Finished, ..running(&hash, now) };
+        assert!(!interrupted(&db, &finished, now));
+    }
+}
