@@ -12,10 +12,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_api::{ApiResult, CompactParams, Engine, EngineOptions};
-use strata_context::{ContextOptions, ContextRequest, assemble};
-use strata_core::Embedder;
+use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
 use strata_core::concepts::is_concept;
 use strata_core::interchange::no_tick;
+use strata_core::{Content, Embedder, Episode, EpisodeBody};
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::{locomo, scalebench};
 
@@ -45,6 +46,13 @@ pub struct CompactionBench {
     pub raw: BTreeMap<usize, f64>,
     /// The same with concepts among the candidates.
     pub compacted: BTreeMap<usize, f64>,
+    /// Share of the questions whose answer appears anywhere in their conversation's turns (with
+    /// the turns' dates, as a prompt shows them): what no prompt can pass.
+    pub anywhere: f64,
+    /// Budget → the same share for a bound on compaction that shortens the turns recall found:
+    /// each turn cut, by a compaction that knew the answer, to the sentences holding it (to its
+    /// shortest sentence when none does), in recall's order ([`cut_to_answer`]).
+    pub bound: BTreeMap<usize, f64>,
     /// Budget → concepts in the compacted prompt, on average.
     pub concepts_in_prompt: BTreeMap<usize, f64>,
     /// Compaction of larger stores (`--sizes`).
@@ -164,6 +172,58 @@ impl Embedder for Jittered {
     }
 }
 
+/// The three prompts measured for each question.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// The turns recall found.
+    Raw,
+    /// The turns and concepts.
+    Compacted,
+    /// The turns, each cut knowing the answer.
+    Bound,
+}
+
+/// The turns recall found, each cut as a compaction that knew the answer would cut it: to its
+/// sentences whose text (normalized) holds `answer` (normalized), or to its shortest sentence
+/// when none does — the most a compaction that shortens turns could keep of what matters, at
+/// the least cost, with nothing else about the prompt changed.
+pub fn cut_to_answer(candidates: &[Candidate], answer: &str) -> Vec<Candidate> {
+    let mut out = candidates.to_vec();
+    for c in &mut out {
+        if let Content::Episodic(e) = &mut c.memory.content
+            && let EpisodeBody::Utterance { text, .. } = &mut e.body
+        {
+            let sentences: Vec<&str> = text.split_sentence_bounds().map(str::trim).filter(|s| !s.is_empty()).collect();
+            let holding: Vec<&str> =
+                sentences.iter().copied().filter(|s| strata_api::extract::normalized(s).contains(answer)).collect();
+            let kept = if holding.is_empty() {
+                sentences.iter().copied().min_by_key(|s| s.len()).into_iter().collect()
+            } else {
+                holding
+            };
+            *text = kept.join(" ");
+        }
+    }
+    out
+}
+
+/// Every turn of the store with its date and speaker, as a prompt shows them, normalized.
+fn conversation_text(engine: &Engine) -> ApiResult<String> {
+    let turns = engine
+        .all_memories(strata_core::Filter { kinds: vec![strata_core::MemoryKind::Episodic], ..Default::default() })?;
+    let mut all = String::new();
+    for m in turns {
+        if let Content::Episodic(Episode { occurred_at, body: EpisodeBody::Utterance { speaker, text }, .. }) =
+            &m.content
+        {
+            let said = format!("({}) {speaker}: {text}", occurred_at.format("%-d %B %Y"));
+            all.push_str(&strata_api::extract::normalized(&said));
+            all.push('\n');
+        }
+    }
+    Ok(all)
+}
+
 /// Runs the measurement over every conversation in `data`.
 pub fn run(
     data: &Path,
@@ -172,8 +232,10 @@ pub fn run(
     progress: &mut dyn FnMut(&str),
 ) -> ApiResult<CompactionBench> {
     let mut report = CompactionBench::default();
-    let (mut raw, mut compacted) = ([0usize; BUDGETS.len()], [0usize; BUDGETS.len()]);
+    let (mut raw, mut compacted, mut bound) =
+        ([0usize; BUDGETS.len()], [0usize; BUDGETS.len()], [0usize; BUDGETS.len()]);
     let mut in_prompt = [0usize; BUDGETS.len()];
+    let mut anywhere = 0usize;
     let (mut member_tokens, mut summary_tokens) = (0usize, 0usize);
     let mut seconds = Vec::new();
     let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
@@ -192,12 +254,22 @@ pub fn run(
         report.grouped += r.grouped;
         member_tokens += r.member_tokens;
         summary_tokens += r.summary_tokens;
+        let everything = conversation_text(&engine)?;
         for (question, answer) in locomo::answered(sample) {
             report.questions += 1;
             let answer = strata_api::extract::normalized(&answer);
-            for with_concepts in [false, true] {
-                let hits = if with_concepts { &mut compacted } else { &mut raw };
-                let candidates = locomo::recalled(&mut engine, &question, with_concepts)?;
+            if !answer.is_empty() && everything.contains(&answer) {
+                anywhere += 1;
+            }
+            let turns = locomo::recalled(&mut engine, &question, false)?;
+            let with_concepts = locomo::recalled(&mut engine, &question, true)?;
+            let cut = cut_to_answer(&turns, &answer);
+            for (way, candidates) in [(Way::Raw, turns), (Way::Compacted, with_concepts), (Way::Bound, cut)] {
+                let hits = match way {
+                    Way::Raw => &mut raw,
+                    Way::Compacted => &mut compacted,
+                    Way::Bound => &mut bound,
+                };
                 for (b, budget) in BUDGETS.into_iter().enumerate() {
                     let request = ContextRequest {
                         message: question.clone(),
@@ -207,7 +279,7 @@ pub fn run(
                     };
                     let options = ContextOptions { concepts: true, ..ContextOptions::default() };
                     let prompt = assemble(&tokens, request, &options)?;
-                    if with_concepts {
+                    if way == Way::Compacted {
                         in_prompt[b] += prompt
                             .report
                             .included
@@ -241,10 +313,51 @@ pub fn run(
     };
     report.raw = share(&raw);
     report.compacted = share(&compacted);
+    report.bound = share(&bound);
+    report.anywhere = (anywhere as f64 / n * 1000.0).round() / 1000.0;
     report.concepts_in_prompt = share(&in_prompt);
     report.ratio = member_tokens as f64 / summary_tokens.max(1) as f64;
     seconds.sort_by(f64::total_cmp);
     report.seconds_p50 = seconds.get(seconds.len() / 2).copied().unwrap_or(0.0);
     report.seconds_max = seconds.last().copied().unwrap_or(0.0);
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_core::{Memory, MemoryId, Scope};
+
+    fn turn(text: &str) -> Candidate {
+        let t = strata_core::time::parse_time("2023-05-08T13:56:00Z").unwrap();
+        let body = EpisodeBody::Utterance { speaker: "Ana".into(), text: text.into() };
+        let episode = Episode { occurred_at: t, body, concepts: vec![], extra: Default::default() };
+        let memory = Memory::new(
+            MemoryId::from_parts(1, 0),
+            Scope::user("u"),
+            Content::Episodic(episode),
+            Default::default(),
+            t,
+        );
+        Candidate { memory, score: 1.0, why: None }
+    }
+
+    fn text(c: &Candidate) -> &str {
+        match &c.memory.content {
+            Content::Episodic(Episode { body: EpisodeBody::Utterance { text, .. }, .. }) => text,
+            _ => unreachable!("a turn"),
+        }
+    }
+
+    #[test]
+    fn a_turn_is_cut_to_the_sentences_holding_the_answer_or_else_its_shortest() {
+        let turns = [
+            turn("Wow, great news! We went to West County. The flood was bad there."),
+            turn("That sounds hard. Take care of yourself, please."),
+        ];
+        let cut = cut_to_answer(&turns, "west county");
+        assert_eq!(text(&cut[0]), "We went to West County.");
+        assert_eq!(text(&cut[1]), "That sounds hard.");
+        assert_eq!(cut.len(), 2);
+    }
 }

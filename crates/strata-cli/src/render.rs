@@ -905,11 +905,18 @@ impl Out {
             r.ratio
         );
         say!("Compacting a conversation: {:.1} s (median), {:.1} s (slowest)", r.seconds_p50, r.seconds_max);
-        say!("{} questions: share whose answer is in the prompt's memories", r.questions);
+        say!(
+            "{} questions: share whose answer is in the prompt's memories (in the conversation at all: {:.3})",
+            r.questions,
+            r.anywhere
+        );
         for (budget, raw) in &r.raw {
             let compacted = r.compacted.get(budget).copied().unwrap_or(0.0);
             let concepts = r.concepts_in_prompt.get(budget).copied().unwrap_or(0.0);
-            say!("  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3} ({concepts:.2} concepts a prompt)");
+            let bound = r.bound.get(budget).copied().unwrap_or(0.0);
+            say!(
+                "  {budget:>5} tokens: raw {raw:.3}, compacted {compacted:.3} ({concepts:.2} concepts a prompt); turns cut knowing the answer {bound:.3}"
+            );
         }
         for s in &r.scale {
             say!(
