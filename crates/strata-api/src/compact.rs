@@ -11,10 +11,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use strata_compact::{centroid, cluster, cosine, matching, summary, terms};
+use strata_compact::{centroid, cluster, cosine, features, matching, summary, terms};
 use strata_core::analytics::CompactionPass;
 use strata_core::concepts::{ConceptBody, GROUPS, KEY_PREFIX, MAX_TERMS, Sentence, is_concept, members, name_of};
 use strata_core::event::{Actor, Change, EventMeta, Expected};
+use strata_core::extraction::FACT_SOURCE;
 use strata_core::interchange::Tick;
 use strata_core::store::{NewMemory, StoreTx};
 use strata_core::{Filter, Memory, MemoryId, MemoryKind, Source, Tier};
@@ -27,6 +28,9 @@ use crate::{ApiError, ApiResult, Engine, ErrorCode};
 pub const SUMMARY_TOKENS: usize = 120;
 /// The most tokens of the sentences a concept keeps for prompts to pick from for a question.
 pub const SAID_TOKENS: usize = 2000;
+/// How much a shared session, subject and closeness in time count beside meaning (chosen by
+/// measurement: docs/benchmarks.md, "Compaction").
+pub const SHARED: features::Weights = features::Weights { session: 1.0, subject: 1.0, time: 0.2 };
 /// The app a concept's source and every event of a pass name.
 const COMPACTION: &str = "compaction";
 /// How many concepts, nearest by their centres, a new memory is compared with member by member
@@ -44,6 +48,8 @@ pub struct CompactParams {
     pub summary_tokens: usize,
     /// How groups are found.
     pub clustering: cluster::Params,
+    /// How much a shared session, subject and closeness in time count beside meaning.
+    pub shared: features::Weights,
 }
 
 impl Default for CompactParams {
@@ -53,6 +59,7 @@ impl Default for CompactParams {
             dry_run: false,
             summary_tokens: SUMMARY_TOKENS,
             clustering: cluster::Params::default(),
+            shared: SHARED,
         }
     }
 }
@@ -180,9 +187,20 @@ struct Item {
     speaker: Option<String>,
     /// What it says.
     text: String,
+    /// The subject it is about: a fact's, or for a turn the subject of a fact drawn from it.
+    subject: Option<String>,
 }
 
 impl Item {
+    /// What it shares with other memories besides its meaning.
+    fn shared(&self) -> features::Shared<'_> {
+        features::Shared {
+            session: self.memory.scope.session_id.as_deref(),
+            subject: self.subject.as_deref(),
+            days: self.memory.occurred_at().timestamp() as f64 / 86_400.0,
+        }
+    }
+
     /// Its text as a summary quotes it: with who said it ("Ana: …").
     fn quoted(&self) -> String {
         match &self.speaker {
@@ -216,7 +234,10 @@ impl Engine {
         let known = self.live_concepts()?;
         let tokens = OpenAiTokens::new(Encoding::Cl100kBase);
         let count = |s: &str| tokens.count(s).unwrap_or(s.len() / 4);
-        let vectors: Vec<&[f32]> = items.iter().map(|i| i.vector.as_slice()).collect();
+        // Meaning and what else memories share, in one space for every step below.
+        let space: Vec<Vec<f32>> =
+            items.iter().map(|i| features::joined(&i.vector, &i.shared(), &params.shared)).collect();
+        let vectors: Vec<&[f32]> = space.iter().map(Vec::as_slice).collect();
         // A full pass plans every group; an incremental one only the known concepts that grew.
         let (groups, joined, grown) = if params.full {
             (cluster::groups(&vectors, &params.clustering), 0, None)
@@ -336,9 +357,22 @@ impl Engine {
                         strata_core::vectors::embedding_text(&Memory { content: other.clone(), ..memory.clone() }),
                     ),
                 };
-                Item { memory, vector, speaker, text }
+                let subject = memory.content.key().map(|k| k.split('/').next().unwrap_or(k).to_string());
+                Item { memory, vector, speaker, text, subject }
             })
             .collect();
+        let about: HashMap<MemoryId, String> = items
+            .iter()
+            .filter_map(|i| i.subject.as_ref().map(|s| (i, s)))
+            .flat_map(|(i, s)| {
+                i.memory.links.iter().filter(|l| l.relation == FACT_SOURCE).map(move |l| (l.target, s.clone()))
+            })
+            .collect();
+        for i in &mut items {
+            if i.subject.is_none() {
+                i.subject = about.get(&i.memory.id).cloned();
+            }
+        }
         items.sort_by_key(|i| (i.memory.occurred_at(), i.memory.id));
         Ok(items)
     }

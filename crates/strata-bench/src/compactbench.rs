@@ -36,6 +36,9 @@ pub struct CompactionBench {
     pub grouped: usize,
     /// Tokens of grouped memories ÷ tokens of their summaries.
     pub ratio: f64,
+    /// Of the pairs of turns that one question needs together (its evidence, when more than one
+    /// turn), the share that one concept holds both of.
+    pub together: f64,
     /// Seconds to compact a conversation: median and slowest.
     pub seconds_p50: f64,
     /// Slowest conversation.
@@ -207,6 +210,37 @@ pub fn cut_to_answer(candidates: &[Candidate], answer: &str) -> Vec<Candidate> {
     out
 }
 
+/// Of the pairs of evidence turns of each question that needs more than one, how many one
+/// concept holds both of, and how many there are.
+fn evidence_together(
+    engine: &Engine,
+    sample: &locomo::Sample,
+    dia_of: &std::collections::HashMap<String, String>,
+) -> ApiResult<(usize, usize)> {
+    let mut concept_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let concepts = engine.concepts()?;
+    for (k, c) in concepts.iter().enumerate() {
+        for m in &c.members {
+            if let Some(dia) = dia_of.get(m) {
+                concept_of.insert(dia.as_str(), k);
+            }
+        }
+    }
+    let (mut together, mut pairs) = (0, 0);
+    for evidence in locomo::evidence_sets(sample) {
+        for (i, a) in evidence.iter().enumerate() {
+            for b in &evidence[i + 1..] {
+                pairs += 1;
+                let (ca, cb) = (concept_of.get(a.as_str()), concept_of.get(b.as_str()));
+                if ca.is_some() && ca == cb {
+                    together += 1;
+                }
+            }
+        }
+    }
+    Ok((together, pairs))
+}
+
 /// Every turn of the store with its date and speaker, as a prompt shows them, normalized.
 fn conversation_text(engine: &Engine) -> ApiResult<String> {
     let turns = engine
@@ -236,6 +270,7 @@ pub fn run(
         ([0usize; BUDGETS.len()], [0usize; BUDGETS.len()], [0usize; BUDGETS.len()]);
     let mut in_prompt = [0usize; BUDGETS.len()];
     let mut anywhere = 0usize;
+    let (mut pairs_together, mut pairs) = (0usize, 0usize);
     let (mut member_tokens, mut summary_tokens) = (0usize, 0usize);
     let mut seconds = Vec::new();
     let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
@@ -253,6 +288,9 @@ pub fn run(
         report.concepts += r.concepts;
         report.grouped += r.grouped;
         member_tokens += r.member_tokens;
+        let (t, p) = evidence_together(&engine, sample, &written.dia_of)?;
+        pairs_together += t;
+        pairs += p;
         summary_tokens += r.summary_tokens;
         let everything = conversation_text(&engine)?;
         for (question, answer) in locomo::answered(sample) {
@@ -316,6 +354,7 @@ pub fn run(
     report.bound = share(&bound);
     report.anywhere = (anywhere as f64 / n * 1000.0).round() / 1000.0;
     report.concepts_in_prompt = share(&in_prompt);
+    report.together = (pairs_together as f64 / pairs.max(1) as f64 * 1000.0).round() / 1000.0;
     report.ratio = member_tokens as f64 / summary_tokens.max(1) as f64;
     seconds.sort_by(f64::total_cmp);
     report.seconds_p50 = seconds.get(seconds.len() / 2).copied().unwrap_or(0.0);

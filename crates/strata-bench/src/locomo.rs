@@ -118,6 +118,17 @@ pub fn answered(sample: &Sample) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The evidence (dia_ids) of every question with a reference answer (categories 1–4) whose
+/// evidence is more than one turn.
+pub fn evidence_sets(sample: &Sample) -> Vec<Vec<String>> {
+    sample
+        .qa
+        .iter()
+        .filter(|q| (1..=4).contains(&q.category) && q.evidence.len() > 1)
+        .map(|q| q.evidence.clone())
+        .collect()
+}
+
 /// A day after the date of session `n` (or of the last session before it): when questions
 /// about the first `n` sessions are asked.
 pub fn asked_at(sample: &Sample, n: usize) -> Option<DateTime<Utc>> {

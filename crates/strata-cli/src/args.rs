@@ -280,8 +280,9 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ReviewCommand>,
     },
-    /// Concepts: related memories grouped by meaning, each with a name, the time it spans and a
-    /// summary made of its members' own sentences. Lists them by default.
+    /// Concepts: related memories grouped by meaning and by the conversation, subject and time they
+    /// share, each with a name, the time it spans and a summary made of its members' own sentences.
+    /// Lists them by default.
     Concepts {
         #[command(subcommand)]
         action: Option<ConceptsCommand>,

@@ -904,6 +904,7 @@ impl Out {
             r.grouped,
             r.ratio
         );
+        say!("Of the pairs of turns a question needs together, one concept holds both in {:.1}%", r.together * 100.0);
         say!("Compacting a conversation: {:.1} s (median), {:.1} s (slowest)", r.seconds_p50, r.seconds_max);
         say!(
             "{} questions: share whose answer is in the prompt's memories (in the conversation at all: {:.3})",

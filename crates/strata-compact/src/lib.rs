@@ -1,6 +1,8 @@
 //! Compaction (issue 21): related memories grouped into concepts. Pure functions over texts and
 //! vectors — the engine (strata-api `compact.rs`) reads the store, calls them, and writes the
 //! concepts as events:
+//! - [`features::joined`]: a memory's vector with what it shares besides meaning (session,
+//!   subject, time), weighted;
 //! - [`cluster::groups`]: HDBSCAN (petal-clustering) over the memories' unit vectors, in blocks
 //!   whose groups are clustered again by their centroids when a store is large;
 //! - [`terms::salient`]: each group's salient words against the rest (c-TF-IDF), its name;
@@ -11,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod cluster;
+pub mod features;
 pub mod matching;
 pub mod summary;
 pub mod terms;

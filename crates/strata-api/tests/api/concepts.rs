@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use strata_api::{AddRequest, CompactParams, ConceptView, Engine, ErrorCode, Target};
+use strata_compact::features::Weights;
+use strata_core::extraction::FACT_SOURCE;
 use strata_core::interchange::no_tick;
 use strata_core::vectors::HashEmbedder;
-use strata_core::{Content, Episode, EpisodeBody};
+use strata_core::{Content, Episode, EpisodeBody, FactValue};
 
 use crate::Db;
 
@@ -172,5 +174,78 @@ fn a_concept_whose_members_no_longer_form_a_group_is_dissolved_with_the_reason()
     assert!(last.summary.contains("no longer form a group"), "{}", last.summary);
     for id in &ids {
         assert!(e.memory(&Target::new(id.clone())).unwrap().expired_at.is_none(), "members are never changed");
+    }
+}
+
+/// Six turns alike in meaning, said on the same days: three in one session (about Ana), three
+/// in another (about Bo), among turns about something else. On meaning alone the six make one
+/// concept; with what else they share counted (strongly here), the session (or the subject of
+/// the facts drawn from them) keeps them apart.
+#[test]
+fn what_memories_share_besides_meaning_keeps_sessions_and_subjects_apart() {
+    let turns = [
+        "Porto marathon training plan: a long run.",
+        "Porto marathon training plan: a tempo run.",
+        "Porto marathon training plan: an easy run.",
+    ];
+    let sessions_of = |shared: Weights, link_subjects: bool| -> Vec<Vec<String>> {
+        let db = Db::new();
+        let mut e = db.engine("ana", None);
+        e.use_embedder(Arc::new(E), false).unwrap();
+        let mut by_session = Vec::new();
+        for (session, subject) in [("s1", "ana"), ("s2", "bo")] {
+            let mut ids = Vec::new();
+            for (day, text) in turns.iter().enumerate() {
+                let at = strata_core::time::parse_time(&format!("2026-01-{:02}T09:00Z", day + 1)).unwrap();
+                let episode = Episode {
+                    occurred_at: at,
+                    body: EpisodeBody::Utterance { speaker: "Ana".into(), text: (*text).into() },
+                    concepts: vec![],
+                    extra: Default::default(),
+                };
+                let session_id = (!link_subjects).then(|| session.to_string());
+                ids.push(e.add(AddRequest { session_id, ..AddRequest::new(Content::Episodic(episode)) }).unwrap().id);
+            }
+            if link_subjects {
+                let fact = strata_core::Concept {
+                    key: format!("{subject}/sport"),
+                    facts: [("fact".to_string(), FactValue::Text(format!("{subject} is a runner")))]
+                        .into_iter()
+                        .collect(),
+                };
+                let f = e.add(AddRequest::new(Content::Semantic(fact))).unwrap().id;
+                for id in &ids {
+                    e.link(&Target::new(f.clone()), &Target::new(id.clone()), FACT_SOURCE).unwrap();
+                }
+            }
+            by_session.push(ids);
+        }
+        // Something else said meanwhile, so that the turns above are a group among others.
+        for (day, text) in KITTEN.iter().enumerate() {
+            said(&mut e, day as u32 + 1, text);
+        }
+        e.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap();
+        let params = CompactParams { shared, ..CompactParams::default() };
+        e.compact(&params, &mut no_tick, &AtomicBool::new(false)).unwrap();
+        // For each concept, the sessions its turns come from.
+        e.concepts()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let mut from: Vec<String> = (0..2)
+                    .filter(|&k| c.members.iter().any(|m| by_session[k].contains(m)))
+                    .map(|k| format!("s{}", k + 1))
+                    .collect();
+                from.dedup();
+                from
+            })
+            .collect()
+    };
+    let mixed = |concepts: &[Vec<String>]| concepts.iter().any(|from| from.len() > 1);
+    for link_subjects in [false, true] {
+        let alone = sessions_of(Weights::NONE, link_subjects);
+        assert!(mixed(&alone), "on meaning alone the two sessions share a concept: {alone:?}");
+        let shared = sessions_of(Weights { session: 1.0, subject: 1.0, time: 0.3 }, link_subjects);
+        assert!(!shared.is_empty() && !mixed(&shared), "subjects {link_subjects}: {shared:?}");
     }
 }
