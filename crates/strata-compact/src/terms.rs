@@ -1,10 +1,68 @@
 //! A group's salient words against the rest of the store (c-TF-IDF, as BERTopic weighs them):
 //! a word weighs its frequency in the group times `ln(1 + A / f)`, where `f` is its frequency
 //! in the whole store and `A` the mean number of words per class (each group a class, the
-//! memories in none one more). Function words ([`strata_core::query::is_stopword`]), numbers and
-//! words under three letters never count. Each word is shown as the group spells it most often.
+//! memories in none one more). Function words ([`strata_core::query::is_stopword`]),
+//! contractions, words that name nothing ("something", "wow"), numbers and words under three
+//! letters never count. Each word is shown as the group spells it most often.
 
 use std::collections::HashMap;
+
+/// Words that are not function words yet name nothing a group is about: a concept named
+/// "something, ever, many" or "Wow, awesome" tells a person nothing.
+const NAME_NOTHING: &[&str] = &[
+    "along",
+    "also",
+    "amazing",
+    "anyone",
+    "anything",
+    "around",
+    "awesome",
+    "aww",
+    "cool",
+    "definitely",
+    "ever",
+    "everyone",
+    "everything",
+    "glad",
+    "gonna",
+    "gotta",
+    "great",
+    "haha",
+    "hey",
+    "just",
+    "lol",
+    "lot",
+    "lots",
+    "many",
+    "maybe",
+    "much",
+    "nothing",
+    "okay",
+    "omg",
+    "others",
+    "really",
+    "someone",
+    "something",
+    "still",
+    "sure",
+    "thank",
+    "thankfully",
+    "thanks",
+    "thing",
+    "things",
+    "totally",
+    "wanna",
+    "way",
+    "wow",
+    "yeah",
+    "yep",
+    "yes",
+];
+
+/// Whether `word` (lower-cased) is a contraction ("I'm", "they're", "don't"): function words.
+fn contracted(word: &str) -> bool {
+    ["'m", "'re", "'ve", "'ll", "'d", "n't"].iter().any(|end| word.ends_with(end))
+}
 
 /// The words of `text` that can be salient: (lower-cased, as written).
 pub fn words(text: &str) -> impl Iterator<Item = (String, &str)> {
@@ -14,6 +72,7 @@ pub fn words(text: &str) -> impl Iterator<Item = (String, &str)> {
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_numeric()))
         .filter(|w| !strata_core::query::is_stopword(w))
         .map(|w| (w.to_lowercase(), w))
+        .filter(|(lower, _)| !contracted(lower) && NAME_NOTHING.binary_search(&lower.as_str()).is_err())
 }
 
 /// Each group's salient words, best first, with their weights (at most `k` per group).
@@ -73,5 +132,17 @@ mod tests {
         assert_eq!(&first[..2], ["kitten", "Pixel"]);
         assert_eq!(terms[1][0].0, "running");
         assert!(terms.iter().flatten().all(|(w, _)| w != "really" && w != "the"));
+    }
+
+    #[test]
+    fn contractions_and_words_that_name_nothing_never_name_a_group() {
+        let texts = ["I'm taking the kids to pottery, something I'm glad about", "They're making a pottery bowl, wow"];
+        let terms = salient(&texts, &[vec![0, 1]], 8);
+        let named: Vec<&str> = terms[0].iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(named[0], "pottery");
+        for nothing in ["I'm", "They're", "something", "glad", "wow"] {
+            assert!(!named.contains(&nothing), "{named:?}");
+        }
+        assert!(NAME_NOTHING.windows(2).all(|w| w[0] < w[1]), "sorted, for binary search");
     }
 }
