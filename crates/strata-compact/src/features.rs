@@ -10,8 +10,9 @@ const NAME_DIMS: usize = 16;
 /// day apart are close on all three; a month apart, on the longest only.
 const PERIODS: [f64; 3] = [7.0, 60.0, 730.0];
 
-/// How much each shared thing counts against meaning (whose vector has length 1): two memories
-/// of different sessions are `session × √2` further apart than two of the same one.
+/// How much each shared thing counts against meaning (whose vector has length 1): in the
+/// session's dimensions, two memories of different sessions lie `session × √2` apart and two of
+/// the same one at 0 (before the whole vector is made unit length again).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
     /// The same session.
