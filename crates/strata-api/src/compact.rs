@@ -230,6 +230,8 @@ impl Engine {
         let embedder = self.embedder().cloned().ok_or_else(|| {
             ApiError::new(ErrorCode::Model, "compaction groups memories by meaning and needs the embedding model")
         })?;
+        // Read before anything else: the pass writes only if no other pass wrote meanwhile.
+        let passes = self.store_view().concept_passes()?;
         let items = self.items(embedder.model_id())?;
         let known = self.live_concepts()?;
         let tokens = OpenAiTokens::new(Encoding::Cl100kBase);
@@ -281,7 +283,7 @@ impl Engine {
         report.ratio = report.member_tokens as f64 / report.summary_tokens.max(1) as f64;
         if !params.dry_run {
             check(cancel)?;
-            self.write_steps(steps)?;
+            self.write_steps(steps, passes)?;
             self.record_pass(&report, params.full);
         }
         Ok(report)
@@ -406,8 +408,10 @@ impl Engine {
         }
     }
 
-    /// Writes a pass's steps in one transaction.
-    fn write_steps(&mut self, steps: Vec<Step>) -> ApiResult<()> {
+    /// Writes a pass's steps in one transaction, if no other pass wrote since this one read
+    /// `passes`, and every member it read is still there (forgetting wins over a pass in
+    /// flight); otherwise writes nothing and says so.
+    fn write_steps(&mut self, steps: Vec<Step>, passes: i64) -> ApiResult<()> {
         let meta = EventMeta { actor: Actor::App, client: Some(COMPACTION.into()), ..self.meta() };
         let scope = self.scope(None);
         let mut keys: HashSet<String> = self
@@ -415,7 +419,29 @@ impl Engine {
             .iter()
             .filter_map(|m| m.content.key().map(str::to_string))
             .collect();
-        self.store().transact(|tx| {
+        let read: Vec<MemoryId> = steps
+            .iter()
+            .flat_map(|s| match s {
+                Step::Form(p) | Step::Update(_, p) => p.members.clone(),
+                Step::Expire(..) => Vec::new(),
+            })
+            .collect();
+        let written = self.store().transact(|tx| {
+            match tx.still_live(&read) {
+                Err(strata_core::Error::Forgotten { id, .. }) => {
+                    return Ok(Err(ApiError::new(
+                        ErrorCode::Forgotten,
+                        format!("memory {id} was forgotten while this pass grouped it; nothing was written (group again)"),
+                    )));
+                }
+                other => other?,
+            }
+            if !tx.bump_concept_passes(passes)? {
+                return Ok(Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    "another grouping pass wrote concepts while this one ran; nothing was written (the concepts are that pass's)",
+                )));
+            }
             for step in steps {
                 match step {
                     Step::Form(p) => {
@@ -441,10 +467,15 @@ impl Engine {
                     }
                 }
             }
-            Ok(())
-        })?;
-        self.wrote();
-        Ok(())
+            Ok(Ok(()))
+        });
+        // A refusal has written nothing when it returns (its transaction is empty); it keeps its
+        // own code, which an error through the transaction would not.
+        let written = written?;
+        if written.is_ok() {
+            self.wrote();
+        }
+        written
     }
 }
 

@@ -77,14 +77,16 @@ impl From<strata_core::ChatError> for ApiError {
             K::Network => ErrorCode::Network,
             K::BadRequest | K::Server => ErrorCode::Provider,
         };
-        ApiError { code, message: e.message }
+        ApiError::new(code, e.message)
     }
 }
 
 impl ApiError {
-    /// An error with a code and message.
+    /// An error with a code and message; every value the message quotes is cut to an excerpt
+    /// and the whole bounded ([`strata_core::error::bounded`]): a message may echo what a
+    /// caller sent, and a 100 KB key would bury the sentence that matters.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError { code, message: message.into() }
+        ApiError { code, message: strata_core::error::bounded(&message.into()) }
     }
 
     /// Shorthand for [`ErrorCode::InvalidInput`].
@@ -112,6 +114,6 @@ impl From<Error> for ApiError {
             Error::Cancelled(_) => ErrorCode::Cancelled,
             Error::BadEvent { .. } | Error::Sqlite(_) => ErrorCode::Internal,
         };
-        ApiError { code, message: e.to_string() }
+        ApiError::new(code, e.to_string())
     }
 }

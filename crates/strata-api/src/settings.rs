@@ -62,14 +62,26 @@ impl UsageSettings {
     }
 
     /// [`UsageSettings::records_days`] as the settings file says, for a front end opening its
-    /// engine: a file that cannot be read leaves the default, with a warning (opening the
-    /// store should not fail for it; the settings screen shows the error).
+    /// engine. A file that cannot be read is read the strictest way, never weakening a choice
+    /// it may hold: no usage records are kept until it is mended, and a warning says so
+    /// (opening the store does not fail for it; the settings screen shows the error).
     pub fn records_days_saved() -> Option<u32> {
-        match Settings::load() {
+        match Settings::path() {
+            Ok(path) => UsageSettings::records_days_in(&path),
+            Err(e) => {
+                tracing::warn!("{e}; no usage records are kept (the strictest reading)");
+                None
+            }
+        }
+    }
+
+    /// [`UsageSettings::records_days_saved`] from the file at `path`.
+    pub fn records_days_in(path: &Path) -> Option<u32> {
+        match Settings::load_from(path) {
             Ok(s) => s.usage.records_days(),
             Err(e) => {
-                tracing::warn!("{e}; usage records are kept as by default");
-                UsageSettings::default().records_days()
+                tracing::warn!("{e}; until it is mended no usage records are kept (the strictest reading)");
+                None
             }
         }
     }
@@ -135,12 +147,16 @@ impl Settings {
     /// The settings in `path` (defaults when it does not exist). A damaged file is an error
     /// that names it; it is left as it is.
     pub fn load_from(path: &Path) -> ApiResult<Settings> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match strata_core::files::read_text(path, 1 << 20, "a settings file") {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-            Err(e) => return Err(ApiError::new(ErrorCode::Io, format!("cannot read {}: {e}", path.display()))),
+            Err(strata_core::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Settings::default());
+            }
+            Err(e) => return Err(e.into()),
         };
-        let settings: Settings = strata_core::interchange::json::parse(&text).map_err(|e| {
+        // Editors on Windows start UTF-8 files with a byte-order mark; it is no setting.
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+        let settings: Settings = strata_core::interchange::json::parse(text).map_err(|e| {
             ApiError::new(
                 ErrorCode::InvalidInput,
                 format!(
@@ -404,5 +420,21 @@ mod tests {
         for preset in &presets {
             assert!(tier_problems(&preset.policy).is_empty(), "{}", preset.name);
         }
+    }
+
+    /// A file an editor began with a byte-order mark is read (it was refused, and the
+    /// person's "keep no usage records" ignored); a file that cannot be read keeps none.
+    #[test]
+    fn a_byte_order_mark_is_read_and_an_unreadable_file_never_weakens_a_privacy_choice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "\u{FEFF}{\"usage\": {\"keep\": false}}").unwrap();
+        assert!(!Settings::load_from(&path).unwrap().usage.keep);
+        assert_eq!(UsageSettings::records_days_in(&path), None);
+        std::fs::write(&path, "{\"usage\": {\"keep\": tru").unwrap();
+        assert_eq!(UsageSettings::records_days_in(&path), None, "unreadable: the strictest reading");
+        std::fs::write(&path, "{\"usage\": {\"days\": 7}}").unwrap();
+        assert_eq!(UsageSettings::records_days_in(&path), Some(7));
+        assert_eq!(UsageSettings::records_days_in(&dir.path().join("none.json")), Some(90), "no file: defaults");
     }
 }

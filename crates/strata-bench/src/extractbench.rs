@@ -283,7 +283,7 @@ pub fn run_locomo(
             })
             .collect();
         let text = serde_json::to_string_pretty(&pairs).map_err(|e| ApiError::invalid(e.to_string()))?;
-        std::fs::write(path, text).map_err(|e| ApiError::invalid(format!("cannot write {}: {e}", path.display())))?;
+        strata_core::files::write_bytes(path, text.as_bytes())?;
     }
     Ok(report)
 }

@@ -590,7 +590,8 @@ pub enum ConceptsCommand {
         /// Only let memories in no concept join one.
         #[arg(long)]
         incremental: bool,
-        /// Say what would change and write nothing.
+        /// Say what would change and write nothing (not even vectors: memories not embedded
+        /// yet are left out).
         #[arg(long)]
         dry_run: bool,
     },

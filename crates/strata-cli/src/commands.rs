@@ -115,8 +115,12 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             out.page(&engine.list_by(filter_of(filter, engine.now())?, order, limit, cursor.as_deref())?)
         }
         Command::Search { query, filter, limit } => {
-            let marks =
-                if out.json || !std::io::stdout().is_terminal() { ("**", "**") } else { ("\x1b[1m", "\x1b[0m") };
+            // On a terminal the marks become bold once the text is made safe (crate::terminal).
+            let marks = if out.json || !std::io::stdout().is_terminal() {
+                ("**", "**")
+            } else {
+                (crate::terminal::MARK_START, crate::terminal::MARK_END)
+            };
             out.hits(&engine.search(&query, filter_of(filter, engine.now())?, limit, marks)?, &query)
         }
         Command::Recall { query, filter, limit, why } => {
@@ -243,7 +247,13 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
                     out.exported(format, n, &path)
                 }
                 None => {
-                    let mut stdout = std::io::BufWriter::new(crate::render::Stdout);
+                    // Data, exactly as exported, into a pipe or file; made safe on a terminal.
+                    let raw: Box<dyn std::io::Write> = if std::io::stdout().is_terminal() {
+                        Box::new(crate::terminal::Stdout)
+                    } else {
+                        Box::new(crate::terminal::RawStdout)
+                    };
+                    let mut stdout = std::io::LineWriter::new(raw);
                     engine.export(format, &mut stdout)?;
                     stdout.flush()?;
                     Ok(())
@@ -343,7 +353,7 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
     let ContextArgs { model, query, budget, system, history, placement, compare, filter } = args;
     let history: Vec<strata_core::Message> = match history {
         Some(p) => {
-            let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+            let text = strata_core::files::read_text(&p, 16 << 20, "a conversation's history")?;
             serde_json::from_str(&text).with_context(|| {
                 format!("{}: not a list of messages ([{{\"role\": \"user\", \"content\": \"…\"}}, …])", p.display())
             })?
@@ -694,11 +704,11 @@ struct Listen {
 }
 
 impl Listen {
-    /// The hosts requests may name: loopback ones, and beyond loopback (only with
-    /// --allow-remote) the address listened on and the names given.
+    /// The hosts requests may name: loopback ones, the names given (with --allow-remote)
+    /// whatever the address, and beyond loopback the address listened on.
     fn hosts(&self) -> Result<strata_core::access::Hosts> {
         if self.addr.ip().is_loopback() {
-            return Ok(strata_core::access::Hosts::loopback());
+            return Ok(strata_core::access::Hosts::named(self.remote.allow_hosts.clone()));
         }
         if !self.remote.allow_remote {
             bail!(
@@ -910,7 +920,13 @@ fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> 
         ConceptsCommand::List => out.concepts(&engine.concepts()?),
         ConceptsCommand::Show { concept } => out.concept(&engine.concept(&strata_api::Target::new(concept))?),
         ConceptsCommand::Rebuild { incremental, dry_run } => {
-            load_embedder(engine, out)?;
+            // A dry run writes nothing, vectors included: it groups what is embedded already.
+            if dry_run {
+                let model = strata_models::MiniLm::load_default()?;
+                engine.use_embedder(Arc::new(model), false)?;
+            } else {
+                load_embedder(engine, out)?;
+            }
             let params = strata_api::CompactParams { full: !incremental, dry_run, ..Default::default() };
             let show = !out.json && std::io::stderr().is_terminal();
             let mut tick = |done: u64, total: u64| {
@@ -1040,8 +1056,8 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
         TokensCommand::Split { model, max, file } => (model, file, Some(max)),
     };
     let text = match &file {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        None => std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?,
+        Some(p) => strata_core::files::read_text(p, 256 << 20, "a text to count")?,
+        None => strata_core::interchange::json::read_text("<stdin>", &mut std::io::stdin())?,
     };
     let strata_api::context::ModelTokens { tokens, unknown, .. } =
         strata_api::context::tokenizer(&context_settings(), &model)?;
@@ -1122,8 +1138,8 @@ fn add_request(add: AddCommand, clock: &dyn Clock) -> Result<AddRequest> {
     })
 }
 
-/// `name=value`; the value is JSON when it parses as a number, list, object or boolean,
-/// otherwise text.
+/// `name=value`; the value is JSON when it parses as a number (one a double would round
+/// stays text, digits and all), list, object or boolean, otherwise text.
 fn parse_fact(s: &str) -> Result<(String, FactValue)> {
     let (k, v) = s.split_once('=').ok_or_else(|| anyhow!("'{s}' is not NAME=VALUE"))?;
     let (k, v) = (k.trim(), v.trim());
@@ -1131,6 +1147,7 @@ fn parse_fact(s: &str) -> Result<(String, FactValue)> {
         bail!("'{s}' has no fact name before '='");
     }
     let value = match serde_json::from_str::<serde_json::Value>(v) {
+        Ok(serde_json::Value::Number(n)) if !strata_core::model::is_exact(&n) => FactValue::Text(v.to_string()),
         Ok(
             j @ (serde_json::Value::Number(_)
             | serde_json::Value::Array(_)

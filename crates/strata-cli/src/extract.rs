@@ -106,8 +106,14 @@ fn lowest_priority() {
 /// settings say so, a `strata extract` process of its own reads it with the same model, so the
 /// answer never waits for extraction.
 pub fn extract_later(engine: &Engine, provider: &ProviderArgs, episode: &str) -> Result<()> {
-    if !Settings::load()?.extraction.after_exchanges {
-        return Ok(());
+    // A settings file that cannot be read is read the strictest way: no extraction.
+    match Settings::load() {
+        Ok(s) if s.extraction.after_exchanges => {}
+        Ok(_) => return Ok(()),
+        Err(e) => {
+            note!("{e}; facts are not extracted from conversations until it is mended");
+            return Ok(());
+        }
     }
     let db = engine.path().context("an in-memory database has no file to extract into")?.to_path_buf();
     let exe = std::env::current_exe().context("cannot find the strata program to extract facts")?;

@@ -2,29 +2,33 @@
 //! Errors are one line on stderr and a non-zero exit, never a panic or a backtrace.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// `eprintln!` that never panics: with standard error closed (`2>&-`, or a pipe whose reader
-/// went away) the message is lost, not the command.
+/// `eprintln!` made safe for a terminal ([`terminal::to_stderr`]) that never panics: with
+/// standard error closed (`2>&-`, or a pipe whose reader went away) the message is lost, not
+/// the command.
 macro_rules! note {
+    () => {{
+        crate::terminal::to_stderr("\n");
+    }};
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        crate::terminal::to_stderr(&format!("{}\n", format_args!($($arg)*)));
     }};
 }
 
-/// `println!` to [`render::Stdout`] (quiet when the reader of a pipe went away), returning
-/// I/O errors with `?` instead of panicking: every result goes out through it.
+/// `println!` to [`terminal::Stdout`] (made safe for a terminal, quiet when the reader of a
+/// pipe went away), returning I/O errors with `?` instead of panicking: every result goes out
+/// through it.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(crate::render::Stdout, $($arg)*)?
+        writeln!(crate::terminal::Stdout, $($arg)*)?
     }};
 }
 
-/// [`note!`] without the line break (progress lines that rewrite themselves).
+/// [`note!`] without the line break (progress lines that rewrite themselves with a leading
+/// carriage return).
 macro_rules! note_part {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
+        crate::terminal::to_stderr(&format!($($arg)*));
     }};
 }
 
@@ -33,6 +37,7 @@ mod commands;
 mod curation;
 mod extract;
 mod render;
+mod terminal;
 mod train;
 
 use std::process::ExitCode;
@@ -75,7 +80,8 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            // Errors may quote what was typed or stored: each value cut to an excerpt.
+            let chain: Vec<String> = e.chain().map(|c| strata_core::error::bounded(&c.to_string())).collect();
             note!("error: {}", chain.join(": "));
             ExitCode::from(1)
         }

@@ -12,26 +12,6 @@ use strata_core::error::excerpt;
 use strata_core::interchange::seed::ImportCounts;
 use strata_core::{Content, EpisodeBody, FactValue};
 
-/// Standard output that stops quietly when the reader goes away (`strata list | head`), so a
-/// closed pipe is never a panic or an error.
-pub struct Stdout;
-
-impl Write for Stdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match std::io::stdout().lock().write(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(buf.len()),
-            other => other,
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match std::io::stdout().lock().flush() {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            other => other,
-        }
-    }
-}
-
 /// Where results go, and in which form.
 pub struct Out {
     /// JSON instead of tables.
@@ -41,13 +21,13 @@ pub struct Out {
 }
 
 fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
-    say!("{}", serde_json::to_string_pretty(v)?);
+    say!("{}", crate::terminal::json(v)?);
     Ok(())
 }
 
 /// Rows under a header, as CSV on standard output.
 fn print_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Result<()> {
-    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    let mut w = csv::Writer::from_writer(crate::terminal::Stdout);
     w.write_record(header)?;
     for row in rows {
         w.write_record(&row)?;
@@ -358,6 +338,18 @@ impl Out {
         );
         if !r.decisions.is_empty() {
             self.decision_table(&r.decisions)?;
+        }
+        for why in &r.skipped {
+            say!("Skipped: {why}.");
+        }
+        if r.forgotten_meanwhile > 0 {
+            say!(
+                "{} {} forgotten while {} read: nothing of {} was written.",
+                r.forgotten_meanwhile,
+                if r.forgotten_meanwhile == 1 { "part of a conversation was" } else { "parts of conversations were" },
+                if r.forgotten_meanwhile == 1 { "it was" } else { "they were" },
+                if r.forgotten_meanwhile == 1 { "it" } else { "them" },
+            );
         }
         Ok(())
     }
@@ -1292,7 +1284,7 @@ impl Out {
 
     /// A piece of a streamed answer, shown at once.
     pub fn piece(&self, text: &str) {
-        let mut w = std::io::stdout().lock();
+        let mut w = crate::terminal::Stdout;
         let _ = w.write_all(text.as_bytes());
         let _ = w.flush();
     }

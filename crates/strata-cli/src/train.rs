@@ -256,10 +256,10 @@ fn dataset(
     let set = set_for(engine, &chat, s, &config)?;
     let file = match file {
         Some(f) => {
-            set.write(&f)?;
+            pipeline::write_set_to(engine, &f, &set)?;
             f
         }
-        None => pipeline::write_set(db, &set)?,
+        None => pipeline::write_set(engine, db, &set)?,
     };
     print_problems(&set);
     let count = |k: strata_train::Kind| set.train().filter(|e| e.kind == k).count();

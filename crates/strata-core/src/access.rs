@@ -58,9 +58,11 @@ pub fn host_name(name: &str) -> Result<String, String> {
     Err(format!("'{name}' is not a host name or IP address (give one without scheme or port, e.g. memory.home.arpa)"))
 }
 
-/// The hosts a server answers requests for (`Host`): loopback ones always; a server allowed
-/// beyond loopback also its listening address (any address, when it listens on all of them —
-/// a request naming an IP cannot come from a rebound DNS name) and the names it was given.
+/// The hosts a server answers requests for (`Host`): loopback ones always; the names it was
+/// given, whatever address it listens on (a loopback server behind a tunnel or a reverse proxy
+/// is reached by one); and a server listening beyond loopback also its listening address (any
+/// address, when it listens on all of them — a request naming an IP cannot come from a rebound
+/// DNS name).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Hosts {
     remote: Option<IpAddr>,
@@ -79,9 +81,16 @@ impl Hosts {
         Hosts { remote: Some(listen), names: names.iter().map(|n| host_of(n)).collect() }
     }
 
-    /// Whether the server answers beyond loopback.
+    /// A server listening on a loopback address, reached also by `names` (as [`host_name`]
+    /// gives them).
+    pub fn named(names: Vec<String>) -> Hosts {
+        Hosts { remote: None, names: names.iter().map(|n| host_of(n)).collect() }
+    }
+
+    /// Whether the server answers beyond loopback: it listens beyond it, or is reached by a
+    /// name (through a tunnel or a proxy). Such a server always requires a token.
     pub fn is_remote(&self) -> bool {
-        self.remote.is_some()
+        self.remote.is_some() || !self.names.is_empty()
     }
 
     /// Whether a request with this `Host` header may be answered.
@@ -89,11 +98,11 @@ impl Hosts {
         let Some(host) = header.map(host_of).filter(|h| !h.is_empty()) else {
             return false;
         };
-        if is_loopback(&host) {
+        if is_loopback(&host) || self.names.contains(&host) {
             return true;
         }
         let Some(listen) = self.remote else { return false };
-        self.names.contains(&host) || host.parse::<IpAddr>().is_ok_and(|ip| listen.is_unspecified() || ip == listen)
+        host.parse::<IpAddr>().is_ok_and(|ip| listen.is_unspecified() || ip == listen)
     }
 }
 
@@ -161,6 +170,10 @@ mod tests {
         check(&any("0.0.0.0"), &["192.0.2.7", "[2001:db8::7]", "strata.example", "STRATA.example:80"], &[]);
         check(&any("::"), &["192.0.2.7", "[2001:db8::7]:8765"], &[]);
         check(&any("192.0.2.7"), &["192.0.2.7", "strata.example", "localhost"], &["192.0.2.8", "evil.example"]);
+        // A name is allowed whatever the address listened on (it answered 403 on 127.0.0.1).
+        let tunnelled = Hosts::named(vec![host_name("Memory.Example").unwrap()]);
+        check(&tunnelled, &["memory.example:8765", "localhost"], &["192.0.2.7", "evil.example"]);
+        assert!(tunnelled.is_remote() && !Hosts::loopback().is_remote(), "a named server requires a token");
         let behind_nat = Hosts::remote("192.0.2.7".parse().unwrap(), vec![host_name("2001:DB8:0::5").unwrap()]);
         check(&behind_nat, &["[2001:db8::5]:8765"], &["[2001:db8::6]", "203.0.113.5"]);
     }

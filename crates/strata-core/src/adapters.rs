@@ -161,6 +161,17 @@ impl Store {
                 new.bytes as i64
             ],
         )?;
+        // Forgetting wins over a run in flight: an adapter is registered only while no memory
+        // it learned from has been forgotten (its writer deletes its files otherwise). A source
+        // this store never held (the shipped example facts) is no one's memory to forget.
+        for source in &new.sources {
+            let Ok(memory) = source.parse::<crate::model::MemoryId>() else { continue };
+            if crate::rows::load(&tx, memory)?.is_none()
+                && let forgotten @ Error::Forgotten { .. } = crate::rows::forgotten_error(&tx, memory)?
+            {
+                return Err(forgotten);
+            }
+        }
         self.adapter_event(&id, "trained", new.trained)?;
         tx.commit()?;
         self.adapter(&id)

@@ -277,6 +277,10 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let mut counts = FlagCounts::default();
         for q in qualifying {
+            // Forgotten since the pass read it: forgetting wins, the memory is not flagged.
+            if crate::rows::load(&tx, q.memory_id)?.is_none() {
+                continue;
+            }
             let id = q.memory_id.to_string();
             let before = self.candidate(user, q.memory_id)?;
             let detail = serde_json::json!({ "score": q.score, "reasons": q.reasons });

@@ -177,26 +177,65 @@ fn is_cut(tail: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A message written by someone else (a parser's): each span between backticks or double
-/// quotes is cut to an [`excerpt`], and the whole to a few excerpts' length.
+/// A message written by someone else (a parser's): each quoted value cut to an excerpt (see
+/// [`excerpts`]), and the whole to a few excerpts' length.
 pub fn clamp_message(message: &str) -> String {
-    let mut out = String::with_capacity(message.len().min(4 * EXCERPT_CHARS));
+    cut(excerpts(message), 8 * EXCERPT_CHARS)
+}
+
+/// The most characters of a message shown to a person ([`bounded`]).
+pub const MESSAGE_CHARS: usize = 1_000;
+
+/// An error message as it may be shown: every quoted value cut to an excerpt ([`excerpts`]),
+/// and the whole to [`MESSAGE_CHARS`]. The one rule the front doors (the API's errors, the
+/// CLI's last line) apply to every message, whoever wrote it.
+pub fn bounded(message: &str) -> String {
+    cut(excerpts(message), MESSAGE_CHARS)
+}
+
+fn cut(mut text: String, chars: usize) -> String {
+    if let Some((at, _)) = text.char_indices().nth(chars) {
+        text.truncate(at);
+        text.push('…');
+    }
+    text
+}
+
+/// `message` with each quoted value — between backticks, double quotes, or single quotes that
+/// open after a space or bracket and close before one or punctuation — cut to an [`excerpt`].
+pub fn excerpts(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(16 * EXCERPT_CHARS));
     let mut rest = message;
-    while let Some(open) = rest.find(['`', '"']) {
-        let quote = &rest[open..open + 1];
-        let Some(len) = rest[open + 1..].find(quote) else { break };
+    while let Some((open, len)) = next_quoted(rest) {
         out.push_str(&rest[..=open]);
         out.push_str(&excerpt(&rest[open + 1..open + 1 + len]));
-        out.push_str(quote);
+        out.push_str(&rest[open + 1 + len..open + 2 + len]);
         rest = &rest[open + 2 + len..];
     }
     out.push_str(rest);
-    if out.chars().count() > 8 * EXCERPT_CHARS {
-        let cut = out.char_indices().nth(8 * EXCERPT_CHARS).map_or(out.len(), |(i, _)| i);
-        out.truncate(cut);
-        out.push('…');
-    }
     out
+}
+
+/// Where the next quoted value of `text` starts (its opening quote) and its length in bytes.
+fn next_quoted(text: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(['`', '"', '\'']).map(|i| i + from) {
+        let quote = text.as_bytes()[at] as char;
+        let body = &text[at + 1..];
+        let close = if quote == '\'' {
+            let opens = text[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || "([{:=,".contains(c));
+            let closes =
+                |i: usize| body[i + 1..].chars().next().is_none_or(|c| c.is_whitespace() || ").,;:!?]}".contains(c));
+            if opens { body.match_indices('\'').map(|(i, _)| i).find(|&i| closes(i)) } else { None }
+        } else {
+            body.find(quote)
+        };
+        match close {
+            Some(len) => return Some((at, len)),
+            None => from = at + 1,
+        }
+    }
+    None
 }
 
 impl From<rusqlite::Error> for Error {

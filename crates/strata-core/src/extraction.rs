@@ -177,6 +177,16 @@ impl Store {
     pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
         unread(&self.conn, episodes)
     }
+
+    /// Why extraction read `episode` only in part or not at all (none: read whole, or unread).
+    pub fn skipped_reason(&self, episode: MemoryId) -> Result<Option<String>> {
+        let reason: Option<Option<String>> = self
+            .conn
+            .prepare_cached("SELECT skipped FROM extraction_reads WHERE episode_id = ?1")?
+            .query_row([episode.to_string()], |r| r.get(0))
+            .optional()?;
+        Ok(reason.flatten())
+    }
 }
 
 impl StoreTx<'_> {
@@ -242,12 +252,25 @@ impl StoreTx<'_> {
 
     /// Records that extraction has read `episodes` in run `run_id`.
     pub fn mark_read(&mut self, episodes: &[MemoryId], run_id: &str) -> Result<()> {
+        let none: &[(MemoryId, String)] = &[];
+        self.mark_read_with(episodes, run_id, none)
+    }
+
+    /// [`StoreTx::mark_read`], with the reason an episode was read only in part or skipped
+    /// (`skipped`: episode and reason, in words).
+    pub fn mark_read_with(
+        &mut self,
+        episodes: &[MemoryId],
+        run_id: &str,
+        skipped: &[(MemoryId, String)],
+    ) -> Result<()> {
         let now = to_ms(self.now());
         let mut stmt = self.conn().prepare_cached(
-            "INSERT OR IGNORE INTO extraction_reads (episode_id, run_id, read_at) VALUES (?1, ?2, ?3)",
+            "INSERT OR IGNORE INTO extraction_reads (episode_id, run_id, read_at, skipped) VALUES (?1, ?2, ?3, ?4)",
         )?;
         for id in episodes {
-            stmt.execute(params![id.to_string(), run_id, now])?;
+            let reason = skipped.iter().find(|(e, _)| e == id).map(|(_, r)| r.as_str());
+            stmt.execute(params![id.to_string(), run_id, now, reason])?;
         }
         Ok(())
     }

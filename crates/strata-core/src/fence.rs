@@ -37,6 +37,28 @@ pub fn fence(text: &str) -> String {
     out
 }
 
+/// `text` fenced as one line of at most `max_chars` characters: normalized and defused as
+/// [`fence`] does, every run of white space and line breaks one space, and cut with `…`
+/// (within the bound) past it. For a value that
+/// must stay on its line in a prompt (a name, a speaker, a description): it can neither start
+/// a line of its own nor run on.
+pub fn fence_line(text: &str, max_chars: usize) -> String {
+    let fenced = fence(text);
+    let mut line = String::with_capacity(fenced.len().min(max_chars * 4));
+    let mut words = fenced.split(INDENT).flat_map(str::split_whitespace).peekable();
+    while let Some(word) = words.next() {
+        line.push_str(word);
+        if words.peek().is_some() {
+            line.push(' ');
+        }
+    }
+    if line.char_indices().nth(max_chars).is_none() {
+        return line;
+    }
+    let cut = line.char_indices().nth(max_chars.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+    format!("{}…", line[..cut].trim_end())
+}
+
 /// Whether `c` ends a line for some renderer or model: Unicode's mandatory breaks, and the
 /// separators Python's `splitlines` honours.
 pub fn is_line_break(c: char) -> bool {

@@ -13,7 +13,7 @@ pub mod error;
 pub mod event;
 pub mod evolve;
 pub mod extraction;
-mod fence;
+pub mod fence;
 pub mod files;
 mod fts;
 pub mod interchange;

@@ -201,6 +201,39 @@ impl TryFrom<serde_json::Value> for FactValue {
     }
 }
 
+/// The largest integer a JSON number read without its digits (a double) holds exactly: 2^53.
+const EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// Refuses a number a double could only round (a 30-digit integer reads as `1.2345…e29`): it
+/// would be kept silently changed. Text keeps any digits.
+fn exact(name: &str, value: &FactValue) -> Result<()> {
+    match value {
+        FactValue::Number(n) => {
+            if !is_exact(n) {
+                return Err(Error::invalid(format!(
+                    "fact '{}': the number {n} is too large to keep exactly (a number is kept exactly up to \
+                     9007199254740992); write it in quotes to keep its digits as text",
+                    excerpt(name)
+                )));
+            }
+            Ok(())
+        }
+        FactValue::List(items) => items.iter().try_for_each(|v| exact(name, v)),
+        FactValue::Group(group) => group.iter().try_for_each(|(k, v)| exact(k, v)),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `n` is kept as it was written: an integer a double could only round (at or past
+/// 2^53, read as a double because it did not fit 64 bits) is not.
+pub fn is_exact(n: &serde_json::Number) -> bool {
+    if !n.is_f64() {
+        return true;
+    }
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    x.is_finite() && !(x.fract() == 0.0 && x.abs() >= EXACT_INTEGER)
+}
+
 /// A concept's facts: named values in the order they were given.
 pub type Facts = IndexMap<String, FactValue>;
 
@@ -299,8 +332,9 @@ impl Content {
                 if c.facts.is_empty() {
                     return Err(Error::invalid(format!("concept '{}' has no facts", excerpt(&c.key))));
                 }
-                for name in c.facts.keys() {
+                for (name, value) in &c.facts {
                     key_ok("a fact name", name)?;
+                    exact(name, value)?;
                 }
             }
             Content::Episodic(e) => {

@@ -29,6 +29,8 @@ pub struct Store {
     /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
     pub(crate) vector_searches: std::cell::Cell<u32>,
     pub(crate) vector_cache: std::cell::RefCell<Option<crate::vector_scan::UserVectors>>,
+    /// Keeps every file Strata writes off this database while it is open.
+    _guard: Option<crate::files::Guard>,
 }
 
 impl std::fmt::Debug for Store {
@@ -100,6 +102,7 @@ impl Store {
             last_id: None,
             vector_searches: Default::default(),
             vector_cache: Default::default(),
+            _guard: Some(crate::files::guard_database(path)),
         })
     }
 
@@ -113,6 +116,7 @@ impl Store {
             last_id: None,
             vector_searches: Default::default(),
             vector_cache: Default::default(),
+            _guard: None,
         })
     }
 
@@ -554,6 +558,20 @@ impl StoreTx<'_> {
             Some(m) => Ok(m),
             None => Err(forgotten_error(&self.tx, id)?),
         }
+    }
+
+    /// Fails with [`Error::Forgotten`] (or [`Error::NotFound`]) unless every memory of `ids`
+    /// still exists. Work that read memories before its transaction (extraction, grouping,
+    /// training sets) calls this in the transaction that writes its result, so forgetting wins
+    /// over work in flight: what it read and was forgotten meanwhile is never written back.
+    pub fn still_live(&mut self, ids: &[MemoryId]) -> Result<()> {
+        let mut exists = self.tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
+        for id in ids {
+            if !exists.exists([id.to_string()])? {
+                return Err(forgotten_error(&self.tx, *id)?);
+            }
+        }
+        Ok(())
     }
 
     /// Creates a memory with a new id.

@@ -153,6 +153,7 @@ impl StrataMcp {
         (this also starts a new subject's document). Pass start only to replace from that line to the end; \
         start and end (inclusive) to replace a range; line 0 is the first fact. A replaced line updates its \
         fact (the old value stays in its history); a line removed is kept in history but no longer used. \
+        At most 64 lines of 400 characters, none the document already says; the subject's name is one line. \
         Returns the document.",
         annotations(
             read_only_hint = false,

@@ -4,7 +4,6 @@
 //! Validation reports duplicates, empty or over-long examples and contradicting facts.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -417,16 +416,16 @@ impl Dataset {
         strata_core::files::write_bytes(path, self.to_jsonl().as_bytes())
     }
 
-    /// Reads a set written by [`Dataset::write`]; a bad line is reported with its number.
+    /// Reads a set written by [`Dataset::write`] (at most [`MAX_SET_BYTES`]); a bad line is
+    /// reported with its number.
     pub fn read(path: &Path) -> Result<Dataset> {
-        let f = std::fs::File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let text = strata_core::files::read_text(path, MAX_SET_BYTES, "a training set")?;
         let mut examples = Vec::new();
-        for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
-            let line = line.map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let e: Example = serde_json::from_str(&line).map_err(|e| {
+            let e: Example = serde_json::from_str(line).map_err(|e| {
                 Error::invalid(format!("{} line {}: not a training example ({e})", path.display(), i + 1))
             })?;
             examples.push(e);
@@ -437,6 +436,10 @@ impl Dataset {
         Ok(Dataset { examples, problems: Vec::new() })
     }
 }
+
+/// The most bytes of a training set read from a file: thousands of facts' examples take a few
+/// MiB.
+pub const MAX_SET_BYTES: u64 = 64 << 20;
 
 /// Lower-case hexadecimal.
 pub fn hex(bytes: &[u8]) -> String {

@@ -90,12 +90,48 @@ pub fn refuse_blocking(set: &Dataset) -> ApiResult<()> {
 }
 
 /// Writes `set` beside the database as `datasets/<hash>.jsonl` (where forget finds it).
-pub fn write_set(db: &Path, set: &Dataset) -> ApiResult<PathBuf> {
+pub fn write_set(engine: &Engine, db: &Path, set: &Dataset) -> ApiResult<PathBuf> {
     let dir = root(db).join("datasets");
     std::fs::create_dir_all(&dir).map_err(|e| strata_core::Error::io(format!("cannot create {}", dir.display()), e))?;
     let file = dir.join(format!("{}.jsonl", &set.hash()[..16]));
-    set.write(&file)?;
+    write_set_to(engine, &file, set)?;
     Ok(file)
+}
+
+/// Writes `set` to `file`, then checks that no memory it quotes was forgotten while it was
+/// built; if one was, the file is deleted and the error says so. (Forget deletes the sets
+/// beside the database that name a memory: a set written before the check is found by a
+/// forget after it, and one forgotten before it is caught here — forgetting wins either way.)
+pub fn write_set_to(engine: &Engine, file: &Path, set: &Dataset) -> ApiResult<()> {
+    set.write(file)?;
+    if let Err(e) = still_live(engine, &set.sources()) {
+        if std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(file);
+        }
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Fails when a memory of `sources` was forgotten, saying the work was not kept (a source the
+/// store never held, as the shipped example facts, is no one's memory to forget).
+fn still_live(engine: &Engine, sources: &[String]) -> ApiResult<()> {
+    for id in sources {
+        match engine.memory(&strata_api::Target::new(id.as_str())) {
+            Ok(_) => {}
+            Err(e) if e.code == ErrorCode::NotFound => {}
+            Err(e) if e.code == ErrorCode::Forgotten => {
+                return Err(ApiError::new(
+                    ErrorCode::Forgotten,
+                    format!(
+                        "memory {id} was forgotten while the training set was made from it; nothing of it was kept"
+                    ),
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -190,7 +226,7 @@ pub fn run(
     config.check()?;
     let settings = serde_json::to_value(config).map_err(|e| ApiError::invalid(e.to_string()))?;
     let hash = set.hash();
-    let file = write_set(db, set)?;
+    let file = write_set(engine, db, set)?;
     let gate_json = gate.map(|g| serde_json::to_value(g).unwrap_or_default());
     let _held = hold(db, &hash)?;
     let run = match unfinished(engine, &hash, &settings)? {
@@ -261,7 +297,7 @@ fn carry_out(
     let dir = root(db).join(&id);
     trained.adapter.save(&dir)?;
     set.write(&dir.join("training-set.jsonl"))?;
-    let record = engine.register_adapter(NewAdapter {
+    let registered = engine.register_adapter(NewAdapter {
         id: id.clone(),
         base_model: chat.name().to_string(),
         base_hash: crate::file_hash(&model)?,
@@ -278,7 +314,15 @@ fn carry_out(
             "resumed_from": trained.resumed_from,
             "run": run.id,
         }),
-    })?;
+    });
+    let record = match registered {
+        Ok(r) => r,
+        Err(e) => {
+            // Not registered (a memory it learned from was forgotten meanwhile): its files go.
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+    };
     engine.training_adapter(&run.id, &id)?;
     let Some(gate) = gate else { return Ok((record, trained, None)) };
     engine.training_stage(&run.id, RunStage::Evaluating, 0, 0)?;

@@ -6,9 +6,17 @@
 //! subject with known facts, one call decides each new fact against them (a fact already known
 //! word for word is a no-op without asking). The chunk's decisions and the mark that its turns
 //! were read are one transaction: applied at once ([`Review::Apply`]) or kept as proposals for a
-//! person ([`Review::Propose`], `review.rs`). A reply that does not read is asked once more, then
-//! the run stops with [`ErrorCode::BadReply`]; chunks already done stay done, and running it
-//! again goes on from the first unread turn. Running it twice over the same turns changes nothing.
+//! person ([`Review::Propose`], `review.rs`). A reply that does not read is asked once more;
+//! then that chunk is left for the next run, and this one goes on. A chunk the model cannot read
+//! at all (too long for it) is skipped: its turns marked read, with the reason recorded. So no
+//! one conversation is a wall for the rest. A failure that is not the chunk's (the network, a
+//! key, a cancel) stops the run; chunks already done stay done, and running it again goes on
+//! from the first unread turn. Running it twice over the same turns changes nothing.
+//!
+//! Every input is bounded: a turn longer than a chunk is read in pieces, up to
+//! [`MAX_TURN_CHARS`] (the rest skipped, and said so), and everything a prompt quotes is fenced
+//! (`reply.rs`). Forgetting wins over a run in flight: a chunk whose turns were forgotten while
+//! the model read them writes nothing.
 //!
 //! [`Store::unread_episodes`]: strata_core::Store::unread_episodes
 
@@ -38,6 +46,12 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// The most characters of conversation one extraction call reads.
 pub const CHUNK_CHARS: usize = 6_000;
+/// The most characters of one piece of a turn longer than a chunk.
+pub const PIECE_CHARS: usize = CHUNK_CHARS - 200;
+/// The most pieces of one turn extraction reads; the rest is skipped, and the reason recorded.
+pub const MAX_TURN_PIECES: usize = 8;
+/// The most characters of one turn extraction reads (in [`MAX_TURN_PIECES`] pieces).
+pub const MAX_TURN_CHARS: usize = MAX_TURN_PIECES * PIECE_CHARS;
 /// The most tokens an extraction or merge reply may take.
 const REPLY_TOKENS: u32 = 1_024;
 
@@ -107,18 +121,26 @@ pub struct ExtractReport {
     /// Facts the model gave that the conversation does not bear out (a subject it never names,
     /// or no word of substance in common with it), dropped.
     pub ungrounded: usize,
+    /// Turns read only in part or skipped, each with why, in words.
+    pub skipped: Vec<String>,
+    /// Chunks whose turns were forgotten while they were read: nothing of them was written.
+    pub forgotten_meanwhile: usize,
     /// Whether nothing was written.
     pub dry_run: bool,
 }
 
-/// One chunk of a session: its episodes and turns.
+/// One chunk of a session: its episodes and turns (a long turn's pieces may span chunks).
 struct Chunk {
     session_id: Option<String>,
     episodes: Vec<MemoryId>,
+    /// The episodes whose last piece is in this chunk: marked read with it.
+    finished: Vec<MemoryId>,
     /// The episode each turn belongs to.
     turn_episode: Vec<MemoryId>,
     turns: Vec<Turn>,
     date: String,
+    /// Episodes read only in part, with why.
+    cut: Vec<(MemoryId, String)>,
 }
 
 fn turns_of(m: &Memory) -> Vec<Turn> {
@@ -140,37 +162,102 @@ fn turns_of(m: &Memory) -> Vec<Turn> {
     }
 }
 
-/// Cuts a session's unread episodes (in time order) into chunks of at most [`CHUNK_CHARS`].
+/// `turn` in pieces of at most [`PIECE_CHARS`] characters, cut at a space where there is one,
+/// up to [`MAX_TURN_CHARS`]; and, when cut short, why.
+fn pieces(turn: Turn) -> (Vec<Turn>, Option<String>) {
+    let total = turn.text.chars().count();
+    if total <= PIECE_CHARS {
+        return (vec![turn], None);
+    }
+    let mut out = Vec::new();
+    let mut rest = turn.text.as_str();
+    let mut read = 0;
+    while !rest.is_empty() && out.len() < MAX_TURN_PIECES {
+        let end = rest.char_indices().nth(PIECE_CHARS).map_or(rest.len(), |(i, _)| i);
+        let end = if end < rest.len() {
+            rest[..end].rfind(char::is_whitespace).filter(|&i| i > 0).unwrap_or(end)
+        } else {
+            end
+        };
+        let piece = &rest[..end];
+        read += piece.chars().count();
+        out.push(Turn { speaker: turn.speaker.clone(), text: piece.to_string() });
+        rest = rest[end..].trim_start();
+    }
+    let why = (!rest.is_empty()).then(|| {
+        format!(
+            "a turn of {total} characters was read only in part (its first {read}; at most {MAX_TURN_CHARS} are read)"
+        )
+    });
+    (out, why)
+}
+
+/// Cuts a session's unread episodes (in time order) into chunks of at most [`CHUNK_CHARS`]
+/// (a day's turns per chunk; a turn longer than a chunk in pieces of its own).
 fn chunks(session_id: Option<String>, episodes: &[Memory]) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::new();
     let mut chars = 0;
     for m in episodes {
-        let turns = turns_of(m);
-        let size: usize = turns.iter().map(|t| t.text.chars().count() + t.speaker.len() + 8).sum();
         let date = m.occurred_at().format("%A %Y-%m-%d").to_string();
-        let fresh = match out.last() {
-            None => true,
-            Some(c) => chars + size > CHUNK_CHARS && !c.episodes.is_empty() || c.date != date,
-        };
-        if fresh {
-            out.push(Chunk {
-                session_id: session_id.clone(),
-                episodes: vec![],
-                turn_episode: vec![],
-                turns: vec![],
-                date,
-            });
-            chars = 0;
+        let mut cut = None;
+        let mut turns = Vec::new();
+        for t in turns_of(m) {
+            let (p, why) = pieces(t);
+            turns.extend(p);
+            cut = cut.or(why);
         }
-        let c = out.last_mut().expect("a chunk was just pushed");
-        c.episodes.push(m.id);
         for t in turns {
+            let size = t.text.chars().count() + t.speaker.len() + 8;
+            let fresh = match out.last() {
+                None => true,
+                Some(c) => chars + size > CHUNK_CHARS && !c.turns.is_empty() || c.date != date,
+            };
+            if fresh {
+                out.push(Chunk {
+                    session_id: session_id.clone(),
+                    episodes: vec![],
+                    finished: vec![],
+                    turn_episode: vec![],
+                    turns: vec![],
+                    date: date.clone(),
+                    cut: vec![],
+                });
+                chars = 0;
+            }
+            let c = out.last_mut().expect("a chunk was just pushed");
+            if c.episodes.last() != Some(&m.id) {
+                c.episodes.push(m.id);
+            }
             c.turn_episode.push(m.id);
             c.turns.push(t);
+            chars += size;
         }
-        chars += size;
+        if let Some(c) = out.last_mut().filter(|c| c.episodes.last() == Some(&m.id)) {
+            c.finished.push(m.id);
+            c.cut.extend(cut.map(|why| (m.id, why)));
+        }
     }
     out
+}
+
+/// What a chunk's failure means for the run.
+enum Trouble {
+    /// The chunk cannot be read by this model, now or later (too long for it): its turns are
+    /// marked read with the reason, and the run goes on.
+    Lasting,
+    /// This time's reply did not read, or the provider failed: the chunk is left unread for
+    /// the next run, and this one goes on.
+    Passing,
+    /// The run's own (the network, a key, a cancel): it stops.
+    Run,
+}
+
+fn trouble(e: &ApiError) -> Trouble {
+    match e.code {
+        ErrorCode::ContextTooLong | ErrorCode::Model => Trouble::Lasting,
+        ErrorCode::BadReply | ErrorCode::Provider => Trouble::Passing,
+        _ => Trouble::Run,
+    }
 }
 
 fn model_name(model: &dyn ChatModel) -> String {
@@ -251,14 +338,48 @@ impl Engine {
         let mut report = ExtractReport { sessions: sessions.len(), dry_run: params.dry_run, ..Default::default() };
         let all: Vec<Chunk> = sessions.into_iter().flat_map(|(s, eps)| chunks(s, &eps)).collect();
         let total = all.len() as u64;
+        // Why an episode's piece could not be read, kept until its last piece is written; and
+        // the episodes left for the next run (a piece of them was not read this time).
+        let mut troubles: Vec<(MemoryId, String)> = Vec::new();
+        let mut later: HashSet<MemoryId> = HashSet::new();
+        let (mut passing, mut last) = (0, None);
         for (i, chunk) in all.iter().enumerate() {
             tick(i as u64, total)?;
             report.turns += chunk.turns.len();
-            let decisions = self.decide_chunk(chunk, model, params, cancel, &mut report)?;
-            if !params.dry_run {
-                self.write_chunk(chunk, &decisions, params.review)?;
+            let decisions = match self.decide_chunk(chunk, model, params, cancel, &mut report) {
+                Ok(d) => d,
+                Err(e) => match trouble(&e) {
+                    Trouble::Run => return Err(e),
+                    Trouble::Passing => {
+                        tracing::warn!("extraction left {} turns for the next run: {e}", chunk.turns.len());
+                        report.skipped.push(format!("not read this time ({}); the next run tries again", e.message));
+                        later.extend(&chunk.episodes);
+                        passing += 1;
+                        last = Some(e);
+                        continue;
+                    }
+                    Trouble::Lasting => {
+                        tracing::warn!("extraction skipped {} turns: {e}", chunk.turns.len());
+                        let why = format!("not read: {}", e.message);
+                        troubles.extend(chunk.episodes.iter().map(|id| (*id, why.clone())));
+                        Vec::new()
+                    }
+                },
+            };
+            let finished: Vec<MemoryId> = chunk.finished.iter().filter(|id| !later.contains(id)).copied().collect();
+            let mut skipped: Vec<(MemoryId, String)> =
+                chunk.cut.iter().filter(|(id, _)| finished.contains(id)).cloned().collect();
+            skipped.extend(troubles.iter().filter(|(id, _)| finished.contains(id)).cloned());
+            report.skipped.extend(skipped.iter().map(|(_, why)| why.clone()));
+            if !params.dry_run && !self.write_chunk(chunk, &finished, &decisions, params.review, &skipped)? {
+                report.forgotten_meanwhile += 1;
+                continue;
             }
             report.decisions.extend(decisions.iter().map(DecisionView::from));
+        }
+        // Nothing could be read this time: that is the run's failure, said as such.
+        if let Some(e) = last.filter(|_| passing == all.len()) {
+            return Err(e);
         }
         tick(total, total)?;
         Ok(report)
@@ -310,7 +431,7 @@ impl Engine {
         // What the conversation bears out, one pool per subject, in the order first named.
         let said = ground::said(&chunk.turns);
         let offered: usize = pools.iter().map(|p| p.facts.len()).sum();
-        let pools: Vec<Pool> = pools.into_iter().filter_map(|p| ground::grounded(p, &said)).collect();
+        let pools: Vec<Pool> = pools.into_iter().filter_map(|p| ground::grounded(p, &said, &chunk.turns)).collect();
         report.ungrounded += offered - pools.iter().map(|p| p.facts.len()).sum::<usize>();
         let mut merged: Vec<(String, Pool)> = Vec::new();
         for p in pools {
@@ -448,15 +569,28 @@ impl Engine {
         Ok(out)
     }
 
-    /// Writes a chunk's decisions and marks its turns read, in one transaction.
-    fn write_chunk(&mut self, chunk: &Chunk, decisions: &[Decision], review: Review) -> ApiResult<()> {
+    /// Writes a chunk's decisions and marks its `finished` turns read (with why some were read
+    /// only in part or skipped), in one transaction. Writes nothing and returns false when a
+    /// turn it read was forgotten meanwhile: forgetting wins over the run.
+    fn write_chunk(
+        &mut self,
+        chunk: &Chunk,
+        finished: &[MemoryId],
+        decisions: &[Decision],
+        review: Review,
+        skipped: &[(MemoryId, String)],
+    ) -> ApiResult<bool> {
         let meta = EventMeta { actor: Actor::App, ..self.meta() };
         let scope = self.scope(None);
         let run_id = decisions.first().map(|d| d.run_id.clone()).unwrap_or_else(|| "empty".into());
-        self.store().transact(|tx| {
+        let written = self.store().transact(|tx| {
+            match tx.still_live(&chunk.episodes) {
+                Err(strata_core::Error::Forgotten { .. } | strata_core::Error::NotFound(_)) => return Ok(false),
+                other => other?,
+            }
             // Another run (a second process after the next exchange) read these turns first.
             if tx.unread_episodes(&chunk.episodes)?.len() < chunk.episodes.len() {
-                return Ok(());
+                return Ok(true);
             }
             for d in decisions {
                 let mut d = d.clone();
@@ -466,10 +600,11 @@ impl Engine {
                 }
                 tx.record_decision(&d)?;
             }
-            tx.mark_read(&chunk.episodes, &run_id)
+            tx.mark_read_with(finished, &run_id, skipped)?;
+            Ok(true)
         })?;
         self.wrote();
-        Ok(())
+        Ok(written)
     }
 
     /// The facts currently known about subject `key`: id and statement.

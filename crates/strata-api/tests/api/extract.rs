@@ -45,7 +45,7 @@ impl ChatModel for Scripted {
     }
 }
 
-fn text(s: &str) -> ChatResponse {
+pub(crate) fn text(s: &str) -> ChatResponse {
     ChatResponse {
         content: s.into(),
         usage: Usage { prompt_tokens: 100, completion_tokens: 20 },
@@ -62,7 +62,7 @@ fn tool(name: &str, args: &str) -> ChatResponse {
     }
 }
 
-fn say(e: &mut Engine, session: &str, at: &str, speaker: &str, words: &str) -> String {
+pub(crate) fn say(e: &mut Engine, session: &str, at: &str, speaker: &str, words: &str) -> String {
     let content = Content::Episodic(Episode {
         occurred_at: strata_core::time::parse_time(at).unwrap(),
         body: EpisodeBody::Utterance { speaker: speaker.into(), text: words.into() },
@@ -318,7 +318,7 @@ fn a_document_is_edited_by_lines_each_line_a_fact_with_its_history() {
     assert!(e.recall("cat", semantic, 5).unwrap().iter().all(|r| r.memory.id != cat), "a removed line is not recalled");
     assert!(e.get(&Target::new(&cat), None).is_ok(), "but kept, with its history");
     let bad = e.edit_memory("ana", &edit("x", Some(5), None)).unwrap_err();
-    assert!(bad.message.contains("not in the document, which has 2"), "{}", bad.message);
+    assert!(bad.message.contains("not in the document: the document has 2 lines"), "{}", bad.message);
     let edits = e.decisions(100).unwrap();
     assert!(edits.iter().all(|d| d.reason == "edited by test" && d.model == "person/test"), "{edits:?}");
 }

@@ -16,6 +16,7 @@ mod forms;
 mod graph;
 mod health;
 mod hostile_files;
+mod in_flight;
 mod jobs;
 
 struct Db {

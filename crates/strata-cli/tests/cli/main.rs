@@ -13,6 +13,7 @@ mod concepts;
 mod extraction;
 mod hardening;
 mod mcp;
+mod surfaces;
 mod train;
 
 /// The `strata` program, with settings of its own: extraction after exchanges off, so no test

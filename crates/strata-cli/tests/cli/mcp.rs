@@ -393,6 +393,20 @@ fn allow_remote_serves_requests_naming_the_servers_address_or_an_allowed_name() 
     let _ = server.wait();
     assert_eq!(statuses, [403, 403, 200]);
 
+    // An allowed name is allowed whatever the address bound (403 on loopback before): a
+    // loopback server behind a tunnel or a proxy is reached by its name.
+    let args = ["mcp", "--http", "127.0.0.1:0", "--allow-remote", "--allow-host", "memory.home.arpa"];
+    let (mut server, url) = spawn_server(&e, &[&args[..], &["--token", "local-secret"]].concat(), "MCP server");
+    let port = port_of(&url);
+    let statuses = [
+        post(port, &format!("memory.home.arpa:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("evil.example:{port}"), &[AUTH], INITIALIZE).0,
+        post(port, &format!("192.0.2.7:{port}"), &[AUTH], INITIALIZE).0,
+    ];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(statuses, [200, 403, 403], "the name, another name, an address");
+
     let r = e.run(&["mcp", "--http", "127.0.0.1:0", "--allow-host", "memory.home.arpa"]);
     assert!(r.code == 2 && r.stderr.contains("--allow-remote"), "--allow-host needs --allow-remote: {}", r.stderr);
     let r = e.run(&["mcp", "--http", "0.0.0.0:0", "--allow-remote", "--allow-host", "memory:8765"]);

@@ -284,6 +284,10 @@ impl Store {
     fn record_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>, keep_since: Option<DateTime<Utc>>) -> Result<i64> {
         let at = to_ms(at);
         self.transact(|tx| {
+            // A memory found was forgotten since the recall ran: its record would outlive the
+            // forget that deletes the records of recalls that found it. Forgetting wins.
+            let found: Vec<crate::model::MemoryId> = r.hits.iter().map(|h| h.memory).collect();
+            tx.still_live(&found)?;
             if let Some(before) = keep_since {
                 prune(tx.conn(), before)?;
             }

@@ -47,11 +47,24 @@ pub fn parse_in<T: DeserializeOwned>(file: &str, first_line: usize, text: &str) 
     parse(text).map_err(|e| Error::bad_import(file, first_line + e.line - 1, e.message))
 }
 
-/// Reads all of `input` as UTF-8 text (a leading byte-order mark dropped). Bytes that are not
-/// UTF-8 are refused with their line.
+/// The most bytes of a document read whole ([`read_text`]).
+pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
+/// The most bytes of one line of a JSON Lines file ([`lines`]): a memory's content at its
+/// largest, every character escaped, with room to spare.
+pub const MAX_LINE_BYTES: u64 = 8 * crate::model::MAX_CONTENT_BYTES as u64 + (64 << 10);
+
+/// Reads all of `input` as UTF-8 text (a leading byte-order mark dropped), at most
+/// [`MAX_DOCUMENT_BYTES`]. Bytes that are not UTF-8 are refused with their line.
 pub fn read_text(file: &str, input: &mut (impl std::io::Read + ?Sized)) -> Result<String> {
+    use std::io::Read as _;
     let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes).map_err(|e| Error::io(format!("cannot read {}", excerpt(file)), e))?;
+    input
+        .take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(format!("cannot read {}", excerpt(file)), e))?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(crate::files::too_large(file, MAX_DOCUMENT_BYTES, "a document read whole"));
+    }
     let text = utf8(file, 1, bytes)?;
     Ok(match text.strip_prefix('\u{FEFF}') {
         Some(rest) => rest.to_string(),
@@ -60,18 +73,24 @@ pub fn read_text(file: &str, input: &mut (impl std::io::Read + ?Sized)) -> Resul
 }
 
 /// The lines of a JSON Lines file, numbered from 1, each without its line ending; lines
-/// that are only white space are left out. A line that is not UTF-8 is refused with its number.
+/// that are only white space are left out. A line that is not UTF-8, or longer than
+/// [`MAX_LINE_BYTES`], is refused with its number.
 pub fn lines<'a>(file: &'a str, input: &'a mut dyn BufRead) -> impl Iterator<Item = Result<(usize, String)>> + 'a {
+    use std::io::Read as _;
     let mut n = 0;
     std::iter::from_fn(move || {
         loop {
             let mut bytes = Vec::new();
-            match input.read_until(b'\n', &mut bytes) {
+            match (&mut *input).take(MAX_LINE_BYTES + 1).read_until(b'\n', &mut bytes) {
                 Ok(0) => return None,
                 Ok(_) => {}
                 Err(e) => return Some(Err(Error::io(format!("cannot read {}", excerpt(file)), e))),
             }
             n += 1;
+            if bytes.len() as u64 > MAX_LINE_BYTES {
+                let bound = crate::files::size(MAX_LINE_BYTES);
+                return Some(Err(Error::bad_import(file, n, format!("the line is longer than {bound}"))));
+            }
             if bytes.ends_with(b"\n") {
                 bytes.pop();
                 if bytes.ends_with(b"\r") {

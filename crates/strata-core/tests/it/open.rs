@@ -129,6 +129,7 @@ fn shipped_migrations_are_append_only() {
         ("0006_feedback", 12_711_490_860_682_428_360),
         ("0007_score_parts", 2_967_413_781_009_215_226),
         ("0008_training", 13_656_124_772_779_541_091),
+        ("0009_extraction_skips", 7_537_289_883_598_206_232),
     ];
     fn fnv1a(s: &str) -> u64 {
         s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))

@@ -1,6 +1,11 @@
 //! Writing a file whole, by one rule for every file Strata writes (exports, settings, adapters,
 //! training sets and checkpoints):
 //!
+//! - **Never the store itself.** A path that is an open database or one of its companion files
+//!   (`-wal`, `-shm`, `-journal`) — by identity (device and inode, so links, hard links and
+//!   other spellings of the path are caught), or by folder identity and name for a companion
+//!   not made yet — is refused, and so is any existing SQLite database or write-ahead log
+//!   (told by its first bytes): nothing Strata writes is one, so replacing one is a mistake.
 //! - **A regular file, or none yet**: written to a temporary file beside it, flushed to disk and
 //!   renamed over it, so a failed or interrupted write leaves the old file (or none), never half
 //!   a file. A file that existed keeps its permissions (and, where the process may set it, its
@@ -9,7 +14,8 @@
 //!   link stays a link (a dangling link creates its target).
 //! - **A named pipe or a character device** (`/dev/stdout`, `/dev/null`, a FIFO) is written
 //!   into directly, as a shell's `>` would: it cannot be replaced, and renaming over it would
-//!   destroy it.
+//!   destroy it. So is **an open descriptor** (`/dev/stdout`, `/dev/fd/N`, a shell's `>(…)`),
+//!   whatever it is open on: it is appended to, as the shell opened it.
 //! - **Anything else** — a folder, a block device, a socket — is refused before anything is
 //!   written.
 
@@ -18,6 +24,11 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+mod guard;
+mod read;
+pub use guard::{Guard, guard_database};
+pub use read::{read_bounded, read_text, size, too_large};
+
 /// How many links [`resolve`] follows before calling it a loop (Linux's own limit).
 const MAX_LINKS: usize = 40;
 
@@ -25,12 +36,20 @@ const MAX_LINKS: usize = 40;
 /// what it returns is returned once the file is in place. On any error nothing is left
 /// behind but the file as it was.
 pub fn write_whole<T, E: From<Error>>(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<T, E>) -> Result<T, E> {
-    let target = resolve(path)?;
-    match Kind::of(&target)? {
+    guard::check(path)?;
+    let (target, kind) = match descriptor(path) {
+        true => (path.to_path_buf(), Kind::Stream),
+        false => {
+            let target = resolve(path)?;
+            let kind = Kind::of(&target)?;
+            (target, kind)
+        }
+    };
+    match kind {
         Kind::Missing | Kind::Regular => replace(&target, write),
         Kind::Stream => {
             let file = std::fs::OpenOptions::new()
-                .write(true)
+                .append(true)
                 .open(&target)
                 .map_err(|e| Error::io(format!("cannot write {}", target.display()), e))?;
             let mut out = std::io::BufWriter::new(file);
@@ -49,6 +68,29 @@ pub fn write_whole<T, E: From<Error>>(path: &Path, write: impl FnOnce(&mut dyn W
 /// Writes `bytes` to `path` whole (see [`write_whole`]).
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     write_whole(path, |w| w.write_all(bytes).map_err(|e| Error::io(format!("cannot write {}", path.display()), e)))
+}
+
+/// Whether `path` names an open file descriptor (`/dev/stdout`, `/dev/fd/3`,
+/// `/proc/self/fd/1`): its links lead through a process's `fd` folder, whose entries the kernel
+/// opens as the descriptor itself — their link text (`pipe:[1234]`) is no path to follow.
+fn descriptor(path: &Path) -> bool {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let text = current.to_string_lossy();
+        if text.starts_with("/dev/fd/") || (text.starts_with("/proc/") && text.contains("/fd/")) {
+            return std::fs::metadata(&current).is_ok();
+        }
+        match std::fs::read_link(&current) {
+            Ok(to) => {
+                current = match current.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// What is at a path, for the rule.

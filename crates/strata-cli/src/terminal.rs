@@ -1,0 +1,133 @@
+//! What reaches a terminal, made safe: the one rule for everything `strata` prints as text.
+//!
+//! A memory may hold any characters, and a terminal obeys some of them: `ESC [2J` clears the
+//! screen, `OSC` sets the window's title, `ESC [8m` hides what follows, a carriage return or a
+//! backspace writes over what was shown, bidirectional overrides reorder it. So every control
+//! character (C0 but tab and line feed, DEL, C1) is shown as a visible picture of itself
+//! (`␛`, `␍`, `␡`, `�`), and bidirectional controls as `�`: the person sees that something odd
+//! is there, and the terminal obeys nothing. (Stripping escape sequences, as crates such as
+//! `strip-ansi-escapes` do, would hide the text of the sequence; a picture shows it.)
+//!
+//! JSON is never changed in meaning: the same characters are written as `\u` escapes, which is
+//! the same JSON ([`json`]). Exports to standard output are data and go out exactly
+//! ([`RawStdout`]).
+
+use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
+
+/// Where search marks a match's start and end in text bound for a terminal; turned into bold
+/// only after the text is made safe (see [`Stdout`]).
+pub const MARK_START: &str = "\u{E000}";
+/// See [`MARK_START`].
+pub const MARK_END: &str = "\u{E001}";
+
+/// Whether `c` is one a terminal may obey rather than show.
+fn obeyed(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` safe to print to a terminal (see the module's description).
+pub fn safe(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(obeyed) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                c if !obeyed(c) => c,
+                '\0'..='\u{1F}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'),
+                '\u{7F}' => '\u{2421}',
+                _ => '\u{FFFD}',
+            })
+            .collect(),
+    )
+}
+
+/// Pretty JSON of `v`, with every character a terminal may obey written as a `\u` escape (the
+/// same JSON: such characters occur only inside strings).
+pub fn json<T: serde::Serialize + ?Sized>(v: &T) -> serde_json::Result<String> {
+    let text = serde_json::to_string_pretty(v)?;
+    if !text.chars().any(|c| obeyed(c) && c != '\n') {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if obeyed(c) && c != '\n' {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Standard output for text: made safe ([`safe`]), search marks turned into bold on a terminal
+/// (`**` elsewhere), and quiet when the reader goes away (`strata list | head`), so a closed
+/// pipe is never a panic or an error.
+pub struct Stdout;
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let clean = safe(&text);
+        let marked = if clean.contains([MARK_START, MARK_END].map(|m| m.chars().next().unwrap_or_default())) {
+            let (start, end) = if std::io::stdout().is_terminal() { ("\x1b[1m", "\x1b[0m") } else { ("**", "**") };
+            Cow::Owned(clean.replace(MARK_START, start).replace(MARK_END, end))
+        } else {
+            clean
+        };
+        RawStdout.write_all(marked.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        RawStdout.flush()
+    }
+}
+
+/// Standard output exactly as written (exports), quiet when the reader goes away.
+pub struct RawStdout;
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::io::stdout().lock().write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(buf.len()),
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match std::io::stdout().lock().flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// Writes `text` to standard error made safe; a leading carriage return (a progress line
+/// rewriting itself) is kept. A closed standard error loses the text, not the command.
+pub fn to_stderr(text: &str) {
+    let (lead, rest) = match text.strip_prefix('\r') {
+        Some(rest) => ("\r", rest),
+        None => ("", text),
+    };
+    let _ = write!(std::io::stderr(), "{lead}{}", safe(rest));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_controls_are_shown_not_obeyed_and_json_keeps_its_meaning() {
+        let hostile = "a\x1b[2Jb\x1b]0;title\x07c\x1b[8mhidden\rover\x08\u{9b}31m\u{202E}txet\x7f\tok\nnext";
+        let shown = safe(hostile);
+        assert!(!shown.chars().any(obeyed), "{shown}");
+        assert!(shown.contains("a␛[2Jb␛]0;title␇c␛[8mhidden␍over␈�31m�txet␡\tok\nnext"), "{shown}");
+        assert!(matches!(safe("plain, ünïcode ✓\n"), Cow::Borrowed(_)));
+        let value = serde_json::json!({"text": hostile});
+        let text = json(&value).unwrap();
+        assert!(!text.chars().any(|c| obeyed(c) && c != '\n'), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value, "the same JSON");
+    }
+}
