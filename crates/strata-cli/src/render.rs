@@ -1006,8 +1006,11 @@ impl Out {
         Ok(())
     }
 
+    /// What an export wrote; said on stderr when the export itself went to standard output
+    /// (`-o /dev/stdout`), so the data stays the data.
     pub fn exported(&self, format: ImportFormat, n: u64, path: &Path) -> Result<()> {
-        if self.json {
+        let into_stdout = crate::terminal::is_stdout(path);
+        if self.json && !into_stdout {
             return print_json(&serde_json::json!({"format": format, "exported": n, "file": path}));
         }
         let what = match format {
@@ -1015,7 +1018,11 @@ impl Out {
             ImportFormat::Backup => "events",
             ImportFormat::Graph => "entities and relations",
         };
-        say!("Exported {n} {what} to {}.", path.display());
+        if into_stdout {
+            note!("Exported {n} {what} to {}.", path.display());
+        } else {
+            say!("Exported {n} {what} to {}.", path.display());
+        }
         Ok(())
     }
 

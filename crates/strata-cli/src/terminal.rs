@@ -104,6 +104,24 @@ impl Write for RawStdout {
     }
 }
 
+/// Whether `path` is where standard output goes (`/dev/stdout`, `/dev/fd/1`, or the file
+/// standard output was redirected to).
+#[cfg(unix)]
+pub fn is_stdout(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |m: std::fs::Metadata| (m.dev(), m.ino());
+    match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
+        (Ok(a), Ok(b)) => id(a) == id(b),
+        _ => false,
+    }
+}
+
+/// Whether `path` is where standard output goes (not told apart here).
+#[cfg(not(unix))]
+pub fn is_stdout(_: &std::path::Path) -> bool {
+    false
+}
+
 /// Writes `text` to standard error made safe; a leading carriage return (a progress line
 /// rewriting itself) is kept. A closed standard error loses the text, not the command.
 pub fn to_stderr(text: &str) {
