@@ -261,9 +261,11 @@ impl Adapter {
             return Ok(None);
         };
         let fail = |e: candle_core::Error| Error::Model(format!("the adapter: {e}"));
-        let b = match target {
-            Target::Q => rows_hf_to_gguf(b, shape.heads).map_err(fail)?,
-            Target::K => rows_hf_to_gguf(b, shape.kv_heads).map_err(fail)?,
+        // Llama files store q and k's rows permuted for interleaved rotation; Qwen2's are as
+        // trained, like the adapter's.
+        let b = match (target, shape.rope) {
+            (Target::Q, crate::Rope::Interleaved) => rows_hf_to_gguf(b, shape.heads).map_err(fail)?,
+            (Target::K, crate::Rope::Interleaved) => rows_hf_to_gguf(b, shape.kv_heads).map_err(fail)?,
             _ => b.clone(),
         };
         Ok(Some((a.clone(), (b * self.config.scale()).map_err(fail)?)))

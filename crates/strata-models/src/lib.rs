@@ -20,7 +20,7 @@ mod process;
 mod q8;
 
 pub use adapter::{Adapter, LoraConfig, Target};
-pub use llama::{Llama, Shape};
+pub use llama::{Llama, Rope, Shape};
 pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling};
 pub use minilm::MiniLm;
 pub use process::tune_process;

@@ -1,6 +1,8 @@
-//! A llama-architecture decoder (SmolLM2) over the weights of a GGUF file: RMSNorm, rotary
-//! embeddings (interleaved, as GGUF stores q and k), grouped-query attention with a key/value
-//! cache, a SwiGLU MLP and tied output embeddings.
+//! A decoder of the llama family over the weights of a GGUF file — SmolLM2 (`llama`) and
+//! Qwen2.5 (`qwen2`), one forward with their differences as data ([`Shape::rope`], biases on q,
+//! k and v where the file has them, the metadata's prefix): RMSNorm, rotary embeddings,
+//! grouped-query attention with a key/value cache, a SwiGLU MLP and output embeddings (tied or
+//! the file's own).
 //!
 //! Each projection is kept twice, one per phase ([`Weight`]): int8 blocks ([`Q8`]) for
 //! generating one token at a time, which is bound by reading the weights, and f32 for reading
@@ -41,6 +43,17 @@ pub struct Shape {
     pub mlp: usize,
     /// Longest context.
     pub context: usize,
+    /// How q and k are rotated.
+    pub rope: Rope,
+}
+
+/// How the rotary embedding pairs a head's dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rope {
+    /// `(x[2i], x[2i+1])`: llama models, whose q and k rows GGUF stores permuted to this order.
+    Interleaved,
+    /// `(x[i], x[i + d/2])` (NEOX): Qwen2, stored in the original order.
+    Halves,
 }
 
 /// A projection in both forms: int8 blocks ([`Q8`]) for one token, f32 `(in, out)` for many;
@@ -159,14 +172,19 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32) -> Vec<f32> {
     x.iter().zip(w).map(|(v, w)| v * r * w).collect()
 }
 
-/// Rotates each head's interleaved pairs `(x[2i], x[2i+1])` by the position's angles (as
-/// candle's `rope_i`).
-fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
-    for head in x.chunks_exact_mut(2 * cos.len()) {
-        for ((pair, c), s) in head.chunks_exact_mut(2).zip(cos).zip(sin) {
-            let (a, b) = (pair[0], pair[1]);
-            pair[0] = a * c - b * s;
-            pair[1] = a * s + b * c;
+/// Rotates each head of `x` by the position's angles: interleaved pairs `(x[2i], x[2i+1])`
+/// (as candle's `rope_i`) or halves `(x[i], x[i + d/2])` (as candle's `rope`).
+fn rope(x: &mut [f32], cos: &[f32], sin: &[f32], kind: Rope) {
+    let half = cos.len();
+    for head in x.chunks_exact_mut(2 * half) {
+        for i in 0..half {
+            let (ia, ib) = match kind {
+                Rope::Interleaved => (2 * i, 2 * i + 1),
+                Rope::Halves => (i, i + half),
+            };
+            let (a, b, c, s) = (head[ia], head[ib], cos[i], sin[i]);
+            head[ia] = a * c - b * s;
+            head[ib] = a * s + b * c;
         }
     }
 }
@@ -220,10 +238,15 @@ fn token(
     let mut scores = vec![0f32; pos + 1];
     for (l, cache) in norms.layers.iter().zip(caches.iter_mut()) {
         let mut qkv = product(&rms_norm(&x, &l.attn_norm, eps))?;
+        if let Some(bias) = &l.qkv_bias {
+            for (y, b) in qkv.iter_mut().zip(bias) {
+                *y += b;
+            }
+        }
         let (q, kv) = qkv.split_at_mut(s.hidden);
         let (k, v) = kv.split_at_mut(kv_dim);
-        rope(q, cos, sin);
-        rope(k, cos, sin);
+        rope(q, cos, sin, s.rope);
+        rope(k, cos, sin, s.rope);
         cache.rewind(pos, kv_dim)?;
         cache.k.extend_from_slice(k);
         cache.v.extend_from_slice(v);
@@ -260,6 +283,8 @@ struct Layer {
     attn_norm: Vec<f32>,
     /// q, k and v stacked.
     qkv: Weight,
+    /// Their biases stacked, where the model has them (Qwen2).
+    qkv_bias: Option<Vec<f32>>,
     o: Weight,
     ffn_norm: Vec<f32>,
     /// gate and up stacked.
@@ -298,8 +323,8 @@ impl Layer {
     }
 }
 
-/// A layer's tensors as the file holds them.
-struct RawLayer(Vec<QTensor>);
+/// A layer's tensors as the file holds them, and q, k and v's biases where it has them.
+struct RawLayer(Vec<QTensor>, Option<[QTensor; 3]>);
 
 impl RawLayer {
     const NAMES: [&str; 9] =
@@ -308,9 +333,18 @@ impl RawLayer {
     /// `deltas` in [`Target::ALL`]'s order, merged into the weights.
     fn convert(self, deltas: &[Delta; 7]) -> candle_core::Result<Layer> {
         let d: Vec<Tensor> = self.0.iter().map(|t| t.dequantize(&Device::Cpu)).collect::<candle_core::Result<_>>()?;
+        let qkv_bias = match &self.1 {
+            Some(b) => {
+                let parts: Vec<Vec<f32>> =
+                    b.iter().map(|t| t.dequantize(&Device::Cpu)?.to_vec1()).collect::<candle_core::Result<_>>()?;
+                Some(parts.concat())
+            }
+            None => None,
+        };
         Ok(Layer {
             attn_norm: d[0].to_vec1()?,
             qkv: Weight::new(&d[1..4], &deltas[0..3])?,
+            qkv_bias,
             o: Weight::new(&d[4..5], &deltas[3..4])?,
             ffn_norm: d[5].to_vec1()?,
             gate_up: Weight::new(&d[6..8], &deltas[4..6])?,
@@ -350,18 +384,26 @@ fn meta_f(ct: &gguf_file::Content, key: &str, default: f32) -> f32 {
 
 fn shape_of(ct: &gguf_file::Content) -> candle_core::Result<Shape> {
     let arch = ct.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
-    if arch != "llama" {
-        return Err(candle_core::Error::Msg(format!("a '{arch}' model; only llama models run on this device")));
-    }
+    let rope = match arch.as_str() {
+        "llama" => Rope::Interleaved,
+        "qwen2" => Rope::Halves,
+        _ => {
+            return Err(candle_core::Error::Msg(format!(
+                "a '{arch}' model; llama (SmolLM2) and qwen2 (Qwen2.5) models run on this device"
+            )));
+        }
+    };
+    let key = |k: &str| format!("{arch}.{k}");
     Ok(Shape {
-        layers: meta_u(ct, "llama.block_count")?,
-        hidden: meta_u(ct, "llama.embedding_length")?,
-        heads: meta_u(ct, "llama.attention.head_count")?,
-        kv_heads: meta_u(ct, "llama.attention.head_count_kv")?,
-        eps: meta_f(ct, "llama.attention.layer_norm_rms_epsilon", 1e-5) as f64,
-        rope_base: meta_f(ct, "llama.rope.freq_base", 10_000.0),
-        mlp: meta_u(ct, "llama.feed_forward_length")?,
-        context: meta_u(ct, "llama.context_length").unwrap_or(2048).min(8192),
+        layers: meta_u(ct, &key("block_count"))?,
+        hidden: meta_u(ct, &key("embedding_length"))?,
+        heads: meta_u(ct, &key("attention.head_count"))?,
+        kv_heads: meta_u(ct, &key("attention.head_count_kv"))?,
+        eps: meta_f(ct, &key("attention.layer_norm_rms_epsilon"), 1e-5) as f64,
+        rope_base: meta_f(ct, &key("rope.freq_base"), 10_000.0),
+        mlp: meta_u(ct, &key("feed_forward_length"))?,
+        context: meta_u(ct, &key("context_length")).unwrap_or(2048).min(8192),
+        rope,
     })
 }
 
@@ -425,7 +467,13 @@ impl Llama {
         let mut raw = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
             let names = RawLayer::NAMES.iter().map(|n| tensor(&format!("blk.{i}.{n}.weight")));
-            raw.push((RawLayer(names.collect::<candle_core::Result<_>>()?), deltas(adapter, i, &shape)?));
+            let weights = names.collect::<candle_core::Result<_>>()?;
+            let mut bias = |n: &str| tensor(&format!("blk.{i}.attn_{n}.bias")).ok();
+            let biases = match (bias("q"), bias("k"), bias("v")) {
+                (Some(q), Some(k), Some(v)) => Some([q, k, v]),
+                _ => None,
+            };
+            raw.push((RawLayer(weights, biases), deltas(adapter, i, &shape)?));
         }
         // Conversion (dequantize, re-quantize, transpose) on every core, a share of layers each.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
@@ -627,7 +675,10 @@ impl Llama {
         };
         for (l, cache) in self.layers.iter().zip(self.caches.iter_mut()) {
             let h = candle_nn::ops::rms_norm(&x, &vector(&l.attn_norm)?, s.eps as f32)?;
-            let qkv = l.qkv.forward(&h)?;
+            let qkv = match &l.qkv_bias {
+                Some(bias) => l.qkv.forward(&h)?.broadcast_add(&vector(bias)?)?,
+                None => l.qkv.forward(&h)?,
+            };
             let kv_dim = s.kv_heads * head_dim;
             // (1, n, heads·d) → (1, heads, n, d); for one token that is a reshape, no copy.
             let split = |start: usize, len: usize, heads: usize| {
@@ -641,8 +692,11 @@ impl Llama {
             let q = split(0, s.hidden, s.heads)?;
             let k = split(s.hidden, kv_dim, s.kv_heads)?;
             let v = split(s.hidden + kv_dim, kv_dim, s.kv_heads)?;
-            let q = candle_nn::rotary_emb::rope_i(&q, &cos, &sin)?;
-            let k = candle_nn::rotary_emb::rope_i(&k, &cos, &sin)?;
+            let rotate = match s.rope {
+                Rope::Interleaved => candle_nn::rotary_emb::rope_i,
+                Rope::Halves => candle_nn::rotary_emb::rope,
+            };
+            let (q, k) = (rotate(&q, &cos, &sin)?, rotate(&k, &cos, &sin)?);
             cache.rewind(pos, kv_dim)?;
             // Into the cache position-major, then all positions back as (1, kv_heads, t, d).
             let rows = |t: &Tensor| t.transpose(1, 2)?.flatten_all()?.to_vec1::<f32>();

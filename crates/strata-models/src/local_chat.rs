@@ -1,5 +1,6 @@
-//! The on-device chat model (SmolLM2-135M-Instruct): its chat template, greedy or sampled
-//! decoding with stop tokens, streamed text, cancellation, and timings. Loaded once and shared;
+//! The on-device chat model (SmolLM2-135M-Instruct, or a Qwen2.5 model): its chat template
+//! (ChatML), greedy or sampled decoding with stop tokens, streamed text, cancellation, and
+//! timings. Loaded once and shared;
 //! one generation at a time (the model holds one conversation's key/value cache).
 
 use std::path::{Path, PathBuf};
@@ -78,6 +79,8 @@ pub struct LocalChat {
     im_start: u32,
     im_end: u32,
     stops: Vec<u32>,
+    /// Tokens the vocabulary marks unused (Qwen's `[PAD…]` fillers): never picked.
+    unused: Vec<u32>,
     /// The longest conversation the model reads, in tokens.
     context: usize,
     /// Every core, for the prompt's f32 products (split in halves with `rayon::join`).
@@ -125,8 +128,8 @@ impl LocalChat {
         LocalChat::load(&file)
     }
 
-    /// Loads the model in `file` (a llama GGUF with a byte-level BPE tokenizer and the ChatML
-    /// markers `<|im_start|>` / `<|im_end|>`).
+    /// Loads the model in `file` (a llama or qwen2 GGUF with a byte-level BPE tokenizer and the
+    /// ChatML markers `<|im_start|>` / `<|im_end|>`).
     pub fn load(file: &Path) -> Result<LocalChat> {
         LocalChat::load_with(file, None)
     }
@@ -138,6 +141,7 @@ impl LocalChat {
         let (im_start, im_end) = (id("<|im_start|>")?, id("<|im_end|>")?);
         let mut stops = vec![im_end];
         stops.extend(text.token_to_id("<|endoftext|>"));
+        let unused = strata_tokens::gguf::unused_ids(file)?;
         text.set_encode_special_tokens(true);
         let model = Llama::load_merged(file, adapter).map_err(|e| model_error(file, e))?;
         let name = name_of(file);
@@ -154,6 +158,7 @@ impl LocalChat {
             im_start,
             im_end,
             stops,
+            unused,
             context,
             pool,
             grammars: std::sync::OnceLock::new(),
@@ -322,6 +327,11 @@ impl LocalChat {
             let mut values: Vec<f32> = logits.to_vec1().map_err(fail)?;
             if let Some(c) = constrained.as_mut() {
                 c.mask(&mut values)?;
+            }
+            for &u in &self.unused {
+                if let Some(v) = values.get_mut(u as usize) {
+                    *v = f32::NEG_INFINITY;
+                }
             }
             let next = pick(&values, sampling, &mut rng);
             first_token_ms.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);

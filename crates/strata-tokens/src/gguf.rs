@@ -9,10 +9,18 @@ use std::path::Path;
 use strata_core::{Error, Result};
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::BPE;
+use tokenizers::normalizers::unicode::NFC;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
-use tokenizers::{AddedToken, PreTokenizerWrapper, Tokenizer};
+use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+use tokenizers::{AddedToken, PreTokenizerWrapper, SplitDelimiterBehavior, Tokenizer};
+
+/// Qwen2's pre-tokenizer pattern (its `tokenizer.json`, and llama.cpp's "qwen2" pre-tokenizer):
+/// contractions, letters with at most one leading non-letter, single digits, punctuation runs,
+/// line breaks, spaces.
+const QWEN2_SPLIT: &str =
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// A metadata value of a GGUF file (the kinds a tokenizer needs; others are skipped).
 #[derive(Debug, Clone, PartialEq)]
@@ -120,8 +128,8 @@ pub fn metadata(path: &Path) -> Result<HashMap<String, Value>> {
 }
 
 /// The BPE tokenizer the metadata describes (`tokenizer.ggml.model` = "gpt2": byte-level BPE;
-/// digits split one by one first, as SmolLM2's "smollm" pre-tokenizer does), with the control
-/// tokens as special tokens.
+/// digits split one by one first, as SmolLM2's "smollm" pre-tokenizer does; Qwen2's "qwen2"
+/// NFC and split pattern), with the control tokens as special tokens.
 pub fn tokenizer(path: &Path) -> Result<Tokenizer> {
     let meta = metadata(path)?;
     let bad = |what: &str| Error::Model(format!("{}: {what}", path.display()));
@@ -151,23 +159,49 @@ pub fn tokenizer(path: &Path) -> Result<Tokenizer> {
     let mut tokenizer = Tokenizer::new(bpe);
     let pre = meta.get("tokenizer.ggml.pre").and_then(Value::as_text).unwrap_or("default");
     let byte_level = PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true));
-    tokenizer.with_pre_tokenizer(Some(match pre {
+    let pre_tokenizer = match pre {
         "smollm" => PreTokenizerWrapper::Sequence(Sequence::new(vec![
             PreTokenizerWrapper::Digits(Digits::new(true)),
             byte_level,
         ])),
+        "qwen2" => {
+            tokenizer.with_normalizer(Some(NFC));
+            let split = Split::new(SplitPattern::Regex(QWEN2_SPLIT.into()), SplitDelimiterBehavior::Isolated, false)
+                .map_err(|e| bad(&format!("Qwen2's pre-tokenizer: {e}")))?;
+            PreTokenizerWrapper::Sequence(Sequence::new(vec![
+                PreTokenizerWrapper::Split(split),
+                PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, false, false)),
+            ]))
+        }
         _ => byte_level,
-    }));
+    };
+    tokenizer.with_pre_tokenizer(Some(pre_tokenizer));
     tokenizer.with_decoder(Some(ByteLevelDecoder::default()));
-    // Control tokens (type 3) are special: <|im_start|>, <|im_end|>, <|endoftext|>…
-    if let Some(Value::Array(types)) = meta.get("tokenizer.ggml.token_type") {
-        let special: Vec<AddedToken> = types
-            .iter()
-            .zip(&tokens)
-            .filter(|(t, _)| **t == Value::Int(3))
-            .map(|(_, tok)| AddedToken::from(tok.clone(), true))
-            .collect();
-        tokenizer.add_special_tokens(&special);
-    }
+    // Control tokens (type 3) are special: <|im_start|>, <|im_end|>, <|endoftext|>…; tokens a
+    // person's text may hold whole (type 4, Qwen's <tool_call>) are added, not special.
+    let typed = |kind: i64| -> Vec<&String> {
+        match meta.get("tokenizer.ggml.token_type") {
+            Some(Value::Array(types)) => {
+                types.iter().zip(&tokens).filter(|(t, _)| **t == Value::Int(kind)).map(|(_, tok)| tok).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let special: Vec<AddedToken> = typed(3).into_iter().map(|t| AddedToken::from(t.clone(), true)).collect();
+    tokenizer.add_special_tokens(&special);
+    let user: Vec<AddedToken> = typed(4).into_iter().map(|t| AddedToken::from(t.clone(), false)).collect();
+    tokenizer.add_tokens(&user);
     Ok(tokenizer)
+}
+
+/// The ids of the tokens a GGUF file marks unused (type 5: Qwen's `[PAD…]` fillers), which a
+/// model must never be let to write.
+pub fn unused_ids(path: &Path) -> Result<Vec<u32>> {
+    let meta = metadata(path)?;
+    Ok(match meta.get("tokenizer.ggml.token_type") {
+        Some(Value::Array(types)) => {
+            types.iter().enumerate().filter(|(_, t)| **t == Value::Int(5)).map(|(i, _)| i as u32).collect()
+        }
+        _ => Vec::new(),
+    })
 }

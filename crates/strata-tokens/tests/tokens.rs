@@ -192,3 +192,35 @@ fn a_user_catalogue_extends_and_overrides_and_bad_files_are_refused() {
     }
     assert!(Catalogue::with_user_file(&dir.path().join("none.toml")).unwrap_err().to_string().contains("none.toml"));
 }
+
+/// Qwen2.5-Coder-0.5B's tokenizer, built from its GGUF file (fetched by scripts/setup), gives
+/// llama.cpp's own ids for the same file (its `/tokenize`, through the `xllamacpp` wheel,
+/// 2026-11-28) on text that tells pre-tokenizers apart: digits one by one, contractions in any
+/// case, runs of spaces and line breaks, accents, CJK, emoji, and Qwen's added `<tool_call>`.
+#[test]
+fn qwens_tokenizer_from_its_gguf_gives_llama_cpps_ids() {
+    let file = strata_tokens::models_dir().join("qwen2.5-coder-0.5b-instruct/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    let t = HfTokens::from_gguf("qwen2.5-coder-0.5b", &file).unwrap_or_else(|e| panic!("{e}"));
+    let cases: [(&str, &[u32]); 6] = [
+        ("Hello world", &[9707, 1879]),
+        (
+            "I'LL say it's 12345 dollars!!\n\n  indented\tcode()",
+            &[40, 6, 4086, 1977, 432, 594, 220, 16, 17, 18, 19, 20, 11192, 24796, 220, 1257, 15864, 43343, 368],
+        ),
+        ("Größe naïve café 東京タワー 😀", &[6464, 78940, 94880, 586, 51950, 60596, 109, 46553, 46207, 125980, 90316]),
+        ("def f(x):\n    return x**2  \n\n\n# done", &[750, 282, 2075, 982, 262, 470, 856, 334, 17, 79226, 2, 2814]),
+        ("<tool_call>{\"a\": 1}</tool_call>", &[151657, 4913, 64, 788, 220, 16, 92, 151658]),
+        ("  leading spaces and trailing   ", &[220, 6388, 12621, 323, 27748, 262]),
+    ];
+    for (text, ids) in cases {
+        let got: Vec<u32> = t.tokenize(text).unwrap().iter().map(|t| t.id).collect();
+        assert_eq!(got, ids, "{text:?}");
+        assert_eq!(t.detokenize(&got).unwrap(), text, "round trip of {text:?}");
+    }
+    // Composed and decomposed accents read alike (NFC, as Qwen's own tokenizer.json does).
+    let composed: Vec<u32> = t.tokenize("\u{e9}").unwrap().iter().map(|t| t.id).collect();
+    let decomposed: Vec<u32> = t.tokenize("e\u{301}").unwrap().iter().map(|t| t.id).collect();
+    assert_eq!(composed, decomposed);
+    let unused = strata_tokens::gguf::unused_ids(&file).unwrap();
+    assert_eq!((unused.len(), unused[0], *unused.last().unwrap()), (271, 151_665, 151_935));
+}

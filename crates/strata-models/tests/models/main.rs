@@ -1,6 +1,7 @@
 //! The on-device embedder against the real model files (fetched by `scripts/setup`).
 
 mod chat;
+mod qwen;
 
 use strata_core::Embedder;
 use strata_models::MiniLm;
