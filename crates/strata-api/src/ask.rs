@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 use strata_core::{
-    ChatErrorKind, ChatModel, ChatRequest, Content, Episode, EpisodeBody, Filter, Message, NewMemory, Source, Usage,
+    ChatErrorKind, ChatModel, ChatRequest, Content, Episode, EpisodeBody, EventMeta, Filter, Message, NewMemory,
+    Source, Usage,
 };
 
 use crate::context::{ContextParams, ContextView};
@@ -109,7 +110,8 @@ impl Engine {
             }
         };
         let recorded = if params.record && response.finish != "cancelled" && !response.content.trim().is_empty() {
-            Some(self.record_exchange(&params.question, &response.content, model, params.session_id.clone())?)
+            let drew_on: Vec<strata_core::MemoryId> = context.report.included.iter().map(|d| d.id).collect();
+            self.record_exchange(&params.question, &response.content, model, params.session_id.clone(), &drew_on)?
         } else {
             None
         };
@@ -137,14 +139,17 @@ impl Engine {
     }
 
     /// Records a question and its answer as one episode (one transaction), with the provider
-    /// and model as its source.
+    /// and model as its source — unless a memory of `drew_on` (the ones its prompt quoted) was
+    /// forgotten while the model answered: the answer may repeat it, and forgetting wins, so
+    /// nothing is recorded (`None`).
     pub fn record_exchange(
         &mut self,
         question: &str,
         answer: &str,
         model: &dyn ChatModel,
         session_id: Option<String>,
-    ) -> ApiResult<MemoryView> {
+        drew_on: &[strata_core::MemoryId],
+    ) -> ApiResult<Option<MemoryView>> {
         let now = self.store().clock().now();
         let content = Content::Episodic(Episode {
             occurred_at: now,
@@ -158,7 +163,19 @@ impl Engine {
             model: Some(model.model().to_string()),
         };
         let new = NewMemory { scope: self.scope(session_id), source, ..Default::default() };
-        self.create(content, new)
+        let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };
+        let created = self.store().transact(|tx| match tx.still_live(drew_on) {
+            Err(strata_core::Error::Forgotten { .. }) => Ok(None),
+            other => {
+                other?;
+                tx.create(content, new, &meta).map(Some)
+            }
+        })?;
+        if created.is_none() {
+            tracing::info!("an answer was not recorded: a memory it drew on was forgotten while it was made");
+        }
+        self.wrote();
+        Ok(created.map(MemoryView::from))
     }
 }
 

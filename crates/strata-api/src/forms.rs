@@ -201,12 +201,12 @@ fn when(
     })
 }
 
-/// A fact's value from a form's text: a number if it reads as one (and is kept exactly), else
-/// the text.
+/// A fact's value from a form's text: a number if it reads back exactly as written, else the
+/// text.
 fn from_text(text: &str) -> FactValue {
-    match serde_json::from_str::<serde_json::Number>(text) {
-        Ok(n) if strata_core::model::is_exact(&n) => FactValue::Number(n),
-        _ => FactValue::Text(text.to_string()),
+    match strata_core::model::number_as_written(text) {
+        Some(n) => FactValue::Number(n),
+        None => FactValue::Text(text.to_string()),
     }
 }
 

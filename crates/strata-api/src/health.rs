@@ -393,6 +393,13 @@ impl Engine {
         self.store().transact(|tx| {
             for (keep, others) in &f.groups {
                 let k = f.live[*keep].id;
+                // A memory of the group forgotten since it was found: forgetting wins, the group
+                // is left as it is.
+                let group: Vec<MemoryId> = std::iter::once(k).chain(others.iter().map(|&o| f.live[o].id)).collect();
+                match tx.still_live(&group) {
+                    Err(strata_core::Error::Forgotten { .. } | strata_core::Error::NotFound(_)) => continue,
+                    other => other?,
+                }
                 for &o in others {
                     let id = f.live[o].id;
                     tx.append(id, Expected::Any, Change::Linked { target: k, relation: DUPLICATE_OF.into() }, &meta)?;

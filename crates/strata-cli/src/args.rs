@@ -9,16 +9,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(name = "strata", version, about, propagate_version = true)]
 pub struct Cli {
     /// The database file (default: strata.db in your user data folder).
-    #[arg(long, global = true, env = "STRATA_DB", value_name = "PATH")]
+    #[arg(long, global = true, env = "STRATA_DB", value_name = "PATH", hide_env_values = true)]
     pub db: Option<PathBuf>,
     /// Print JSON for scripts instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
     /// Whose memories to use.
-    #[arg(long, global = true, env = "STRATA_USER", default_value = "default")]
+    #[arg(long, global = true, env = "STRATA_USER", default_value = "default", hide_env_values = true)]
     pub user: String,
     /// Narrow to one agent's private memories.
-    #[arg(long, global = true, env = "STRATA_AGENT")]
+    #[arg(long, global = true, env = "STRATA_AGENT", hide_env_values = true)]
     pub agent: Option<String>,
     /// What to do.
     #[command(subcommand)]

@@ -287,8 +287,7 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
     let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
     let mut history: Vec<strata_core::Message> = Vec::new();
     let mut last: Option<strata_api::AskView> = None;
-    for line in std::io::stdin().lines() {
-        let line = line.context("cannot read standard input")?;
+    while let Some(line) = crate::terminal::read_line(&mut std::io::stdin().lock())? {
         let line = line.trim();
         match line.split_whitespace().collect::<Vec<_>>().as_slice() {
             [] => continue,
@@ -1028,8 +1027,7 @@ fn run_key(command: KeyCommand, out: &Out) -> Result<()> {
     match command {
         KeyCommand::Set { provider } => {
             known(&provider)?;
-            let mut key = String::new();
-            std::io::stdin().read_line(&mut key).context("cannot read the key from standard input")?;
+            let key = crate::terminal::read_line(&mut std::io::stdin().lock())?.unwrap_or_default();
             keys::store(&provider, key.trim())?;
             out.done(&format!("Stored the {provider} key in the OS keychain."))
         }
@@ -1085,8 +1083,7 @@ fn confirm_forget(engine: &Engine, target: &Target) -> Result<()> {
         strata_api::dto::content_title(&m.content)
     );
     std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().read_line(&mut answer)?;
+    let answer = crate::terminal::read_line(&mut std::io::stdin().lock())?.unwrap_or_default();
     if !matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
         bail!("not forgotten");
     }
@@ -1138,8 +1135,8 @@ fn add_request(add: AddCommand, clock: &dyn Clock) -> Result<AddRequest> {
     })
 }
 
-/// `name=value`; the value is JSON when it parses as a number (one a double would round
-/// stays text, digits and all), list, object or boolean, otherwise text.
+/// `name=value`; the value is JSON when it parses as a number (one that would not read back
+/// as written stays text, digits and all), list, object or boolean, otherwise text.
 fn parse_fact(s: &str) -> Result<(String, FactValue)> {
     let (k, v) = s.split_once('=').ok_or_else(|| anyhow!("'{s}' is not NAME=VALUE"))?;
     let (k, v) = (k.trim(), v.trim());
@@ -1147,13 +1144,13 @@ fn parse_fact(s: &str) -> Result<(String, FactValue)> {
         bail!("'{s}' has no fact name before '='");
     }
     let value = match serde_json::from_str::<serde_json::Value>(v) {
-        Ok(serde_json::Value::Number(n)) if !strata_core::model::is_exact(&n) => FactValue::Text(v.to_string()),
-        Ok(
-            j @ (serde_json::Value::Number(_)
-            | serde_json::Value::Array(_)
-            | serde_json::Value::Object(_)
-            | serde_json::Value::Bool(_)),
-        ) => FactValue::try_from(j).map_err(|e| anyhow!("fact '{k}': {e}"))?,
+        Ok(serde_json::Value::Number(_)) => match strata_core::model::number_as_written(v) {
+            Some(n) => FactValue::Number(n),
+            None => FactValue::Text(v.to_string()),
+        },
+        Ok(j @ (serde_json::Value::Array(_) | serde_json::Value::Object(_) | serde_json::Value::Bool(_))) => {
+            FactValue::try_from(j).map_err(|e| anyhow!("fact '{k}': {e}"))?
+        }
         _ => FactValue::Text(v.to_string()),
     };
     Ok((k.to_string(), value))

@@ -47,7 +47,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     // Training multiplies large matrices: candle's products get every core there (inference
     // keeps them at one, see tune_process). Set before any thread starts.
-    if std::env::args().skip(1).any(|a| a == "train") {
+    if std::env::args_os().skip(1).any(|a| a == "train") {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
         for var in ["RAYON_NUM_THREADS", "CANDLE_NUM_THREADS"] {
             if std::env::var_os(var).is_none() {
@@ -63,18 +63,20 @@ fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version: print them as clap formats them.
-            let _ = e.print();
+            // --help and --version, as clap words them, made safe like every other output.
+            use std::io::Write as _;
+            let _ = write!(terminal::Stdout, "{}", e.render());
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            note!("error: {} (see `strata --help`)", one_line(&e));
+            note!("error: {} (see `strata --help`)", strata_core::error::bounded(&one_line(&e)));
             return ExitCode::from(2);
         }
     };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("STRATA_LOG").unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
+        .with_writer(|| terminal::Stderr)
+        .with_ansi(false)
         .without_time()
         .init();
     match commands::run(cli) {

@@ -204,7 +204,7 @@ impl Out {
             return print_json(hits);
         }
         if hits.is_empty() {
-            say!("Nothing matches \"{query}\".");
+            say!("Nothing matches \"{}\".", strata_core::error::excerpt(query));
             return Ok(());
         }
         let mut t = table(&["score", "id", "type", "match"]);
@@ -225,7 +225,7 @@ impl Out {
             return print_json(hits);
         }
         if hits.is_empty() {
-            say!("Nothing recalled for \"{query}\".");
+            say!("Nothing recalled for \"{}\".", strata_core::error::excerpt(query));
             return Ok(());
         }
         let mut head = vec!["score", "id", "type", "memory"];

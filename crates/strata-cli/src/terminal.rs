@@ -26,6 +26,32 @@ fn obeyed(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// `text` with search marks as a terminal shows them: bold (or `**` elsewhere), never left on
+/// past the text (a stored mark character makes at most part of a line bold).
+fn marked(text: &str, terminal: bool) -> String {
+    let (start, end) = if terminal { ("\x1b[1m", "\x1b[0m") } else { ("**", "**") };
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut bold = false;
+    for c in text.chars() {
+        match c {
+            '\u{E000}' if !bold => {
+                out.push_str(start);
+                bold = true;
+            }
+            '\u{E001}' if bold => {
+                out.push_str(end);
+                bold = false;
+            }
+            '\u{E000}' | '\u{E001}' => {}
+            c => out.push(c),
+        }
+    }
+    if bold {
+        out.push_str(end);
+    }
+    out
+}
+
 /// `text` safe to print to a terminal (see the module's description).
 pub fn safe(text: &str) -> Cow<'_, str> {
     if !text.chars().any(obeyed) {
@@ -70,9 +96,8 @@ impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
         let clean = safe(&text);
-        let marked = if clean.contains([MARK_START, MARK_END].map(|m| m.chars().next().unwrap_or_default())) {
-            let (start, end) = if std::io::stdout().is_terminal() { ("\x1b[1m", "\x1b[0m") } else { ("**", "**") };
-            Cow::Owned(clean.replace(MARK_START, start).replace(MARK_END, end))
+        let marked = if clean.contains(['\u{E000}', '\u{E001}']) {
+            Cow::Owned(marked(&clean, std::io::stdout().is_terminal()))
         } else {
             clean
         };
@@ -122,6 +147,42 @@ pub fn is_stdout(_: &std::path::Path) -> bool {
     false
 }
 
+/// The most bytes of one line read from standard input (a chat turn, a key, an answer).
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+
+/// The next line of `input` without its line ending (`None` at the end), refused past
+/// [`MAX_LINE_BYTES`] rather than read into memory whole.
+pub fn read_line(input: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
+    use std::io::{BufRead as _, Read as _};
+    let mut line = String::new();
+    let n = input.by_ref().take(MAX_LINE_BYTES + 1).read_line(&mut line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if n as u64 > MAX_LINE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a line of standard input is longer than {} MiB", MAX_LINE_BYTES >> 20),
+        ));
+    }
+    Ok(Some(line.trim_end_matches(['\r', '\n']).to_string()))
+}
+
+/// Standard error for log lines, made safe ([`safe`]); a closed standard error loses them.
+pub struct Stderr;
+
+impl Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().lock().write_all(safe(&String::from_utf8_lossy(buf)).as_bytes());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().lock().flush();
+        Ok(())
+    }
+}
+
 /// Writes `text` to standard error made safe; a leading carriage return (a progress line
 /// rewriting itself) is kept. A closed standard error loses the text, not the command.
 pub fn to_stderr(text: &str) {
@@ -147,5 +208,8 @@ mod tests {
         let text = json(&value).unwrap();
         assert!(!text.chars().any(|c| obeyed(c) && c != '\n'), "{text}");
         assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value, "the same JSON");
+        // A stray mark in stored text bolds at most the rest of its text, never what follows.
+        assert_eq!(marked("a\u{E000}b", true), "a\x1b[1mb\x1b[0m");
+        assert_eq!(marked("a\u{E001}b\u{E000}c\u{E001}d", false), "ab**c**d");
     }
 }

@@ -225,10 +225,17 @@ impl Store {
     pub fn record_evaluation(&mut self, id: &str, metrics: &serde_json::Value, passed: bool) -> Result<AdapterRecord> {
         self.adapter(id)?;
         let tx = self.conn.unchecked_transaction()?;
-        tx.execute(
-            "UPDATE adapters SET metrics = ?2, passed = ?3 WHERE id = ?1",
+        // Retired meanwhile (forget retires an adapter trained on a memory and strips its
+        // report's rows, which quote it): the report of an evaluation in flight is not kept.
+        let kept = tx.execute(
+            "UPDATE adapters SET metrics = ?2, passed = ?3 WHERE id = ?1 AND status != 'retired'",
             params![id, metrics.to_string(), passed],
         )?;
+        if kept == 0 {
+            return Err(Error::invalid(format!(
+                "adapter {id} was retired while it was evaluated (a memory it learned from may have been forgotten); its report was not kept"
+            )));
+        }
         self.adapter_event(id, "evaluated", serde_json::json!({ "passed": passed }))?;
         tx.commit()?;
         self.adapter(id)

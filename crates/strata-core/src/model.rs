@@ -234,6 +234,14 @@ pub fn is_exact(n: &serde_json::Number) -> bool {
     x.is_finite() && !(x.fract() == 0.0 && x.abs() >= EXACT_INTEGER)
 }
 
+/// `text` as a number when it is one that reads back exactly as written (`42`, `-3.5`), else
+/// `None`: a person's digits are kept as text rather than rounded
+/// (`0.12345678901234567890123`) or rewritten (`3.50`, `1e3`).
+pub fn number_as_written(text: &str) -> Option<serde_json::Number> {
+    let n: serde_json::Number = serde_json::from_str(text.trim()).ok()?;
+    (n.to_string() == text.trim() && is_exact(&n)).then_some(n)
+}
+
 /// A concept's facts: named values in the order they were given.
 pub type Facts = IndexMap<String, FactValue>;
 

@@ -71,7 +71,8 @@ pub async fn get(
             } else {
                 text.push_str("Here is what Strata remembers that may be relevant (best match first):\n");
                 for r in &recalled {
-                    let line = strata_api::dto::content_title(&r.memory.content);
+                    // Stored text, quoted on its one line: it cannot start a line of its own.
+                    let line = strata_core::fence::fence_line(&strata_api::dto::content_title(&r.memory.content), 200);
                     text.push_str(&format!("- [{}] {}\n", r.memory.id, line));
                 }
                 text.push('\n');

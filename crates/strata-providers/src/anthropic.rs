@@ -100,7 +100,7 @@ impl Anthropic {
         let go = AtomicBool::new(false);
         let response =
             http::send(&self.endpoint, "anthropic", &|| self.post("v1/messages/count_tokens", &body), classify, &go)?;
-        let v: Value = response.json().map_err(|e| http::bad_json("anthropic", e))?;
+        let v: Value = http::json_of("anthropic", response)?;
         v["input_tokens"].as_u64().map(|n| n as u32).ok_or_else(|| http::bad_json("anthropic", "no input_tokens"))
     }
 }

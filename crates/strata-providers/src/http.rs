@@ -101,7 +101,7 @@ pub fn send(
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<f64>().ok())
             .map(|s| Duration::from_secs_f64(s.clamp(0.0, 60.0)));
-        let body = response.text().unwrap_or_default();
+        let body = text_of(response, MAX_ERROR_BYTES);
         let kind = match status {
             401 | 403 => ChatErrorKind::BadKey,
             429 => ChatErrorKind::RateLimited,
@@ -130,6 +130,33 @@ pub fn send(
     }
 }
 
+/// The most bytes of an error body read (a vendor's message is a sentence or two).
+const MAX_ERROR_BYTES: u64 = 64 << 10;
+/// The most bytes of a whole reply read (an answer of the longest window, as JSON).
+pub const MAX_REPLY_BYTES: u64 = 16 << 20;
+/// The most bytes of one line of a streamed reply.
+const MAX_LINE_BYTES: u64 = 4 << 20;
+
+/// At most `max` bytes of `response`'s body, as text.
+fn text_of(response: impl Read, max: u64) -> String {
+    let mut bytes = Vec::new();
+    let _ = response.take(max).read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// A whole reply's JSON, read with a bound: a server that sends more is refused, not swallowed.
+pub fn json_of(provider: &str, response: impl Read) -> Result<serde_json::Value, ChatError> {
+    let mut bytes = Vec::new();
+    response
+        .take(MAX_REPLY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ChatError::new(ChatErrorKind::Network, format!("the answer stopped arriving ({e})")))?;
+    if bytes.len() as u64 > MAX_REPLY_BYTES {
+        return Err(bad_json(provider, format!("a reply over {} MiB", MAX_REPLY_BYTES >> 20)));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| bad_json(provider, e))
+}
+
 /// The human message in a vendor's error body (`{"error": {"message": …}}`,
 /// `{"error": "…"}`), if any.
 fn vendor_message(body: &str) -> Option<String> {
@@ -152,9 +179,16 @@ pub fn lines(
             return Ok(true);
         }
         line.clear();
-        let n = reader
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
             .read_line(&mut line)
             .map_err(|e| ChatError::new(ChatErrorKind::Network, format!("the answer stopped arriving ({e})")))?;
+        if n as u64 > MAX_LINE_BYTES {
+            return Err(ChatError::new(
+                ChatErrorKind::Server,
+                format!("the answer sent a line over {} MiB; it was not read", MAX_LINE_BYTES >> 20),
+            ));
+        }
         if n == 0 || !each(line.trim_end_matches(['\r', '\n']))? {
             return Ok(false);
         }

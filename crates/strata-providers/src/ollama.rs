@@ -63,7 +63,7 @@ impl Ollama {
             classify,
             &go,
         )?;
-        let v: Value = response.json().map_err(|e| http::bad_json("ollama", e))?;
+        let v: Value = http::json_of("ollama", response)?;
         Ok(v["embeddings"]
             .as_array()
             .ok_or_else(|| http::bad_json("ollama", "no embeddings"))?

@@ -101,7 +101,7 @@ impl OpenAi {
         let body = json!({"model": self.model, "input": texts});
         let go = AtomicBool::new(false);
         let response = http::send(&self.endpoint, &self.provider, &|| self.post("embeddings", &body), classify, &go)?;
-        let v: Value = response.json().map_err(|e| http::bad_json(&self.provider, e))?;
+        let v: Value = http::json_of(&self.provider, response)?;
         let mut rows: Vec<(u64, Vec<f32>)> = v["data"]
             .as_array()
             .ok_or_else(|| http::bad_json(&self.provider, "no data"))?

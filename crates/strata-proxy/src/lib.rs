@@ -55,6 +55,8 @@ impl Proxy {
 
 /// An error in OpenAI's shape.
 fn error(status: StatusCode, kind: &str, code: Option<&str>, message: &str) -> Response {
+    // A message may echo what the request sent: each quoted value cut to an excerpt.
+    let message = strata_core::error::bounded(message);
     let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
     (status, axum::Json(body)).into_response()
 }

@@ -84,10 +84,7 @@ impl Catalogue {
 
     /// Strata's catalogue extended by the user's file (its entries win).
     pub fn with_user_file(path: &Path) -> Result<Catalogue> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            context: format!("cannot read the model catalogue {}", path.display()),
-            source,
-        })?;
+        let text = strata_core::files::read_text(path, 16 << 20, "a model catalogue")?;
         let mut entries = parse(&path.display().to_string(), &text)?;
         entries.extend(Catalogue::builtin().entries);
         Ok(Catalogue { entries })
@@ -110,7 +107,7 @@ impl Catalogue {
                 let unknown = Some(format!(
                     "'{}' is not in the model catalogue: assuming a {}-token window, {} tokens of answer, \
                      counted with {} (add it to your models.toml to be exact)",
-                    model.trim(),
+                    strata_core::error::excerpt(model.trim()),
                     info.context_window,
                     info.max_output,
                     info.tokenizer

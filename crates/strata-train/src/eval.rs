@@ -174,7 +174,8 @@ pub fn evaluate(
         let f = e.fact.as_ref().map(|f| (f.value.clone(), format!("{}'s {} is {}.", f.subject, f.attribute, f.value)));
         let (expected, statement) = f.unwrap_or_default();
         let without = ask(chat, &e.question, None)?;
-        let with_retrieval = ask(chat, &e.question, Some(&format!("What you remember:\n- {statement}")))?;
+        let remembered = strata_core::fence::fence_line(&statement, 400);
+        let with_retrieval = ask(chat, &e.question, Some(&format!("What you remember:\n- {remembered}")))?;
         rows.push(Row { question: e.question.clone(), expected, with_adapter: String::new(), without, with_retrieval });
         on_question(i + 1, questions.len() * 2);
     }

@@ -103,10 +103,14 @@ pub fn write_set(engine: &Engine, db: &Path, set: &Dataset) -> ApiResult<PathBuf
 /// beside the database that name a memory: a set written before the check is found by a
 /// forget after it, and one forgotten before it is caught here — forgetting wins either way.)
 pub fn write_set_to(engine: &Engine, file: &Path, set: &Dataset) -> ApiResult<()> {
+    let sources = set.sources();
+    still_live(engine, &sources)?;
     set.write(file)?;
-    if let Err(e) = still_live(engine, &set.sources()) {
-        if std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
-            let _ = std::fs::remove_file(file);
+    if let Err(e) = still_live(engine, &sources) {
+        // The file written (a link's target, not the link), which quotes what was forgotten.
+        let written = strata_core::files::resolve(file)?;
+        if std::fs::metadata(&written).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&written);
         }
         return Err(e);
     }

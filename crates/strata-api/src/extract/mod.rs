@@ -583,8 +583,11 @@ impl Engine {
         let meta = EventMeta { actor: Actor::App, ..self.meta() };
         let scope = self.scope(None);
         let run_id = decisions.first().map(|d| d.run_id.clone()).unwrap_or_else(|| "empty".into());
+        // What the decisions rest on: the turns read, and the known facts they quote.
+        let read: Vec<MemoryId> =
+            chunk.episodes.iter().copied().chain(decisions.iter().filter_map(|d| d.target)).collect();
         let written = self.store().transact(|tx| {
-            match tx.still_live(&chunk.episodes) {
+            match tx.still_live(&read) {
                 Err(strata_core::Error::Forgotten { .. } | strata_core::Error::NotFound(_)) => return Ok(false),
                 other => other?,
             }

@@ -259,3 +259,29 @@ fn a_reply_is_bounded_and_the_assistant_is_not_the_user() {
     assert!(doc.description.chars().count() <= 160, "{}", doc.description.len());
     assert!(report.decisions[0].topic.chars().count() <= 30);
 }
+
+/// The proxy answered from a memory the person forgot while the model wrote, and recorded the
+/// answer — the forgotten words back in the store.
+#[test]
+fn an_answer_drawn_from_a_memory_forgotten_meanwhile_is_not_recorded() {
+    let db = Db::new();
+    let mut e = db.engine("me", None);
+    let secret = e.add(crate::fact("vault", "the vault code is 4321")).unwrap().id;
+    let mut forgetter = db.engine("me", None);
+    let hook = Mutex::new(Some((&mut forgetter, Target::new(&secret))));
+    let m = model(|_, r| {
+        assert!(r.messages.iter().any(|m| m.content.contains("4321")), "the memory is in the prompt");
+        if let Some((f, t)) = hook.lock().unwrap().take() {
+            f.forget(&t).unwrap();
+        }
+        Ok(text("The vault code is 4321."))
+    });
+    let params =
+        strata_api::ask::AskParams { question: "What is the vault code?".into(), record: true, ..Default::default() };
+    let view = e.ask(params, &m, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(view.answer, "The vault code is 4321.");
+    assert!(view.recorded.is_none(), "not recorded: {:?}", view.recorded);
+    drop((e, m));
+    drop(hook);
+    assert!(!on_disk(&db, "4321"), "the forgotten words are in no byte of the file");
+}

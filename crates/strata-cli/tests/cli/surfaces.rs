@@ -109,6 +109,45 @@ fn files_are_read_with_a_bound_and_numbers_are_kept_exactly() {
     assert_eq!(e.json(&["get", "big"])["facts"]["n"], digits, "kept as text, every digit");
     let err = e.err(&["add", "semantic", "bigger", "--fact", &format!("n=[{digits}]")]);
     assert!(err.contains("too large to keep exactly") && err.contains("in quotes"), "{err}");
+    // Digits a double would round, or a number written another way, are kept as written.
+    e.ok(&[
+        "add",
+        "semantic",
+        "fine",
+        "--fact",
+        "pi=0.12345678901234567890123",
+        "--fact",
+        "price=3.50",
+        "--fact",
+        "n=42",
+    ]);
+    let facts = &e.json(&["get", "fine"])["facts"];
+    assert_eq!(
+        (&facts["pi"], &facts["price"], &facts["n"]),
+        (&"0.12345678901234567890123".into(), &"3.50".into(), &42.into())
+    );
+}
+
+#[test]
+fn help_usage_errors_and_odd_arguments_are_safe_and_short() {
+    let e = Env::new();
+    let help = crate::strata().arg("--help").env("STRATA_USER", "u\x1b]0;TITLE\x07\x1b[2J").output().unwrap();
+    let shown = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success() && shown.contains("Usage"), "{shown}");
+    assert!(!shown.contains('\x1b') && !shown.contains('\x07') && !shown.contains("TITLE"), "{shown}");
+    let huge = "9".repeat(100_000);
+    let r = e.run(&["list", "--limit", &huge]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.len() < 1_200, "{} bytes of usage error", r.stderr.len());
+    // An argument that is not UTF-8 is an error, never a panic.
+    use std::os::unix::ffi::OsStrExt;
+    let odd = crate::strata()
+        .args([std::ffi::OsStr::new("get"), std::ffi::OsStr::from_bytes(b"\x9b31m")])
+        .env("STRATA_DB", e.db())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&odd.stderr);
+    assert!(!odd.status.success() && !said.contains("panicked"), "{said}");
 }
 
 /// Runs `strata ARGS` on `e`'s database with the settings file `settings`.
