@@ -94,27 +94,7 @@ fn the_one_token_step_agrees_with_the_tensor_path() {
     let file = strata_models::models_dir().join(strata_models::CHAT_DIR).join(strata_models::CHAT_FILE);
     let mut model = strata_models::Llama::load(&file).unwrap_or_else(|e| panic!("{e}"));
     let prompt: Vec<u32> = vec![1, 9690, 198, 2683, 359, 253, 5356, 5646, 11, 2, 198, 1, 4093, 198, 1780, 314, 260];
-    let logits = |t: candle_core::Result<candle_core::Tensor>| -> Vec<f32> {
-        t.and_then(|t| t.to_vec1()).unwrap_or_else(|e| panic!("{e}"))
-    };
-    let argmax = |v: &[f32]| v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
-    let mut ids = prompt.clone();
-    for _ in 0..6 {
-        let (last, pos) = (&ids[ids.len() - 1..], ids.len() - 1);
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
-        let tensor = logits(model.forward_tensors(last, pos));
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
-        let step = logits(model.forward(last, pos));
-        assert_eq!(step.len(), tensor.len());
-        let dot: f64 = step.iter().zip(&tensor).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
-        let norm = |v: &[f32]| v.iter().map(|a| f64::from(*a) * f64::from(*a)).sum::<f64>().sqrt();
-        let cosine = dot / (norm(&step) * norm(&tensor));
-        // Not bit-equal: sums in another order flip the odd rounding of an activation to int8,
-        // and thirty layers carry that on (0.999 here; a wrong rotation or cache is far lower).
-        assert!(cosine > 0.995, "cosine {cosine} at position {pos}");
-        assert_eq!(argmax(&step), argmax(&tensor), "at position {pos}");
-        ids.push(argmax(&step));
-    }
+    let ids = crate::step_agrees_with_tensors(&mut model, prompt, 6);
     // Continuing past what the cache holds is refused with a reason, on either path.
     for id in [&ids[..1], &ids[..2]] {
         let err = model.forward(id, ids.len() + 5).map(|_| ()).unwrap_err().to_string();

@@ -107,3 +107,30 @@ fn a_tokenizer_from_another_model_is_refused() {
     let err = MiniLm::load(dir.path()).unwrap_err().to_string();
     assert!(err.contains("tokenizer.json has 30522 tokens but the model has 1000"), "{err}");
 }
+
+/// Runs `steps` greedy tokens after `ids` both ways — the one-token step and the tensor path,
+/// each from a cache filled with the same prefix — and checks they agree: the same next token,
+/// logits pointing the same way. Not bit-equal: sums in another order flip the odd rounding of
+/// an activation to int8, and the layers carry that on (0.999 here; a wrong rotation, bias or
+/// cache is far lower). Returns `ids` with the tokens picked.
+fn step_agrees_with_tensors(model: &mut strata_models::Llama, mut ids: Vec<u32>, steps: usize) -> Vec<u32> {
+    let logits = |t: candle_core::Result<candle_core::Tensor>| -> Vec<f32> {
+        t.and_then(|t| t.to_vec1()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let argmax = |v: &[f32]| v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
+    for _ in 0..steps {
+        let (last, pos) = (&ids[ids.len() - 1..], ids.len() - 1);
+        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
+        let tensor = logits(model.forward_tensors(last, pos));
+        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
+        let step = logits(model.forward(last, pos));
+        assert_eq!(step.len(), tensor.len());
+        let dot: f64 = step.iter().zip(&tensor).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+        let norm = |v: &[f32]| v.iter().map(|a| f64::from(*a) * f64::from(*a)).sum::<f64>().sqrt();
+        let cosine = dot / (norm(&step) * norm(&tensor));
+        assert!(cosine > 0.995, "cosine {cosine} at position {pos}");
+        assert_eq!(argmax(&step), argmax(&tensor), "at position {pos}");
+        ids.push(argmax(&step));
+    }
+    ids
+}

@@ -50,24 +50,7 @@ fn it_answers_as_llama_cpp_does_on_the_same_file() {
 #[test]
 fn the_one_token_step_agrees_with_the_tensor_path() {
     let mut model = strata_models::Llama::load(&file()).unwrap_or_else(|e| panic!("{e}"));
-    let mut ids = chat().prompt_ids(&question()).unwrap();
-    let logits = |t: candle_core::Result<candle_core::Tensor>| -> Vec<f32> {
-        t.and_then(|t| t.to_vec1()).unwrap_or_else(|e| panic!("{e}"))
-    };
-    let argmax = |v: &[f32]| v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
-    for _ in 0..3 {
-        let (last, pos) = (&ids[ids.len() - 1..], ids.len() - 1);
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
-        let tensor = logits(model.forward_tensors(last, pos));
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
-        let step = logits(model.forward(last, pos));
-        let dot: f64 = step.iter().zip(&tensor).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
-        let norm = |v: &[f32]| v.iter().map(|a| f64::from(*a) * f64::from(*a)).sum::<f64>().sqrt();
-        let cosine = dot / (norm(&step) * norm(&tensor));
-        assert!(cosine > 0.995, "cosine {cosine} at position {pos}");
-        assert_eq!(argmax(&step), argmax(&tensor), "at position {pos}");
-        ids.push(argmax(&step));
-    }
+    crate::step_agrees_with_tensors(&mut model, chat().prompt_ids(&question()).unwrap(), 3);
 }
 
 /// Held to a JSON schema over Qwen's 151,936-token vocabulary, the answer parses; the unused
