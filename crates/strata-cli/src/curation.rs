@@ -64,7 +64,7 @@ pub fn list(
 ) -> Result<()> {
     let query = CandidateQuery {
         status: status.map(|s| status_word(s).to_string()),
-        kind: kind.map(|k| crate::commands::kind_of(k).as_str().to_string()),
+        kind: kind.map(|k| crate::requests::kind_of(k).as_str().to_string()),
         tag,
         concept,
         sort: Some(sort),

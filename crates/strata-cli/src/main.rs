@@ -33,10 +33,12 @@ macro_rules! note_part {
 }
 
 mod args;
+mod bench;
 mod commands;
 mod curation;
 mod extract;
 mod render;
+mod requests;
 mod terminal;
 mod train;
 

@@ -212,4 +212,14 @@ mod tests {
         assert_eq!(marked("a\u{E000}b", true), "a\x1b[1mb\x1b[0m");
         assert_eq!(marked("a\u{E001}b\u{E000}c\u{E001}d", false), "ab**c**d");
     }
+
+    #[test]
+    fn a_line_of_input_past_the_bound_is_refused_not_read_whole() {
+        let mut ok = std::io::Cursor::new("hello\r\nnext\n");
+        assert_eq!(read_line(&mut ok).unwrap().as_deref(), Some("hello"));
+        assert_eq!(read_line(&mut ok).unwrap().as_deref(), Some("next"));
+        assert_eq!(read_line(&mut ok).unwrap(), None);
+        let mut huge = std::io::Cursor::new("x".repeat(MAX_LINE_BYTES as usize + 10));
+        assert!(read_line(&mut huge).unwrap_err().to_string().contains("longer than 1 MiB"));
+    }
 }

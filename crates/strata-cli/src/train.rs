@@ -57,7 +57,7 @@ fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
     let kinds: Vec<MemoryKind> = if s.kinds.is_empty() {
         vec![MemoryKind::Semantic, MemoryKind::Procedural]
     } else {
-        s.kinds.iter().map(|k| crate::commands::kind_of(*k)).collect()
+        s.kinds.iter().map(|k| crate::requests::kind_of(*k)).collect()
     };
     let filter = Filter { kinds, tags: s.tags.clone(), ..Default::default() };
     let memories = engine.all_memories(filter)?;

@@ -15,6 +15,7 @@ pub mod evolve;
 pub mod extraction;
 pub mod fence;
 pub mod files;
+mod forget;
 mod fts;
 pub mod interchange;
 pub mod model;

@@ -8,7 +8,8 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use super::{Env, loopback};
+use super::Env;
+use super::providers::loopback;
 
 const KEY: &str = "sk-test-PLANTED-0077";
 

@@ -1,0 +1,195 @@
+//! `strata train …`: crystallization's arguments (what to teach, how, and the gate).
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use super::{CandidateStatusArg, KindArg};
+
+/// `strata train …`
+#[derive(Debug, Subcommand)]
+pub enum TrainCommand {
+    /// Build a training set from memories (facts and procedures) and report its problems.
+    Dataset {
+        #[command(flatten)]
+        select: TrainSelect,
+        /// Write the set here as JSON Lines (default: beside the database, named by its hash).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        hyper: TrainHyper,
+    },
+    /// Train an adapter (a candidate until evaluated and activated). A killed run resumes
+    /// from its last checkpoint when run again with the same set and settings.
+    Run {
+        #[command(flatten)]
+        select: TrainSelect,
+        /// Train on this set (from `strata train dataset`) instead of selecting memories.
+        #[arg(long, conflicts_with_all = ["ids", "approved", "kinds", "tags"])]
+        dataset: Option<PathBuf>,
+        #[command(flatten)]
+        hyper: TrainHyper,
+        /// Evaluate it right after training.
+        #[arg(long)]
+        eval: bool,
+    },
+    /// Evaluate an adapter: held-out fact recall with, without and by retrieval; general
+    /// perplexity. The report is stored with it.
+    Eval {
+        /// The adapter's id.
+        id: String,
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+    /// List the adapters, newest first.
+    List,
+    /// Show an adapter, its report and its history.
+    Show {
+        /// The adapter's id.
+        id: String,
+    },
+    /// Make an adapter the one the on-device model uses.
+    Activate {
+        /// The adapter's id.
+        id: String,
+        /// Activate it even though it failed or skipped its evaluation.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Retire the active adapter and restore the one active before it (or none).
+    Rollback,
+    /// Retire an adapter that is not in use: it is never activated again (its files stay).
+    Retire {
+        /// The adapter's id.
+        id: String,
+    },
+    /// Check an adapter (the active one by default) against the memories as they are now: its
+    /// held-out questions asked again, facts changed or forgotten since training counted. The
+    /// check is kept with it (`strata train show` lists them).
+    Check {
+        /// The adapter's id (default: the active one).
+        id: Option<String>,
+    },
+    /// Flag the facts and procedures that meet the training criteria (the settings file's
+    /// `training.criteria`) into the curation queue, and take out those that no longer do.
+    Flag,
+    /// The curation queue: each candidate with its score and why it is there.
+    Candidates {
+        /// Only candidates with this status.
+        #[arg(long, value_enum)]
+        status: Option<CandidateStatusArg>,
+        /// Only this type.
+        #[arg(long = "type", value_enum)]
+        kind: Option<KindArg>,
+        /// Only memories with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// Only members of this concept (its key, id or name).
+        #[arg(long)]
+        concept: Option<String>,
+        /// Order: score (highest first), lowest (the doubtful first) or recent.
+        #[arg(long, default_value = "score")]
+        sort: String,
+    },
+    /// Approve candidates for training (memory ids or keys).
+    Approve {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Why, kept with the decision.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Reject candidates: they stay out of training until they change.
+    Reject {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Why, kept with the decision.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Take decisions back: the candidates wait in the queue again.
+    Reopen {
+        /// The memories.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// What happened to a memory in curation: flagged, approved, withdrawn …
+    Why {
+        /// The memory.
+        id: String,
+    },
+    /// Store the example facts in a fresh scope, build the set, train, evaluate, and print
+    /// the report.
+    Demo {
+        #[command(flatten)]
+        hyper: TrainHyper,
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+}
+
+/// Which memories to train on.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainSelect {
+    /// These memories (repeatable); otherwise every fact and procedure the filters select.
+    #[arg(long = "id")]
+    pub ids: Vec<String>,
+    /// The candidates a person approved (`strata train approve`).
+    #[arg(long, conflicts_with_all = ["ids", "kinds", "tags"])]
+    pub approved: bool,
+    /// Only this type (semantic or procedural). Repeatable.
+    #[arg(long = "type", value_enum)]
+    pub kinds: Vec<KindArg>,
+    /// Only memories with this tag. Repeatable (all must match).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+}
+
+/// Training settings.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainHyper {
+    /// LoRA rank.
+    #[arg(long, default_value_t = 8)]
+    pub rank: usize,
+    /// LoRA alpha (the update is scaled by alpha / rank).
+    #[arg(long, default_value_t = 16.0)]
+    pub alpha: f64,
+    /// Dropout on the adapters' input.
+    #[arg(long, default_value_t = 0.05)]
+    pub dropout: f64,
+    /// Adapted projections, comma-separated: q, k, v, o, gate, up, down.
+    #[arg(long, default_value = "q,k,v,o", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 1.5e-3)]
+    pub lr: f64,
+    /// Passes over the examples.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// Examples per micro-batch.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    /// Micro-batches per optimizer step (gradient accumulation).
+    #[arg(long, default_value_t = 1)]
+    pub accumulate: usize,
+    /// Seed (adapter start, data order, dropout).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// General questions answered by the base model mixed into training, with general prose
+    /// (replay); 0 for none.
+    #[arg(long, default_value_t = 16)]
+    pub replay: usize,
+}
+
+/// The evaluation gate.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GateArgs {
+    /// The largest rise in general perplexity allowed, as a share (0.1 = 10%).
+    #[arg(long, default_value_t = 0.10)]
+    pub margin: f64,
+    /// The least held-out fact recall with the adapter, as a share.
+    #[arg(long, default_value_t = 0.5)]
+    pub min_recall: f64,
+}
