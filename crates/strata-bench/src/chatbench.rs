@@ -61,14 +61,22 @@ pub enum AdapterUse {
     Unmerged,
 }
 
-/// Loads the default model and runs a short and a long prompt, `generate` tokens each; with
-/// `adapter` (a folder of PEFT files), with that adapter applied as `how` says.
-pub fn run(generate: usize, adapter: Option<(&std::path::Path, AdapterUse)>) -> Result<ChatBench> {
+/// Which model, read how, with which adapter.
+#[derive(Debug, Clone, Default)]
+pub struct ChatSetup {
+    /// A GGUF file (default: the default on-device model).
+    pub model: Option<std::path::PathBuf>,
+    /// A folder of PEFT files, applied as the second field says.
+    pub adapter: Option<(std::path::PathBuf, AdapterUse)>,
+}
+
+/// Loads the model and runs a short and a long prompt, `generate` tokens each.
+pub fn run(generate: usize, setup: &ChatSetup) -> Result<ChatBench> {
     let started = Instant::now();
-    let chat = match adapter {
-        None => LocalChat::load_default()?,
+    let file = setup.model.clone().unwrap_or_else(LocalChat::default_file);
+    let chat = match &setup.adapter {
+        None => LocalChat::load(&file)?,
         Some((dir, how)) => {
-            let file = LocalChat::default_file();
             let shape = Llama::read_shape(&file).map_err(|e| strata_core::Error::Model(e.to_string()))?;
             let a = Adapter::load(dir, &shape)?;
             match how {

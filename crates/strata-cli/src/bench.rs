@@ -73,10 +73,11 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.token_bench(&strata_bench::tokenbench::report(&texts, ours, theirs))
         }
-        BenchCommand::Chat { tokens, adapter, unmerged } => {
-            use strata_bench::chatbench::AdapterUse;
+        BenchCommand::Chat { tokens, adapter, unmerged, model } => {
+            use strata_bench::chatbench::{AdapterUse, ChatSetup};
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
-            out.chat_bench(&strata_bench::chatbench::run(tokens, adapter.as_deref().map(|a| (a, how)))?)
+            let setup = ChatSetup { model, adapter: adapter.map(|a| (a, how)) };
+            out.chat_bench(&strata_bench::chatbench::run(tokens, &setup)?)
         }
         BenchCommand::Answers {
             budget,

@@ -4,15 +4,14 @@
 //! grouped-query attention with a key/value cache, a SwiGLU MLP and output embeddings (tied or
 //! the file's own).
 //!
-//! Each projection is kept twice, one per phase ([`Weight`]): int8 blocks ([`Q8`]) for
-//! generating one token at a time, which is bound by reading the weights, and f32 for reading
-//! a prompt, which is bound by arithmetic and where f32 products split over the cores are
-//! fastest. q, k and v are one product, as are the MLP's gate and up. Weights are converted on
-//! every core at load. A prompt runs on candle tensors ([`Llama::hidden`]); one generated
-//! token runs on plain vectors ([`Llama::step`]), with a helper thread for half of each
-//! product.
+//! Each projection is kept once, as int8 blocks ([`Q8`]), which both phases read: generating
+//! one token at a time is bound by reading the weights, and reading a prompt multiplies a
+//! group of tokens per pass of each row ([`Q8::matmul`]) — as fast here as the f32 products
+//! this model kept before, at a quarter of the memory (docs/decisions/0003). q, k and v are
+//! one product, as are the MLP's gate and up. Weights are converted on every core at load. A
+//! prompt runs on candle tensors ([`Llama::hidden`]); one generated token runs on plain
+//! vectors ([`Llama::step`]), with a helper thread for half of each product.
 
-use std::io::{Read, Seek};
 use std::path::Path;
 
 use candle_core::quantized::{QTensor, gguf_file};
@@ -56,11 +55,10 @@ pub enum Rope {
     Halves,
 }
 
-/// A projection in both forms: int8 blocks ([`Q8`]) for one token, f32 `(in, out)` for many;
-/// with an adapter applied unmerged, its `(in, R)` and `(R, out)` factors.
+/// A projection as int8 blocks ([`Q8`]); with an adapter applied unmerged, its `(in, R)` and
+/// `(R, out)` factors.
 struct Weight {
     q8: Q8,
-    t: Tensor,
     /// The `out` size of each stacked part.
     parts: Vec<usize>,
     lora: Option<(Tensor, Tensor)>,
@@ -82,7 +80,7 @@ impl Weight {
             .collect::<candle_core::Result<Vec<_>>>()?;
         let w = Tensor::cat(&merged, 0)?;
         let sizes = parts.iter().map(|p| p.dim(0)).collect::<candle_core::Result<_>>()?;
-        Ok(Weight { q8: q8_of(&w)?, t: w.t()?.contiguous()?, parts: sizes, lora: None })
+        Ok(Weight { q8: q8_of(&w)?, parts: sizes, lora: None })
     }
 
     /// Applies the parts' updates unmerged (or none): the stacked A's and a block-diagonal B.
@@ -116,29 +114,11 @@ impl Weight {
 
     /// `x` is (1, n, in).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        let y = self.base(x)?;
+        let y = q8_forward(&self.q8, x)?;
         match &self.lora {
             Some((a, b)) => y + x.broadcast_matmul(a)?.broadcast_matmul(b)?,
             None => Ok(y),
         }
-    }
-
-    fn base(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        let n = x.dim(1)?;
-        if n == 1 {
-            return q8_forward(&self.q8, x);
-        }
-        let x = x.squeeze(0)?;
-        let out = self.t.dim(1)?;
-        let half = out / 2;
-        // Each thread multiplies by one half of the columns (a strided view, no copy).
-        let run = |start: usize, len: usize| x.matmul(&self.t.narrow(1, start, len)?);
-        let (a, b) = if rayon::current_num_threads() >= 2 {
-            rayon::join(|| run(0, half), || run(half, out - half))
-        } else {
-            (run(0, half), run(half, out - half))
-        };
-        Tensor::cat(&[a?, b?], 1)?.unsqueeze(0)
     }
 }
 
@@ -149,14 +129,12 @@ fn q8_of(w: &Tensor) -> candle_core::Result<Q8> {
         .ok_or_else(|| candle_core::Error::Msg(format!("a {out}×{inp} weight is not in whole blocks of 32")))
 }
 
-/// `x (1, n, in)` times an int8 matrix, token by token: `(1, n, out)`.
+/// `x (1, n, in)` times an int8 matrix: `(1, n, out)` (one token by [`Q8::matvec`], many by
+/// [`Q8::matmul`]).
 fn q8_forward(q: &Q8, x: &Tensor) -> candle_core::Result<Tensor> {
     let n = x.dim(1)?;
     let xv = x.flatten_all()?.to_vec1::<f32>()?;
-    let mut out = Vec::with_capacity(n * q.outputs());
-    for row in xv.chunks_exact(q.inputs()) {
-        out.extend(q.matvec(&q.input(row)));
-    }
+    let out = if n == 1 { q.matvec(&q.input(&xv)) } else { q.matmul(&q.batch(&xv)) };
     Tensor::from_vec(out, (1, n, q.outputs()), x.device())
 }
 
@@ -356,11 +334,13 @@ impl RawLayer {
 /// The model, with its key/value cache (one conversation at a time).
 pub struct Llama {
     shape: Shape,
-    embeddings: Tensor,
+    /// The token embeddings, a row per token.
+    embeddings: Q8,
     layers: Vec<Layer>,
     /// The final norm's weights.
     norm: Vec<f32>,
-    output: Q8,
+    /// The output embeddings where the file has its own (else the token embeddings').
+    output: Option<Q8>,
     /// The rotary angles' cosines and sines, `(context, head_dim / 2)` row-major.
     cos: Vec<f32>,
     sin: Vec<f32>,
@@ -429,7 +409,7 @@ impl Llama {
     pub fn load_merged(file: &Path, adapter: Option<&Adapter>) -> candle_core::Result<Llama> {
         let mut f = std::fs::File::open(file)?;
         let ct = gguf_file::Content::read(&mut f).map_err(|e| e.with_path(file))?;
-        Llama::from_gguf(&ct, &mut f, adapter)
+        Llama::from_gguf(file, &ct, adapter)
     }
 
     /// The model's shape as the file's metadata gives it, without loading the weights.
@@ -453,57 +433,58 @@ impl Llama {
         Ok(())
     }
 
-    fn from_gguf<R: Read + Seek>(
-        ct: &gguf_file::Content,
-        r: &mut R,
-        adapter: Option<&Adapter>,
-    ) -> candle_core::Result<Llama> {
+    fn from_gguf(file: &Path, ct: &gguf_file::Content, adapter: Option<&Adapter>) -> candle_core::Result<Llama> {
         let device = Device::Cpu;
         let shape = shape_of(ct)?;
-        let mut tensor = |name: &str| ct.tensor(r, name, &device);
-        let embedding_q = tensor("token_embd.weight")?;
-        let output_q = tensor("output.weight").ok(); // absent: tied to the embeddings
-        let norm = tensor("output_norm.weight")?.dequantize(&device)?.to_vec1()?;
-        let mut raw = Vec::with_capacity(shape.layers);
-        for i in 0..shape.layers {
-            let names = RawLayer::NAMES.iter().map(|n| tensor(&format!("blk.{i}.{n}.weight")));
+        let tensor = |r: &mut std::fs::File, name: &str| ct.tensor(r, name, &device);
+        let read = |r: &mut std::fs::File, i: usize| -> candle_core::Result<RawLayer> {
+            let names = RawLayer::NAMES.iter().map(|n| tensor(r, &format!("blk.{i}.{n}.weight")));
             let weights = names.collect::<candle_core::Result<_>>()?;
-            let mut bias = |n: &str| tensor(&format!("blk.{i}.attn_{n}.bias")).ok();
+            let mut bias = |n: &str| tensor(r, &format!("blk.{i}.attn_{n}.bias")).ok();
             let biases = match (bias("q"), bias("k"), bias("v")) {
                 (Some(q), Some(k), Some(v)) => Some([q, k, v]),
                 _ => None,
             };
-            raw.push((RawLayer(weights, biases), deltas(adapter, i, &shape)?));
-        }
-        // Conversion (dequantize, re-quantize, transpose) on every core, a share of layers each.
+            Ok(RawLayer(weights, biases))
+        };
+        let deltas = (0..shape.layers).map(|i| deltas(adapter, i, &shape)).collect::<candle_core::Result<Vec<_>>>()?;
+        // Every core reads and converts (dequantize, re-quantize, transpose) a share of the
+        // layers, one at a time, from its own handle on the file: only the layers in hand are
+        // held twice.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
         let per = shape.layers.div_ceil(cores).max(1);
-        let mut chunks: Vec<Vec<(RawLayer, [Delta; 7])>> = Vec::new();
-        let mut rest = raw.into_iter().peekable();
-        while rest.peek().is_some() {
-            chunks.push(rest.by_ref().take(per).collect());
-        }
         let (layers, embeddings, output) = std::thread::scope(|s| {
-            let workers: Vec<_> = chunks
-                .into_iter()
-                .map(|c| {
-                    s.spawn(move || {
-                        c.into_iter().map(|(raw, d)| raw.convert(&d)).collect::<candle_core::Result<Vec<_>>>()
+            let workers: Vec<_> = (0..shape.layers)
+                .step_by(per)
+                .map(|first| {
+                    let (read, deltas) = (&read, &deltas);
+                    s.spawn(move || -> candle_core::Result<Vec<Layer>> {
+                        let mut r = std::fs::File::open(file)?;
+                        (first..(first + per).min(shape.layers))
+                            .map(|i| {
+                                let layer = read(&mut r, i)?.convert(&deltas[i]);
+                                crate::process::release_freed();
+                                layer
+                            })
+                            .collect()
                     })
                 })
                 .collect();
-            let embeddings = embedding_q.dequantize(&device)?;
-            let output = match output_q {
-                Some(t) => t.dequantize(&device)?,
-                None => embeddings.clone(),
+            let mut r = std::fs::File::open(file)?;
+            let embeddings = q8_of(&tensor(&mut r, "token_embd.weight")?.dequantize(&device)?)?;
+            crate::process::release_freed();
+            let output = match tensor(&mut r, "output.weight") {
+                Ok(t) => Some(q8_of(&t.dequantize(&device)?)?),
+                Err(_) => None, // tied to the embeddings
             };
-            let output = q8_of(&output);
+            crate::process::release_freed();
             let mut layers = Vec::with_capacity(shape.layers);
             for w in workers {
                 layers.extend(w.join().map_err(|_| candle_core::Error::Msg("a loader thread failed".into()))??);
             }
-            candle_core::Result::Ok((layers, embeddings, output?))
+            candle_core::Result::Ok((layers, embeddings, output))
         })?;
+        let norm = tensor(&mut std::fs::File::open(file)?, "output_norm.weight")?.dequantize(&device)?.to_vec1()?;
         let head_dim = shape.hidden / shape.heads;
         let theta: Vec<f32> =
             (0..head_dim).step_by(2).map(|i| 1.0 / shape.rope_base.powf(i as f32 / head_dim as f32)).collect();
@@ -527,6 +508,11 @@ impl Llama {
     /// The model's shape.
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+
+    /// The output embeddings.
+    fn output(&self) -> &Q8 {
+        self.output.as_ref().unwrap_or(&self.embeddings)
     }
 
     /// Forgets the conversation held in the cache.
@@ -555,7 +541,7 @@ impl Llama {
         let n = ids.len();
         let last = x.i((.., n - 1..n, ..))?;
         let last = candle_nn::ops::rms_norm(&last, &vector(&self.norm)?, self.shape.eps as f32)?;
-        q8_forward(&self.output, &last)?.flatten_all()
+        q8_forward(self.output(), &last)?.flatten_all()
     }
 
     /// Runs `ids` from the start of a conversation and returns the logits after every token,
@@ -563,7 +549,7 @@ impl Llama {
     pub fn forward_all(&mut self, ids: &[u32]) -> candle_core::Result<Tensor> {
         let x = self.hidden(ids, 0)?;
         let x = candle_nn::ops::rms_norm(&x, &vector(&self.norm)?, self.shape.eps as f32)?;
-        q8_forward(&self.output, &x)?.squeeze(0)
+        q8_forward(self.output(), &x)?.squeeze(0)
     }
 
     /// One token at position `pos` → the logits: the same computation as [`Llama::hidden`] on
@@ -580,12 +566,12 @@ impl Llama {
                 s.context
             )));
         }
-        let x: Vec<f32> = self.embeddings.get(id as usize)?.to_vec1()?;
+        let x = self.embedding(id)?;
         let products: Vec<&Q8> = self
             .layers
             .iter()
             .flat_map(|l| [&l.qkv.q8, &l.o.q8, &l.gate_up.q8, &l.down.q8])
-            .chain([&self.output])
+            .chain([self.output.as_ref().unwrap_or(&self.embeddings)])
             .collect();
         let inputs: Vec<OnceLock<Q8Input>> = products.iter().map(|_| OnceLock::new()).collect();
         let halves: Vec<OnceLock<Vec<f32>>> = products.iter().map(|_| OnceLock::new()).collect();
@@ -648,6 +634,13 @@ impl Llama {
         })
     }
 
+    /// Token `id`'s embedding.
+    fn embedding(&self, id: u32) -> candle_core::Result<Vec<f32>> {
+        self.embeddings
+            .row(id as usize)
+            .ok_or_else(|| candle_core::Error::Msg(format!("token {id} is outside the model's vocabulary")))
+    }
+
     /// The last block's output for `ids` at position `pos`, `(1, n, hidden)`.
     fn hidden(&mut self, ids: &[u32], pos: usize) -> candle_core::Result<Tensor> {
         let n = ids.len();
@@ -660,8 +653,8 @@ impl Llama {
         let device = Device::Cpu;
         let s = self.shape;
         let head_dim = s.hidden / s.heads;
-        let ids_t = Tensor::new(ids, &device)?;
-        let mut x = self.embeddings.index_select(&ids_t, 0)?.unsqueeze(0)?; // (1, n, hidden)
+        let rows = ids.iter().map(|&id| self.embedding(id)).collect::<candle_core::Result<Vec<_>>>()?;
+        let mut x = Tensor::from_vec(rows.concat(), (1, n, s.hidden), &device)?;
         let half = head_dim / 2;
         let cos = Tensor::from_slice(&self.cos[pos * half..(pos + n) * half], (n, half), &device)?;
         let sin = Tensor::from_slice(&self.sin[pos * half..(pos + n) * half], (n, half), &device)?;

@@ -144,6 +144,7 @@ impl LocalChat {
         let unused = strata_tokens::gguf::unused_ids(file)?;
         text.set_encode_special_tokens(true);
         let model = Llama::load_merged(file, adapter).map_err(|e| model_error(file, e))?;
+        crate::process::release_freed();
         let name = name_of(file);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()

@@ -1,9 +1,10 @@
-//! The chat model's weights for generating, one token at a time: int8 codes in blocks of 32
-//! with an f32 scale per block (Q8_0's layout, its scales kept as f32 so that no block pays a
-//! half-precision conversion), multiplied by the token's activations quantized the same way.
-//! Generating is bound by reading the weights, so the kernel reads each row once, with AVX2
-//! integer products (runtime-detected; a portable loop elsewhere), the rows split over two
-//! threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
+//! The chat model's weights: int8 codes in blocks of 32 with an f32 scale per block (Q8_0's
+//! layout, its scales kept as f32 so that no block pays a half-precision conversion),
+//! multiplied by the tokens' activations quantized the same way. Generating one token is bound
+//! by reading the weights, so [`Q8::matvec`] reads each row once; reading a prompt is bound by
+//! arithmetic, so [`Q8::matmul`] loads each block of a row once for four tokens, within chunks
+//! of tokens that stay in cache. AVX2 integer products (runtime-detected; a portable loop
+//! elsewhere), the rows split over two threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
 //! half-precision scales and candle's thread pool (figures in docs/benchmarks.md).
 
 use strata_core::vectors::quantize_i8;
@@ -46,14 +47,19 @@ impl Q8 {
         Some(Q8 { inputs, outputs, codes, scales })
     }
 
-    /// Input size.
-    pub(crate) fn inputs(&self) -> usize {
-        self.inputs
-    }
-
     /// Output size.
     pub(crate) fn outputs(&self) -> usize {
         self.outputs
+    }
+
+    /// Row `r` back in f32 (a token's embedding); None past the last row.
+    pub(crate) fn row(&self, r: usize) -> Option<Vec<f32>> {
+        let blocks = self.inputs / BLOCK;
+        let codes = self.codes.get(r * self.inputs..(r + 1) * self.inputs)?;
+        let scales = &self.scales[r * blocks..(r + 1) * blocks];
+        Some(
+            codes.chunks_exact(BLOCK).zip(scales).flat_map(|(c, s)| c.iter().map(move |&v| f32::from(v) * s)).collect(),
+        )
     }
 
     /// Quantizes one token's activations for [`Q8::matvec`].
@@ -89,6 +95,90 @@ impl Q8 {
         top.extend(bottom);
         top
     }
+}
+
+/// Many tokens' activations (a prompt), quantized per block, row-major `(n, inputs)`.
+pub(crate) struct Q8Batch {
+    n: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+/// Tokens multiplied together by one pass of a weight row (they share its loads).
+const GROUP: usize = 4;
+/// Tokens whose activations stay in cache while the weight rows stream past them.
+const TOKEN_CHUNK: usize = 64;
+
+impl Q8 {
+    /// Quantizes `x`, `n` tokens' activations row-major, for [`Q8::matmul`].
+    pub(crate) fn batch(&self, x: &[f32]) -> Q8Batch {
+        let n = x.len() / self.inputs.max(1);
+        let mut codes = Vec::with_capacity(x.len());
+        let mut scales = Vec::with_capacity(x.len() / BLOCK);
+        quantize_blocks(x, &mut codes, &mut scales);
+        Q8Batch { n, codes, scales }
+    }
+
+    /// `x · Wᵀ` for a prompt's tokens, `(n, outputs)` row-major, W's rows split over the
+    /// current rayon pool's threads (two). Reading a prompt is bound by arithmetic: each
+    /// weight row is loaded once per group of tokens, within chunks of tokens small enough to
+    /// stay in cache.
+    pub(crate) fn matmul(&self, x: &Q8Batch) -> Vec<f32> {
+        let half = self.outputs / 2;
+        let (top, bottom) = if rayon::current_num_threads() >= 2 && self.outputs >= 64 {
+            rayon::join(|| self.block(x, 0..half), || self.block(x, half..self.outputs))
+        } else {
+            (self.block(x, 0..half), self.block(x, half..self.outputs))
+        };
+        let mut out = Vec::with_capacity(x.n * self.outputs);
+        for t in 0..x.n {
+            out.extend_from_slice(&top[t * half..(t + 1) * half]);
+            let rest = self.outputs - half;
+            out.extend_from_slice(&bottom[t * rest..(t + 1) * rest]);
+        }
+        out
+    }
+
+    /// Rows `rows` of `W · x` for every token, `(n, rows.len())` row-major.
+    fn block(&self, x: &Q8Batch, rows: std::ops::Range<usize>) -> Vec<f32> {
+        let (blocks, width) = (self.inputs / BLOCK, rows.len());
+        let mut out = vec![0f32; x.n * width];
+        let (dot, dot4) = (dot_fn(), dot4_fn());
+        let token =
+            |t: usize| (&x.codes[t * self.inputs..(t + 1) * self.inputs], &x.scales[t * blocks..(t + 1) * blocks]);
+        for chunk in (0..x.n).step_by(TOKEN_CHUNK) {
+            let end = (chunk + TOKEN_CHUNK).min(x.n);
+            for (i, r) in rows.clone().enumerate() {
+                let w = &self.codes[r * self.inputs..(r + 1) * self.inputs];
+                let ws = &self.scales[r * blocks..(r + 1) * blocks];
+                let mut t = chunk;
+                while t + GROUP <= end {
+                    let sums = dot4(w, ws, [token(t), token(t + 1), token(t + 2), token(t + 3)]);
+                    for (j, s) in sums.into_iter().enumerate() {
+                        out[(t + j) * width + i] = s;
+                    }
+                    t += GROUP;
+                }
+                for t in t..end {
+                    let (xc, xs) = token(t);
+                    out[t * width + i] = dot(w, ws, xc, xs);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One weight row's dot products with four tokens.
+type Dot4 = fn(&[i8], &[f32], [(&[i8], &[f32]); GROUP]) -> [f32; GROUP];
+
+/// [`dot_fn`]'s switch for four tokens at a time.
+fn dot4_fn() -> Dot4 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        return dot4_avx2_checked;
+    }
+    |w, ws, xs| xs.map(|(x, s)| dot_portable(w, ws, x, s))
 }
 
 /// A row's dot product with a token: Σ over blocks of `w_scale · x_scale · Σ w_code · x_code`.
@@ -166,6 +256,53 @@ unsafe fn dot_avx2(w: &[i8], ws: &[f32], x: &[i8], xs: &[f32]) -> f32 {
     _mm_cvtss_f32(_mm_hadd_ps(sum, sum))
 }
 
+/// Only handed out by [`dot4_fn`] after AVX2 and FMA were detected.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn dot4_avx2_checked(w: &[i8], ws: &[f32], xs: [(&[i8], &[f32]); GROUP]) -> [f32; GROUP] {
+    // SAFETY: only returned by `dot4_fn`, which checked for AVX2 and FMA.
+    unsafe { dot4_avx2(w, ws, xs) }
+}
+
+/// [`dot_avx2`] for four tokens: each block of the row is loaded, and its sign taken, once.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot4_avx2(w: &[i8], ws: &[f32], xs: [(&[i8], &[f32]); GROUP]) -> [f32; GROUP] {
+    use std::arch::x86_64::{
+        __m256i, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps, _mm256_castps256_ps128, _mm256_cvtepi32_ps,
+        _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_maddubs_epi16,
+        _mm256_set1_epi16, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sign_epi8,
+    };
+    let mut blocks = ws.len().min(w.len() / BLOCK);
+    for (x, s) in &xs {
+        blocks = blocks.min(s.len()).min(x.len() / BLOCK);
+    }
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = [_mm256_setzero_ps(); GROUP];
+    let xp = xs.map(|(x, _)| x.as_ptr());
+    let sp = xs.map(|(_, s)| s.as_ptr());
+    for b in 0..blocks {
+        // SAFETY: b < blocks, so every 32-byte load lies inside its slice (unaligned loads),
+        // and every scale read inside its slice of scales.
+        unsafe {
+            let bw = _mm256_loadu_si256(w.as_ptr().add(b * BLOCK).cast::<__m256i>());
+            let abs = _mm256_sign_epi8(bw, bw);
+            let wsb = *ws.get_unchecked(b);
+            for j in 0..GROUP {
+                let bx = _mm256_loadu_si256(xp[j].add(b * BLOCK).cast::<__m256i>());
+                let products = _mm256_madd_epi16(_mm256_maddubs_epi16(abs, _mm256_sign_epi8(bx, bw)), ones);
+                acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(wsb * *sp[j].add(b)), _mm256_cvtepi32_ps(products), acc[j]);
+            }
+        }
+    }
+    acc.map(|a| {
+        let sum = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+        let sum = _mm_hadd_ps(sum, sum);
+        _mm_cvtss_f32(_mm_hadd_ps(sum, sum))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +334,26 @@ mod tests {
             assert!((g - portable).abs() < 1e-4, "row {r}: {g} vs {portable}");
         }
         assert!(Q8::new(&w[..out * 40], out, 40).is_none(), "40 is not whole blocks");
+    }
+
+    #[test]
+    fn a_prompts_product_matches_token_by_token() {
+        let (out, inp, n) = (70, 96, 71);
+        let mut seed = 5u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+        };
+        let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
+        let x: Vec<f32> = (0..n * inp).map(|_| next()).collect();
+        let q = Q8::new(&w, out, inp).expect("a multiple of 32");
+        let all = q.matmul(&q.batch(&x));
+        assert_eq!(all.len(), n * out);
+        for (t, row) in x.chunks_exact(inp).enumerate() {
+            let one = q.matvec(&q.input(row));
+            for (r, (a, b)) in all[t * out..(t + 1) * out].iter().zip(&one).enumerate() {
+                assert!((a - b).abs() < 1e-4, "token {t}, row {r}: {a} vs {b}");
+            }
+        }
     }
 }

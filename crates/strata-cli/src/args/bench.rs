@@ -230,6 +230,9 @@ pub enum BenchCommand {
         /// Apply the adapter beside the weights instead (switchable without a reload).
         #[arg(long, requires = "adapter")]
         unmerged: bool,
+        /// A chat model GGUF file other than the default.
+        #[arg(long)]
+        model: Option<PathBuf>,
     },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers (or, with

@@ -109,8 +109,8 @@ fn a_tokenizer_from_another_model_is_refused() {
 }
 
 /// Runs `steps` greedy tokens after `ids` both ways — the one-token step and the tensor path,
-/// each from a cache filled with the same prefix — and checks they agree: the same next token,
-/// logits pointing the same way. Not bit-equal: sums in another order flip the odd rounding of
+/// each from a cache filled with the same prefix — and checks they agree: the same next token
+/// (or a near tie), logits pointing the same way. Not bit-equal: sums in another order flip the odd rounding of
 /// an activation to int8, and the layers carry that on (0.999 here; a wrong rotation, bias or
 /// cache is far lower). Returns `ids` with the tokens picked.
 fn step_agrees_with_tensors(model: &mut strata_models::Llama, mut ids: Vec<u32>, steps: usize) -> Vec<u32> {
@@ -129,7 +129,14 @@ fn step_agrees_with_tensors(model: &mut strata_models::Llama, mut ids: Vec<u32>,
         let norm = |v: &[f32]| v.iter().map(|a| f64::from(*a) * f64::from(*a)).sum::<f64>().sqrt();
         let cosine = dot / (norm(&step) * norm(&tensor));
         assert!(cosine > 0.995, "cosine {cosine} at position {pos}");
-        assert_eq!(argmax(&step), argmax(&tensor), "at position {pos}");
+        // The same pick, or a near tie either way (two tokens within 0.05 of each other).
+        let (a, b) = (argmax(&step) as usize, argmax(&tensor) as usize);
+        assert!(
+            a == b || ((step[a] - step[b]).abs() < 0.05 && (tensor[a] - tensor[b]).abs() < 0.05),
+            "at position {pos}: the step picks {a} ({}), the tensors {b} ({})",
+            step[a],
+            tensor[b]
+        );
         ids.push(argmax(&step));
     }
     ids
