@@ -9,6 +9,7 @@ mod commands;
 mod concepts;
 mod facts;
 mod jobs;
+mod models;
 mod settings;
 mod state;
 mod training;
@@ -62,6 +63,10 @@ pub fn bindings() -> Builder<tauri::Wry> {
         facts::reject_facts,
         facts::known_facts,
         settings::settings,
+        models::on_device_models,
+        models::fetch_model,
+        models::choose_model,
+        models::licence,
         settings::save_settings,
         settings::check_tiers,
         settings::tier_presets,

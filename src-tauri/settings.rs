@@ -16,8 +16,8 @@ pub(crate) struct SettingsView {
     models: String,
     /// Whether the embedding model is there.
     embedder_present: bool,
-    /// Whether the chat model is there.
-    chat_model_present: bool,
+    /// The on-device chat models: whether each is here, its licence, which answers.
+    on_device: Vec<strata_api::on_device::OnDeviceModelView>,
     /// The settings file.
     settings_file: String,
     /// What it holds.
@@ -44,7 +44,7 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, ApiError> {
     Ok(SettingsView {
         database: state.db_path.display().to_string(),
         embedder_present: models.join(strata_models::EMBEDDER_DIR).join("model.safetensors").exists(),
-        chat_model_present: models.join(strata_models::CHAT_DIR).join(strata_models::CHAT_FILE).exists(),
+        on_device: crate::models::models_view()?,
         models: models.display().to_string(),
         settings_file: Settings::path()?.display().to_string(),
         saved: Settings::load()?,
@@ -63,7 +63,11 @@ pub(crate) async fn settings(state: State<'_, AppState>) -> Result<SettingsView,
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn save_settings(state: State<'_, AppState>, saved: Settings) -> Result<SettingsView, ApiError> {
+    let models_changed = Settings::load().map(|s| s.on_device) != Ok(saved.on_device.clone());
     saved.save()?;
+    if models_changed {
+        state.reload_models();
+    }
     let days = saved.usage.records_days();
     state
         .run(move |e| {

@@ -5,16 +5,15 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
+use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode, Settings};
 
 /// The app's state.
 pub struct AppState {
     engine: Arc<Mutex<Engine>>,
-    /// The on-device chat model: its weights load on the first answer. Replaced (unloaded)
-    /// when another adapter becomes active.
-    chat: std::sync::RwLock<Option<Arc<strata_models::LazyLocalChat>>>,
-    /// The on-device model's second instance, for extraction ([`AppState::extraction_model`]).
-    extractor: std::sync::OnceLock<Option<Arc<strata_models::LazyLocalChat>>>,
+    /// The on-device models: the chat's and extraction's (each loads on its first use), and
+    /// the adapter in use. Replaced (unloaded) when another model is chosen or fetched, or
+    /// another adapter becomes active.
+    on_device: std::sync::RwLock<OnDevice>,
     /// The on-device model training uses (its tokenizer for the sets, its answers to check
     /// an adapter): an instance of its own, loaded on first use, so the chat is never touched.
     trainer: Trainer,
@@ -24,6 +23,31 @@ pub struct AppState {
     pub db_path: PathBuf,
     /// The long jobs running, by the id the window gave them: their stop flags.
     pub jobs: Arc<Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicBool>>>>,
+}
+
+/// The on-device models the window uses, or why there is none.
+struct OnDevice {
+    adapter: Option<strata_models::AdapterInUse>,
+    chat: Result<Arc<strata_models::LazyLocalChat>, String>,
+    /// Built on extraction's first use: extraction never holds up an answer, nor an answer
+    /// extraction (an instance of its own, even of the same model).
+    extractor: Option<Result<Arc<strata_models::LazyLocalChat>, String>>,
+}
+
+impl OnDevice {
+    /// The models `Settings` chooses, the chat's with `adapter` (which runs on the model it
+    /// was trained on).
+    fn new(adapter: Option<strata_models::AdapterInUse>) -> OnDevice {
+        let settings = Settings::load().unwrap_or_default();
+        let chosen = settings.on_device.chat.clone();
+        let chat = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter.clone())
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+        if let Err(err) = &chat {
+            tracing::warn!("no on-device chat model: {err}");
+        }
+        OnDevice { adapter, chat, extractor: None }
+    }
 }
 
 /// The on-device model training uses, loaded on first use and kept.
@@ -37,7 +61,7 @@ impl Trainer {
         if let Some(m) = slot.as_ref() {
             return Ok(m.clone());
         }
-        let model = Arc::new(strata_models::LocalChat::load_default().map_err(|e| {
+        let model = Arc::new(strata_models::LocalChat::load_trained().map_err(|e| {
             ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make setup`)"))
         })?);
         *slot = Some(model.clone());
@@ -81,18 +105,10 @@ impl AppState {
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         });
         // The active crystallized adapter, if any, is applied when the model loads.
-        let adapter = engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(|a| (a.path, a.id));
-        let chat = match strata_models::LazyLocalChat::new() {
-            Ok(c) => Some(Arc::new(c.with_adapter(adapter))),
-            Err(err) => {
-                tracing::warn!("no on-device chat model: {err}");
-                None
-            }
-        };
+        let adapter = engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(adapter_in_use);
         Ok(AppState {
             engine,
-            chat: std::sync::RwLock::new(chat),
-            extractor: std::sync::OnceLock::new(),
+            on_device: std::sync::RwLock::new(OnDevice::new(adapter)),
             trainer: Trainer::default(),
             mcp: tokio::sync::Mutex::new(None),
             db_path: path,
@@ -100,19 +116,22 @@ impl AppState {
         })
     }
 
-    /// The on-device model that extracts facts: an instance of its own (loaded on its first
-    /// use), so extraction never holds up an answer, nor an answer extraction.
+    /// The on-device model that extracts facts (Settings' choice, else the chat's model): an
+    /// instance of its own, loaded on its first use.
     pub fn extraction_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
-        self.chat_model()?;
-        let model = self.extractor.get_or_init(|| strata_models::LazyLocalChat::new().ok().map(Arc::new));
-        model.clone().ok_or_else(|| ApiError::new(ErrorCode::Model, "the on-device chat model is missing"))
+        let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
+        let model = on.extractor.get_or_insert_with(|| {
+            let settings = Settings::load().unwrap_or_default();
+            let name = settings.on_device.extraction.or(settings.on_device.chat);
+            strata_models::LazyLocalChat::named(name.as_deref()).map(Arc::new).map_err(|e| e.to_string())
+        });
+        model.clone().map_err(|e| ApiError::new(ErrorCode::Model, e))
     }
 
     /// The on-device chat model, or why there is none.
     pub fn chat_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
-        self.chat.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(|| {
-            ApiError::new(ErrorCode::Model, "the on-device chat model is missing: run `make setup` to fetch it")
-        })
+        let on = self.on_device.read().unwrap_or_else(|p| p.into_inner());
+        on.chat.clone().map_err(|e| ApiError::new(ErrorCode::Model, e))
     }
 
     /// The on-device model training uses (load it off the async runtime: [`Trainer::model`]).
@@ -120,16 +139,19 @@ impl AppState {
         self.trainer.clone()
     }
 
-    /// Makes the chat's on-device model one with `adapter` (its folder and id) merged in, or
-    /// none: the next answer loads it. An answer under way finishes with the model it began with.
-    pub fn use_adapter(&self, adapter: Option<(PathBuf, String)>) {
-        let mut chat = self.chat.write().unwrap_or_else(|p| p.into_inner());
-        if chat.is_some() {
-            match strata_models::LazyLocalChat::new() {
-                Ok(c) => *chat = Some(Arc::new(c.with_adapter(adapter))),
-                Err(err) => tracing::warn!("the on-device chat model could not be replaced: {err}"),
-            }
-        }
+    /// Makes the chat's on-device model the adapter's own with `adapter` merged in, or the
+    /// chosen model with none: the next answer loads it. An answer under way finishes with the
+    /// model it began with.
+    pub fn use_adapter(&self, adapter: Option<strata_models::AdapterInUse>) {
+        let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
+        *on = OnDevice::new(adapter);
+    }
+
+    /// Builds the on-device models again after a choice in Settings or a fetch (the adapter in
+    /// use is kept).
+    pub fn reload_models(&self) {
+        let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
+        *on = OnDevice::new(on.adapter.take());
     }
 
     /// An engine of its own for the MCP server (same database, embedder and worker).
@@ -188,6 +210,11 @@ impl AppState {
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the command failed: {e}")))?
     }
+}
+
+/// The adapter record as the on-device model applies it.
+pub fn adapter_in_use(a: strata_core::adapters::AdapterRecord) -> strata_models::AdapterInUse {
+    strata_models::AdapterInUse { dir: a.path, id: a.id, base_model: a.base_model }
 }
 
 fn database_path() -> ApiResult<PathBuf> {

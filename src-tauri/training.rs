@@ -502,7 +502,7 @@ pub(crate) async fn activate_adapter(
     force: bool,
 ) -> Result<AdapterView, ApiError> {
     let a = state.run(move |e| e.activate_adapter(&id, force)).await?;
-    state.use_adapter(Some((a.path.clone(), a.id.clone())));
+    state.use_adapter(Some(crate::state::adapter_in_use(a.clone())));
     state.run(move |e| viewed(e, a)).await
 }
 
@@ -511,7 +511,7 @@ pub(crate) async fn activate_adapter(
 #[specta::specta]
 pub(crate) async fn rollback_adapter(state: State<'_, AppState>) -> Result<Option<AdapterView>, ApiError> {
     let now = state.run(|e| e.rollback_adapter()).await?;
-    state.use_adapter(now.as_ref().map(|a| (a.path.clone(), a.id.clone())));
+    state.use_adapter(now.clone().map(crate::state::adapter_in_use));
     match now {
         Some(a) => Ok(Some(state.run(move |e| viewed(e, a)).await?)),
         None => Ok(None),

@@ -10,6 +10,7 @@ mod detail;
 mod driver;
 mod facts;
 mod jobs;
+mod models;
 mod providers;
 mod theme;
 mod training;

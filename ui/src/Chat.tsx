@@ -6,12 +6,14 @@ import {
   type ChatTurnView_Serialize as Turn,
   type ConversationTurnView as Kept,
   type ConversationView as Conversation,
+  type OnDeviceModelView,
   type ProviderView_Serialize as ProviderView,
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
 import { describe } from "./errors";
 import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
+import { remember, titleOf } from "./Models";
 import { count, title, when } from "./format";
 
 // One turn on screen: what was asked and answered, the recorded exchange's id, and what a
@@ -68,20 +70,45 @@ const ON_DEVICE: ChatChoice = { provider: "on-device", model: "", base_url: null
 // may have been added or removed in Settings meanwhile).
 function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c: ChatChoice) => void; active: boolean }) {
   const [providers, setProviders] = useState<ProviderView[]>([]);
+  const [local, setLocal] = useState<OnDeviceModelView[]>([]);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    if (active) commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
+    if (!active) return;
+    commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
+    commands.onDeviceModels().then((r) => {
+      if (r.status !== "ok") return;
+      remember(r.data);
+      setLocal(r.data);
+    });
   }, [active]);
   const models = providers.find((p) => p.name === choice.provider)?.models ?? [];
+  // Only models that are fully on this computer are offered; the one answering is chosen.
+  const ready = local.filter((m) => m.state === "ready");
+  const answering = local.find((m) => m.answers);
+  const pick = async (value: string) => {
+    if (!value.startsWith("on-device:")) return onChange({ provider: value, model: "", base_url: null });
+    const res = await commands.chooseModel(value.slice("on-device:".length), false);
+    if (res.status === "ok") {
+      setLocal(res.data);
+      setError(null);
+    } else setError(describe(res.error));
+    onChange(ON_DEVICE);
+  };
   return (
     <div className="picker">
       Model:
       <select
         id="chat-provider"
-        value={choice.provider}
-        onChange={(e) => onChange(e.target.value === "on-device" ? ON_DEVICE : { provider: e.target.value, model: "", base_url: null })}
+        value={choice.provider === "on-device" ? `on-device:${answering?.name ?? ""}` : choice.provider}
+        onChange={(e) => pick(e.target.value)}
         aria-label="Provider"
       >
-        <option value="on-device">On this computer (SmolLM2)</option>
+        {ready.length === 0 && <option value={`on-device:${answering?.name ?? ""}`}>On this computer</option>}
+        {ready.map((m) => (
+          <option key={m.name} value={`on-device:${m.name}`}>
+            On this computer — {m.title}
+          </option>
+        ))}
         {providers.map((p) => (
           <option key={p.name} value={p.name}>
             {p.name}
@@ -115,6 +142,11 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
           )}
         </>
       )}
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
     </div>
   );
 }
@@ -125,7 +157,8 @@ const newId = () => `chat-${Date.now().toString(36)}${Math.random().toString(36)
 // in use.
 const answeredBy = (provider?: string | null, model?: string | null) => {
   if (provider !== "on-device") return [provider, model].filter(Boolean).join(" ") || null;
-  const [base, adapter] = (model ?? "the model").split("+");
+  const [file, adapter] = (model ?? "the model").split("+");
+  const base = titleOf(file);
   return adapter ? `${base} on this computer, with what it learned from your memories (adapter ${adapter})` : `${base} on this computer`;
 };
 const kept = (t: Kept): Entry => ({ question: t.question, answer: t.answer, id: t.id, by: answeredBy(t.provider, t.model), wrong: t.wrong });

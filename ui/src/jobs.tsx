@@ -33,16 +33,17 @@ export function useJob() {
 }
 
 // The running job: what it is, a bar of how far it has come, and Cancel.
-export function JobBar({ job }: { job: ReturnType<typeof useJob> }) {
+export function JobBar({ job, unit }: { job: ReturnType<typeof useJob>; unit?: string }) {
   if (!job.running) return null;
   const p = job.progress;
   const known = p && p.total > 0;
+  const of = unit ? ` ${unit}` : "";
   return (
     <div className="job" id="job" role="status">
       <span className="job-label">{job.label}</span>
       {known ? <progress max={p.total} value={p.done} /> : <progress />}
       <span className="job-count" id="job-count">
-        {known ? `${p.done.toLocaleString()} of ${p.total.toLocaleString()}` : p ? `${p.done.toLocaleString()}…` : "starting…"}
+        {known ? `${p.done.toLocaleString()} of ${p.total.toLocaleString()}${of}` : p ? `${p.done.toLocaleString()}${of}…` : "starting…"}
       </span>
       <button id="job-cancel" onClick={job.cancel}>
         Cancel

@@ -48,6 +48,9 @@ pub enum ErrorCode {
     Provider,
     /// A model's reply could not be read as what was asked for (extraction), even when asked twice.
     BadReply,
+    /// A model could not be downloaded: its registry out of reach, or a file unlike its pin
+    /// (nothing half-done is kept).
+    Download,
     /// Anything else.
     Internal,
 }

@@ -20,6 +20,7 @@ pub mod extract;
 pub mod forms;
 pub mod graph;
 pub mod health;
+pub mod on_device;
 mod ranking;
 pub mod settings;
 #[cfg(feature = "specta")]
@@ -36,4 +37,4 @@ pub use engine::{
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, Extractor, FactView, Review};
 pub use ranking::Ranking;
-pub use settings::{ChatChoice, ExtractionSettings, Settings};
+pub use settings::{ChatChoice, ExtractionSettings, OnDeviceSettings, Settings};

@@ -26,6 +26,20 @@ pub struct Settings {
     pub usage: UsageSettings,
     /// What curation flags as worth training.
     pub training: TrainingSettings,
+    /// Which on-device models answer and extract.
+    pub on_device: OnDeviceSettings,
+}
+
+/// The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:
+/// `STRATA_CHAT_MODEL`, else the default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct OnDeviceSettings {
+    /// The model that answers in chats and `strata ask`.
+    pub chat: Option<String>,
+    /// The model that extracts facts in the background (none: the chat's).
+    pub extraction: Option<String>,
 }
 
 /// Curation and training.
@@ -205,6 +219,9 @@ impl Settings {
             && c.provider.trim().is_empty()
         {
             return Err(ApiError::invalid("the chat provider must be named"));
+        }
+        for name in [&self.on_device.chat, &self.on_device.extraction].into_iter().flatten() {
+            strata_tokens::chat_models::chat_model(name).map_err(ApiError::from)?;
         }
         Ok(())
     }

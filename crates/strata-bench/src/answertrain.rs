@@ -167,7 +167,7 @@ pub fn train_adapter(
     progress: &mut dyn FnMut(&str),
 ) -> ApiResult<Trained> {
     let mean_tokens = examples.iter().map(|e| e.ids.len()).sum::<usize>() as f64 / examples.len().max(1) as f64;
-    let model = LocalChat::default_file();
+    let model = LocalChat::trained_file();
     let run = strata_train::train::Run {
         model: &model,
         base_name: chat.name(),

@@ -79,7 +79,7 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, size: usize
         std::thread::sleep(PAUSE);
     }
 
-    let chat = LocalChat::load_default()?;
+    let chat = LocalChat::load_trained()?;
     let mut trainer = Engine::open(&db, options())?;
     let done = Arc::new(AtomicBool::new(false));
     let started = Instant::now();

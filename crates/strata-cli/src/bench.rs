@@ -76,7 +76,10 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         BenchCommand::Chat { tokens, adapter, unmerged, model } => {
             use strata_bench::chatbench::{AdapterUse, ChatSetup};
             let how = if unmerged { AdapterUse::Unmerged } else { AdapterUse::Merged };
-            let setup = ChatSetup { model, adapter: adapter.map(|a| (a, how)) };
+            let setup = ChatSetup {
+                model: Some(strata_models::chat_file_or_path(model.as_deref())?),
+                adapter: adapter.map(|a| (a, how)),
+            };
             out.chat_bench(&strata_bench::chatbench::run(tokens, &setup)?)
         }
         BenchCommand::Answers {
@@ -101,7 +104,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let layout: answerbench::Layout = layout.parse().map_err(anyhow::Error::msg)?;
-            let file_of_model = model.unwrap_or_else(strata_models::LocalChat::default_file);
+            let file_of_model = strata_models::chat_file_or_path(model.as_deref())?;
             let chat = match &adapter {
                 Some(dir) => {
                     let shape = strata_models::LocalChat::load(&file_of_model)?.shape();
@@ -211,9 +214,10 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         }
         BenchCommand::Extract { data, sessions, updates, cases, samples, adapter, provider, .. } => {
             use strata_bench::extractbench;
+            // Adapters are trained on the model strata-train trains, and run on it.
             let adapter = adapter.map(|dir| {
-                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                (dir, name)
+                let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                strata_models::AdapterInUse { dir, id, base_model: strata_models::TRAINED_MODEL.into() }
             });
             let model = open_chat(provider, adapter)?;
             let work = tempfile::tempdir()?;
@@ -252,7 +256,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             // One example at a time, gradients summed over `batch`: extraction's prompts are
             // long, and a micro-batch of four of them took more than 24 GB.
             let config = bench_train_config(rank, lr, epochs, (1, batch), extracttrain::MAX_TOKENS)?;
-            let chat = strata_models::LocalChat::load_default()?;
+            let chat = strata_models::LocalChat::load_trained()?;
             let work = tempfile::tempdir()?;
             let data = data.unwrap_or_else(extracttrain::data_file);
             let show = !out.json && std::io::stderr().is_terminal();
@@ -266,7 +270,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
         BenchCommand::AnswerAdapter { data, out: dir, budget, rank, lr, epochs, batch } => {
             use strata_bench::answertrain;
             let config = bench_train_config(rank, lr, epochs, (batch, 1), answertrain::MAX_TOKENS)?;
-            let chat = strata_models::LocalChat::load_default()?;
+            let chat = strata_models::LocalChat::load_trained()?;
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
             let data = data.unwrap_or_else(answertrain::data_dir);

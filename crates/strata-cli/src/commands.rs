@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(bench) => return crate::bench::run_bench(bench, &out),
         Command::Tokens(tokens) => return run_tokens(tokens, &out),
         Command::Key(key) => return run_key(key, &out),
+        Command::Models { action } => return crate::models::run(action, &out),
         other => other,
     };
     let db = match cli.db.clone() {
@@ -262,6 +263,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Bench(_)
         | Command::Tokens(_)
         | Command::Key(_)
+        | Command::Models { .. }
         | Command::Train(_)
         | Command::Serve { .. }
         | Command::Scrub
@@ -543,19 +545,25 @@ fn ask_turn(
     )?)
 }
 
-/// The active crystallized adapter (its folder and id): the on-device model applies it.
-fn active_adapter(engine: &Engine) -> Result<Option<(PathBuf, String)>> {
-    Ok(engine.active_adapter()?.map(|a| (a.path, a.id)))
+/// The active crystallized adapter: the on-device model it was trained on applies it.
+fn active_adapter(engine: &Engine) -> Result<Option<strata_models::AdapterInUse>> {
+    Ok(engine.active_adapter()?.map(|a| strata_models::AdapterInUse {
+        dir: a.path,
+        id: a.id,
+        base_model: a.base_model,
+    }))
 }
 
 pub(crate) fn open_chat(
     args: ProviderArgs,
-    adapter: Option<(PathBuf, String)>,
+    adapter: Option<strata_models::AdapterInUse>,
 ) -> Result<Box<dyn strata_core::ChatModel>> {
     let ProviderArgs { provider, model, base_url } = args;
     let provider = provider.as_str();
     if matches!(provider, "on-device" | "local") {
-        return Ok(Box::new(strata_models::LazyLocalChat::new()?.with_adapter(adapter)));
+        // --model, else the one chosen in Settings, else STRATA_CHAT_MODEL, else the default.
+        let chosen = model.or_else(|| strata_api::Settings::load().ok().and_then(|s| s.on_device.chat));
+        return Ok(Box::new(strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter)?));
     }
     let model = model.unwrap_or_else(|| {
         match provider {

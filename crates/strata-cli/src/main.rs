@@ -37,6 +37,7 @@ mod bench;
 mod commands;
 mod curation;
 mod extract;
+mod models;
 mod render;
 mod requests;
 mod terminal;

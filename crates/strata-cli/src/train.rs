@@ -40,7 +40,7 @@ fn gate_of(g: &GateArgs) -> Gate {
 }
 
 fn chat() -> Result<LocalChat> {
-    Ok(LocalChat::load_default()?)
+    Ok(LocalChat::load_trained()?)
 }
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {

@@ -24,7 +24,7 @@ fn tokenizers() -> Vec<Box<dyn TokenManager>> {
         Box::new(
             HfTokens::from_gguf(
                 "smollm2",
-                &strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE),
+                &strata_tokens::chat_models::chat_model("smollm2-135m").unwrap().path_in(&strata_tokens::models_dir()),
             )
             .unwrap_or_else(|e| panic!("{e}")),
         ),

@@ -1,6 +1,7 @@
 //! Strata's on-device models, run with candle from a local model directory (fetched by
-//! `scripts/setup`; nothing loads from a hub): the sentence embedder (all-MiniLM-L6-v2) and the
-//! chat model (SmolLM2-135M-Instruct, GGUF).
+//! `scripts/setup` and `strata models fetch`; nothing loads from a hub): the sentence embedder
+//! (all-MiniLM-L6-v2) and the chat models (`chat-models.toml`: Qwen2.5-Coder 0.5B and 1.5B,
+//! SmolLM2-135M; GGUF).
 #![deny(missing_docs)]
 
 pub mod adapter;
@@ -21,7 +22,11 @@ mod q8;
 
 pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Rope, Shape};
-pub use local_chat::{DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling};
+pub use local_chat::{
+    AdapterInUse, DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling, TRAINED_MODEL,
+    chat_file, chat_file_or_path, chat_pin,
+};
 pub use minilm::MiniLm;
 pub use process::tune_process;
-pub use strata_tokens::{CHAT_DIR, CHAT_FILE, EMBEDDER_DIR, models_dir};
+pub use strata_tokens::chat_models::{ChatModelPin, ModelState, chat_model, chat_models, default_chat_model};
+pub use strata_tokens::{EMBEDDER_DIR, models_dir};

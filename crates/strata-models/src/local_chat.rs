@@ -12,6 +12,8 @@ use rand::{Rng, SeedableRng};
 use strata_core::{Error, Message, Result, Role};
 use tokenizers::Tokenizer;
 
+use strata_tokens::chat_models::{self, ChatModelPin, ModelState};
+
 use crate::adapter::Adapter;
 use crate::llama::Llama;
 
@@ -70,6 +72,17 @@ pub struct Generation {
     pub generate_ms: f64,
 }
 
+/// A crystallized adapter the on-device model applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterInUse {
+    /// Its folder of PEFT files.
+    pub dir: PathBuf,
+    /// Its id (`ad_…`).
+    pub id: String,
+    /// The model it was trained on, as its record names it (a pinned name or its file's stem).
+    pub base_model: String,
+}
+
 /// The on-device chat model.
 pub struct LocalChat {
     name: String,
@@ -100,32 +113,85 @@ fn name_of(file: &Path) -> String {
     file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string())
 }
 
-/// The error for a model file that is not there, saying how to fetch it.
-fn missing(file: &Path) -> Error {
-    Error::Model(format!(
-        "the on-device chat model is not at {} — run scripts/setup (or make run) to fetch it, \
-         or set STRATA_MODELS to the folder that holds it",
-        file.display()
-    ))
+/// The pinned on-device model called `name`, else the one `STRATA_CHAT_MODEL` names, else the
+/// default (`chat-models.toml`).
+pub fn chat_pin(name: Option<&str>) -> Result<&'static ChatModelPin> {
+    let env = std::env::var("STRATA_CHAT_MODEL").ok().filter(|n| !n.trim().is_empty());
+    match name.filter(|n| !n.trim().is_empty()).or(env.as_deref()) {
+        Some(n) => chat_models::chat_model(n),
+        None => Ok(chat_models::default_chat_model()),
+    }
 }
+
+/// The file of the on-device model [`chat_pin`] picks, ready to load; or why it is not: not
+/// fetched, still being fetched, or not the pinned file — each saying what to do.
+pub fn chat_file(name: Option<&str>) -> Result<PathBuf> {
+    let pin = chat_pin(name)?;
+    let dir = strata_tokens::models_dir();
+    let file = pin.path_in(&dir);
+    let fetch = format!("`strata models fetch {}` (or Settings → On-device models)", pin.name);
+    match pin.state_in(&dir) {
+        ModelState::Ready => Ok(file),
+        ModelState::Missing => Err(Error::Model(format!(
+            "the on-device model {} is not on this computer ({} expected): fetch it with {fetch}, or set \
+             STRATA_MODELS to the folder that holds it",
+            pin.title,
+            file.display()
+        ))),
+        ModelState::Fetching => Err(Error::Model(format!(
+            "the on-device model {} is still being fetched; it can be used once the fetch has finished (a \
+             stopped fetch resumes with {fetch})",
+            pin.title
+        ))),
+        ModelState::Damaged => Err(Error::Model(format!(
+            "{} is not the pinned {} ({} bytes expected): delete it and fetch it again with {fetch}",
+            file.display(),
+            pin.title,
+            pin.bytes
+        ))),
+    }
+}
+
+/// A GGUF file `arg` names when it is one (a benchmark's other model), else [`chat_file`].
+pub fn chat_file_or_path(arg: Option<&str>) -> Result<PathBuf> {
+    match arg {
+        Some(a) if a.ends_with(".gguf") || Path::new(a).is_file() => {
+            let path = PathBuf::from(a);
+            if path.is_file() { Ok(path) } else { Err(Error::Model(format!("no model file at {a}"))) }
+        }
+        _ => chat_file(arg),
+    }
+}
+
+/// The on-device model strata-train trains adapters on (its forward mirrors SmolLM2's), by the
+/// name `chat-models.toml` pins it under: an adapter runs on the model it was trained on.
+pub const TRAINED_MODEL: &str = "smollm2-135m";
 
 fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
     Error::Model(format!("the on-device chat model {}: {e}", file.display()))
 }
 
 impl LocalChat {
-    /// The default model file (`models_dir()/smollm2-135m-instruct/…gguf`).
+    /// The default model's file ([`chat_pin`] of none), whether it is there or not.
     pub fn default_file() -> PathBuf {
-        strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE)
+        chat_pin(None).unwrap_or_else(|_| chat_models::default_chat_model()).path_in(&strata_tokens::models_dir())
+    }
+
+    /// The file of the model adapters are trained on ([`TRAINED_MODEL`]).
+    pub fn trained_file() -> PathBuf {
+        chat_models::chat_model(TRAINED_MODEL)
+            .unwrap_or_else(|_| chat_models::default_chat_model())
+            .path_in(&strata_tokens::models_dir())
     }
 
     /// Loads the default model; a missing file says how to fetch it.
     pub fn load_default() -> Result<LocalChat> {
-        let file = LocalChat::default_file();
-        if !file.exists() {
-            return Err(missing(&file));
-        }
-        LocalChat::load(&file)
+        LocalChat::load(&chat_file(None)?)
+    }
+
+    /// Loads the model adapters are trained on ([`TRAINED_MODEL`]).
+    pub fn load_trained() -> Result<LocalChat> {
+        LocalChat::load(&chat_file(Some(TRAINED_MODEL))?)
     }
 
     /// Loads the model in `file` (a llama or qwen2 GGUF with a byte-level BPE tokenizer and the
@@ -477,24 +543,27 @@ pub struct LazyLocalChat {
 }
 
 impl LazyLocalChat {
-    /// The default model file, not loaded yet; a missing file is reported now.
+    /// The default model ([`chat_pin`] of none), not loaded yet; a missing file is reported now.
     pub fn new() -> Result<LazyLocalChat> {
-        let file = LocalChat::default_file();
-        if !file.exists() {
-            return Err(missing(&file));
-        }
+        LazyLocalChat::named(None)
+    }
+
+    /// The model called `name` ([`chat_pin`]), not loaded yet; a missing file is reported now.
+    pub fn named(name: Option<&str>) -> Result<LazyLocalChat> {
+        let file = chat_file(name)?;
         let name = name_of(&file);
         Ok(LazyLocalChat { file, adapter: None, name, model: std::sync::OnceLock::new() })
     }
 
-    /// The same with a LoRA adapter (a folder of PEFT files) merged in when it loads; its
-    /// name is shown after the model's (`model+adapter`).
-    pub fn with_adapter(mut self, adapter: Option<(PathBuf, String)>) -> LazyLocalChat {
-        if let Some((dir, id)) = adapter {
-            self.name = format!("{}+{id}", self.name);
-            self.adapter = Some(dir);
-        }
-        self
+    /// The model to chat with: `chosen` (a pinned name; none: the default), or, with a LoRA
+    /// adapter (its folder, id and the model it was trained on), the adapter's own model with
+    /// it merged in when it loads. Its name shows which answered: `model+adapter`.
+    pub fn for_chat(chosen: Option<&str>, adapter: Option<AdapterInUse>) -> Result<LazyLocalChat> {
+        let Some(a) = adapter else { return LazyLocalChat::named(chosen) };
+        let mut chat = LazyLocalChat::named(Some(&a.base_model))?;
+        chat.name = format!("{}+{}", chat.name, a.id);
+        chat.adapter = Some(a.dir);
+        Ok(chat)
     }
 
     fn load(&self) -> Result<LocalChat> {

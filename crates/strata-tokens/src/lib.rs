@@ -7,6 +7,7 @@
 
 mod approx;
 mod catalogue;
+pub mod chat_models;
 pub mod gguf;
 mod hf;
 mod messages;
@@ -18,7 +19,7 @@ pub use catalogue::{Catalogue, Lookup, ModelInfo};
 pub use hf::HfTokens;
 pub use messages::{PER_MESSAGE, PER_TOOL_CALL, REPLY_PRIMING, count_message, count_messages};
 pub use openai::{Encoding, OpenAiTokens};
-pub use paths::{CHAT_DIR, CHAT_FILE, EMBEDDER_DIR, models_dir};
+pub use paths::{EMBEDDER_DIR, models_dir};
 use strata_core::{Error, Result};
 
 /// The tokenizer a catalogue entry names: OpenAI's encodings are built in; `hf:<folder>` is

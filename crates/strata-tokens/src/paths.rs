@@ -4,10 +4,6 @@ use std::path::PathBuf;
 
 /// The embedder's folder inside the models directory.
 pub const EMBEDDER_DIR: &str = "all-minilm-l6-v2";
-/// The on-device chat model's folder inside the models directory.
-pub const CHAT_DIR: &str = "smollm2-135m-instruct";
-/// Its file.
-pub const CHAT_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// The models directory: `$STRATA_MODELS`, or the user cache folder's `strata/models`.
 pub fn models_dir() -> PathBuf {

@@ -16,7 +16,7 @@ fn smollm() -> HfTokens {
 }
 
 fn smollm_file() -> std::path::PathBuf {
-    strata_tokens::models_dir().join(strata_tokens::CHAT_DIR).join(strata_tokens::CHAT_FILE)
+    strata_tokens::chat_models::chat_model("smollm2-135m").unwrap().path_in(&strata_tokens::models_dir())
 }
 
 fn managers() -> Vec<Box<dyn TokenManager>> {

@@ -267,7 +267,7 @@ fn carry_out(
 ) -> ApiResult<(AdapterRecord, Trained, Option<Report>)> {
     let Plan { set, config, gate } = plan;
     let examples = crate::tokenize(chat, set)?;
-    let model = LocalChat::default_file();
+    let model = LocalChat::trained_file();
     let hash = set.hash();
     let training = crate::train::Run {
         model: &model,

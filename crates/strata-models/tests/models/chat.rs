@@ -8,7 +8,7 @@ use strata_models::{Finish, LocalChat, Sampling};
 
 fn chat() -> &'static LocalChat {
     static CHAT: std::sync::OnceLock<LocalChat> = std::sync::OnceLock::new();
-    CHAT.get_or_init(|| LocalChat::load_default().unwrap_or_else(|e| panic!("{e}")))
+    CHAT.get_or_init(|| LocalChat::load_trained().unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn greedy(max_tokens: usize) -> Sampling {
@@ -60,12 +60,12 @@ fn the_template_frames_turns_and_message_text_cannot_forge_one() {
         [Message::system("Be brief."), Message::system("<memories>cat: Pixel</memories>"), Message::user("My cat?")];
     let ids = c.prompt_ids(&with_memories).unwrap();
     assert_eq!(markers(&ids), 5, "system, user (with the memories), assistant");
-    let text = strata_tokens::gguf::tokenizer(&LocalChat::default_file()).unwrap().decode(&ids, false).unwrap();
+    let text = strata_tokens::gguf::tokenizer(&LocalChat::trained_file()).unwrap().decode(&ids, false).unwrap();
     assert!(text.contains("<|im_start|>user\n<memories>cat: Pixel</memories>\n\nMy cat?<|im_end|>"), "{text}");
     // A training example of that prompt: the prompt's ids, then the answer's, then the turn's end.
     let (example, start) = c.answer_ids(&with_memories, "Pixel.").unwrap();
     assert_eq!((&example[..start], start), (&ids[..], ids.len()));
-    let answer = strata_tokens::gguf::tokenizer(&LocalChat::default_file()).unwrap().decode(&example[start..], false);
+    let answer = strata_tokens::gguf::tokenizer(&LocalChat::trained_file()).unwrap().decode(&example[start..], false);
     assert_eq!(answer.unwrap(), "Pixel.<|im_end|>");
     assert_eq!(
         c.example_ids("My cat?", "Pixel.").unwrap(),
@@ -76,7 +76,7 @@ fn the_template_frames_turns_and_message_text_cannot_forge_one() {
 #[test]
 fn the_lazy_model_loads_on_its_first_answer() {
     use strata_core::ChatModel;
-    let lazy = strata_models::LazyLocalChat::new().unwrap();
+    let lazy = strata_models::LazyLocalChat::named(Some(strata_models::TRAINED_MODEL)).unwrap();
     assert_eq!((lazy.provider(), lazy.model(), lazy.is_loaded()), ("on-device", "SmolLM2-135M-Instruct.Q4_1", false));
     let req =
         strata_core::ChatRequest { messages: vec![Message::user("Hi")], max_tokens: Some(2), ..Default::default() };
@@ -91,7 +91,7 @@ fn the_lazy_model_loads_on_its_first_answer() {
 /// token, logits pointing the same way.
 #[test]
 fn the_one_token_step_agrees_with_the_tensor_path() {
-    let file = strata_models::models_dir().join(strata_models::CHAT_DIR).join(strata_models::CHAT_FILE);
+    let file = LocalChat::trained_file();
     let mut model = strata_models::Llama::load(&file).unwrap_or_else(|e| panic!("{e}"));
     let prompt: Vec<u32> = vec![1, 9690, 198, 2683, 359, 253, 5356, 5646, 11, 2, 198, 1, 4093, 198, 1780, 314, 260];
     let ids = crate::step_agrees_with_tensors(&mut model, prompt, 6);

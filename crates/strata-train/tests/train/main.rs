@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// The on-device model file; setup fetches it.
 pub fn model() -> PathBuf {
-    let f = strata_models::LocalChat::default_file();
+    let f = strata_models::LocalChat::trained_file();
     assert!(f.exists(), "the on-device model is missing at {}: run scripts/setup", f.display());
     f
 }
