@@ -423,6 +423,12 @@ export function Chat({
               ) : (
                 busy && i === entries.length - 1 && !e.error && <div className="answer thinking">Thinking…</div>
               )}
+              {e.turn?.guess && !e.gone && (
+                <div className="guess muted">
+                  The model guessed “{e.turn.guess.trim()}”, but none of the memories it was given says so, so it is not shown as the
+                  answer.
+                </div>
+              )}
               {e.turn?.source?.memory && !e.gone && !e.wrong && (
                 <div className="source">
                   The memory closest to your question:{" "}

@@ -604,6 +604,8 @@ export type ChatTurnView_Deserialize = {
 	recorded_id?: string | null,
 	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
 	source?: InjectedView_Deserialize | null,
+	/**  The on-device model's own sentence when no memory bore it out (`answer` then says so). */
+	guess?: string | null,
 };
 
 /**
@@ -636,6 +638,8 @@ export type ChatTurnView_Serialize = {
 	recorded_id: string | null,
 	/**  The memory closest to the question ([`AskView::source`]), shown with the answer. */
 	source: InjectedView_Serialize | null,
+	/**  The on-device model's own sentence when no memory bore it out (`answer` then says so). */
+	guess: string | null,
 };
 
 /**  A check of an adapter in use. */

@@ -59,13 +59,21 @@ pub struct AskView {
     pub context: ContextView,
     /// Whether the first try was too long and the budget was shrunk.
     pub shrunk: bool,
-    /// The memory the answer most likely rests on, shown beside it: the best-scoring one in
-    /// the prompt. A small model's sentence alone is often wrong where this memory is right
+    /// The memory the answer rests on, shown beside it: the one that bears it out
+    /// ([`AskView::check`]), else the best-scoring one in the prompt. A small model's sentence alone is often wrong where this memory is right
     /// (docs/benchmarks.md, "Answers from memory").
     pub source: Option<String>,
     /// The exchange as recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<MemoryView>,
+    /// The on-device model's answer checked against the memories its prompt quoted (none for
+    /// a provider's model). When no memory bears it out, `answer` says so and the model's
+    /// sentence is kept in `guess`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::answer_check::AnswerCheck>,
+    /// The model's own sentence, when it was not presented as the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess: Option<String>,
 }
 
 impl Engine {
@@ -109,25 +117,29 @@ impl Engine {
                 Err(e) => return Err(e.into()),
             }
         };
-        let recorded = if params.record && response.finish != "cancelled" && !response.content.trim().is_empty() {
+        let check = (model.provider() == "on-device" && response.finish != "cancelled")
+            .then(|| crate::answer_check::check(&response.content, &params.question, &quoted(&context)));
+        let (answer, guess) = match &check {
+            Some(c) if !c.borne_out => (crate::answer_check::WITHHELD.to_string(), Some(response.content.clone())),
+            _ => (response.content.clone(), None),
+        };
+        let recorded = if params.record && response.finish != "cancelled" && !answer.trim().is_empty() {
             let drew_on: Vec<strata_core::MemoryId> = context.report.included.iter().map(|d| d.id).collect();
-            self.record_exchange(&params.question, &response.content, model, params.session_id.clone(), &drew_on)?
+            self.record_exchange(&params.question, &answer, model, params.session_id.clone(), &drew_on)?
         } else {
             None
         };
         if response.finish != "cancelled" {
-            self.record_answer(
-                &context,
-                &params.question,
-                &response.content,
-                recorded.as_ref().and_then(|r| r.id.parse().ok()),
-            );
+            self.record_answer(&context, &params.question, &answer, recorded.as_ref().and_then(|r| r.id.parse().ok()));
         }
-        let source =
-            context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score)).map(|d| d.id.to_string());
+        // The memory that bears the answer out, else the best-scoring one of the prompt.
+        let best = context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score));
+        let source = check.as_ref().and_then(|c| c.memory.clone()).or_else(|| best.map(|d| d.id.to_string()));
         Ok(AskView {
             source,
-            answer: response.content,
+            check,
+            guess,
+            answer,
             provider: model.provider().to_string(),
             model: model.model().to_string(),
             usage: response.usage,
@@ -207,6 +219,8 @@ pub struct ChatTurnView {
     pub recorded_id: Option<String>,
     /// The memory closest to the question ([`AskView::source`]), shown with the answer.
     pub source: Option<InjectedView>,
+    /// The on-device model's own sentence when no memory bore it out (`answer` then says so).
+    pub guess: Option<String>,
 }
 
 /// A memory that went into a prompt.
@@ -248,6 +262,7 @@ impl Engine {
         let source = view.source.as_ref().and_then(|id| injected.iter().find(|i| &i.id == id)).cloned();
         Ok(ChatTurnView {
             source,
+            guess: view.guess,
             answer: view.answer,
             provider: view.provider,
             model: view.model,
@@ -362,6 +377,33 @@ impl Engine {
             budget: clamp(c.report.budget),
         }
     }
+}
+
+/// The memories the prompt quoted, each as it read there (`[n] …` and its continuation
+/// lines), by id.
+fn quoted(context: &crate::ContextView) -> Vec<(String, String)> {
+    let Some(block) = context.messages.iter().find_map(|m| memory_block(&m.content)) else { return Vec::new() };
+    let mut items: Vec<(usize, String)> = Vec::new();
+    for line in block.lines() {
+        let label = line.strip_prefix('[').and_then(|l| l.split_once(']'));
+        match (label.and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest))), items.last_mut()) {
+            (Some((n, rest)), _) => items.push((n, rest.to_string())),
+            (None, Some((_, text))) => {
+                text.push('\n');
+                text.push_str(line);
+            }
+            (None, None) => {}
+        }
+    }
+    let id_of = |n: usize| context.report.included.iter().find(|d| d.label == Some(n)).map(|d| d.id.to_string());
+    // What an assistant once answered bears nothing out: it may be wrong (strata-context's
+    // `render::exchange` words it so), and repeating it is being misled.
+    let said_by_people = |text: String| match text.find("the assistant answered (it may be wrong)") {
+        Some(at) => text[..at].to_string(),
+        None if text.contains("the assistant said (it may be wrong)") => String::new(),
+        None => text,
+    };
+    items.into_iter().map(|(n, text)| (id_of(n).unwrap_or_else(|| format!("[{n}]")), said_by_people(text))).collect()
 }
 
 /// The memory block of a message: what lies between `<memories>` and `</memories>`.

@@ -4,6 +4,7 @@
 
 mod adapters;
 pub mod analytics;
+pub mod answer_check;
 pub mod ask;
 pub mod bulk;
 pub mod changes;

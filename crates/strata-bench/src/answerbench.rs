@@ -129,42 +129,7 @@ pub fn label(content: &Content) -> Option<String> {
     }
 }
 
-/// Lower case, curly apostrophes straightened, runs of white space made one space.
-pub fn normalise(s: &str) -> String {
-    s.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'").split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Phrasings that say "I don't know" (normalised).
-pub const DONT_KNOW: &[&str] = &[
-    "don't know",
-    "do not know",
-    "not sure",
-    "no information",
-    "don't have",
-    "do not have",
-    "doesn't say",
-    "does not say",
-    "not mentioned",
-    "no mention",
-    "not specified",
-    "cannot find",
-    "can't find",
-    "couldn't find",
-    "could not find",
-    "no record",
-    "not in my memor",
-    "i'm unable",
-    "i am unable",
-    "don't remember",
-    "do not remember",
-    "not provided",
-];
-
-/// Whether `answer` says it does not know.
-pub fn says_dont_know(answer: &str) -> bool {
-    let a = normalise(answer);
-    DONT_KNOW.iter().any(|p| a.contains(p))
-}
+pub use strata_api::answer_check::{DONT_KNOW, normalise, says_dont_know};
 
 /// Whether `text` holds one of `strings` (normalised).
 pub fn holds_any(text: &str, strings: &[String]) -> bool {
@@ -342,10 +307,16 @@ pub struct Answered {
     pub category: Category,
     /// What was asked.
     pub question: String,
-    /// What the model said.
+    /// What was presented as the answer (the product's: the model's sentence, or "I don't
+    /// know" when no memory of the prompt bears it out).
     pub answer: String,
+    /// The model's own sentence, when it was not presented.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess: Option<String>,
     /// Judged on the answer alone.
     pub right: bool,
+    /// Judged on the model's own sentence, unchecked (what the check changed).
+    pub right_unchecked: bool,
     /// Judged on the answer with the top memory quoted after it as its source.
     pub right_with_source: bool,
     /// Judged on the quoted top memory alone.
@@ -383,6 +354,8 @@ pub struct Score {
     pub right: usize,
     /// Its share.
     pub share: f64,
+    /// Share right judged on the model's sentences unchecked.
+    pub share_unchecked: f64,
     /// Share right with the top memory quoted as the source.
     pub share_with_source: f64,
     /// Share right by the quoted memory alone.
@@ -561,6 +534,7 @@ fn ask(
     // The source the product shows beside the answer.
     let top = view.source.as_ref().and_then(|id| by_id.get(id)).map(|m| quote(m));
     let right = judge(q, &view.answer);
+    let right_unchecked = judge(q, view.guess.as_deref().unwrap_or(&view.answer));
     let by_source = q.category != Category::NotInMemory && top.as_deref().is_some_and(|s| judge(q, s));
     let misled = q.misleading.as_ref().map(|w| holds_any(&view.answer, &w.reject));
     Ok(Answered {
@@ -568,6 +542,7 @@ fn ask(
         category: q.category,
         question: q.question.clone(),
         right,
+        right_unchecked,
         // A question not in memory is judged on the answer only: quoting a memory beside "I
         // don't know" does not make it wrong, nor a made-up answer right.
         right_with_source: right || by_source,
@@ -587,6 +562,7 @@ fn ask(
         first_token_ms: round1(first.unwrap_or(total_ms)),
         total_ms: round1(total_ms),
         answer: view.answer,
+        guess: view.guess,
     })
 }
 
@@ -616,6 +592,7 @@ fn score(category: &str, answers: &[&Answered]) -> Score {
         questions: n,
         right,
         share: share(right),
+        share_unchecked: share(count(&|a| a.right_unchecked)),
         share_with_source: share(count(&|a| a.right_with_source)),
         share_by_source: share(count(&|a| a.right_by_source)),
         retrieval_hit_share: (with_memory > 0)

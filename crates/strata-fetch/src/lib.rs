@@ -109,7 +109,7 @@ fn fetch_into(
             &http,
             w,
             l,
-            &work,
+            work,
             &mut |n| {
                 done += n;
                 on(Progress { stage: Stage::Downloading, done, total });

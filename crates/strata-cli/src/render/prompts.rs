@@ -122,6 +122,14 @@ impl Out {
             return print_json(v);
         }
         say!("");
+        if let Some(check) = v.check.as_ref().filter(|c| !c.borne_out) {
+            // The model's sentence was streamed above; no memory bears it out.
+            say!("{}", v.answer);
+            note!(
+                "(the model's sentence above is not in the memories it was given: {} — so it is not the answer)",
+                check.unsupported.join(", ")
+            );
+        }
         let r = &v.context.report;
         let recorded = v.recorded.as_ref().map_or(String::new(), |m| format!("; remembered as {}", m.id));
         note!(
