@@ -23,9 +23,19 @@ pub(crate) struct ChatMessage {
     content: String,
 }
 
+/// What an answer under way tells the window.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub(crate) enum ChatEvent {
+    /// The memories found for the question, before the model's first word.
+    Found(Vec<strata_api::InjectedView>),
+    /// A piece of the answer.
+    Text(String),
+}
+
 /// One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 /// model; else a provider, its key from the environment or the keychain): the answer streams
-/// over `on_text` piece by piece; the exchange is remembered in `conversation`. `cancel_job(job)` stops the
+/// over `on_event` piece by piece, after the memories found ([`ChatEvent`]); the exchange is remembered in `conversation`. `cancel_job(job)` stops the
 /// answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 #[tauri::command]
 #[specta::specta]
@@ -36,7 +46,7 @@ pub(crate) async fn chat(
     question: String,
     history: Vec<ChatMessage>,
     model: Option<ChatChoice>,
-    on_text: Channel<String>,
+    on_event: Channel<ChatEvent>,
 ) -> Result<ChatTurnView, ApiError> {
     let model = match model.filter(|c| c.provider != ON_DEVICE) {
         None => state.chat_model()?,
@@ -66,8 +76,11 @@ pub(crate) async fn chat(
             e.chat_turn(
                 params,
                 model.as_ref(),
+                &mut |found| {
+                    let _ = on_event.send(ChatEvent::Found(found));
+                },
                 &mut |piece| {
-                    let _ = on_text.send(piece.to_string());
+                    let _ = on_event.send(ChatEvent::Text(piece.to_string()));
                 },
                 stop.flag(),
             )

@@ -69,6 +69,7 @@ pub(crate) async fn compare_contexts(
                 filter: Filter::default(),
                 placement: None,
                 concepts: None,
+                without_past_answers: false,
             })
         })
         .await

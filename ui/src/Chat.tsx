@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import {
   commands,
+  type ChatEvent_Deserialize as ChatEvent,
   type ChatChoice_Serialize as ChatChoice,
   type ChatTurnView_Serialize as Turn,
   type ConversationTurnView as Kept,
@@ -24,6 +25,8 @@ type Entry = {
   id?: string | null;
   by?: string | null;
   turn?: Turn;
+  // The memories found for the question, known before the model's first word.
+  found?: Extract<ChatEvent, { kind: "found" }>["value"];
   error?: string;
   wrong?: boolean;
   notice?: string;
@@ -339,11 +342,12 @@ export function Chat({
       ]);
     const index = entries.length;
     setEntries((old) => [...old, { question, answer: "" }]);
-    const onText = new Channel<string>();
-    onText.onmessage = (piece) => update(index, (e) => ({ ...e, answer: e.answer + piece }));
+    const onEvent = new Channel<ChatEvent>();
+    onEvent.onmessage = (event) =>
+      update(index, (e) => (event.kind === "found" ? { ...e, found: event.value } : { ...e, answer: e.answer + event.value }));
     const id = `job-${Date.now()}`;
     setJob(id);
-    const res = await commands.chat(id, conversation, question, history, choice.provider === "on-device" ? null : choice, onText);
+    const res = await commands.chat(id, conversation, question, history, choice.provider === "on-device" ? null : choice, onEvent);
     setJob(null);
     if (res.status === "ok") update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));
     else update(index, (e) => ({ ...e, error: describe(res.error) }));
@@ -422,6 +426,16 @@ export function Chat({
                 <div className={`answer ${e.wrong ? "wrong" : ""}`}>{e.answer}</div>
               ) : (
                 busy && i === entries.length - 1 && !e.error && <div className="answer thinking">Thinking…</div>
+              )}
+              {!e.turn && e.found && busy && i === entries.length - 1 && (
+                <div className="found muted" id="found">
+                  {e.found.length === 0
+                    ? "No memory bears on this question."
+                    : `Found ${count(e.found.length, "memory", "memories")}: ${e.found
+                        .slice(0, 4)
+                        .map((m) => m.title)
+                        .join(" · ")}${e.found.length > 4 ? " …" : ""}`}
+                </div>
               )}
               {e.turn?.guess && !e.gone && (
                 <div className="guess muted">

@@ -80,10 +80,10 @@ export const commands = {
 	/**
 	 *  One memory-augmented turn with the chosen model (none or `on-device`: the on-device
 	 *  model; else a provider, its key from the environment or the keychain): the answer streams
-	 *  over `on_text` piece by piece; the exchange is remembered in `conversation`. `cancel_job(job)` stops the
+	 *  over `on_event` piece by piece, after the memories found ([`ChatEvent`]); the exchange is remembered in `conversation`. `cancel_job(job)` stops the
 	 *  answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 	 */
-	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onText: Channel<string>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, onText })),
+	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onEvent: Channel<ChatEvent_Deserialize>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, onEvent })),
 	/**  The conversations kept, the one used last first. */
 	conversations: () => typedError<ConversationView[], ApiError>(__TAURI_INVOKE("conversations")),
 	/**  A kept conversation's turns, oldest first. */
@@ -559,6 +559,23 @@ export type ChatChoice_Serialize = {
 	/**  Another address than the provider's usual one. */
 	base_url: string | null,
 };
+
+/**  What an answer under way tells the window. */
+export type ChatEvent = ChatEvent_Serialize | ChatEvent_Deserialize;
+
+/**  What an answer under way tells the window. */
+export type ChatEvent_Deserialize = 
+/**  The memories found for the question, before the model's first word. */
+{ kind: "found"; value: InjectedView_Deserialize[] } | 
+/**  A piece of the answer. */
+{ kind: "text"; value: string };
+
+/**  What an answer under way tells the window. */
+export type ChatEvent_Serialize = 
+/**  The memories found for the question, before the model's first word. */
+{ kind: "found"; value: InjectedView_Serialize[] } | 
+/**  A piece of the answer. */
+{ kind: "text"; value: string };
 
 /**  One message of the conversation so far. */
 export type ChatMessage = {

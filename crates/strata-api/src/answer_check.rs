@@ -1,6 +1,9 @@
 //! Whether an answer is borne out by the memories its prompt quoted: what it asserts that a
 //! reader could look up — its numbers, dates and names — must all stand in one of those
-//! memories (what the question itself says needs no support). A small on-device model invents
+//! memories (what the question itself says needs no support), a memory that also names what
+//! the question names; it must hold what the question asks for (a date for "when", a number
+//! for "how much", a name for "who"); and it must not be the prompt's own words about an
+//! earlier exchange. A small on-device model invents
 //! a shoe size, a tax number or a date with the same confidence as it quotes a memory; an
 //! answer that fails this check is not presented as an answer (issue 38, "answer-checking
 //! levers"; figures in docs/benchmarks.md).
@@ -108,6 +111,61 @@ pub fn claims(answer: &str, question: &str) -> Vec<String> {
     out
 }
 
+/// What kind of answer a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wants {
+    Date,
+    Number,
+    Name,
+    Anything,
+}
+
+fn wants(question: &str) -> Wants {
+    let q = normalise(question);
+    let starts = |p: &[&str]| p.iter().any(|w| q.starts_with(w));
+    let holds = |p: &[&str]| p.iter().any(|w| q.contains(w));
+    if starts(&["when "]) || holds(&["what date", "which date", "what year", "which year", "what day"]) {
+        Wants::Date
+    } else if starts(&["how much", "how many", "how old", "how long", "how far", "what time"]) || holds(&["number"]) {
+        Wants::Number
+    } else if starts(&["who ", "whose "]) {
+        Wants::Name
+    } else {
+        Wants::Anything
+    }
+}
+
+/// What the answer lacks of what the question asks for, in words (none: it has it).
+fn lacks(answer: &str, question: &str, claims: &[String]) -> Option<&'static str> {
+    let digits = claims.iter().any(|c| c.chars().any(|ch| ch.is_ascii_digit()));
+    match wants(question) {
+        Wants::Date if !digits && !claims.iter().any(|c| MONTHS.contains(&c.as_str())) => Some("a date"),
+        Wants::Number if !digits => Some("a number"),
+        Wants::Name if !claims.iter().any(|c| !c.chars().any(|ch| ch.is_ascii_digit())) && !answer.is_empty() => {
+            Some("a name")
+        }
+        _ => None,
+    }
+}
+
+/// The names a question gives (capitalized words that do not start it), lower case.
+fn named(question: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, raw) in question.split_whitespace().enumerate() {
+        let capital = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase);
+        for w in words(raw) {
+            let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
+            if i > 0 && capital && !NOT_NAMES.contains(&w.as_str()) && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// The prompt's words for an earlier exchange: an answer that repeats them answers nothing.
+const PROMPT_WORDS: [&str; 3] = ["the assistant answered", "the user asked", "the assistant said"];
+
 /// An answer checked against the memories its prompt quoted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -117,6 +175,9 @@ pub struct AnswerCheck {
     pub borne_out: bool,
     /// What it asserts that no one memory of the prompt holds together with the rest.
     pub unsupported: Vec<String>,
+    /// What it lacks of what the question asks for (`a date`, `a number`, `a name`), or that
+    /// it repeats the prompt's words about an earlier exchange.
+    pub lacks: Option<String>,
     /// The memory that bears it out, if one does.
     pub memory: Option<String>,
 }
@@ -124,22 +185,44 @@ pub struct AnswerCheck {
 /// Checks `answer` to `question` against `memories` (id, the text the prompt showed).
 pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> AnswerCheck {
     let claims = claims(answer, question);
-    if claims.is_empty() || says_dont_know(answer) {
-        return AnswerCheck { borne_out: true, unsupported: Vec::new(), memory: None };
+    let refused = |unsupported: Vec<String>, lacks: Option<&str>| AnswerCheck {
+        borne_out: false,
+        unsupported,
+        lacks: lacks.map(String::from),
+        memory: None,
+    };
+    if says_dont_know(answer) {
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
     }
+    let said = normalise(answer);
+    if PROMPT_WORDS.iter().any(|p| said.contains(p)) {
+        return refused(Vec::new(), Some("it repeats the prompt's words about an earlier exchange"));
+    }
+    if let Some(l) = lacks(answer, question, &claims) {
+        return refused(Vec::new(), Some(l));
+    }
+    if claims.is_empty() {
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
+    }
+    let names = named(question);
     let best = memories
         .iter()
         .map(|(id, text)| {
             let held: HashSet<String> = words(text).map(|w| w.strip_suffix("'s").unwrap_or(&w).to_string()).collect();
-            (claims.iter().filter(|c| !held.contains(*c)).cloned().collect::<Vec<_>>(), id)
+            let mut missing: Vec<String> = claims.iter().filter(|c| !held.contains(*c)).cloned().collect();
+            // It must be about what the question names, not someone else's number.
+            if !names.is_empty() && !names.iter().any(|n| held.contains(n)) {
+                missing.extend(names.iter().cloned());
+            }
+            (missing, id)
         })
         .min_by_key(|(missing, _)| missing.len());
     match best {
         Some((missing, id)) if missing.is_empty() => {
-            AnswerCheck { borne_out: true, unsupported: missing, memory: Some(id.clone()) }
+            AnswerCheck { borne_out: true, unsupported: missing, lacks: None, memory: Some(id.clone()) }
         }
-        Some((missing, _)) => AnswerCheck { borne_out: false, unsupported: missing, memory: None },
-        None => AnswerCheck { borne_out: false, unsupported: claims, memory: None },
+        Some((missing, _)) => refused(missing, None),
+        None => refused(claims, None),
     }
 }
 
@@ -183,5 +266,19 @@ mod tests {
         // Saying it does not know, or asserting nothing checkable, is presented as it is.
         assert!(check("I don't know Oskar's shoe size.", "What is Oskar's shoe size?", &m).borne_out);
         assert!(check("Yes, he does.", "Does Oskar like his job?", &m).borne_out);
+        // What the question asks for must be there: a date for "when", a number for "what time".
+        let c = check("Biscuit had his booster at Greenbank Vets.", "When did Biscuit have his booster?", &m);
+        assert_eq!((c.borne_out, c.lacks.as_deref()), (false, Some("a date")));
+        assert!(!check("The pool closes on Sundays.", "What time does the pool close?", &m).borne_out);
+        // Someone else's number is not the answer: the memory must name whom the question names.
+        let c = check(
+            "It is 0113 496 0321.",
+            "What is Elsa's phone number?",
+            &[("n".into(), "Nuno: 0113 496 0321".into())],
+        );
+        assert!(!c.borne_out, "{c:?}");
+        // Nor the prompt's own words about an earlier exchange.
+        let c = check("The user asked: when? The assistant answered (it may be wrong): June.", "When was it?", &m);
+        assert!(!c.borne_out && c.lacks.as_deref().is_some_and(|l| l.contains("repeats")), "{c:?}");
     }
 }

@@ -85,6 +85,19 @@ impl Engine {
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> ApiResult<AskView> {
+        self.ask_seeing(params, model, &mut |_, _| {}, on_text, cancel)
+    }
+
+    /// [`Engine::ask`], telling `on_prompt` what the prompt holds before the model is called:
+    /// a window shows the memories found at once, before the model's first word.
+    pub fn ask_seeing(
+        &mut self,
+        params: AskParams,
+        model: &dyn ChatModel,
+        on_prompt: &mut dyn FnMut(&Engine, &crate::ContextView),
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> ApiResult<AskView> {
         if params.question.trim().is_empty() {
             return Err(ApiError::invalid("ask needs a question"));
         }
@@ -98,10 +111,12 @@ impl Engine {
             filter: params.filter.clone(),
             placement: model.memories_before_message().then_some(strata_context::Placement::BeforeLastUser),
             concepts: None,
+            without_past_answers: model.provider() == "on-device",
         };
         let cap = self.options().context.budget_cap;
         let budget = params.budget.or_else(|| model.prompt_budget().map(|b| cap.map_or(b, |c| c.min(b))));
         let mut context = self.build_context_with(context_params(budget), Some(model))?;
+        on_prompt(self, &context);
         let mut shrunk = false;
         let response = loop {
             let request =
@@ -243,15 +258,18 @@ pub struct InjectedView {
 }
 
 impl Engine {
-    /// [`Engine::ask`], summarized for a window: titles of the injected memories looked up.
+    /// [`Engine::ask`], summarized for a window: titles of the injected memories looked up,
+    /// and told to `on_found` as soon as they are (before the model's first word).
     pub fn chat_turn(
         &mut self,
         params: AskParams,
         model: &dyn ChatModel,
+        on_found: &mut dyn FnMut(Vec<InjectedView>),
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> ApiResult<ChatTurnView> {
-        let view = self.ask(params, model, on_text, cancel)?;
+        let mut seen = |e: &Engine, c: &crate::ContextView| on_found(e.injected(&c.report));
+        let view = self.ask_seeing(params, model, &mut seen, on_text, cancel)?;
         let report = &view.context.report;
         let injected = self.injected(report);
         let sections = report

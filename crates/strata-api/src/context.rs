@@ -59,6 +59,12 @@ impl Default for ContextSettings {
     }
 }
 
+/// Whether `m` holds what an assistant answered (an exchange with a response).
+fn is_past_answer(m: &strata_core::Memory) -> bool {
+    use strata_core::{Content, Episode, EpisodeBody};
+    matches!(&m.content, Content::Episodic(Episode { body: EpisodeBody::Exchange { response, .. }, .. }) if !response.trim().is_empty())
+}
+
 /// What to build a context for.
 #[derive(Debug, Clone, Default)]
 pub struct ContextParams {
@@ -82,6 +88,10 @@ pub struct ContextParams {
     /// Whether concepts may stand for their members, instead of the settings' choice
     /// ([`strata_context::ContextOptions::concepts`]).
     pub concepts: Option<bool>,
+    /// Leave out what an assistant answered before (the exchanges' answers; what the user said
+    /// stays): a small on-device model copies the prompt's last lines, and an assistant's
+    /// past answer may be wrong (docs/benchmarks.md, "Answers from memory", issue 38).
+    pub without_past_answers: bool,
 }
 
 /// A built context.
@@ -185,6 +195,9 @@ impl Engine {
         let started = std::time::Instant::now();
         let mut recalled = self.recall_scored(&params.message, params.filter, settings.candidates)?;
         recalled.retain(|r| concepts || !strata_core::concepts::is_concept(&r.memory));
+        if params.without_past_answers {
+            recalled.retain(|r| !is_past_answer(&r.memory));
+        }
         let took = started.elapsed();
         let mut recorded: Vec<_> = recalled.iter().map(|r| crate::analytics::recorded_hit(r, false)).collect();
         let candidates: Vec<Candidate> = recalled.into_iter().map(Candidate::from).collect();

@@ -367,6 +367,7 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
         filter: filter_of(filter, engine.now())?,
         placement: Some(placement),
         concepts: None,
+        without_past_answers: false,
     };
     let counter = counting_model(engine, &params.model)?;
     if !compare {

@@ -529,6 +529,7 @@ impl StrataMcp {
             filter: Filter::default(),
             placement: None,
             concepts: None,
+            without_past_answers: false,
         };
         let result = self.run(&ctx, move |e| e.build_context(params)).await;
         self.answer(result)

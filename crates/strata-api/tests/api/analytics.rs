@@ -20,6 +20,7 @@ fn prompt(message: &str) -> ContextParams {
         filter: Filter::default(),
         placement: None,
         concepts: None,
+        without_past_answers: false,
     }
 }
 

@@ -1,6 +1,7 @@
 //! `Engine::ask` with a scripted chat model (the engine's logic, not a vendor's): where the
 //! memories go for a model that reads them best before the question, the provider's own
-//! count, one shrink on context-too-long, and that only whole answers are remembered.
+//! count, one shrink on context-too-long, that only whole answers are remembered, and that an
+//! on-device answer no memory bears out is not presented as the answer.
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
@@ -14,6 +15,7 @@ use super::{Db, fact};
 
 /// Answers from a script, remembering what it was sent.
 struct Scripted {
+    provider: &'static str,
     before_message: bool,
     budget: Option<usize>,
     count: Option<usize>,
@@ -24,6 +26,7 @@ struct Scripted {
 impl Scripted {
     fn new(answers: Vec<Result<ChatResponse, ChatError>>) -> Scripted {
         Scripted {
+            provider: "scripted",
             before_message: false,
             budget: None,
             count: None,
@@ -44,7 +47,7 @@ fn answer(text: &str, finish: &str) -> Result<ChatResponse, ChatError> {
 
 impl ChatModel for Scripted {
     fn provider(&self) -> &str {
-        "scripted"
+        self.provider
     }
     fn model(&self) -> &str {
         "gpt-4o-mini"
@@ -247,4 +250,46 @@ fn what_an_answer_drew_on_and_what_people_said_of_it_are_recorded_and_forgotten_
     // Forgetting the answer forgets what was said of it.
     engine.forget(&strata_api::Target::new(answer_id)).unwrap();
     assert_eq!(engine.recall_metrics(&Range::default()).unwrap().feedback.answers_helpful, 0);
+}
+
+/// An on-device answer is checked against the memories its prompt quoted: borne out, it is the
+/// answer (and that memory its source); invented, "I don't know" is presented and remembered,
+/// the model's sentence kept apart. The memories are known before the model is called.
+#[test]
+fn an_on_device_answer_no_memory_bears_out_is_not_presented() {
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    let pixel = engine.add(fact("pixel", "a grey tabby cat born on 3 May 2019")).unwrap();
+    engine.add(fact("oskar", "Oskar works at Kirkstall Academy")).unwrap();
+    let model = Scripted {
+        provider: "on-device",
+        ..Scripted::new(vec![
+            answer("Pixel was born on 3 May 2019.", "stop"),
+            answer("Pixel weighs 5 kilograms.", "stop"),
+        ])
+    };
+    let order = std::cell::RefCell::new(Vec::new());
+    let params = AskParams { question: "When was Pixel born?".into(), record: true, ..Default::default() };
+    let v = engine
+        .ask_seeing(
+            params,
+            &model,
+            &mut |_, c| order.borrow_mut().push(format!("prompt of {} memories", c.report.included.len())),
+            &mut |t| order.borrow_mut().push(format!("text {t}")),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    let order = order.into_inner();
+    assert!(order[0].starts_with("prompt of ") && order[1].starts_with("text "), "{order:?}");
+    assert_eq!((v.answer.as_str(), v.guess.as_deref()), ("Pixel was born on 3 May 2019.", None));
+    assert_eq!(v.check.as_ref().map(|c| c.borne_out), Some(true));
+    assert_eq!(v.source.as_deref(), Some(pixel.id.as_str()), "the memory that bears it out");
+
+    let v = ask(&mut engine, &model, "How heavy is Pixel?").unwrap();
+    assert_eq!(v.answer, strata_api::answer_check::WITHHELD);
+    assert_eq!(v.guess.as_deref(), Some("Pixel weighs 5 kilograms."));
+    assert_eq!(v.check.as_ref().map(|c| c.unsupported.clone()), Some(vec!["5".to_string()]));
+    let recorded = v.recorded.expect("the exchange is remembered");
+    let said = serde_json::to_string(&recorded).unwrap();
+    assert!(said.contains("none of your memories says that") && !said.contains("5 kilograms"), "{said}");
 }

@@ -125,10 +125,12 @@ impl Out {
         if let Some(check) = v.check.as_ref().filter(|c| !c.borne_out) {
             // The model's sentence was streamed above; no memory bears it out.
             say!("{}", v.answer);
-            note!(
-                "(the model's sentence above is not in the memories it was given: {} — so it is not the answer)",
-                check.unsupported.join(", ")
-            );
+            let why = match &check.lacks {
+                Some(l) if l.starts_with("it ") => l.clone(),
+                Some(l) => format!("it does not give {l}"),
+                None => format!("the memories it was given do not say {}", check.unsupported.join(", ")),
+            };
+            note!("(the model's sentence above is not the answer: {why})");
         }
         let r = &v.context.report;
         let recorded = v.recorded.as_ref().map_or(String::new(), |m| format!("; remembered as {}", m.id));
