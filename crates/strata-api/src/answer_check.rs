@@ -138,8 +138,14 @@ fn wants(question: &str) -> Wants {
 /// What the answer lacks of what the question asks for, in words (none: it has it).
 fn lacks(answer: &str, question: &str, claims: &[String]) -> Option<&'static str> {
     let digits = claims.iter().any(|c| c.chars().any(|ch| ch.is_ascii_digit()));
+    // A month, a year, or a day and month in figures ("12/03"): not "10k" or "54 minutes".
+    let year = |c: &String| c.len() == 4 && (c.starts_with("19") || c.starts_with("20")) && c.parse::<u32>().is_ok();
+    let dated = claims.iter().any(|c| MONTHS.contains(&c.as_str()) || year(c))
+        || answer
+            .split_whitespace()
+            .any(|w| w.split('/').filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())).count() >= 2);
     match wants(question) {
-        Wants::Date if !digits && !claims.iter().any(|c| MONTHS.contains(&c.as_str())) => Some("a date"),
+        Wants::Date if !dated => Some("a date"),
         Wants::Number if !digits => Some("a number"),
         Wants::Name if !claims.iter().any(|c| !c.chars().any(|ch| ch.is_ascii_digit())) && !answer.is_empty() => {
             Some("a name")
@@ -269,6 +275,8 @@ mod tests {
         // What the question asks for must be there: a date for "when", a number for "what time".
         let c = check("Biscuit had his booster at Greenbank Vets.", "When did Biscuit have his booster?", &m);
         assert_eq!((c.borne_out, c.lacks.as_deref()), (false, Some("a date")));
+        let c = check("Hanna ran the Leeds 10k in 54 minutes.", "When did I run the Leeds 10k?", &m);
+        assert_eq!(c.lacks.as_deref(), Some("a date"), "a figure is not a date");
         assert!(!check("The pool closes on Sundays.", "What time does the pool close?", &m).borne_out);
         // Someone else's number is not the answer: the memory must name whom the question names.
         let c = check(

@@ -24,7 +24,7 @@ pub fn extract(
         // The form `extract_later` starts after an answer: it must not slow the next one.
         lowest_priority();
     }
-    let model = crate::commands::open_chat(provider, None)?;
+    let model = crate::commands::open_chat(on_device_extractor(provider), None)?;
     let review = match review {
         Some(ReviewArg::Apply) => Review::Apply,
         Some(ReviewArg::Propose) => Review::Propose,
@@ -147,7 +147,7 @@ pub fn background_extractor(provider: Option<ProviderArgs>) -> Result<Option<str
         }
         None => ProviderArgs { provider: "on-device".into(), model: None, base_url: None },
     });
-    match crate::commands::open_chat(provider, None) {
+    match crate::commands::open_chat(on_device_extractor(provider), None) {
         Ok(model) => {
             let review = settings.extraction.review_for(model.as_ref());
             Ok(Some(strata_api::Extractor { model: std::sync::Arc::from(model), review }))
@@ -169,4 +169,12 @@ mod tests {
         let now = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
         assert_eq!(now, 19);
     }
+}
+
+/// On-device, with no model named: the one chosen to extract facts (Settings), if any.
+fn on_device_extractor(mut provider: ProviderArgs) -> ProviderArgs {
+    if matches!(provider.provider.as_str(), "on-device" | "local") && provider.model.is_none() {
+        provider.model = Settings::load().ok().and_then(|s| s.on_device.extraction);
+    }
+    provider
 }
