@@ -220,7 +220,9 @@ fn the_memory_proxy_serves_the_official_openai_client() {
     let python = python();
     let e = Env::new();
     e.json(&["add", "semantic", "ana", "--fact", "lives_in=Porto"]);
-    let (mut server, url) = spawn_server(&e, &["serve", "--port", "0", "--token", "local-secret"], "memory proxy");
+    // The smallest on-device model proves the point.
+    let args = ["serve", "--port", "0", "--token", "local-secret", "--model", "smollm2-135m"];
+    let (mut server, url) = spawn_server(&e, &args, "memory proxy");
     let script = &in_crate("tests/fixtures/openai_client.py");
     let out = Command::new(&python).args([script, &url, "local-secret"]).output().unwrap();
     let _ = server.kill();
