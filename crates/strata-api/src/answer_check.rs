@@ -52,20 +52,7 @@ pub fn says_dont_know(answer: &str) -> bool {
     DONT_KNOW.iter().any(|p| a.contains(p))
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+use strata_core::temporal::MONTHS;
 
 /// Capitalized words that name nothing a memory would hold.
 const NOT_NAMES: &[&str] =

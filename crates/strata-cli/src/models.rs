@@ -82,6 +82,9 @@ fn used_for(v: &OnDeviceModelView) -> String {
 fn fetch(name: &str, out: &Out) -> Result<()> {
     let pin = strata_models::chat_model(name)?;
     let dir = strata_models::models_dir();
+    if pin.state_in(&dir) == strata_models::ModelState::Ready {
+        return out.done(&format!("{} is already here ({}).", pin.title, pin.path_in(&dir).display()));
+    }
     let show = std::io::stderr().is_terminal() && !out.json;
     let mut last = (None, u64::MAX);
     let path = strata_fetch::fetch(

@@ -18,7 +18,8 @@ pub struct TimePhrase {
     pub until: DateTime<Utc>,
 }
 
-const MONTHS: [&str; 12] = [
+/// The months' names, lower case, January first.
+pub const MONTHS: [&str; 12] = [
     "january",
     "february",
     "march",
