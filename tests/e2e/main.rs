@@ -248,7 +248,10 @@ fn an_empty_store_explains_itself_and_loads_examples() {
         detail.contains("Napoleonic Code, Military conquests, Legion of Honour") && !detail.contains('['),
         "{detail}"
     );
-    assert_eq!(s.all(".timeline li").len(), events + 1, "one change");
+    // The history reloads after the save: one change more, once it has.
+    let after =
+        s.wait_for("the history with one change more", |s| Some(s.all(".timeline li").len()).filter(|n| *n > events));
+    assert_eq!(after, events + 1, "one change");
     s.end();
     drop(driver);
     let e = Engine::open(&db, EngineOptions::default()).unwrap();
