@@ -10,6 +10,8 @@ STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
 .PHONY: run test setup ui check-fmt clippy unit aarch64 bench fmt
 
 # Example memories on first start (once), then the window (its UI embedded from ui/dist).
+# setup fetches the models with the CLI built as `run` builds it (release), not a second time.
+run: SETUP_CARGO_FLAGS = --release
 run: setup ui
 	$(STRATA) demo
 	$(CARGO) run --quiet --release -p strata-desktop
@@ -17,7 +19,7 @@ run: setup ui
 test: setup ui check-fmt clippy unit
 
 setup:
-	@scripts/setup
+	@STRATA_SETUP_CARGO_FLAGS="$(SETUP_CARGO_FLAGS)" scripts/setup
 
 # The UI (TypeScript, checked by tsc, bundled by Vite into ui/dist, which the app embeds).
 ui:
