@@ -347,7 +347,20 @@ mod tests {
         let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
         let x: Vec<f32> = (0..n * inp).map(|_| next()).collect();
         let q = Q8::new(&w, out, inp).expect("a multiple of 32");
-        let all = q.matmul(&q.batch(&x));
+        let batch = q.batch(&x);
+        let all = q.matmul(&batch);
+        // The four-token kernel this CPU runs (AVX2 where detected) against the portable loop.
+        let blocks = inp / BLOCK;
+        let token = |t: usize| (&batch.codes[t * inp..(t + 1) * inp], &batch.scales[t * blocks..(t + 1) * blocks]);
+        for r in 0..out {
+            let (w, ws) = (&q.codes[r * inp..(r + 1) * inp], &q.scales[r * blocks..(r + 1) * blocks]);
+            let four = dot4_fn()(w, ws, [token(0), token(1), token(2), token(3)]);
+            for (t, got) in four.iter().enumerate() {
+                let (xc, xs) = token(t);
+                let portable = dot_portable(w, ws, xc, xs);
+                assert!((got - portable).abs() < 1e-4, "row {r}, token {t}: {got} vs {portable}");
+            }
+        }
         assert_eq!(all.len(), n * out);
         for (t, row) in x.chunks_exact(inp).enumerate() {
             let one = q.matvec(&q.input(row));
