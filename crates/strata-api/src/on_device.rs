@@ -73,11 +73,9 @@ pub fn extraction_choice(settings: &Settings) -> &'static ChatModelPin {
     }
 }
 
+/// A choice saved before a model was renamed or unpinned reads as the default.
 fn chosen(name: Option<&str>) -> &'static ChatModelPin {
-    let env = std::env::var("STRATA_CHAT_MODEL").ok();
-    name.or(env.as_deref().filter(|n| !n.trim().is_empty()))
-        .and_then(|n| chat_models::chat_model(n).ok())
-        .unwrap_or_else(|| chat_models::default_chat_model())
+    chat_models::chosen_chat_model(name).unwrap_or_else(|_| chat_models::default_chat_model())
 }
 
 /// Every pinned model, as it stands in `models_dir`, with `settings`' choices marked.

@@ -73,7 +73,10 @@ pub struct ChatSetup {
 /// Loads the model and runs a short and a long prompt, `generate` tokens each.
 pub fn run(generate: usize, setup: &ChatSetup) -> Result<ChatBench> {
     let started = Instant::now();
-    let file = setup.model.clone().unwrap_or_else(LocalChat::default_file);
+    let file = match &setup.model {
+        Some(f) => f.clone(),
+        None => strata_models::chat_file(None)?,
+    };
     let chat = match &setup.adapter {
         None => LocalChat::load(&file)?,
         Some((dir, how)) => {

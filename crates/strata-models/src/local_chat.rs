@@ -116,11 +116,7 @@ fn name_of(file: &Path) -> String {
 /// The pinned on-device model called `name`, else the one `STRATA_CHAT_MODEL` names, else the
 /// default (`chat-models.toml`).
 pub fn chat_pin(name: Option<&str>) -> Result<&'static ChatModelPin> {
-    let env = std::env::var("STRATA_CHAT_MODEL").ok().filter(|n| !n.trim().is_empty());
-    match name.filter(|n| !n.trim().is_empty()).or(env.as_deref()) {
-        Some(n) => chat_models::chat_model(n),
-        None => Ok(chat_models::default_chat_model()),
-    }
+    chat_models::chosen_chat_model(name)
 }
 
 /// The file of the on-device model [`chat_pin`] picks, ready to load; or why it is not: not
@@ -172,11 +168,6 @@ fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
 }
 
 impl LocalChat {
-    /// The default model's file ([`chat_pin`] of none), whether it is there or not.
-    pub fn default_file() -> PathBuf {
-        chat_pin(None).unwrap_or_else(|_| chat_models::default_chat_model()).path_in(&strata_tokens::models_dir())
-    }
-
     /// The file of the model adapters are trained on ([`TRAINED_MODEL`]).
     pub fn trained_file() -> PathBuf {
         chat_models::chat_model(TRAINED_MODEL)

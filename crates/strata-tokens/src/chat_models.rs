@@ -86,6 +86,15 @@ pub fn chat_model(name: &str) -> Result<&'static ChatModelPin> {
         })
 }
 
+/// The pinned model called `name`, else the one `STRATA_CHAT_MODEL` names, else the default.
+pub fn chosen_chat_model(name: Option<&str>) -> Result<&'static ChatModelPin> {
+    let env = std::env::var("STRATA_CHAT_MODEL").ok().filter(|n| !n.trim().is_empty());
+    match name.filter(|n| !n.trim().is_empty()).or(env.as_deref()) {
+        Some(n) => chat_model(n),
+        None => Ok(default_chat_model()),
+    }
+}
+
 /// Where a model stands in a models folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelState {
