@@ -8,11 +8,11 @@ use std::sync::atomic::AtomicBool;
 use strata_core::Message;
 use strata_models::{Finish, LocalChat, Rope, Sampling};
 
-fn file() -> std::path::PathBuf {
+pub(crate) fn file() -> std::path::PathBuf {
     strata_models::models_dir().join("qwen2.5-coder-0.5b-instruct/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
 }
 
-fn chat() -> &'static LocalChat {
+pub(crate) fn chat() -> &'static LocalChat {
     static CHAT: std::sync::OnceLock<LocalChat> = std::sync::OnceLock::new();
     CHAT.get_or_init(|| LocalChat::load(&file()).unwrap_or_else(|e| panic!("{e}")))
 }
