@@ -1,7 +1,11 @@
 //! The concepts screen's commands: the concepts compaction formed, one with its members, a
-//! compaction pass as a job, and the compare view (a question's prompt raw and compacted).
+//! compaction pass as a job, summaries written by the on-device model as a job, and the compare
+//! view (a question's prompt raw and compacted).
 
-use strata_api::{ApiError, CompactParams, CompactReport, ComparedView, ConceptView, ContextParams, ExpandedConcept};
+use strata_api::{
+    ApiError, CompactParams, CompactReport, ComparedView, ConceptView, ContextParams, ExpandedConcept, WriteParams,
+    WriteReport,
+};
 use strata_core::Filter;
 use tauri::State;
 use tauri::ipc::Channel;
@@ -43,6 +47,26 @@ pub(crate) async fn compact(
             let stop = job.stop_flag();
             let stopped = "grouping was stopped; nothing changed";
             e.compact(&params, &mut |d, t| job.tick(d, t, stopped), &stop)
+        })
+        .await
+}
+
+/// Has the on-device model chosen for background work (Settings → On-device models, "Use for
+/// facts") write the concepts' summaries, with progress; stopping keeps the ones written.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn write_summaries(
+    state: State<'_, AppState>,
+    job: String,
+    on_progress: Channel<JobProgress>,
+) -> Result<WriteReport, ApiError> {
+    let model = state.extraction_model()?;
+    let mut job = Job::start(&state, job, on_progress)?;
+    state
+        .run_apart(move |e| {
+            let stop = job.stop_flag();
+            let stopped = "writing summaries was stopped; the ones written stay";
+            e.write_summaries(model.as_ref(), &WriteParams::default(), &mut |d, t| job.tick(d, t, stopped), &stop)
         })
         .await
 }

@@ -38,6 +38,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         concepts::concepts,
         concepts::concept,
         concepts::compact,
+        concepts::write_summaries,
         concepts::compare_contexts,
         analytics::dashboard,
         analytics::drill_memories,

@@ -5,6 +5,7 @@ import {
   type ConceptView,
   type ExpandedConcept_Serialize as ExpandedConcept,
   type MemoryView_Serialize as MemoryView,
+  type WriteReport,
 } from "./bindings";
 import { describe } from "./errors";
 import { count, day, title } from "./format";
@@ -31,6 +32,19 @@ function outcome(r: CompactReport): string {
     `${count(r.concepts, "concept", "concepts")} now group ${r.grouped.toLocaleString()} of ${count(r.memories, "memory", "memories")}` +
     ` (${changes.join(", ")}). Their summaries are ${(r.ratio ?? 0).toFixed(1)}× shorter than what they stand for.`
   );
+}
+
+// What a writing pass did, in words.
+function written(r: WriteReport): string {
+  const parts = [
+    `${r.model} wrote ${count(r.written, "summary", "summaries")}`,
+    r.sentences_dropped > 0 &&
+      `${count(r.sentences_dropped, "sentence was", "sentences were")} left out: a name, number or date none of its memories holds`,
+    r.kept_extractive > 0 &&
+      `${count(r.kept_extractive, "concept keeps", "concepts keep")} what its memories said, because nothing the model wrote held up`,
+    r.already > 0 && `${count(r.already, "summary", "summaries")} it wrote before ${r.already === 1 ? "is" : "are"} unchanged`,
+  ].filter(Boolean);
+  return parts.join("; ") + ".";
 }
 
 // The concepts: related memories Strata grouped, named and summarized, the largest first, and
@@ -65,6 +79,17 @@ export function ConceptsPanel({
     } else setError(describe(res.error));
   };
 
+  const write = async () => {
+    setSaid(null);
+    setError(null);
+    const res = await job.run("Writing summaries", (id, ch) => commands.writeSummaries(id, ch));
+    if (res.status === "ok") {
+      setSaid(written(res.data));
+      load();
+      onGrouped();
+    } else setError(describe(res.error));
+  };
+
   return (
     <div id="concepts" className="concepts">
       <h2>Concepts</h2>
@@ -77,9 +102,19 @@ export function ConceptsPanel({
         <button id="group" onClick={group} disabled={job.running}>
           {concepts && concepts.length > 0 ? "Group again" : "Group related memories"}
         </button>
+        {concepts && concepts.length > 0 && (
+          <button
+            id="write-summaries"
+            onClick={write}
+            disabled={job.running}
+            title="The on-device model rewrites each summary in its own words; a sentence with a name, number or date its memories do not hold is left out"
+          >
+            Write summaries
+          </button>
+        )}
         <button onClick={onClose}>Close</button>
       </div>
-      <JobBar job={job} />
+      <JobBar job={job} unit={job.label === "Writing summaries" ? "concepts" : undefined} />
       {said && (
         <div className="notice" id="grouped" role="status">
           {said}
@@ -133,7 +168,11 @@ export function ConceptFields({ memory, onOpen }: { memory: MemoryView; onOpen: 
         Groups {count(c.total, "memory", "memories")} from {span(concept.first, concept.last)}, about {concept.terms.slice(0, 6).join(", ")}.
       </p>
       <h3>Summary</h3>
-      <p className="muted">Each sentence is quoted from one of its memories: click it to open that memory.</p>
+      <p className="muted" id="summary-source">
+        {concept.written_by
+          ? `Written by ${concept.written_by} from these memories. Every name, number and date in a sentence is in a memory it cites: click it to open that memory.`
+          : "Each sentence is quoted from one of its memories: click it to open that memory."}
+      </p>
       <ul id="concept-summary">
         {concept.summary.map((s, i) => (
           <li key={i}>

@@ -98,6 +98,30 @@ pub fn claims(answer: &str, question: &str) -> Vec<String> {
     out
 }
 
+/// The words `text` holds, as [`claims`] writes them (lower case, no possessive `'s`): a
+/// claim stands in `text` when this holds it.
+pub fn held(text: &str) -> HashSet<String> {
+    words(text).map(|w| w.strip_suffix("'s").unwrap_or(&w).to_string()).collect()
+}
+
+/// What a sentence asserts that a note could bear out, its first word included: numbers,
+/// months, and every capitalized word that is not a function word ("She", "The").
+pub fn claims_anywhere(sentence: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in sentence.split_whitespace() {
+        let capital = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase);
+        for w in words(raw) {
+            let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
+            let name = capital && !NOT_NAMES.contains(&w.as_str()) && !strata_core::query::is_stopword(&w);
+            let checkable = w.chars().any(|c| c.is_ascii_digit()) || MONTHS.contains(&w.as_str()) || name;
+            if checkable && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
 /// What kind of answer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wants {
@@ -173,6 +197,46 @@ pub struct AnswerCheck {
     pub lacks: Option<String>,
     /// The memory that bears it out, if one does.
     pub memory: Option<String>,
+    /// What the model said when asked whether that memory (or the prompt's best) says its
+    /// answer ([`confirmed`]); `None` when it was not asked.
+    pub confirmed: Option<bool>,
+}
+
+impl AnswerCheck {
+    /// Takes the model's own yes or no into account: a no withholds the answer.
+    pub fn confirm(&mut self, yes: bool) {
+        self.confirmed = Some(yes);
+        if !yes {
+            self.borne_out = false;
+            self.lacks = Some("the model, asked whether the memory says it, said no".to_string());
+        }
+    }
+}
+
+/// The model's own yes or no: does `memory` say that `answer` answers `question`? Judging
+/// support is easier for a small model than answering; a reply that starts with "no" is a no,
+/// anything else a yes (a model that cannot say holds nothing back).
+pub fn confirmed(
+    model: &dyn strata_core::chat::ChatModel,
+    question: &str,
+    answer: &str,
+    memory: &str,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<bool, strata_core::chat::ChatError> {
+    use strata_core::chat::{ChatRequest, Message};
+    let request = ChatRequest {
+        messages: vec![
+            Message::system("You check answers against a note. Reply yes or no."),
+            Message::user(format!(
+                "Note: {memory}\nQuestion: {question}\nAnswer: {answer}\nDoes the note say this answer? Reply yes or no."
+            )),
+        ],
+        max_tokens: Some(2),
+        temperature: Some(0.0),
+        ..ChatRequest::default()
+    };
+    let reply = model.chat(&request, &mut |_| {}, cancel)?;
+    Ok(!normalise(&reply.content).trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with("no"))
 }
 
 /// Checks `answer` to `question` against `memories` (id, the text the prompt showed).
@@ -183,9 +247,10 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         unsupported,
         lacks: lacks.map(String::from),
         memory: None,
+        confirmed: None,
     };
     if says_dont_know(answer) {
-        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None, confirmed: None };
     }
     let said = normalise(answer);
     if PROMPT_WORDS.iter().any(|p| said.contains(p)) {
@@ -195,13 +260,13 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         return refused(Vec::new(), Some(l));
     }
     if claims.is_empty() {
-        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None, confirmed: None };
     }
     let names = named(question);
     let best = memories
         .iter()
         .map(|(id, text)| {
-            let held: HashSet<String> = words(text).map(|w| w.strip_suffix("'s").unwrap_or(&w).to_string()).collect();
+            let held = held(text);
             let mut missing: Vec<String> = claims.iter().filter(|c| !held.contains(*c)).cloned().collect();
             // It must be about what the question names, not someone else's number.
             if !names.is_empty() && !names.iter().any(|n| held.contains(n)) {
@@ -211,9 +276,13 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         })
         .min_by_key(|(missing, _)| missing.len());
     match best {
-        Some((missing, id)) if missing.is_empty() => {
-            AnswerCheck { borne_out: true, unsupported: missing, lacks: None, memory: Some(id.clone()) }
-        }
+        Some((missing, id)) if missing.is_empty() => AnswerCheck {
+            borne_out: true,
+            unsupported: missing,
+            lacks: None,
+            memory: Some(id.clone()),
+            confirmed: None,
+        },
         Some((missing, _)) => refused(missing, None),
         None => refused(claims, None),
     }

@@ -32,7 +32,7 @@ pub const SAID_TOKENS: usize = 2000;
 /// measurement: docs/benchmarks.md, "Compaction").
 pub const SHARED: features::Weights = features::Weights { session: 1.0, subject: 1.0, time: 0.2 };
 /// The app a concept's source and every event of a pass name.
-const COMPACTION: &str = "compaction";
+pub(crate) const COMPACTION: &str = "compaction";
 /// How many concepts, nearest by their centres, a new memory is compared with member by member
 /// in an incremental pass.
 const CLOSEST: usize = 3;
@@ -114,10 +114,12 @@ pub struct CompactReport {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SentenceView {
-    /// The member's id.
+    /// The member's id (a sentence a model wrote: the first it cites).
     pub from: String,
     /// Its words.
     pub text: String,
+    /// The other members a written sentence cites.
+    pub also: Vec<String>,
 }
 
 /// A concept as front ends show it.
@@ -134,6 +136,9 @@ pub struct ConceptView {
     pub terms: Vec<String>,
     /// The summary.
     pub summary: Vec<SentenceView>,
+    /// The model that wrote the summary (each sentence checked against the members it
+    /// cites); none when the summary quotes the members.
+    pub written_by: Option<String>,
     /// Its members' ids.
     pub members: Vec<String>,
     /// When its earliest member happened.
@@ -156,8 +161,13 @@ impl ConceptView {
             summary: body
                 .summary
                 .into_iter()
-                .map(|s| SentenceView { from: s.from.to_string(), text: s.text })
+                .map(|s| SentenceView {
+                    from: s.from.to_string(),
+                    text: s.text,
+                    also: s.also.iter().map(ToString::to_string).collect(),
+                })
                 .collect(),
+            written_by: body.written_by,
             members: members(m).iter().map(ToString::to_string).collect(),
             first: strata_core::time::format_time(body.first),
             last: strata_core::time::format_time(body.last),
@@ -380,7 +390,7 @@ impl Engine {
     }
 
     /// The caller's live concepts.
-    fn live_concepts(&self) -> ApiResult<Vec<Memory>> {
+    pub(crate) fn live_concepts(&self) -> ApiResult<Vec<Memory>> {
         let filter = Filter { kinds: vec![MemoryKind::Semantic], ..Filter::default() };
         Ok(self.all_memories(filter)?.into_iter().filter(is_concept).collect())
     }
@@ -567,18 +577,18 @@ fn plan_concept(
     let said: usize = texts.iter().map(|t| count(t)).sum();
     let summary = summary::summarize(&readers, salient, limit.min(said / 2), count)
         .into_iter()
-        .map(|(m, text)| Sentence { from: items[group[m]].memory.id, text })
+        .map(|(m, text)| Sentence::quoted(items[group[m]].memory.id, text))
         .collect();
     let said = summary::sentences(&readers, SAID_TOKENS, count)
         .into_iter()
-        .map(|(m, text)| Sentence { from: items[group[m]].memory.id, text })
+        .map(|(m, text)| Sentence::quoted(items[group[m]].memory.id, text))
         .collect();
     let terms: Vec<String> = salient.iter().map(|(w, _)| w.clone()).collect();
     let times = group.iter().map(|&i| items[i].memory.occurred_at());
     let first = times.clone().min().unwrap_or_else(|| items[group[0]].memory.occurred_at());
     let last = times.max().unwrap_or(first);
     Planned {
-        body: ConceptBody { name: name_of(&terms), terms, summary, said, first, last },
+        body: ConceptBody { name: name_of(&terms), terms, summary, said, first, last, written_by: None },
         members: group.iter().map(|&i| items[i].memory.id).collect(),
     }
 }
@@ -697,9 +707,16 @@ mod tests {
 
     fn body(name: &str, members: &[u64]) -> ConceptBody {
         let at = strata_core::time::parse_time("2026-01-01T00:00Z").unwrap();
-        let said: Vec<Sentence> =
-            members.iter().map(|m| Sentence { from: id(*m), text: format!("{name} {m}") }).collect();
-        ConceptBody { name: name.into(), terms: vec![name.into()], summary: said.clone(), said, first: at, last: at }
+        let said: Vec<Sentence> = members.iter().map(|m| Sentence::quoted(id(*m), format!("{name} {m}"))).collect();
+        ConceptBody {
+            name: name.into(),
+            terms: vec![name.into()],
+            summary: said.clone(),
+            said,
+            first: at,
+            last: at,
+            written_by: None,
+        }
     }
 
     /// A live concept `name` (id 1000 + `n`) grouping `members`.

@@ -9,6 +9,7 @@ pub mod ask;
 pub mod bulk;
 pub mod changes;
 pub mod compact;
+pub mod concept_writer;
 pub mod context;
 pub mod conversations;
 pub mod curation;
@@ -29,6 +30,7 @@ pub mod shapes;
 
 pub use ask::{AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, InjectedView, PromptView};
 pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
+pub use concept_writer::{WriteParams, WriteReport};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;

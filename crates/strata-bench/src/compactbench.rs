@@ -11,8 +11,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_api::{ApiResult, CompactParams, Engine, EngineOptions};
+use strata_api::{ApiResult, CompactParams, Engine, EngineOptions, WriteParams, WriteReport};
 use strata_context::{Candidate, ContextOptions, ContextRequest, assemble};
+use strata_core::chat::ChatModel;
 use strata_core::concepts::is_concept;
 use strata_core::interchange::no_tick;
 use strata_core::{Content, Embedder, Episode, EpisodeBody};
@@ -58,6 +59,9 @@ pub struct CompactionBench {
     pub bound: BTreeMap<usize, f64>,
     /// Budget → concepts in the compacted prompt, on average.
     pub concepts_in_prompt: BTreeMap<usize, f64>,
+    /// The summaries a model wrote (`--writer`), over every conversation; none: extractive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<WriteReport>,
     /// Compaction of larger stores (`--sizes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scale: Vec<ScaleCompaction>,
@@ -258,11 +262,21 @@ fn conversation_text(engine: &Engine) -> ApiResult<String> {
     Ok(all)
 }
 
+/// Who writes the concepts' summaries, and over how many conversations (`None`: all).
+#[derive(Clone, Copy, Default)]
+pub struct Writing<'a> {
+    /// The model that writes the summaries; `None`: they stay extractive.
+    pub writer: Option<&'a dyn ChatModel>,
+    /// The first this many conversations only.
+    pub conversations: Option<usize>,
+}
+
 /// Runs the measurement over every conversation in `data`.
 pub fn run(
     data: &Path,
     work: &Path,
     embedder: Arc<dyn Embedder>,
+    writing: Writing<'_>,
     progress: &mut dyn FnMut(&str),
 ) -> ApiResult<CompactionBench> {
     let mut report = CompactionBench::default();
@@ -274,7 +288,8 @@ pub fn run(
     let (mut member_tokens, mut summary_tokens) = (0usize, 0usize);
     let mut seconds = Vec::new();
     let tokens = strata_tokens::OpenAiTokens::new(strata_tokens::Encoding::Cl100kBase);
-    for (c, sample) in locomo::samples(data)?.iter().enumerate() {
+    let samples = locomo::samples(data)?;
+    for (c, sample) in samples.iter().take(writing.conversations.unwrap_or(usize::MAX)).enumerate() {
         let mut engine = locomo::open_store(work, &format!("compact-{c}"), sample, usize::MAX)?;
         let written = locomo::write_sessions(sample, &mut engine, usize::MAX)?;
         engine.use_embedder(embedder.clone(), false)?;
@@ -283,6 +298,24 @@ pub fn run(
         let r = engine.compact(&CompactParams::default(), &mut no_tick, &AtomicBool::new(false))?;
         let s = started.elapsed().as_secs_f64();
         seconds.push(s);
+        if let Some(model) = writing.writer {
+            let w = engine.write_summaries(model, &WriteParams::default(), &mut no_tick, &AtomicBool::new(false))?;
+            progress(&format!(
+                "{}: {} summaries written in {:.0} s, {} sentences kept, {} dropped",
+                locomo::sample_id(sample),
+                w.written,
+                w.seconds,
+                w.sentences_kept,
+                w.sentences_dropped
+            ));
+            let all =
+                report.written.get_or_insert_with(|| WriteReport { model: w.model.clone(), ..WriteReport::default() });
+            all.written += w.written;
+            all.kept_extractive += w.kept_extractive;
+            all.sentences_kept += w.sentences_kept;
+            all.sentences_dropped += w.sentences_dropped;
+            all.seconds += w.seconds;
+        }
         report.conversations += 1;
         report.memories += written.dia_of.len();
         report.concepts += r.concepts;

@@ -133,15 +133,24 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             }
             out.answer_bench(&report)
         }
-        BenchCommand::Compaction { data, sizes } => {
+        BenchCommand::Compaction { data, sizes, writer, conversations } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
             let show = !out.json && std::io::stderr().is_terminal();
-            let mut report = strata_bench::compactbench::run(&data, work.path(), embedder.clone(), &mut |s| {
-                if show {
-                    note!("{s}");
-                }
-            })?;
+            let writer = match writer {
+                Some(name) => Some(strata_models::LocalChat::load(&strata_models::chat_file_or_path(Some(&name))?)?),
+                None => None,
+            };
+            let writing = strata_bench::compactbench::Writing {
+                writer: writer.as_ref().map(|w| w as &dyn strata_core::chat::ChatModel),
+                conversations,
+            };
+            let mut report =
+                strata_bench::compactbench::run(&data, work.path(), embedder.clone(), writing, &mut |s| {
+                    if show {
+                        note!("{s}");
+                    }
+                })?;
             for size in sizes {
                 let scale = strata_bench::compactbench::scale(&data, work.path(), embedder.clone(), size)?;
                 if show {

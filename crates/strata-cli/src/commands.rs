@@ -622,6 +622,27 @@ fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> 
             }
             out.compacted(&report)
         }
+        ConceptsCommand::Write { limit, provider } => {
+            let model = open_chat(crate::extract::on_device_extractor(provider), None)?;
+            let show = !out.json && std::io::stderr().is_terminal();
+            let started = std::time::Instant::now();
+            let mut tick = |done: u64, total: u64| {
+                if show && total > 0 {
+                    note_part!(
+                        "\rWriting summaries: {done} of {total} concepts ({:.0} s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                Ok(())
+            };
+            let params = strata_api::WriteParams { limit, ..Default::default() };
+            let report =
+                engine.write_summaries(model.as_ref(), &params, &mut tick, &std::sync::atomic::AtomicBool::new(false));
+            if show {
+                note!();
+            }
+            out.summaries_written(&report?)
+        }
     }
 }
 

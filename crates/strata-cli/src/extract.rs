@@ -172,7 +172,7 @@ mod tests {
 }
 
 /// On-device, with no model named: the one chosen to extract facts (Settings), if any.
-fn on_device_extractor(mut provider: ProviderArgs) -> ProviderArgs {
+pub(crate) fn on_device_extractor(mut provider: ProviderArgs) -> ProviderArgs {
     if matches!(provider.provider.as_str(), "on-device" | "local") && provider.model.is_none() {
         provider.model = Settings::load().ok().and_then(|s| s.on_device.extraction);
     }

@@ -90,11 +90,18 @@ fn concept_of(n: u64, members: &[&Memory], quote: usize) -> Memory {
                 },
                 other => format!("{:?}", other.key()),
             };
-            Sentence { from: m.id, text: text.chars().take(quote).collect() }
+            Sentence::quoted(m.id, text.chars().take(quote).collect::<String>())
         })
         .collect();
-    let body =
-        ConceptBody { name: "kitten, Pixel".into(), terms: vec![], summary, said: vec![], first: at(1), last: at(9) };
+    let body = ConceptBody {
+        name: "kitten, Pixel".into(),
+        terms: vec![],
+        summary,
+        said: vec![],
+        first: at(1),
+        last: at(9),
+        written_by: None,
+    };
     let mut c = memory(n, body.content("concept/kitten"));
     c.links = members.iter().map(|m| strata_core::Link { target: m.id, relation: GROUPS.into() }).collect();
     c

@@ -24,13 +24,28 @@ pub const KEY_PREFIX: &str = "concept/";
 /// Salient terms kept per concept.
 pub const MAX_TERMS: usize = 8;
 
-/// One sentence of a summary and the member it was taken from.
+/// One sentence of a summary and the member it was taken from — or, for a sentence a model
+/// wrote, the members it cites.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sentence {
-    /// The member.
+    /// The member (a written sentence: the first it cites).
     pub from: MemoryId,
-    /// Its words, as the member says them.
+    /// Its words: as the member says them, or as the model wrote them.
     pub text: String,
+    /// The other members a written sentence cites; none for a quoted one.
+    pub also: Vec<MemoryId>,
+}
+
+impl Sentence {
+    /// A sentence `from` said.
+    pub fn quoted(from: MemoryId, text: impl Into<String>) -> Sentence {
+        Sentence { from, text: text.into(), also: Vec::new() }
+    }
+
+    /// Whether it was taken from, or draws on, `member`.
+    pub fn cites(&self, member: MemoryId) -> bool {
+        self.from == member || self.also.contains(&member)
+    }
 }
 
 /// What a concept says.
@@ -49,6 +64,9 @@ pub struct ConceptBody {
     pub first: DateTime<Utc>,
     /// When its latest member happened.
     pub last: DateTime<Utc>,
+    /// The model that wrote the summary (each sentence checked against the members it cites);
+    /// `None`: the summary quotes the members.
+    pub written_by: Option<String>,
 }
 
 /// How many grouping passes have written concepts (`concept_passes` in `settings`). A pass
@@ -114,6 +132,10 @@ impl ConceptBody {
                     let mut g = Facts::new();
                     g.insert("text".into(), FactValue::Text(s.text.clone()));
                     g.insert("from".into(), FactValue::Text(s.from.to_string()));
+                    if !s.also.is_empty() {
+                        let also = s.also.iter().map(|m| FactValue::Text(m.to_string())).collect();
+                        g.insert("also".into(), FactValue::List(also));
+                    }
                     FactValue::Group(g)
                 })
                 .collect()
@@ -124,6 +146,9 @@ impl ConceptBody {
         }
         facts.insert("first".into(), FactValue::Text(format_time(self.first)));
         facts.insert("last".into(), FactValue::Text(format_time(self.last)));
+        if let Some(model) = &self.written_by {
+            facts.insert("written_by".into(), FactValue::Text(model.clone()));
+        }
         Content::Semantic(Concept { key: key.to_string(), facts })
     }
 
@@ -146,7 +171,13 @@ impl ConceptBody {
                 .into_iter()
                 .filter_map(|item| match item {
                     FactValue::Group(g) => {
-                        Some(Sentence { from: text(g.get("from"))?.parse().ok()?, text: text(g.get("text"))? })
+                        let also = match g.get("also") {
+                            Some(FactValue::List(ids)) => {
+                                ids.iter().filter_map(|i| text(Some(i))?.parse().ok()).collect()
+                            }
+                            _ => Vec::new(),
+                        };
+                        Some(Sentence { from: text(g.get("from"))?.parse().ok()?, text: text(g.get("text"))?, also })
                     }
                     _ => None,
                 })
@@ -161,29 +192,35 @@ impl ConceptBody {
             said: sentences("said"),
             first: time("first").unwrap_or(m.created_at),
             last: time("last").unwrap_or(m.created_at),
+            written_by: text(c.facts.get("written_by")),
         })
     }
 
-    /// The same concept without anything taken from `member`: its sentences dropped, and its
+    /// The same concept without anything taken from `member`: the sentences taken from it or
+    /// citing it dropped, and its
     /// terms kept only where `still_said` (what the other members say, lower-cased) holds them.
     pub fn without(&self, member: MemoryId, still_said: &str) -> ConceptBody {
         let terms: Vec<String> = self.terms.iter().filter(|t| contains_word(still_said, t)).cloned().collect();
-        ConceptBody {
-            name: name_of(&terms),
-            terms,
-            summary: self.summary.iter().filter(|s| s.from != member).cloned().collect(),
-            said: self.said.iter().filter(|s| s.from != member).cloned().collect(),
-            first: self.first,
-            last: self.last,
-        }
+        let summary: Vec<Sentence> = self.summary.iter().filter(|s| !s.cites(member)).cloned().collect();
+        let said: Vec<Sentence> = self.said.iter().filter(|s| !s.cites(member)).cloned().collect();
+        // A written summary with nothing left says what the members said until it is written again.
+        let (summary, written_by) = match &self.written_by {
+            Some(_) if summary.is_empty() => (said.iter().take(3).cloned().collect(), None),
+            w => (summary, w.clone()),
+        };
+        ConceptBody { name: name_of(&terms), terms, summary, said, first: self.first, last: self.last, written_by }
     }
 }
 
 impl ConceptBody {
     /// What a prompt shows of this concept for `query`: the sentences its members said that
     /// share the most words of substance with it (per word they cost), in the members' order,
-    /// within about as many words as the summary has; the summary when none shares a word.
+    /// within about as many words as the summary has; the summary when none shares a word. A
+    /// summary a model wrote is what the concept shows, whatever the query.
     pub fn for_query(&self, query: &str) -> Vec<&Sentence> {
+        if self.written_by.is_some() {
+            return self.summary.iter().collect();
+        }
         let wanted: std::collections::HashSet<String> = substance(query).collect();
         let limit = self.summary.iter().map(|s| s.text.split_whitespace().count()).sum::<usize>().max(24);
         let mut scored: Vec<(f64, usize)> = self
@@ -214,7 +251,7 @@ impl ConceptBody {
 }
 
 /// The words of substance of `text`, lower-cased: three letters or more, no function word.
-fn substance(text: &str) -> impl Iterator<Item = String> + '_ {
+pub fn substance(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 3 && !crate::query::is_stopword(w))
         .map(str::to_lowercase)
@@ -245,21 +282,37 @@ mod tests {
             name: "kitten, pixel, piano".into(),
             terms: vec!["kitten".into(), "pixel".into(), "piano".into()],
             summary: vec![
-                Sentence { from: id(1), text: "My kitten is called Pixel.".into() },
-                Sentence { from: id(2), text: "She sleeps on the piano.".into() },
+                Sentence::quoted(id(1), "My kitten is called Pixel."),
+                Sentence::quoted(id(2), "She sleeps on the piano."),
             ],
             said: vec![
-                Sentence { from: id(1), text: "My kitten is called Pixel.".into() },
-                Sentence { from: id(2), text: "She sleeps on the piano.".into() },
-                Sentence { from: id(2), text: "The vet visit is on Tuesday.".into() },
+                Sentence::quoted(id(1), "My kitten is called Pixel."),
+                Sentence::quoted(id(2), "She sleeps on the piano."),
+                Sentence::quoted(id(2), "The vet visit is on Tuesday."),
             ],
             first: t,
             last: t + chrono::Duration::days(11),
+            written_by: None,
         };
         let m =
             Memory::new(id(9), crate::model::Scope::user("u"), body.content("concept/kitten"), Default::default(), t);
         assert!(is_concept(&m));
         assert_eq!(ConceptBody::read(&m).unwrap(), body);
+        // A summary a model wrote: its sentences cite members, and forgetting any one of them
+        // drops the sentence.
+        let written = ConceptBody {
+            summary: vec![
+                Sentence { from: id(1), text: "Pixel, a kitten, sleeps on the piano.".into(), also: vec![id(2)] },
+                Sentence::quoted(id(1), "My kitten is called Pixel."),
+            ],
+            written_by: Some("qwen2.5-coder-0.5b".into()),
+            ..body.clone()
+        };
+        let m = Memory { content: written.content("concept/kitten"), ..m.clone() };
+        assert_eq!(ConceptBody::read(&m).unwrap(), written);
+        assert_eq!(written.without(id(2), "my kitten is called pixel.").summary, vec![written.summary[1].clone()]);
+        let left = written.without(id(1), "she sleeps on the piano.");
+        assert_eq!((left.summary, left.written_by), (left.said.clone(), None), "nothing written left: what they said");
         let left = body.without(id(2), "my kitten is called pixel.");
         assert_eq!(left.summary, vec![body.summary[0].clone()]);
         assert_eq!(left.terms, vec!["kitten".to_string(), "pixel".to_string()]);

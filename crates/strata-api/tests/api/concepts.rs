@@ -140,6 +140,42 @@ fn forgetting_a_member_takes_its_words_out_of_the_summary_and_the_file() {
     assert!(!bytes.windows(words.len()).any(|w| w == words.as_bytes()), "'{words}' is in no byte of the file");
 }
 
+/// A model writes the summaries: a sentence stands only on the memories it draws on, a concept
+/// with none left keeps what its members said, a second pass leaves written ones alone, and
+/// forgetting a cited memory takes the written sentence out of the concept and the file.
+#[test]
+fn a_written_summary_keeps_only_what_its_cited_memories_hold() {
+    use crate::extract::{Scripted, text};
+    let db = Db::new();
+    let (mut e, _) = store(&db);
+    compact(&mut e, true);
+    let reply = "Pixel is a much loved kitten. Pixel the kitten lives in Lisbon. Everyone loves cats.";
+    let model = Scripted::new(vec![text(reply), text(reply), text(reply)]);
+    let params = strata_api::WriteParams::default();
+    let r = e.write_summaries(&model, &params, &mut no_tick, &AtomicBool::new(false)).unwrap();
+    assert_eq!((r.written, r.kept_extractive, r.sentences_kept, r.sentences_dropped), (1, 1, 1, 5), "{r:?}");
+    let concepts = e.concepts().unwrap();
+    let kitten = concept_with(&concepts, "kitten").clone();
+    assert_eq!(kitten.written_by.as_deref(), Some("extractor"));
+    let texts: Vec<&str> = kitten.summary.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["Pixel is a much loved kitten."], "Lisbon is in no memory; the last draws on none");
+    assert!(kitten.members.contains(&kitten.summary[0].from));
+    let marathon = concept_with(&concepts, "marathon");
+    assert_eq!(marathon.written_by, None, "no sentence about Pixel holds up against the marathon");
+    assert!(marathon.summary.iter().all(|s| s.text.starts_with("Ana: ")));
+    // Again: the written one is left alone, the other is tried once more.
+    let r = e.write_summaries(&model, &params, &mut no_tick, &AtomicBool::new(false)).unwrap();
+    assert_eq!((r.written, r.already, r.kept_extractive), (0, 1, 1), "{r:?}");
+    assert_eq!(model.left(), 0);
+    e.forget(&Target::new(kitten.summary[0].from.clone())).unwrap();
+    let now = concept_with(&e.concepts().unwrap(), "kitten").clone();
+    assert!(now.summary.iter().all(|s| !s.text.contains("much loved")), "{now:?}");
+    let path = db.dir.path().join("s.db");
+    drop(e);
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(!bytes.windows(10).any(|w| w == b"much loved"), "the written sentence is in no byte of the file");
+}
+
 #[test]
 fn compaction_without_the_embedding_model_says_so() {
     let db = Db::new();

@@ -13,19 +13,19 @@ use strata_core::{
 use super::Db;
 
 /// Answers from a script, keeping what it was asked.
-struct Scripted {
+pub(crate) struct Scripted {
     replies: Mutex<Vec<ChatResponse>>,
     asked: Mutex<Vec<ChatRequest>>,
 }
 
 impl Scripted {
-    fn new(replies: Vec<ChatResponse>) -> Scripted {
+    pub(crate) fn new(replies: Vec<ChatResponse>) -> Scripted {
         Scripted { replies: Mutex::new(replies), asked: Mutex::new(vec![]) }
     }
     fn calls(&self) -> usize {
         self.asked.lock().unwrap().len()
     }
-    fn left(&self) -> usize {
+    pub(crate) fn left(&self) -> usize {
         self.replies.lock().unwrap().len()
     }
 }

@@ -51,7 +51,9 @@ fn every_answered_question_is_asked_raw_and_compacted_at_each_budget_and_larger_
     std::fs::write(&data, conversation().to_string()).unwrap();
     let embedder = Arc::new(HashEmbedder { id: "hash-test", dim: 64 });
     let mut said = Vec::new();
-    let r = compactbench::run(&data, dir.path(), embedder.clone(), &mut |s| said.push(s.to_string())).unwrap();
+    let r =
+        compactbench::run(&data, dir.path(), embedder.clone(), Default::default(), &mut |s| said.push(s.to_string()))
+            .unwrap();
     assert_eq!((r.conversations, r.memories, r.questions), (1, 10, 2), "{r:?}");
     let budgets: Vec<usize> = r.raw.keys().copied().collect();
     assert_eq!(budgets, compactbench::BUDGETS.to_vec());

@@ -158,6 +158,13 @@ pub enum BenchCommand {
         /// a full pass, then an incremental one after 1,000 more memories.
         #[arg(long, value_delimiter = ',')]
         sizes: Vec<usize>,
+        /// Have this on-device model (a name from `strata models`, or a GGUF file) write the
+        /// concepts' summaries, each sentence checked against the memories it cites.
+        #[arg(long)]
+        writer: Option<String>,
+        /// Only the first N conversations.
+        #[arg(long)]
+        conversations: Option<usize>,
     },
     /// Analytics at scale: the dashboard's first view and each drill-down timed over stores of
     /// these sizes (ten events per memory, 10,000 recorded recalls), health timed once, and

@@ -421,6 +421,16 @@ pub enum ConceptsCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Have a model write the concepts' summaries (the on-device model chosen for facts by
+    /// default): each sentence cites the members it comes from, and one whose names, numbers
+    /// or dates none of them holds is dropped. Stopping keeps the ones written.
+    Write {
+        /// Only the largest N concepts.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+    },
 }
 
 /// `strata review …`

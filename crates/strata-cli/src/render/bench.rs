@@ -54,6 +54,17 @@ impl Out {
         );
         say!("Of the pairs of turns a question needs together, one concept holds both in {:.1}%", r.together * 100.0);
         say!("Compacting a conversation: {:.1} s (median), {:.1} s (slowest)", r.seconds_p50, r.seconds_max);
+        if let Some(w) = &r.written {
+            say!(
+                "Summaries written by {}: {} ({} kept what the memories said), {} sentences kept, {} dropped by the check, {:.0} s",
+                w.model,
+                w.written,
+                w.kept_extractive,
+                w.sentences_kept,
+                w.sentences_dropped,
+                w.seconds
+            );
+        }
         say!(
             "{} questions: share whose answer is in the prompt's memories (in the conversation at all: {:.3})",
             r.questions,
@@ -296,6 +307,7 @@ impl Out {
                 "right",
                 "share",
                 "unchecked",
+                "without yes/no",
                 "with source",
                 "source alone",
                 "retrieval hit",
@@ -308,6 +320,7 @@ impl Out {
                     s.right.to_string(),
                     format!("{:.2}", s.share),
                     format!("{:.2}", s.share_unchecked),
+                    format!("{:.2}", s.share_unconfirmed),
                     format!("{:.2}", s.share_with_source),
                     format!("{:.2}", s.share_by_source),
                     s.retrieval_hit_share.map_or("-".into(), |h| format!("{h:.2}")),

@@ -437,9 +437,13 @@ impl Out {
         }
         say!("{} ({}, {} memories, {} – {})", c.name, c.key, c.members.len(), day(&c.first), day(&c.last));
         say!("Terms: {}", c.terms.join(", "));
-        say!("Summary:");
+        match &c.written_by {
+            Some(model) => say!("Summary (written by {model}; every sentence checked against the memories it cites):"),
+            None => say!("Summary (what the memories said):"),
+        }
         for s in &c.summary {
-            say!("  {}  [{}]", s.text, s.from);
+            let cited: Vec<&str> = std::iter::once(s.from.as_str()).chain(s.also.iter().map(String::as_str)).collect();
+            say!("  {}  [{}]", s.text, cited.join(", "));
         }
         say!("Members: {}", c.members.join(" "));
         Ok(())
@@ -470,6 +474,30 @@ impl Out {
                 r.member_tokens,
                 r.ratio
             );
+        }
+        Ok(())
+    }
+
+    pub fn summaries_written(&self, r: &strata_api::WriteReport) -> Result<()> {
+        if self.json {
+            return print_json(r);
+        }
+        say!(
+            "{} wrote {} summaries in {:.0} s ({} sentences kept, {} dropped: a name, number or date no cited memory holds, or no citation)",
+            r.model,
+            r.written,
+            r.seconds,
+            r.sentences_kept,
+            r.sentences_dropped
+        );
+        if r.kept_extractive > 0 {
+            say!("{} concepts keep what their memories said: none of the model's sentences held up", r.kept_extractive);
+        }
+        if r.already > 0 {
+            say!("{} concepts it had written already were left as they are", r.already);
+        }
+        if r.changed_meanwhile > 0 {
+            say!("{} concepts were grouped again meanwhile: run it again to write them", r.changed_meanwhile);
         }
         Ok(())
     }

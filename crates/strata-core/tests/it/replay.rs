@@ -136,7 +136,7 @@ fn run(ops: &[Op]) -> Store {
                     let mut said = Vec::new();
                     for m in &members {
                         let text = format!("{:?}", tx.current(*m)?.content);
-                        said.push(concepts::Sentence { from: *m, text });
+                        said.push(concepts::Sentence::quoted(*m, text));
                     }
                     let name = format!("{}_{}", WORDS[members.len() % 8], ids.len());
                     crate::support::form_concept(tx, &name, &members, said, NewMemory::default(), &meta)

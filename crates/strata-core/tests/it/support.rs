@@ -59,6 +59,7 @@ pub fn form_concept(
         said,
         first: now,
         last: now,
+        written_by: None,
     };
     let c = tx.create(body.content(&format!("{}{name}", concepts::KEY_PREFIX)), new, meta)?;
     for m in members {

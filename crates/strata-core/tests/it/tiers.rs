@@ -138,7 +138,7 @@ fn maintenance_is_deterministic_idempotent_and_replayable() {
 /// A long-term concept (importance 0.1) grouping `members`.
 fn group(f: &mut Fixture, key: &str, members: &[MemoryId]) -> MemoryId {
     let said: Vec<concepts::Sentence> =
-        members.iter().map(|m| concepts::Sentence { from: *m, text: format!("{key} {m}") }).collect();
+        members.iter().map(|m| concepts::Sentence::quoted(*m, format!("{key} {m}"))).collect();
     let new =
         NewMemory { tier: Some(Tier::Long), importance: Some(Importance::new(0.1).unwrap()), ..Default::default() };
     f.store.transact(|tx| form_concept(tx, key, members, said, new, &user())).unwrap()
