@@ -98,6 +98,30 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     s.click(&s.find("#concept-members li button"));
     s.wait_for("the member", |s| (s.text(&s.find("#detail h2")) == member).then_some(()));
 
+    // The on-device model writes the summaries: what it did in words, then the concept says
+    // who wrote its summary, and each sentence still opens a memory it draws on.
+    s.click(&s.find("#concepts-open"));
+    s.click(&s.find("#write-summaries"));
+    let wrote = s.wait_up_to(Duration::from_secs(240), "the summaries", |s| {
+        if let Some(e) = s.all("#concepts .error").first() {
+            panic!("{}", s.text(e));
+        }
+        s.all("#grouped").first().map(|e| s.text(e))
+    });
+    assert!(wrote.starts_with("Qwen2.5-Coder 0.5B Instruct (Q4_K_M) wrote "), "{wrote}");
+    let kitten = s.all("#concept-list li button").into_iter().find(|b| s.text(b).contains("kitten")).unwrap();
+    s.click(&kitten);
+    let source = s.wait_for("the written summary", |s| s.all("#summary-source").first().map(|e| s.text(e)));
+    assert!(
+        source.starts_with("Written by Qwen2.5-Coder 0.5B Instruct (Q4_K_M) from these memories. Every name"),
+        "{source} ({wrote})"
+    );
+    let written = s.texts("#concept-summary li");
+    assert!(!written.is_empty(), "{written:?}");
+    screenshot(&s, "concept-written");
+    s.click(&s.find("#concept-summary li button"));
+    s.wait_for("the memory it draws on", |s| s.text(&s.find("#detail h2")).starts_with("Ana: ").then_some(()));
+
     // Analytics tells what the grouping did.
     s.click(&s.find("#nav-analytics"));
     let pass = s.wait_for("the passes", |s| {

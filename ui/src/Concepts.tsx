@@ -10,6 +10,20 @@ import {
 import { describe } from "./errors";
 import { count, day, title } from "./format";
 import { JobBar, useJob } from "./jobs";
+import { remember, titleOf } from "./Models";
+
+// The on-device models' names for people, to say which one wrote a summary.
+function useModelTitles() {
+  const [, setKnown] = useState(0);
+  useEffect(() => {
+    commands.onDeviceModels().then((r) => {
+      if (r.status === "ok") {
+        remember(r.data);
+        setKnown((n) => n + 1);
+      }
+    });
+  }, []);
+}
 
 // A concept's time span in words: "8 May 2023", or "8 May 2023 to 19 Jun 2023".
 function span(first: string, last: string): string {
@@ -37,7 +51,7 @@ function outcome(r: CompactReport): string {
 // What a writing pass did, in words.
 function written(r: WriteReport): string {
   const parts = [
-    `${r.model} wrote ${count(r.written, "summary", "summaries")}`,
+    `${titleOf(r.model)} wrote ${count(r.written, "summary", "summaries")}`,
     r.sentences_dropped > 0 &&
       `${count(r.sentences_dropped, "sentence was", "sentences were")} left out: a name, number or date none of its memories holds`,
     r.kept_extractive > 0 &&
@@ -62,6 +76,7 @@ export function ConceptsPanel({
   const [said, setSaid] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const job = useJob();
+  useModelTitles();
   const load = () =>
     commands.concepts().then((r) => (r.status === "ok" ? setConcepts(r.data) : setError(describe(r.error))));
   useEffect(() => {
@@ -151,6 +166,7 @@ export function ConceptsPanel({
 export function ConceptFields({ memory, onOpen }: { memory: MemoryView; onOpen: (id: string) => void }) {
   const [c, setC] = useState<ExpandedConcept | null>(null);
   const [error, setError] = useState<string | null>(null);
+  useModelTitles();
   useEffect(() => {
     commands.concept(memory.id).then((r) => (r.status === "ok" ? setC(r.data) : setError(describe(r.error))));
   }, [memory.id, memory.version]);
@@ -170,7 +186,7 @@ export function ConceptFields({ memory, onOpen }: { memory: MemoryView; onOpen: 
       <h3>Summary</h3>
       <p className="muted" id="summary-source">
         {concept.written_by
-          ? `Written by ${concept.written_by} from these memories. Every name, number and date in a sentence is in a memory it cites: click it to open that memory.`
+          ? `Written by ${titleOf(concept.written_by)} from these memories. Every name, number and date in a sentence is in a memory it cites: click it to open that memory.`
           : "Each sentence is quoted from one of its memories: click it to open that memory."}
       </p>
       <ul id="concept-summary">

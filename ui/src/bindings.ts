@@ -42,7 +42,7 @@ export const commands = {
 	/**  Moves a memory to a tier (`short`, `medium`, `long`), recorded as the person's choice. */
 	moveTier: (id: string, tier: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("move_tier", { id, tier })),
 	/**  Every concept, the largest first. */
-	concepts: () => typedError<ConceptView[], ApiError>(__TAURI_INVOKE("concepts")),
+	concepts: () => typedError<ConceptView_Serialize[], ApiError>(__TAURI_INVOKE("concepts")),
 	/**  One concept (by id or key) with its members, earliest first. */
 	concept: (id: string) => typedError<ExpandedConcept_Serialize, ApiError>(__TAURI_INVOKE("concept", { id })),
 	/**
@@ -50,6 +50,11 @@ export const commands = {
 	 *  into the concepts there are — with progress; a stopped pass writes nothing.
 	 */
 	compact: (job: string, full: boolean, onProgress: Channel<JobProgress>) => typedError<CompactReport, ApiError>(__TAURI_INVOKE("compact", { job, full, onProgress })),
+	/**
+	 *  Has the on-device model chosen for background work (Settings → On-device models, "Use for
+	 *  facts") write the concepts' summaries, with progress; stopping keeps the ones written.
+	 */
+	writeSummaries: (job: string, onProgress: Channel<JobProgress>) => typedError<WriteReport, ApiError>(__TAURI_INVOKE("write_summaries", { job, onProgress })),
 	/**
 	 *  The prompt `question` gets for `model` within `budget`, from the memories as they are and
 	 *  with concepts standing for their members.
@@ -812,7 +817,10 @@ export type ConceptUseView = {
 };
 
 /**  A concept as front ends show it. */
-export type ConceptView = {
+export type ConceptView = ConceptView_Serialize | ConceptView_Deserialize;
+
+/**  A concept as front ends show it. */
+export type ConceptView_Deserialize = {
 	/**  Its memory id. */
 	id: string,
 	/**  Its key (`concept/…`). */
@@ -823,6 +831,38 @@ export type ConceptView = {
 	terms: string[],
 	/**  The summary. */
 	summary: SentenceView[],
+	/**
+	 *  The model that wrote the summary (each sentence checked against the members it
+	 *  cites); none when the summary quotes the members.
+	 */
+	written_by?: string | null,
+	/**  Its members' ids. */
+	members: string[],
+	/**  When its earliest member happened. */
+	first: string,
+	/**  When its latest member happened. */
+	last: string,
+	/**  Its tier. */
+	tier: TierShape,
+};
+
+/**  A concept as front ends show it. */
+export type ConceptView_Serialize = {
+	/**  Its memory id. */
+	id: string,
+	/**  Its key (`concept/…`). */
+	key: string,
+	/**  A name a person reads. */
+	name: string,
+	/**  Salient terms, most salient first. */
+	terms: string[],
+	/**  The summary. */
+	summary: SentenceView[],
+	/**
+	 *  The model that wrote the summary (each sentence checked against the members it
+	 *  cites); none when the summary quotes the members.
+	 */
+	written_by: string | null,
 	/**  Its members' ids. */
 	members: string[],
 	/**  When its earliest member happened. */
@@ -1433,7 +1473,7 @@ export type ExpandedConcept = ExpandedConcept_Serialize | ExpandedConcept_Deseri
 /**  A concept and its members (`expand_concept`). */
 export type ExpandedConcept_Deserialize = {
 	/**  The concept. */
-	concept: ConceptView,
+	concept: ConceptView_Deserialize,
 	/**  Its members, earliest first. */
 	members: MemoryView_Deserialize[],
 	/**  How many members the caller may see (more than `members` when a limit cut them). */
@@ -1443,7 +1483,7 @@ export type ExpandedConcept_Deserialize = {
 /**  A concept and its members (`expand_concept`). */
 export type ExpandedConcept_Serialize = {
 	/**  The concept. */
-	concept: ConceptView,
+	concept: ConceptView_Serialize,
 	/**  Its members, earliest first. */
 	members: MemoryView_Serialize[],
 	/**  How many members the caller may see (more than `members` when a limit cut them). */
@@ -2669,10 +2709,12 @@ export type ScoreParts_Serialize = {
 
 /**  One sentence of a summary, with the member it came from. */
 export type SentenceView = {
-	/**  The member's id. */
+	/**  The member's id (a sentence a model wrote: the first it cites). */
 	from: string,
 	/**  Its words. */
 	text: string,
+	/**  The other members a written sentence cites. */
+	also: string[],
 };
 
 /**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
@@ -2999,6 +3041,26 @@ export type Verdict =
 "reject" | 
 /**  Take the decision back: waiting again. */
 "reopen";
+
+/**  What a writing pass did. */
+export type WriteReport = {
+	/**  The model that wrote. */
+	model: string,
+	/**  Concepts whose summary it wrote. */
+	written: number,
+	/**  Concepts it had written already (left alone). */
+	already: number,
+	/**  Concepts none of whose sentences held up (they keep the extractive summary). */
+	kept_extractive: number,
+	/**  Concepts a grouping pass changed while this one wrote (left for the next pass). */
+	changed_meanwhile: number,
+	/**  Sentences kept, in all. */
+	sentences_kept: number,
+	/**  Sentences dropped by the check, in all. */
+	sentences_dropped: number,
+	/**  Seconds the pass took. */
+	seconds: number | null,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -245,16 +245,16 @@ pub fn cited(reply: &str) -> Vec<Cited> {
         let line = if digits > 0 && line[digits..].starts_with(['.', ')']) { &line[digits + 1..] } else { line };
         let mut rest = line;
         while let Some(c) = rest.chars().next() {
-            if c == '[' {
-                if let Some((notes, after)) = citation(rest) {
-                    // Citations with no text since the last sentence ended belong to it.
-                    match out.last_mut() {
-                        Some(last) if current.text.trim().is_empty() => last.notes.extend(notes),
-                        _ => current.notes.extend(notes),
-                    }
-                    rest = after;
-                    continue;
+            if c == '['
+                && let Some((notes, after)) = citation(rest)
+            {
+                // Citations with no text since the last sentence ended belong to it.
+                match out.last_mut() {
+                    Some(last) if current.text.trim().is_empty() => last.notes.extend(notes),
+                    _ => current.notes.extend(notes),
                 }
+                rest = after;
+                continue;
             }
             current.text.push(c);
             rest = &rest[c.len_utf8()..];
