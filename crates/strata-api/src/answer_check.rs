@@ -197,46 +197,6 @@ pub struct AnswerCheck {
     pub lacks: Option<String>,
     /// The memory that bears it out, if one does.
     pub memory: Option<String>,
-    /// What the model said when asked whether that memory (or the prompt's best) says its
-    /// answer ([`confirmed`]); `None` when it was not asked.
-    pub confirmed: Option<bool>,
-}
-
-impl AnswerCheck {
-    /// Takes the model's own yes or no into account: a no withholds the answer.
-    pub fn confirm(&mut self, yes: bool) {
-        self.confirmed = Some(yes);
-        if !yes {
-            self.borne_out = false;
-            self.lacks = Some("the model, asked whether the memory says it, said no".to_string());
-        }
-    }
-}
-
-/// The model's own yes or no: does `memory` say that `answer` answers `question`? Judging
-/// support is easier for a small model than answering; a reply that starts with "no" is a no,
-/// anything else a yes (a model that cannot say holds nothing back).
-pub fn confirmed(
-    model: &dyn strata_core::chat::ChatModel,
-    question: &str,
-    answer: &str,
-    memory: &str,
-    cancel: &std::sync::atomic::AtomicBool,
-) -> Result<bool, strata_core::chat::ChatError> {
-    use strata_core::chat::{ChatRequest, Message};
-    let request = ChatRequest {
-        messages: vec![
-            Message::system("You check answers against a note. Reply yes or no."),
-            Message::user(format!(
-                "Note: {memory}\nQuestion: {question}\nAnswer: {answer}\nDoes the note say this answer? Reply yes or no."
-            )),
-        ],
-        max_tokens: Some(2),
-        temperature: Some(0.0),
-        ..ChatRequest::default()
-    };
-    let reply = model.chat(&request, &mut |_| {}, cancel)?;
-    Ok(!normalise(&reply.content).trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with("no"))
 }
 
 /// Checks `answer` to `question` against `memories` (id, the text the prompt showed).
@@ -247,10 +207,9 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         unsupported,
         lacks: lacks.map(String::from),
         memory: None,
-        confirmed: None,
     };
     if says_dont_know(answer) {
-        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None, confirmed: None };
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
     }
     let said = normalise(answer);
     if PROMPT_WORDS.iter().any(|p| said.contains(p)) {
@@ -260,7 +219,7 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         return refused(Vec::new(), Some(l));
     }
     if claims.is_empty() {
-        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None, confirmed: None };
+        return AnswerCheck { borne_out: true, unsupported: Vec::new(), lacks: None, memory: None };
     }
     let names = named(question);
     let best = memories
@@ -276,13 +235,9 @@ pub fn check(answer: &str, question: &str, memories: &[(String, String)]) -> Ans
         })
         .min_by_key(|(missing, _)| missing.len());
     match best {
-        Some((missing, id)) if missing.is_empty() => AnswerCheck {
-            borne_out: true,
-            unsupported: missing,
-            lacks: None,
-            memory: Some(id.clone()),
-            confirmed: None,
-        },
+        Some((missing, id)) if missing.is_empty() => {
+            AnswerCheck { borne_out: true, unsupported: missing, lacks: None, memory: Some(id.clone()) }
+        }
         Some((missing, _)) => refused(missing, None),
         None => refused(claims, None),
     }

@@ -132,23 +132,8 @@ impl Engine {
                 Err(e) => return Err(e.into()),
             }
         };
-        // The memory that bears the answer out, else the best-scoring one of the prompt.
-        let best = context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score));
-        let check = (model.provider() == "on-device" && response.finish != "cancelled").then(|| {
-            let quoted = quoted(&context);
-            let mut c = crate::answer_check::check(&response.content, &params.question, &quoted);
-            let ask_about = c.memory.clone().or_else(|| best.map(|d| d.id.to_string()));
-            let memory = quoted.iter().find(|(id, _)| Some(id) == ask_about.as_ref()).map(|(_, text)| text);
-            if let Some(memory) =
-                memory.filter(|_| c.borne_out && !crate::answer_check::says_dont_know(&response.content))
-            {
-                match crate::answer_check::confirmed(model, &params.question, &response.content, memory, cancel) {
-                    Ok(yes) => c.confirm(yes),
-                    Err(e) => tracing::warn!("the model could not be asked whether its answer stands: {e}"),
-                }
-            }
-            c
-        });
+        let check = (model.provider() == "on-device" && response.finish != "cancelled")
+            .then(|| crate::answer_check::check(&response.content, &params.question, &quoted(&context)));
         let (answer, guess) = match &check {
             Some(c) if !c.borne_out => (crate::answer_check::WITHHELD.to_string(), Some(response.content.clone())),
             _ => (response.content.clone(), None),
@@ -162,6 +147,8 @@ impl Engine {
         if response.finish != "cancelled" {
             self.record_answer(&context, &params.question, &answer, recorded.as_ref().and_then(|r| r.id.parse().ok()));
         }
+        // The memory that bears the answer out, else the best-scoring one of the prompt.
+        let best = context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score));
         let source = check.as_ref().and_then(|c| c.memory.clone()).or_else(|| best.map(|d| d.id.to_string()));
         Ok(AskView {
             source,

@@ -317,9 +317,6 @@ pub struct Answered {
     pub right: bool,
     /// Judged on the model's own sentence, unchecked (what the check changed).
     pub right_unchecked: bool,
-    /// Judged as it would be presented without the model's own yes or no
-    /// ([`strata_api::answer_check::confirmed`]; what that lever changed).
-    pub right_unconfirmed: bool,
     /// Judged on the answer with the top memory quoted after it as its source.
     pub right_with_source: bool,
     /// Judged on the quoted top memory alone.
@@ -359,8 +356,6 @@ pub struct Score {
     pub share: f64,
     /// Share right judged on the model's sentences unchecked.
     pub share_unchecked: f64,
-    /// Share right without the model's own yes or no.
-    pub share_unconfirmed: f64,
     /// Share right with the top memory quoted as the source.
     pub share_with_source: f64,
     /// Share right by the quoted memory alone.
@@ -540,8 +535,6 @@ fn ask(
     let top = view.source.as_ref().and_then(|id| by_id.get(id)).map(|m| quote(m));
     let right = judge(q, &view.answer);
     let right_unchecked = judge(q, view.guess.as_deref().unwrap_or(&view.answer));
-    let said_no = view.check.as_ref().is_some_and(|c| c.confirmed == Some(false));
-    let right_unconfirmed = if said_no { right_unchecked } else { right };
     let by_source = q.category != Category::NotInMemory && top.as_deref().is_some_and(|s| judge(q, s));
     let misled = q.misleading.as_ref().map(|w| holds_any(&view.answer, &w.reject));
     Ok(Answered {
@@ -550,7 +543,6 @@ fn ask(
         question: q.question.clone(),
         right,
         right_unchecked,
-        right_unconfirmed,
         // A question not in memory is judged on the answer only: quoting a memory beside "I
         // don't know" does not make it wrong, nor a made-up answer right.
         right_with_source: right || by_source,
@@ -601,7 +593,6 @@ fn score(category: &str, answers: &[&Answered]) -> Score {
         right,
         share: share(right),
         share_unchecked: share(count(&|a| a.right_unchecked)),
-        share_unconfirmed: share(count(&|a| a.right_unconfirmed)),
         share_with_source: share(count(&|a| a.right_with_source)),
         share_by_source: share(count(&|a| a.right_by_source)),
         retrieval_hit_share: (with_memory > 0)

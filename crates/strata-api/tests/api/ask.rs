@@ -265,10 +265,7 @@ fn an_on_device_answer_no_memory_bears_out_is_not_presented() {
         provider: "on-device",
         ..Scripted::new(vec![
             answer("Pixel was born on 3 May 2019.", "stop"),
-            answer("Yes", "stop"),
             answer("Pixel weighs 5 kilograms.", "stop"),
-            answer("Pixel is black.", "stop"),
-            answer("No.", "stop"),
         ])
     };
     let order = std::cell::RefCell::new(Vec::new());
@@ -285,14 +282,8 @@ fn an_on_device_answer_no_memory_bears_out_is_not_presented() {
     let order = order.into_inner();
     assert!(order[0].starts_with("prompt of ") && order[1].starts_with("text "), "{order:?}");
     assert_eq!((v.answer.as_str(), v.guess.as_deref()), ("Pixel was born on 3 May 2019.", None));
-    assert_eq!(v.check.as_ref().map(|c| (c.borne_out, c.confirmed)), Some((true, Some(true))));
+    assert_eq!(v.check.as_ref().map(|c| c.borne_out), Some(true));
     assert_eq!(v.source.as_deref(), Some(pixel.id.as_str()), "the memory that bears it out");
-    // The model was asked whether that memory says its answer.
-    let asked = model.sent.lock().unwrap()[1].iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n");
-    assert!(
-        asked.contains("a grey tabby cat born on 3 May 2019") && asked.contains("Answer: Pixel was born"),
-        "{asked}"
-    );
 
     let v = ask(&mut engine, &model, "How heavy is Pixel?").unwrap();
     assert_eq!(v.answer, strata_api::answer_check::WITHHELD);
@@ -301,12 +292,4 @@ fn an_on_device_answer_no_memory_bears_out_is_not_presented() {
     let recorded = v.recorded.expect("the exchange is remembered");
     let said = serde_json::to_string(&recorded).unwrap();
     assert!(said.contains("none of your memories says that") && !said.contains("5 kilograms"), "{said}");
-
-    // Nothing in it to look up, so the model is asked whether the best memory says it: no.
-    let v = ask(&mut engine, &model, "What colour is Pixel?").unwrap();
-    assert_eq!((v.answer.as_str(), v.guess.as_deref()), (strata_api::answer_check::WITHHELD, Some("Pixel is black.")));
-    let check = v.check.unwrap();
-    assert_eq!((check.borne_out, check.confirmed), (false, Some(false)));
-    assert!(check.lacks.is_some_and(|l| l.contains("said no")));
-    assert!(model.answers.lock().unwrap().is_empty());
 }
