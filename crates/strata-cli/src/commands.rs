@@ -12,8 +12,8 @@ use strata_core::{AsOf, Clock, HybridOptions, ManualClock, SystemClock};
 use strata_api::health::{HealthParams, Optimization};
 
 use crate::args::{
-    AnalyticsWhat, BucketArg, Cli, Command, ConceptsCommand, ContextArgs, FixArg, KeyCommand, OrderArg, ProviderArgs,
-    RemoteArgs, TokensCommand, TurnArgs,
+    AnalyticsWhat, BucketArg, Cli, Command, ContextArgs, FixArg, KeyCommand, OrderArg, ProviderArgs, RemoteArgs,
+    TokensCommand, TurnArgs,
 };
 use crate::render::Out;
 use crate::requests::{add_request, filter_of, format_of, kind_of, on_duplicate_of, parse_fact, target_of, tier_of};
@@ -138,7 +138,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         }
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
-        Command::Concepts { action } => concepts(engine, action, out),
+        Command::Concepts { action } => crate::concepts::concepts(engine, action, out),
         Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
             let range = strata_api::forms::RangeForm {
                 since,
@@ -594,58 +594,6 @@ fn counting_model(engine: &mut Engine, model: &str) -> Result<Option<Box<dyn str
     }
 }
 
-/// `strata concepts …`: list, show, or group again (with progress; nothing is written until
-/// the pass has finished, so stopping it loses nothing).
-fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out: &Out) -> Result<()> {
-    match action.unwrap_or(ConceptsCommand::List) {
-        ConceptsCommand::List => out.concepts(&engine.concepts()?),
-        ConceptsCommand::Show { concept } => out.concept(&engine.concept(&strata_api::Target::new(concept))?),
-        ConceptsCommand::Rebuild { incremental, dry_run } => {
-            // A dry run writes nothing, vectors included: it groups what is embedded already.
-            if dry_run {
-                let model = strata_models::MiniLm::load_default()?;
-                engine.use_embedder(Arc::new(model), false)?;
-            } else {
-                load_embedder(engine, out)?;
-            }
-            let params = strata_api::CompactParams { full: !incremental, dry_run, ..Default::default() };
-            let show = !out.json && std::io::stderr().is_terminal();
-            let mut tick = |done: u64, total: u64| {
-                if show && total > 0 {
-                    note_part!("\rSummarizing concepts: {done} of {total}");
-                }
-                Ok(())
-            };
-            let report = engine.compact(&params, &mut tick, &std::sync::atomic::AtomicBool::new(false))?;
-            if show {
-                note!();
-            }
-            out.compacted(&report)
-        }
-        ConceptsCommand::Write { limit, provider } => {
-            let model = open_chat(crate::extract::on_device_extractor(provider), None)?;
-            let show = !out.json && std::io::stderr().is_terminal();
-            let started = std::time::Instant::now();
-            let mut tick = |done: u64, total: u64| {
-                if show && total > 0 {
-                    note_part!(
-                        "\rWriting summaries: {done} of {total} concepts ({:.0} s)",
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-                Ok(())
-            };
-            let params = strata_api::WriteParams { limit, ..Default::default() };
-            let report =
-                engine.write_summaries(model.as_ref(), &params, &mut tick, &std::sync::atomic::AtomicBool::new(false));
-            if show {
-                note!();
-            }
-            out.summaries_written(&report?)
-        }
-    }
-}
-
 /// `strata analytics`: the metrics over the range the flags give; with `fix`, an
 /// optimization previewed or (true) applied.
 fn analytics(
@@ -703,7 +651,7 @@ fn analytics(
 
 /// Loads the on-device embedder and embeds what is pending; without the model, recall ranks
 /// by keywords (and says so).
-fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
+pub(crate) fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
     match strata_models::MiniLm::load_default() {
         Ok(model) => {
             engine.use_embedder(Arc::new(model), false)?;

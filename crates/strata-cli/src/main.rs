@@ -35,6 +35,7 @@ macro_rules! note_part {
 mod args;
 mod bench;
 mod commands;
+mod concepts;
 mod curation;
 mod extract;
 mod models;
