@@ -35,6 +35,7 @@ fn exchange(chat: &LocalChat, question: &str, answer: &str) -> Vec<u32> {
     chat.prompt_ids(&turns).unwrap_or_else(|e| panic!("{e}"))
 }
 
+#[allow(clippy::print_stderr)] // the figures docs/benchmarks.md quotes, shown with --nocapture
 fn agrees(file: &std::path::Path, ids: &[u32], want: &[u32], rows: &[(f64, u32, f64, u32, f64)], t: &Tolerance) {
     assert_eq!(
         ids, want,
@@ -68,7 +69,6 @@ fn agrees(file: &std::path::Path, ids: &[u32], want: &[u32], rows: &[(f64, u32, 
         );
     }
     let mean = total / likely.max(1) as f64;
-    // The figures docs/benchmarks.md quotes (shown with --nocapture).
     eprintln!("{}: mean {mean:.4}, worst {worst:.4}, ranks changed {changed}", file.display());
     assert!(mean < t.mean, "mean log-probability difference {mean:.4} over {likely} tokens");
 }
