@@ -55,7 +55,7 @@ fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
         assert!(shown["members"].as_array().unwrap().contains(&s["from"]));
     }
     let text = e.ok(&["concepts", "show", key]);
-    assert!(text.contains("Summary:") && text.contains("Members:"), "{text}");
+    assert!(text.contains("Summary (what the memories said):") && text.contains("Members:"), "{text}");
     // The same prompt raw and compacted.
     let both = e.json(&[
         "context",
