@@ -52,7 +52,7 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     assert_eq!(thinking, "Thinking…");
     // The memories found show before the model's first word, in words.
     let found = s.wait_for("the memories found", |s| s.all("#found").first().map(|e| s.text(e)));
-    assert!(found.starts_with("Found ") && found.contains(" memor") && found.contains("User preferences"), "{found}");
+    assert!(found.starts_with("Found 1 memory: user preferences: name: Alex; favourite drink: oolong tea"), "{found}");
     let why = answered(&s, 1);
     assert_eq!(s.text(&s.find(".turn .answer")), ANSWER);
     assert!(why.contains("Answered by openai gpt-4o-mini · remembered in this conversation"), "{why}");
