@@ -79,18 +79,32 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 /// says.
 pub fn claims(answer: &str, question: &str) -> Vec<String> {
     let asked: HashSet<String> = words(question).collect();
+    asserted(answer, false).into_iter().filter(|w| !asked.contains(w)).collect()
+}
+
+/// What a sentence asserts that a note could bear out, its first word included: numbers,
+/// months, and every capitalized word that is not a function word ("She", "The").
+pub fn claims_anywhere(sentence: &str) -> Vec<String> {
+    asserted(sentence, true)
+}
+
+/// [`claims`]' reading of `text`: numbers, months and names, once each; a sentence's first
+/// word counts as a name only with `first_words` (and then not a function word).
+fn asserted(text: &str, first_words: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut sentence_start = true;
-    for raw in answer.split_whitespace() {
-        let starts = sentence_start;
+    for raw in text.split_whitespace() {
+        let starts = sentence_start && !first_words;
         sentence_start = raw.ends_with(['.', '!', '?', ':']);
         let capital = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase);
         for w in words(raw) {
             let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
-            let checkable = w.chars().any(|c| c.is_ascii_digit())
-                || MONTHS.contains(&w.as_str())
-                || (capital && !starts && !NOT_NAMES.contains(&w.as_str()));
-            if checkable && !asked.contains(&w) && !out.contains(&w) {
+            let name = capital
+                && !starts
+                && !NOT_NAMES.contains(&w.as_str())
+                && !(first_words && strata_core::query::is_stopword(&w));
+            let checkable = w.chars().any(|c| c.is_ascii_digit()) || MONTHS.contains(&w.as_str()) || name;
+            if checkable && !out.contains(&w) {
                 out.push(w);
             }
         }
@@ -102,24 +116,6 @@ pub fn claims(answer: &str, question: &str) -> Vec<String> {
 /// claim stands in `text` when this holds it.
 pub fn held(text: &str) -> HashSet<String> {
     words(text).map(|w| w.strip_suffix("'s").unwrap_or(&w).to_string()).collect()
-}
-
-/// What a sentence asserts that a note could bear out, its first word included: numbers,
-/// months, and every capitalized word that is not a function word ("She", "The").
-pub fn claims_anywhere(sentence: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for raw in sentence.split_whitespace() {
-        let capital = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase);
-        for w in words(raw) {
-            let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
-            let name = capital && !NOT_NAMES.contains(&w.as_str()) && !strata_core::query::is_stopword(&w);
-            let checkable = w.chars().any(|c| c.is_ascii_digit()) || MONTHS.contains(&w.as_str()) || name;
-            if checkable && !out.contains(&w) {
-                out.push(w);
-            }
-        }
-    }
-    out
 }
 
 /// What kind of answer a question asks for.

@@ -128,9 +128,9 @@ impl Engine {
                 ..ChatRequest::default()
             };
             let reply = model.chat(&request, &mut |_| {}, cancel)?;
-            let sentences: Vec<Cited> = cited(&reply.content)
+            let sentences: Vec<Cited> = sentences(&reply.content)
                 .into_iter()
-                .map(|c| Cited { notes: attribute(&c.text, &notes), text: c.text })
+                .map(|text| Cited { notes: attribute(&text, &notes), text })
                 .collect();
             let (kept, dropped) = checked(&sentences, &notes);
             tracing::debug!(concept = %concept.id, kept = kept.len(), dropped, reply = %reply.content, "a summary written");
@@ -171,8 +171,7 @@ impl Engine {
             let body = strata_context::body_for(m, "");
             let words: Vec<&str> = body.split_whitespace().collect();
             let body = if words.len() > NOTE_WORDS { format!("{} …", words[..NOTE_WORDS].join(" ")) } else { body };
-            let item = strata_context::item(1, m, &body);
-            let note = item.strip_prefix("[1] ").unwrap_or(&item).to_string();
+            let note = strata_context::dated(m, &body);
             used += tokens.count(&note)?;
             if used > NOTES_TOKENS && !ids.is_empty() {
                 break;
@@ -225,64 +224,39 @@ pub fn attribute(sentence: &str, notes: &[String]) -> Vec<usize> {
     most
 }
 
-/// The reply's sentences, with the notes each cites where the model wrote citations (`[2][5]`,
-/// taken out of the text; after a full stop they belong to the sentence before); list markers
-/// at the start of a line are dropped.
-pub fn cited(reply: &str) -> Vec<Cited> {
-    let mut out: Vec<Cited> = Vec::new();
-    let mut current = Cited { text: String::new(), notes: Vec::new() };
-    let finish = |current: &mut Cited, out: &mut Vec<Cited>| {
-        let text = current.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let text = text.replace(" .", ".").replace(" ,", ",");
+/// The reply's sentences: list markers at the start of a line dropped, and any note numbers
+/// the model added anyway (`[2]`) taken out (Strata attributes sentences itself).
+pub fn sentences(reply: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut finish = |current: &mut String| {
+        let text = current.split_whitespace().collect::<Vec<_>>().join(" ").replace(" .", ".").replace(" ,", ",");
         if !text.is_empty() {
-            out.push(Cited { text, notes: std::mem::take(&mut current.notes) });
+            out.push(text);
         }
-        current.text.clear();
+        current.clear();
     };
     for line in reply.lines() {
         let line = line.trim_start().trim_start_matches(['-', '*', '•']).trim_start();
         let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let line = if digits > 0 && line[digits..].starts_with(['.', ')']) { &line[digits + 1..] } else { line };
-        let mut rest = line;
+        let mut rest = if digits > 0 && line[digits..].starts_with(['.', ')']) { &line[digits + 1..] } else { line };
         while let Some(c) = rest.chars().next() {
-            if c == '['
-                && let Some((notes, after)) = citation(rest)
+            let numbers = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || ", ".contains(c));
+            if let Some((_, after)) = rest.strip_prefix('[').and_then(|r| r.split_once(']')).filter(|(n, _)| numbers(n))
             {
-                // Citations with no text since the last sentence ended belong to it.
-                match out.last_mut() {
-                    Some(last) if current.text.trim().is_empty() => last.notes.extend(notes),
-                    _ => current.notes.extend(notes),
-                }
                 rest = after;
                 continue;
             }
-            current.text.push(c);
+            current.push(c);
             rest = &rest[c.len_utf8()..];
             if matches!(c, '.' | '!' | '?') && rest.chars().next().is_none_or(|n| n.is_whitespace() || n == '[') {
-                finish(&mut current, &mut out);
+                finish(&mut current);
             }
         }
-        current.text.push(' ');
+        current.push(' ');
     }
-    finish(&mut current, &mut out);
-    for c in &mut out {
-        let mut seen = HashSet::new();
-        c.notes.retain(|n| seen.insert(*n));
-    }
+    finish(&mut current);
     out
-}
-
-/// `[1]`, `[2, 3]` or `[2][3]`-style citation at the start of `text`: its numbers and the text
-/// after it.
-fn citation(text: &str) -> Option<(Vec<usize>, &str)> {
-    let end = text.find(']')?;
-    let inner = &text[1..end];
-    let notes: Option<Vec<usize>> = inner
-        .split([',', ' ', ';'])
-        .filter(|p| !p.is_empty())
-        .map(|p| p.trim_start_matches(['#', 'n', 'N']).parse().ok())
-        .collect();
-    notes.filter(|n| !n.is_empty()).map(|n| (n, &text[end + 1..]))
 }
 
 /// The sentences that hold up against `notes`, and how many were dropped: each draws on at
@@ -325,22 +299,14 @@ mod tests {
     }
 
     #[test]
-    fn citations_belong_to_their_sentence_wherever_they_stand() {
+    fn a_reply_reads_as_sentences_without_list_marks_or_note_numbers() {
         let reply = "- Caroline went to a support group [1].\n- She plans to adopt a child. [2]\n\
                      3. Melanie painted a sunrise [3, 1]. Done";
-        let got = cited(reply);
-        let pairs: Vec<(&str, Vec<usize>)> = got.iter().map(|c| (c.text.as_str(), c.notes.clone())).collect();
         assert_eq!(
-            pairs,
-            vec![
-                ("Caroline went to a support group.", vec![1]),
-                ("She plans to adopt a child.", vec![2]),
-                ("Melanie painted a sunrise.", vec![3, 1]),
-                ("Done", vec![]),
-            ]
+            sentences(reply),
+            ["Caroline went to a support group.", "She plans to adopt a child.", "Melanie painted a sunrise.", "Done"]
         );
-        assert_eq!(cited("Caroline adopted [1][2]. [2]")[0].notes, vec![1, 2]);
-        assert_eq!(cited("A note [x] stays text.")[0].text, "A note [x] stays text.");
+        assert_eq!(sentences("A note [x] stays text."), ["A note [x] stays text."]);
     }
 
     #[test]
@@ -354,7 +320,7 @@ mod tests {
                      Melanie painted a sunrise at the lake.";
         let notes = notes();
         let sentences: Vec<Cited> =
-            cited(reply).into_iter().map(|c| Cited { notes: attribute(&c.text, &notes), text: c.text }).collect();
+            sentences(reply).into_iter().map(|text| Cited { notes: attribute(&text, &notes), text }).collect();
         assert_eq!(sentences[2].notes, vec![2], "Caroline and child: the adoption note");
         assert_eq!(sentences[3].notes, vec![3], "Boston alone is one word shared with note 2");
         let (kept, dropped) = checked(&sentences, &notes);

@@ -15,7 +15,7 @@ mod similar;
 
 pub use assemble::{assemble, assemble_with};
 pub use memory::BudgetedMemory;
-pub use render::{body_for, item};
+pub use render::{body_for, dated};
 pub use report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
 pub use similar::{Signature, near_duplicate_groups};
 

@@ -80,9 +80,14 @@ fn exchange(query: &str, response: &str) -> String {
 
 /// One item of the block, labelled `[label]`, ending in a newline. Episodes carry their date.
 pub fn item(label: usize, m: &Memory, body: &str) -> String {
+    format!("[{label}] {}", dated(m, body))
+}
+
+/// An item without its label: an episode's date, then `body` fenced, ending in a newline.
+pub fn dated(m: &Memory, body: &str) -> String {
     let when = match &m.content {
         Content::Episodic(e) => format!("({}) ", date(e.occurred_at)),
         _ => String::new(),
     };
-    format!("[{label}] {when}{}\n", fence(body))
+    format!("{when}{}\n", fence(body))
 }
