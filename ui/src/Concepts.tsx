@@ -109,8 +109,8 @@ export function ConceptsPanel({
     <div id="concepts" className="concepts">
       <h2>Concepts</h2>
       <p className="muted">
-        A concept is a group of memories about one thing — a pet, a trip, a project — with a name and a short summary quoted
-        from them. Strata can give a model the summary instead of every memory, to fit more into its prompt. Nothing is
+        A concept is a group of memories about one thing — a pet, a trip, a project — with a name and a short summary: quoted
+        from them, or written by the on-device model when you ask it to. Strata can give a model the summary instead of every memory, to fit more into its prompt. Nothing is
         changed or erased: each memory stays as it is.
       </p>
       <div className="actions">
