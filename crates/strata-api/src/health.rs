@@ -508,10 +508,5 @@ pub fn words(n: u64, one: &str, many: &str) -> String {
 
 /// Bytes as a person reads them.
 pub fn bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.0} KB", n as f64 / 1024.0),
-        n => format!("{n} bytes"),
-    }
+    strata_core::files::amount(n)
 }

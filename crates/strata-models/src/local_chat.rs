@@ -109,6 +109,15 @@ impl std::fmt::Debug for LocalChat {
 }
 
 /// A model's name: its file's, without the extension.
+/// The name people know the model in `file` by: its pin's title, else its file's name.
+fn title_of(file: &Path) -> String {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    chat_models::chat_models()
+        .iter()
+        .find(|p| Some(&p.file) == name.as_ref())
+        .map_or_else(|| name_of(file), |p| p.title.clone())
+}
+
 fn name_of(file: &Path) -> String {
     file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string())
 }
@@ -193,6 +202,7 @@ impl LocalChat {
 
     /// Loads the model in `file` with a LoRA adapter merged into its weights.
     pub fn load_with(file: &Path, adapter: Option<&Adapter>) -> Result<LocalChat> {
+        crate::process::memory_for(file, &title_of(file))?;
         let mut text = strata_tokens::gguf::tokenizer(file)?;
         let id = |t: &str| text.token_to_id(t).ok_or_else(|| model_error(file, format!("its vocabulary has no {t}")));
         let (im_start, im_end) = (id("<|im_start|>")?, id("<|im_end|>")?);

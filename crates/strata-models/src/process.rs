@@ -14,6 +14,10 @@
 //!   own, `llama.rs`).
 //!   `strata train` sets it to every core.
 
+use std::path::Path;
+
+use strata_core::{Error, Result};
+
 /// Tunes the process for inference. Call first thing in `main`, before any thread starts.
 #[allow(unsafe_code)]
 pub fn tune_process() {
@@ -44,5 +48,67 @@ pub(crate) fn release_freed() {
     // SAFETY: malloc_trim only returns free memory of the allocator's arenas to the OS.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// How many times its file's size a chat model takes in memory at the peak of loading (its
+/// weights read, converted and laid out; measured 3.5–4× for SmolLM2 and both Qwens,
+/// docs/benchmarks.md).
+const PEAK_PER_FILE_BYTE: u64 = 4;
+
+/// Refuses, before anything is read, to load the chat model in `file` where the memory free now
+/// (with free swap) is less than loading it takes: it would push the computer into swapping or
+/// be killed half-way. Where the system cannot say, loading goes on.
+pub(crate) fn memory_for(file: &Path, title: &str) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(file) else { return Ok(()) };
+    let mut system = sysinfo::System::new();
+    system.refresh_memory_specifics(sysinfo::MemoryRefreshKind::nothing().with_ram().with_swap());
+    let available = system.available_memory();
+    let free = (available > 0).then(|| available + system.free_swap());
+    room_to_load(title, meta.len() * PEAK_PER_FILE_BYTE, free)
+}
+
+/// The check of [`memory_for`]: `need` bytes to load the model called `title`, `free` now.
+pub(crate) fn room_to_load(title: &str, need: u64, free: Option<u64>) -> Result<()> {
+    match free {
+        Some(free) if free < need => Err(Error::Model(format!(
+            "{title} needs about {} of free memory to load, and this computer has {} free now: close other \
+             programs, or choose a smaller on-device model (Settings, or --model)",
+            strata_core::files::amount(need),
+            strata_core::files::amount(free)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_that_does_not_fit_in_the_free_memory_is_refused_with_both_figures() {
+        let err = room_to_load("Qwen2.5-Coder 1.5B", 4_469_283_072, Some(2 << 30)).unwrap_err().to_string();
+        assert!(err.contains("Qwen2.5-Coder 1.5B needs about 4.2 GB of free memory to load"), "{err}");
+        assert!(err.contains("this computer has 2.0 GB free now"), "{err}");
+        room_to_load("Qwen2.5-Coder 1.5B", 4_469_283_072, Some(5 << 30)).unwrap();
+        room_to_load("Qwen2.5-Coder 1.5B", 4_469_283_072, None).unwrap();
+    }
+
+    #[test]
+    fn this_computer_has_room_for_the_smallest_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("small.gguf");
+        std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+        memory_for(&file, "a 1 MB model").unwrap();
+        let huge = room_to_load("a huge model", u64::MAX / 2, Some(avail_now())).unwrap_err().to_string();
+        assert!(huge.contains("a huge model needs about"), "{huge}");
+    }
+
+    fn avail_now() -> u64 {
+        let mut system = sysinfo::System::new();
+        system.refresh_memory_specifics(sysinfo::MemoryRefreshKind::nothing().with_ram());
+        let free = system.available_memory();
+        assert!(free > 0, "the system says how much memory is free");
+        free
     }
 }

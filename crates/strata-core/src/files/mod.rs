@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 mod guard;
 mod read;
 pub use guard::{Guard, guard_database};
-pub use read::{read_bounded, read_text, size, too_large};
+pub use read::{amount, read_bounded, read_text, size, too_large};
 
 /// How many links [`resolve`] follows before calling it a loop (Linux's own limit).
 const MAX_LINKS: usize = 40;

@@ -18,6 +18,16 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
+/// Bytes as a person reads them, to a tenth (`1.9 GB`): sizes that are measured, not bounds.
+pub fn amount(bytes: u64) -> String {
+    match bytes {
+        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.0} KB", n as f64 / 1024.0),
+        n => format!("{n} bytes"),
+    }
+}
+
 /// The error for `what` (a file's name or `<stdin>`) holding more than `max` bytes.
 pub fn too_large(what: &str, max: u64, kind: &str) -> Error {
     Error::invalid(format!(
