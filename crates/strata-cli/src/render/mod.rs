@@ -482,22 +482,36 @@ impl Out {
         if self.json {
             return print_json(r);
         }
+        let words = strata_api::health::words;
         say!(
-            "{} wrote {} summaries in {:.0} s ({} sentences kept, {} dropped: a name, number or date no cited memory holds, or no citation)",
+            "{} wrote {} in {:.0} s ({} kept, {} dropped: a name, number or date no memory it draws on holds, or no memory it draws on)",
             r.model,
-            r.written,
+            words(r.written as u64, "summary", "summaries"),
             r.seconds,
-            r.sentences_kept,
+            words(r.sentences_kept as u64, "sentence", "sentences"),
             r.sentences_dropped
         );
         if r.kept_extractive > 0 {
-            say!("{} concepts keep what their memories said: none of the model's sentences held up", r.kept_extractive);
+            say!(
+                "{} what {} memories said: none of the model's sentences held up",
+                words(r.kept_extractive as u64, "concept keeps", "concepts keep"),
+                if r.kept_extractive == 1 { "its" } else { "their" }
+            );
         }
         if r.already > 0 {
-            say!("{} concepts it had written already were left as they are", r.already);
+            say!(
+                "{} it had written already {} left as {}",
+                words(r.already as u64, "concept", "concepts"),
+                if r.already == 1 { "was" } else { "were" },
+                if r.already == 1 { "it was" } else { "they were" }
+            );
         }
         if r.changed_meanwhile > 0 {
-            say!("{} concepts were grouped again meanwhile: run it again to write them", r.changed_meanwhile);
+            say!(
+                "{} grouped again meanwhile: run it again to write {}",
+                words(r.changed_meanwhile as u64, "concept was", "concepts were"),
+                if r.changed_meanwhile == 1 { "it" } else { "them" }
+            );
         }
         Ok(())
     }

@@ -81,3 +81,70 @@ fn concepts_are_built_listed_shown_and_compared_in_a_prompt() {
     assert!(text.trim_end().ends_with(&summary), "{text}");
     assert!(e.err(&["concepts", "show", "concept/nothing_here"]).contains("concept/nothing_here"));
 }
+
+/// A streamed OpenAI reply of `text`, as the API sends one.
+fn streamed(text: &str) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        let c = serde_json::json!({"id": "chatcmpl-w", "object": "chat.completion.chunk", "created": 1_733_000_000,
+            "model": "gpt-4o-mini-2024-07-18", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let mut out = chunk(serde_json::json!({"role": "assistant", "content": ""}), Value::Null);
+    out += &chunk(serde_json::json!({"content": text}), Value::Null);
+    out += &chunk(serde_json::json!({}), "stop".into());
+    out + "data: [DONE]\n\n"
+}
+
+/// What the loopback OpenAI writes for a concept: two sentences its kitten notes hold and one
+/// they do not; for any other concept, only one they do not.
+fn writer(_: &str, body: &str) -> (u16, &'static str, String) {
+    let reply = if body.contains("Summarize these notes") && body.contains("cat flap") {
+        "Pixel the kitten sleeps on the piano every afternoon. Pixel the kitten learned to use the cat flap. \
+         Pixel is a grey tabby."
+    } else {
+        "Pixel is a grey tabby."
+    };
+    (200, "text/event-stream", streamed(reply))
+}
+
+#[test]
+fn a_model_writes_summaries_that_keep_only_sentences_the_memories_hold() {
+    let e = Env::new();
+    say_all(&e);
+    e.json(&["concepts", "rebuild"]);
+    let (url, seen) = crate::providers::loopback(writer);
+    let write = |json: bool| {
+        let mut cmd = crate::strata();
+        cmd.args(["concepts", "write", "--provider", "openai", "--model", "gpt-4o-mini"]);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.env("STRATA_DB", e.db()).env("OPENAI_API_KEY", "sk-test").env("OPENAI_BASE_URL", &url).output();
+        let out = out.unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let concepts = e.json(&["concepts"]);
+    let count = concepts.as_array().unwrap().len();
+    let text = write(false);
+    assert!(text.starts_with("gpt-4o-mini wrote 1 summary in "), "{text}");
+    assert!(text.contains("(2 sentences kept, "), "{text}");
+    let rest = count - 1;
+    let keeps =
+        if rest == 1 { "1 concept keeps what its memories said" } else { "concepts keep what their memories said" };
+    assert!(text.contains(keeps), "{text}");
+    assert_eq!(seen.lock().unwrap().len(), count, "one request a concept");
+    // The kitten's concept shows what was written, each sentence with the memories it draws on.
+    let kitten = concepts.as_array().unwrap().iter().find(|c| {
+        let key = c["key"].as_str().unwrap();
+        e.ok(&["concepts", "show", key]).contains("cat flap")
+    });
+    let key = kitten.unwrap()["key"].as_str().unwrap();
+    let shown = e.ok(&["concepts", "show", key]);
+    assert!(shown.contains("Summary (written by gpt-4o-mini; every sentence checked"), "{shown}");
+    assert!(shown.contains("  Pixel the kitten learned to use the cat flap.  ["), "{shown}");
+    assert!(!shown.contains("grey tabby"), "a sentence no memory holds is dropped: {shown}");
+    // Asked again, it leaves what it wrote and tries the others again.
+    let again: Value = serde_json::from_str(&write(true)).unwrap();
+    assert_eq!((again["already"].as_u64(), again["written"].as_u64()), (Some(1), Some(0)), "{again}");
+}
