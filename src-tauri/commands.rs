@@ -35,6 +35,18 @@ pub(crate) async fn find(
     state.run(move |e| e.find(&query, filter.filter(e.now())?, limit as usize)).await
 }
 
+/// A search the person settled on: recorded as a recall, its results counted as recalled.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn searched(
+    state: State<'_, AppState>,
+    query: String,
+    filter: FilterForm,
+    limit: u32,
+) -> Result<u32, ApiError> {
+    state.run(move |e| e.searched(&query, filter.filter(e.now())?, limit as usize).map(|n| n as u32)).await
+}
+
 /// How many memories match the filters.
 #[tauri::command]
 #[specta::specta]

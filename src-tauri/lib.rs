@@ -21,6 +21,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new().commands(collect_commands![
         commands::list_memories,
         commands::find,
+        commands::searched,
         commands::count_memories,
         commands::load_examples,
         commands::get_memory,

@@ -93,6 +93,7 @@ impl AppState {
             ..Default::default()
         };
         let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));
+        strata_api::flush_periodically(&engine);
         let path = path.clone();
         let background = engine.clone();
         std::thread::spawn(move || match strata_models::MiniLm::load_default() {

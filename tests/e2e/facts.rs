@@ -64,6 +64,9 @@ fn a_fact_said_in_chat_waits_for_review_and_is_known_once_accepted() {
     assert_eq!(notice, "Remembered 1 fact: Ana lives in Lisbon, Portugal.");
     assert_eq!(s.texts("#proposals .empty"), ["Nothing is waiting for your review."]);
     assert_eq!(s.texts("#known .document h4"), ["Ana"]);
+    // The person's wording replaced the model's everywhere: Ana is not described by the
+    // model's sentence either.
+    assert_eq!(s.texts("#known .document > .muted"), ["What is known about Ana."]);
     let known = s.texts("#known .document li");
     assert_eq!(known.len(), 1);
     assert!(known[0].starts_with("Ana lives in Lisbon, Portugal · said on "), "{known:?}");

@@ -113,6 +113,13 @@ fn search_open_and_forget_a_memory() {
     });
     assert!(found[0].starts_with("Napoleon bonaparte"), "the concept ranks first: {found:?}");
     assert!(s.text(&s.find(".meta")).contains("found"));
+    // Its recall is counted in the file within seconds, while the app runs: a kill keeps it,
+    // and the Training criteria ("recalled at least N times") see it at once.
+    let recalled = s.wait_up_to(Duration::from_secs(8), "the recall count on disk", |_| {
+        let e = Engine::open(&db, EngineOptions::default()).unwrap();
+        Some(e.memory(&Target::new("napoleon_bonaparte")).unwrap().access_count).filter(|n| *n > 0)
+    });
+    assert!(recalled >= 1);
 
     // A word half typed finds what it begins, and only that; the count says how many matched
     // and how many there are in all.
@@ -192,6 +199,14 @@ fn search_open_and_forget_a_memory() {
         Some(s.texts(".list li .title")).filter(|t| t.len() == 7 && t.iter().all(|x| !x.is_empty()))
     });
     assert!(!rows.iter().any(|t| t.starts_with("Napoleon bonaparte")));
+    // A search the person settles on is a recall Analytics counts (forgetting Napoleon erased
+    // the recalls that named him).
+    s.type_into(&search, "weekly review");
+    s.wait_for("the search", |s| (shown(s) == "weekly review").then_some(()));
+    std::thread::sleep(Duration::from_millis(1500));
+    s.click(&s.find("#nav-analytics"));
+    let recalls = s.wait_for("the cards", |s| s.all("#card-recalls").first().map(|e| s.text(e)));
+    assert!(recalls.starts_with("1 recall100% found something"), "{recalls}");
     s.end();
     drop(driver);
 

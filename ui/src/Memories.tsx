@@ -21,6 +21,9 @@ const ROW_HEIGHT = 36;
 // Keystrokes closer together than this make one search. A half-typed word does not flash
 // unrelated results: it matches the words it begins (the search is `find`, not recall).
 const SEARCH_DELAY_MS = 25;
+// A search the box has kept this long is one the person settled on: it is recorded as a
+// recall (a keystroke is not a use of a memory), so Analytics and the recall counts see it.
+const SETTLED_MS = 1000;
 
 // What an empty store says: the three kinds of memory and the tiers in plain words, and a
 // way to see them with examples.
@@ -158,6 +161,15 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
     const t = setTimeout(() => load(query), query ? SEARCH_DELAY_MS : 0);
     return () => clearTimeout(t);
   }, [query, load]);
+
+  useEffect(() => {
+    if (!query.trim()) return;
+    const t = setTimeout(() => {
+      const { filter } = JSON.parse(filterKey) as { filter: FilterForm };
+      commands.searched(query, filter, 50);
+    }, SETTLED_MS);
+    return () => clearTimeout(t);
+  }, [query, filterKey]);
 
   // Each page fetched (or thrown away because the list was reloaded meanwhile) gives `more` a
   // new identity, so the list asks again if its end is still in view: a scroll that arrived

@@ -13,6 +13,8 @@ export const commands = {
 	 *  is recorded as a use).
 	 */
 	find: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("find", { query, filter, limit })),
+	/**  A search the person settled on: recorded as a recall, its results counted as recalled. */
+	searched: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<number, ApiError>(__TAURI_INVOKE("searched", { query, filter, limit })),
 	/**  How many memories match the filters. */
 	countMemories: (filter: FilterForm_Deserialize) => typedError<number | null, ApiError>(__TAURI_INVOKE("count_memories", { filter })),
 	/**  Adds the example memories (once), for a first look at an empty store; how many were added. */

@@ -74,6 +74,10 @@ pub struct AskView {
     /// The model's own sentence, when it was not presented as the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guess: Option<String>,
+    /// The log-probability of each token of the model's sentence, where the model gives them
+    /// (kept for measuring; docs/benchmarks.md, "token probabilities").
+    #[serde(skip)]
+    pub logprobs: Vec<f32>,
 }
 
 impl Engine {
@@ -158,6 +162,7 @@ impl Engine {
             provider: model.provider().to_string(),
             model: model.model().to_string(),
             usage: response.usage,
+            logprobs: response.logprobs,
             finish: response.finish,
             context,
             shrunk,

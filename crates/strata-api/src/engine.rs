@@ -491,6 +491,18 @@ impl Engine {
         Ok(hits.into_iter().map(Into::into).collect())
     }
 
+    /// A search the person settled on (the window asks once the box has stayed the same a
+    /// moment): recorded as a recall, as [`Engine::recall`] records one, and what it shows
+    /// counted as recalled. Returns how many it found.
+    pub fn searched(&mut self, text: &str, filter: Filter, limit: usize) -> ApiResult<usize> {
+        let started = std::time::Instant::now();
+        let hits = self.rank(crate::Ranking::Hybrid(strata_core::HybridOptions::as_typed()), text, filter, limit)?;
+        self.store.note_access(hits.iter().map(|h| h.memory.id))?;
+        let recorded = hits.iter().map(|h| crate::analytics::recorded_hit(h, false)).collect();
+        self.record_recall(strata_core::analytics::Purpose::Search, text, started.elapsed(), recorded, None);
+        Ok(hits.len())
+    }
+
     /// How many memories in this scope match `filter`.
     pub fn count(&self, filter: Filter) -> ApiResult<u64> {
         Ok(self.store.count(&self.scoped(filter))?)
@@ -811,6 +823,30 @@ impl Engine {
         self.store.flush_accesses()?;
         Ok(())
     }
+
+    /// Writes pending access records when the oldest is a few seconds old
+    /// ([`strata_core::store::ACCESS_FLUSH_AFTER_SECS`]): what a long-running program calls
+    /// about every second ([`flush_periodically`]), so counts survive a kill.
+    pub fn flush_due(&mut self) -> ApiResult<usize> {
+        Ok(self.store.flush_due_accesses()?)
+    }
+}
+
+/// Calls [`Engine::flush_due`] on `engine` every second, from a thread of its own, for as long
+/// as the engine lives; a second the engine is busy is skipped, never waited for.
+pub fn flush_periodically(engine: &std::sync::Arc<std::sync::Mutex<Engine>>) {
+    let weak = std::sync::Arc::downgrade(engine);
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            let Some(engine) = weak.upgrade() else { return };
+            if let Ok(mut e) = engine.try_lock()
+                && let Err(err) = e.flush_due()
+            {
+                tracing::warn!("recall counts could not be written: {err}");
+            }
+        }
+    });
 }
 
 fn not_found(what: &str) -> ApiError {

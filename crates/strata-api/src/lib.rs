@@ -36,6 +36,7 @@ pub use conversations::{ConversationTurnView, ConversationView};
 pub use engine::ForgetReport;
 pub use engine::{
     AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,
+    flush_periodically,
 };
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, Extractor, FactView, Review};

@@ -341,6 +341,9 @@ pub struct Answered {
     pub first_token_ms: f64,
     /// From the call to the whole answer.
     pub total_ms: f64,
+    /// The log-probability of each token of the model's sentence (the on-device model's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logprobs: Vec<f32>,
 }
 
 /// Figures for a group of questions.
@@ -561,6 +564,7 @@ fn ask(
         prompt_tokens: view.usage.prompt_tokens,
         first_token_ms: round1(first.unwrap_or(total_ms)),
         total_ms: round1(total_ms),
+        logprobs: view.logprobs,
         answer: view.answer,
         guess: view.guess,
     })

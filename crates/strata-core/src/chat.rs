@@ -127,6 +127,10 @@ pub struct ChatResponse {
     /// Why it stopped, in the provider's words (`stop`, `length`, `tool_calls`, `end_turn`…);
     /// `cancelled` when the caller stopped it (the text is what was made until then).
     pub finish: String,
+    /// The natural log of the probability the model gave each token of `content` as it
+    /// picked it, where the model says (the on-device model does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logprobs: Vec<f32>,
 }
 
 crate::names::named_enum! {

@@ -27,6 +27,8 @@ pub struct Store {
     pub(crate) clock: Arc<dyn Clock>,
     path: Option<PathBuf>,
     pending_access: HashMap<MemoryId, u32>,
+    /// When the oldest pending access was noted (by the store's clock).
+    pending_since: Option<chrono::DateTime<chrono::Utc>>,
     last_id: Option<ulid::Ulid>,
     /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
     pub(crate) vector_searches: std::cell::Cell<u32>,
@@ -56,8 +58,13 @@ pub struct NewMemory {
     pub source: Source,
 }
 
-/// Pending accesses are written once this many distinct memories have been read.
+/// Pending accesses are written once this many distinct memories have been read…
 const ACCESS_FLUSH_AT: usize = 256;
+
+/// … or once the oldest of them is this old (seconds), at the next read or by a program's
+/// periodic [`Store::flush_due_accesses`]: counts reach the file within seconds and survive a
+/// kill, while a burst of searches (a person typing) costs one write, not one a keystroke.
+pub const ACCESS_FLUSH_AFTER_SECS: i64 = 2;
 
 impl Store {
     /// Opens or creates the database at `path` with the system clock.
@@ -74,6 +81,7 @@ impl Store {
             clock,
             path: Some(path.to_path_buf()),
             pending_access: HashMap::new(),
+            pending_since: None,
             last_id: None,
             vector_searches: Default::default(),
             vector_cache: Default::default(),
@@ -88,6 +96,7 @@ impl Store {
             clock,
             path: None,
             pending_access: HashMap::new(),
+            pending_since: None,
             last_id: None,
             vector_searches: Default::default(),
             vector_cache: Default::default(),
@@ -139,11 +148,22 @@ impl Store {
     pub fn note_access(&mut self, ids: impl IntoIterator<Item = MemoryId>) -> Result<()> {
         for id in ids {
             *self.pending_access.entry(id).or_insert(0) += 1;
+            self.pending_since.get_or_insert_with(|| self.clock.now());
         }
         if self.pending_access.len() >= ACCESS_FLUSH_AT {
             self.flush_accesses()?;
+        } else {
+            self.flush_due_accesses()?;
         }
         Ok(())
+    }
+
+    /// Writes the pending accesses if the oldest is [`ACCESS_FLUSH_AFTER_SECS`] old: what a
+    /// long-running program calls every second or so.
+    pub fn flush_due_accesses(&mut self) -> Result<usize> {
+        let due =
+            self.pending_since.is_some_and(|since| (self.clock.now() - since).num_seconds() >= ACCESS_FLUSH_AFTER_SECS);
+        if due { self.flush_accesses() } else { Ok(0) }
     }
 
     /// Writes the pending accesses, one `accessed` event per memory, in one transaction.
@@ -151,6 +171,7 @@ impl Store {
         if self.pending_access.is_empty() {
             return Ok(0);
         }
+        self.pending_since = None;
         let mut pending: Vec<_> = std::mem::take(&mut self.pending_access).into_iter().collect();
         pending.sort();
         let meta = EventMeta::actor(crate::event::Actor::System);

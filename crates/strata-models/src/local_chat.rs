@@ -70,6 +70,9 @@ pub struct Generation {
     pub first_token_ms: f64,
     /// Time generating after the first token.
     pub generate_ms: f64,
+    /// The log-probability of each token of the answer as it was picked (among the tokens
+    /// the grammar allowed, when one held it).
+    pub logprobs: Vec<f32>,
 }
 
 /// A crystallized adapter the on-device model applies.
@@ -388,6 +391,7 @@ impl LocalChat {
         let mut rng = rand::rngs::StdRng::seed_from_u64(sampling.seed);
         let (mut out, mut shown, mut first_token_ms) = (Vec::new(), 0usize, None);
         let mut text = String::new();
+        let mut logprobs = Vec::new();
         let finish = loop {
             if cancel.load(Ordering::Relaxed) {
                 break Finish::Cancelled;
@@ -410,6 +414,7 @@ impl LocalChat {
                 c.consume(next)?;
             }
             out.push(next);
+            logprobs.push(logprob(&values, next));
             text = self.text.decode(&out, true).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?;
             // A character split over tokens shows once it is whole.
             if !text.ends_with('\u{FFFD}') && text.len() > shown {
@@ -436,8 +441,16 @@ impl LocalChat {
             prompt_ms,
             first_token_ms: first,
             generate_ms: started.elapsed().as_secs_f64() * 1000.0 - first,
+            logprobs,
         })
     }
+}
+
+/// The log-probability of `token` under `logits` (a log-softmax at one index).
+fn logprob(logits: &[f32], token: u32) -> f32 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+    logits.get(token as usize).map_or(f32::NEG_INFINITY, |l| l - max - sum.ln())
 }
 
 /// The next token: the likeliest (temperature 0), or sampled from the nucleus.
@@ -529,6 +542,7 @@ impl strata_core::ChatModel for LocalChat {
                 Finish::Cancelled => "cancelled",
             }
             .to_string(),
+            logprobs: g.logprobs,
         })
     }
 }

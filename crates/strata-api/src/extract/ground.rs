@@ -103,6 +103,9 @@ pub fn grounded(mut pool: Pool, said: &HashSet<String>, turns: &[Turn]) -> Optio
     let assistants = |f: &super::reply::Extracted| {
         !f.turns.is_empty() && f.turns.iter().all(|&t| turns.get(t - 1).is_some_and(|t| is_assistant(&t.speaker)))
     };
+    if !described(&pool.description, &name, said) {
+        pool.description.clear();
+    }
     pool.facts.retain(|f| {
         !assistants(f)
             && words(&f.fact).any(|w| {
@@ -110,6 +113,28 @@ pub fn grounded(mut pool: Pool, said: &HashSet<String>, turns: &[Turn]) -> Optio
             })
     });
     Some(pool)
+}
+
+/// The most words of a description a subject keeps from a model.
+const DESCRIPTION_WORDS: usize = 20;
+
+/// Whether a model's description of a subject may be kept: one sentence, whole, of at most
+/// [`DESCRIPTION_WORDS`] words, whose every word of substance was said. A small model repeats
+/// itself, stops mid-word, or describes a subject by what it guessed; the subject's document
+/// then says "What is known about …" instead.
+fn described(description: &str, name: &HashSet<String>, said: &HashSet<String>) -> bool {
+    let d = description.trim();
+    let sentences = d.split_inclusive(['.', '!', '?']).filter(|s| !s.trim().is_empty()).count();
+    let whole = d.ends_with(['.', '!', '?']) || !d.contains(['.', '!', '?']);
+    let count = words(d).count();
+    !d.is_empty()
+        && sentences <= 1
+        && whole
+        && count <= DESCRIPTION_WORDS
+        && words(d).all(|w| {
+            let w = w.strip_suffix("'s").unwrap_or(&w);
+            w.chars().count() < 3 || COMMON.contains(&w) || name.contains(w) || said.contains(w)
+        })
 }
 
 #[cfg(test)]
@@ -122,6 +147,25 @@ mod tests {
             name: name.into(),
             description: String::new(),
             facts: facts.iter().map(|f| Extracted { fact: f.to_string(), topic: "t".into(), turns: vec![] }).collect(),
+        }
+    }
+
+    #[test]
+    fn a_description_is_kept_only_when_it_is_one_whole_sentence_of_what_was_said() {
+        let turns = [Turn { speaker: "Alex".into(), text: "My sister Ana prefers green tea.".into() }];
+        let said = said(&turns);
+        let described = |d: &str| {
+            let mut p = pool("Ana", &["Ana prefers green tea"]);
+            p.description = d.into();
+            grounded(p, &said, &turns).unwrap().description
+        };
+        assert_eq!(described("Alex's sister."), "Alex's sister.");
+        for garbage in [
+            "The user prefers green tea. The user prefers green tea. The 202",
+            "Ana is a doctor in Lisbon.",
+            "Ana's favourite drink is green tea and she",
+        ] {
+            assert_eq!(described(garbage), "", "{garbage}");
         }
     }
 

@@ -264,6 +264,9 @@ impl Engine {
                     return Err(ApiError::invalid("an edited fact must not be empty"));
                 }
                 d.detail.fact = text.to_string();
+                // The person's wording replaces the model's wherever it would be stored: a new
+                // subject is described by the neutral line, not by the model's sentence.
+                d.detail.description = None;
                 d.detail.reason = format!("{} (edited by a person)", d.detail.reason);
             }
             decisions.push(d);

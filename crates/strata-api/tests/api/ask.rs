@@ -39,9 +39,9 @@ impl Scripted {
 fn answer(text: &str, finish: &str) -> Result<ChatResponse, ChatError> {
     Ok(ChatResponse {
         content: text.into(),
-        tool_calls: vec![],
         usage: Usage { prompt_tokens: 9, completion_tokens: 3 },
         finish: finish.into(),
+        ..Default::default()
     })
 }
 

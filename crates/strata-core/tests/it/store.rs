@@ -223,6 +223,28 @@ fn accesses_are_batched_into_one_transaction() {
 }
 
 #[test]
+fn accesses_reach_the_file_within_seconds_of_the_first() {
+    let mut f = Fixture::new();
+    let a = f.add(concept("a", &[("x", "1")]));
+    let b = f.add(concept("b", &[("x", "1")]));
+    f.store.note_access([a.id]).unwrap();
+    f.tick(1);
+    f.store.note_access([b.id]).unwrap();
+    assert_eq!(f.store.flush_due_accesses().unwrap(), 0, "a second after the first: still batched");
+    assert_eq!(f.store.get(a.id).unwrap().access_count, 0);
+    // Two seconds after the first, the next read writes both…
+    f.tick(1);
+    f.store.note_access([a.id]).unwrap();
+    assert_eq!((f.store.get(a.id).unwrap().access_count, f.store.get(b.id).unwrap().access_count), (2, 1));
+    // … and with no read after it, a program's periodic call does.
+    f.store.note_access([b.id]).unwrap();
+    f.tick(2);
+    assert_eq!(f.store.flush_due_accesses().unwrap(), 1);
+    assert_eq!(f.store.get(b.id).unwrap().access_count, 2);
+    assert_eq!(f.store.flush_due_accesses().unwrap(), 0, "nothing pending");
+}
+
+#[test]
 fn only_forget_writes_forgotten_events() {
     let mut f = Fixture::new();
     let m = f.add(concept("tea", &[("likes", "green")]));

@@ -28,6 +28,14 @@ fn it_answers_greedily_and_streams_what_it_returns() {
     // Greedy is reproducible.
     let again = chat().generate(&messages, greedy(32), &mut |_| {}, &go).unwrap();
     assert_eq!(again.text, g.text);
+    // Each token's log-probability, as picked, is what a pass over the whole exchange gives it.
+    let (ids, start) = chat().answer_ids(&messages, &g.text).unwrap();
+    let forced = chat().token_logprobs(&ids).unwrap();
+    let forced = &forced[start - 1..start - 1 + g.logprobs.len()];
+    assert_eq!(g.logprobs.len(), g.completion_tokens);
+    for (picked, pass) in g.logprobs.iter().zip(forced) {
+        assert!(*picked <= 0.0 && (picked - pass).abs() < 0.15, "picked {:?}, whole pass {forced:?}", g.logprobs);
+    }
 }
 
 #[test]
