@@ -151,8 +151,14 @@ impl Engine {
         if response.finish != "cancelled" {
             self.record_answer(&context, &params.question, &answer, recorded.as_ref().and_then(|r| r.id.parse().ok()));
         }
-        // The memory that bears the answer out, else the best-scoring one of the prompt.
-        let best = context.report.included.iter().max_by(|a, b| a.score.total_cmp(&b.score));
+        // The memory that bears the answer out, else the best-scoring one of the prompt that a
+        // person said (a model's earlier answer is never "the closest memory").
+        let best = context
+            .report
+            .included
+            .iter()
+            .filter(|d| self.store_view().get(d.id).is_ok_and(|m| !strata_core::said_by_assistant(&m)))
+            .max_by(|a, b| a.score.total_cmp(&b.score));
         let source = check.as_ref().and_then(|c| c.memory.clone()).or_else(|| best.map(|d| d.id.to_string()));
         Ok(AskView {
             source,

@@ -360,9 +360,9 @@ impl Engine {
                 let (speaker, text) = match &memory.content {
                     strata_core::Content::Episodic(e) => match &e.body {
                         strata_core::EpisodeBody::Utterance { speaker, text } => (Some(speaker.clone()), text.clone()),
-                        strata_core::EpisodeBody::Exchange { query, response } => {
-                            (None, format!("{query}\n{response}"))
-                        }
+                        // What the person said: a model's answer never groups memories, names a
+                        // concept or stands in its summary.
+                        strata_core::EpisodeBody::Exchange { query, .. } => (Some("user".into()), query.clone()),
                     },
                     other => (
                         None,

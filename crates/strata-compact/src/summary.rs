@@ -15,6 +15,12 @@ const MAX_OVERLAP: f64 = 0.5;
 /// Fewer words than this is not a sentence worth a summary's room ("Wow!", "Thanks").
 const MIN_WORDS: usize = 3;
 
+/// Whether a sentence is a question: it says nothing a summary can state ("When was Napoleon
+/// born?").
+fn asks(sentence: &str) -> bool {
+    sentence.trim_end().ends_with('?')
+}
+
 /// A member as the summarizer reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct Member<'a> {
@@ -33,7 +39,7 @@ pub fn sentences(members: &[Member<'_>], limit: usize, count: &dyn Fn(&str) -> u
     for (member, m) in members.iter().enumerate() {
         for sentence in m.text.split_sentence_bounds() {
             let text = sentence.trim();
-            if text.split_whitespace().count() < MIN_WORDS || words(text).next().is_none() {
+            if text.split_whitespace().count() < MIN_WORDS || words(text).next().is_none() || asks(text) {
                 continue;
             }
             used += count(text);
@@ -68,7 +74,7 @@ pub fn summarize(
         for (position, sentence) in m.text.split_sentence_bounds().enumerate() {
             let text = sentence.trim();
             let ws: HashSet<String> = words(text).map(|(w, _)| w).collect();
-            if text.split_whitespace().count() < MIN_WORDS || ws.is_empty() {
+            if text.split_whitespace().count() < MIN_WORDS || ws.is_empty() || asks(text) {
                 continue;
             }
             let tokens = count(text).max(1);
@@ -136,5 +142,16 @@ mod tests {
             assert!(members[*m].text.contains(t.as_str()));
         }
         assert!(summarize(&members, &salient, 3, &count).is_empty(), "no sentence fits 3 tokens");
+    }
+
+    #[test]
+    fn a_question_is_never_a_summary_sentence() {
+        let members = [
+            Member { text: "When was my kitten Pixel born?", closeness: 0.9 },
+            Member { text: "Pixel sleeps on the piano.", closeness: 0.5 },
+        ];
+        let salient = vec![("Pixel".to_string(), 3.0), ("kitten".into(), 2.0), ("born".into(), 2.0)];
+        assert_eq!(summarize(&members, &salient, 40, &count), vec![(1, "Pixel sleeps on the piano.".to_string())]);
+        assert_eq!(sentences(&members, 40, &count), vec![(1, "Pixel sleeps on the piano.".to_string())]);
     }
 }

@@ -230,6 +230,17 @@ pub fn normalise(text: &str) -> String {
     t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A step without the number or bullet it was written with ("1. Fill the can", "2) …",
+/// "- …"): the example numbers the steps itself.
+fn unnumbered(step: &str) -> &str {
+    let s = step.trim().trim_start_matches(['-', '*', '•']).trim_start();
+    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match s[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if digits > 0 => rest.trim_start(),
+        _ => s,
+    }
+}
+
 impl Dataset {
     /// The examples the memories give (semantic facts and procedures), validated.
     /// `count_tokens` measures an example in the model's template; `limit` is the longest kept.
@@ -279,13 +290,15 @@ impl Dataset {
                 Content::Procedural(p) => {
                     let task = words(&p.name, false);
                     let steps: Vec<String> =
-                        p.steps.iter().enumerate().map(|(i, s)| format!("{}. {}", i + 1, s.trim())).collect();
+                        p.steps.iter().enumerate().map(|(i, s)| format!("{}. {}", i + 1, unnumbered(s))).collect();
                     let answer = format!("To {task}: {}", steps.join(" "));
+                    // Every phrasing is learned: a check question is judged by the value it
+                    // names, and a procedure has none (a check with no right answer checks nothing).
                     for (q, split) in [
                         (format!("How do I {task}?"), Split::Train),
                         (format!("What are the steps to {task}?"), Split::Train),
                         (format!("Walk me through how to {task}."), Split::Train),
-                        (format!("What is the procedure to {task}?"), Split::Heldout),
+                        (format!("What is the procedure to {task}?"), Split::Train),
                     ] {
                         set.examples.push(Example {
                             question: q,

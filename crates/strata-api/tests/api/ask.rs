@@ -293,3 +293,28 @@ fn an_on_device_answer_no_memory_bears_out_is_not_presented() {
     let said = serde_json::to_string(&recorded).unwrap();
     assert!(said.contains("none of your memories says that") && !said.contains("5 kilograms"), "{said}");
 }
+
+/// A model's earlier answer never stands for what the person said: it is not "the closest
+/// memory" beside a new answer, nor a "most recalled" memory.
+#[test]
+fn a_model_s_past_answer_is_never_the_closest_memory_nor_the_most_recalled() {
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    let pixel = engine.add(fact("pixel", "a cat")).unwrap();
+    let model = Scripted::new(vec![
+        answer("I am not sure when Napoleon was born.", "stop"),
+        answer("Napoleon was born in 1769.", "stop"),
+    ]);
+    let first = ask(&mut engine, &model, "When was Napoleon born?").unwrap();
+    let exchange = first.recorded.expect("remembered").id;
+    let again = ask(&mut engine, &model, "When was Napoleon born?").unwrap();
+    let included: Vec<String> = again.context.report.included.iter().map(|d| d.id.to_string()).collect();
+    assert!(included.contains(&exchange), "the past exchange is in the prompt: {included:?}");
+    assert_ne!(again.source.as_deref(), Some(exchange.as_str()), "the model's answer is not the closest memory");
+    for _ in 0..3 {
+        engine.recall("Napoleon cat", Filter::default(), 5).unwrap();
+    }
+    let top = engine.recall_metrics(&strata_core::analytics::Range::default()).unwrap().top;
+    assert!(top.iter().any(|(id, _)| id == &pixel.id), "{top:?}");
+    assert!(!top.iter().any(|(id, _)| id == &exchange), "{top:?}");
+}

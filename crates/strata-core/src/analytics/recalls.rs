@@ -428,8 +428,13 @@ impl Store {
         m.used = seen.values().filter(|e| e.2).count() as u64;
         let mut top: Vec<(String, u64)> = seen.into_iter().map(|(id, e)| (id, e.0)).collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        top.truncate(TOP_RECALLS as usize);
-        m.top = top;
+        // What people said, not a model's answers: an exchange the model answered is never a
+        // "most recalled" memory on its own.
+        let answered = |id: &str| {
+            let m = id.parse().ok().and_then(|id| self.get(id).ok());
+            m.is_some_and(|m| crate::said_by_assistant(&m))
+        };
+        m.top = top.into_iter().filter(|(id, _)| !answered(id)).take(TOP_RECALLS as usize).collect();
         m.never_recalled = c.query_row(
             &format!(
                 "SELECT count(*) FROM memories m WHERE {MEMORY_SCOPE} {} AND {NEVER_RECALLED}",

@@ -30,7 +30,7 @@ fn facts_and_procedures_become_questions_with_held_out_phrasings_and_their_sourc
     let maya = fact("maya_chen", &[("dog's name", "Biscuit"), ("favourite_food", "ramen")]);
     let steps = memory(Content::Procedural(Procedure {
         name: "water_the_ferns".into(),
-        steps: vec!["Fill the can".into(), "Water at the base".into()],
+        steps: vec!["1. Fill the can".into(), "- Water at the base".into()],
         context: None,
     }));
     let set = Dataset::from_memories(&[maya.clone(), steps.clone()], &words, 128).unwrap();
@@ -44,6 +44,8 @@ fn facts_and_procedures_become_questions_with_held_out_phrasings_and_their_sourc
     let procedure = set.examples.iter().find(|e| e.kind == Kind::Procedure).unwrap();
     assert_eq!(procedure.answer, "To water the ferns: 1. Fill the can 2. Water at the base");
     assert_eq!(procedure.sources, vec![steps.id.to_string()]);
+    // A procedure names no value to check an answer by: each of its phrasings is learned.
+    assert!(set.examples.iter().filter(|e| e.kind == Kind::Procedure).all(|e| e.split == Split::Train));
     // No held-out question is ever trained on.
     let trained: HashSet<&str> = set.train().map(|e| e.question.as_str()).collect();
     assert!(set.heldout().count() >= 6);
