@@ -193,6 +193,10 @@ fn the_dashboard_shows_real_numbers_opens_what_is_behind_them_and_mends_the_stor
     s.click(&s.find("#apply"));
     let done = s.wait_for("the fix", |s| s.all("#optimized").first().map(|e| s.text(e)));
     assert!(done.contains("memories in use 7 → 6") && done.contains("near-duplicates 1 → 0"), "{done}");
+    assert!(
+        done.starts_with("Done: 1 group of near-duplicates: one memory of each is kept; 1 memory was expired"),
+        "{done}"
+    );
     let memories = s.wait_for("the cards again", |s| {
         let t = s.text(&s.find("#card-memories"));
         t.contains("1 expired").then_some(t)

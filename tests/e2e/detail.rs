@@ -60,6 +60,10 @@ fn history_as_of_scope_and_date_filters_and_the_keyboard() {
     s.click(&s.find(".more-filters summary"));
     s.type_into(&s.find("#filter-agent"), "cursor");
     s.wait_for("the agent's memories", |s| (titles(s) == ["cursor: The build uses cargo nextest"]).then_some(()));
+    // Who sees it, in words (not "Scope … session abc123").
+    s.click(&s.all(".list li")[0]);
+    let detail = s.wait_for("its page", |s| s.all("#detail").first().map(|e| s.text(e)));
+    assert!(detail.contains("Who sees itonly the AI tool “cursor”") && !detail.contains("Scope"), "{detail}");
     s.clear(&s.find("#filter-agent"));
     s.type_into(&s.find("#filter-session"), "s-42");
     s.wait_for("the session's memories", |s| (titles(s).len() == 1).then_some(()));

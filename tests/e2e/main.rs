@@ -254,6 +254,13 @@ fn an_empty_store_explains_itself_and_loads_examples() {
         })
         .collect();
     assert_eq!(values[2], "Napoleonic Code, Military conquests", "{values:?}");
+    // The names read as on its page ("Achievements", not "achievements"), and are saved under
+    // the keys they had (checked below).
+    let names = s.execute(
+        "return [...document.querySelectorAll('input[name^=fact-name-]')].map(e => e.value)",
+        serde_json::json!([]),
+    );
+    assert_eq!(names, serde_json::json!(["Birth", "Death", "Achievements"]));
     assert!(s.text(&s.find("#new-memory")).contains("a list: separate items with commas"));
     s.type_into(&s.find("input[name=fact-value-2]"), ", Legion of Honour");
     s.click(&s.find("#save"));

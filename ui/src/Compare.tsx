@@ -18,7 +18,7 @@ function Side({ id, heading, prompt, onOpenMemory }: { id: string; heading: stri
           </button>{" "}
           {c.covered > 0
             ? `stands for ${count(c.covered, "memory", "memories")} left out (${c.covered_tokens} tokens) in ${c.tokens} tokens: ${
-                c.saved >= 0 ? `${c.saved} tokens saved` : `${-c.saved} tokens more`
+                c.saved >= 0 ? `${count(c.saved, "token", "tokens")} saved` : `${count(-c.saved, "token", "tokens")} more`
               }.`
             : `is in the prompt beside its memories (${c.tokens} tokens).`}
         </div>

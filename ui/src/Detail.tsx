@@ -141,10 +141,10 @@ export function Detail({
         <dd id="from">{origin(m.source)}</dd>
         {(m.scope.agent_id || m.scope.session_id) && (
           <>
-            <dt>Scope</dt>
+            <dt>Who sees it</dt>
             <dd>
-              {m.scope.agent_id ? `private to ${m.scope.agent_id}` : "shared"}
-              {m.scope.session_id ? ` · session ${m.scope.session_id}` : ""}
+              {m.scope.agent_id ? `only the AI tool “${m.scope.agent_id}”` : "every AI tool you connect"}
+              {m.scope.session_id ? " · said in one conversation" : ""}
             </dd>
           </>
         )}

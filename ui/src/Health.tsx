@@ -78,7 +78,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
     <section className="panel health" id="health">
       <h3>Health</h3>
       <p className="muted">
-        What does your memory no good, and what mends it. Each fix shows what it would change first. Nothing is deleted: an
+        What is wrong with your memory, and how to fix it. Each fix shows what it would change first. Nothing is deleted: an
         expired memory is kept, hidden from recall, and comes back with “Bring it back” on its page.
       </p>
       {error && <div className="error">{error}</div>}

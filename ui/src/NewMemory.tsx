@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { commands, type MemoryForm_Deserialize as MemoryForm, type MemoryView_Serialize as MemoryView } from "./bindings";
 import { describe } from "./errors";
-import { IMPORTANCE } from "./format";
+import { IMPORTANCE, words } from "./format";
 
 type Kind = "semantic" | "episodic" | "procedural";
 
@@ -44,9 +44,12 @@ export function NewMemory({
   const e = editing;
   const [kind, setKind] = useState<Kind>(e?.type ?? "semantic");
   const [key, setKey] = useState(e?.type === "semantic" ? e.key : "");
+  // Each fact's name in words, as its page shows it ("Favourite drink"); a name left as it was
+  // is saved under the key it had ("favourite_drink").
   const [facts, setFacts] = useState<[string, string][]>(
-    e?.type === "semantic" ? Object.entries(e.facts).map(([k, v]) => [k, asText(v)]) : [["", ""]],
+    e?.type === "semantic" ? Object.entries(e.facts).map(([k, v]) => [words(k), asText(v)]) : [["", ""]],
   );
+  const keys: Record<string, string> = e?.type === "semantic" ? Object.fromEntries(Object.keys(e.facts).map((k) => [words(k), k])) : {};
   const [speaker, setSpeaker] = useState(e?.type === "episodic" && e.body.form === "utterance" ? e.body.speaker : "");
   const [text, setText] = useState(e?.type === "episodic" && e.body.form === "utterance" ? e.body.text : "");
   const [when, setWhen] = useState(e?.type === "episodic" ? e.occurred_at : "");
@@ -61,7 +64,7 @@ export function NewMemory({
   const save = async () => {
     const content: MemoryForm["content"] =
       kind === "semantic"
-        ? { type: "semantic", key, facts }
+        ? { type: "semantic", key, facts: facts.map(([n, v]) => [keys[n] ?? n, v] as [string, string]) }
         : kind === "episodic"
           ? { type: "episodic", speaker, text, occurred_at: when || null }
           : { type: "procedural", name, steps: steps.split("\n"), context: context || null };
@@ -104,7 +107,7 @@ export function NewMemory({
             <div className="fact" key={i}>
               <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
               <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
-              {e?.type === "semantic" && hint(e.facts[f[0]]) && <span className="muted hint">{hint(e.facts[f[0]])}</span>}
+              {e?.type === "semantic" && hint(e.facts[keys[f[0]] ?? f[0]]) && <span className="muted hint">{hint(e.facts[keys[f[0]] ?? f[0]])}</span>}
               {facts.length > 1 && (
                 <button type="button" className="link" name={`remove-fact-${i}`} onClick={() => setFacts((old) => old.filter((_, k) => k !== i))}>
                   Remove

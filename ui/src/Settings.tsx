@@ -28,7 +28,11 @@ export function Settings() {
           <dt>Models</dt>
           <dd>
             {view.models}
-            <div className="muted">embeddings {view.embedder_present ? "ready" : "missing — run make setup"}</div>
+            <div className="muted">
+              {view.embedder_present
+                ? "search by meaning is ready"
+                : "search by meaning is missing: run make setup"}
+            </div>
           </dd>
           <dt>Settings file</dt>
           <dd>{view.settings_file}</dd>
@@ -242,7 +246,7 @@ function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: 
         />{" "}
         A fact found in a conversation must have been accepted by you first
       </label>
-      <p className="muted">Always: nothing else says otherwise, and it is not already in the adapter in use.</p>
+      <p className="muted">Always: nothing else says otherwise, and the on-device model has not already learned it.</p>
       {error && (
         <div className="error" role="alert">
           {error}
@@ -336,7 +340,7 @@ function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsV
       <h3>MCP server</h3>
       <p className="muted">Let Claude Desktop, Cursor and other MCP clients use these memories over HTTP on this computer only.</p>
       <label className="switch">
-        <input id="mcp-on" type="checkbox" checked={!!view.mcp} onChange={(e) => toggle(e.target.checked)} /> Serve MCP on port{" "}
+        <input id="mcp-on" type="checkbox" checked={!!view.mcp} onChange={(e) => toggle(e.target.checked)} /> Let AI apps connect, on port{" "}
         <input className="port" value={port} onChange={(e) => setPort(e.target.value)} disabled={!!view.mcp} />
       </label>
       {view.mcp && (

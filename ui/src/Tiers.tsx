@@ -129,7 +129,12 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
     setError(null);
     setNotice(null);
     const res = await job.run("Embedding", (id, ch) => commands.reembed(id, ch));
-    if (res.status === "ok") setNotice(res.data.total === 0 ? "Every memory already has its vector." : `Embedded ${res.data.done} memories.`);
+    if (res.status === "ok")
+      setNotice(
+        res.data.total === 0
+          ? "Every memory is already searchable by meaning."
+          : `${count(res.data.done, "memory is", "memories are")} now searchable by meaning.`,
+      );
     else setError(describe(res.error));
   };
 
@@ -198,7 +203,7 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
           Run maintenance now
         </button>
         <button id="reembed" onClick={reembed} disabled={job.running} title="After a model change or a large import">
-          Embed missing memories
+          Make every memory searchable by meaning
         </button>
       </div>
       <JobBar job={job} />

@@ -640,8 +640,8 @@ function RunPanel({ run, dark }: { run: RunView; dark: boolean }) {
       grid: { left: 44, right: 12, top: 12, bottom: 28 },
       tooltip: { trigger: "axis" },
       xAxis: { type: "category", name: "step", data: run.losses.map((_, i) => i + 1) },
-      yAxis: { type: "value", name: "loss", scale: true },
-      series: [{ name: "Loss", type: "line", showSymbol: false, data: run.losses }],
+      yAxis: { type: "value", name: "how far off", scale: true },
+      series: [{ name: "How far off its answers still are", type: "line", showSymbol: false, data: run.losses }],
     }),
     [run.losses.length],
   );
@@ -663,11 +663,11 @@ function RunPanel({ run, dark }: { run: RunView; dark: boolean }) {
         </div>
         <div className="card">
           <strong id="run-loss">{last === null ? "–" : last.toFixed(3)}</strong>
-          <span className="muted">loss (lower: it knows the answers better)</span>
+          <span className="muted">how far off its answers still are (lower: it knows them better)</span>
         </div>
         <div className="card">
           <strong id="run-speed">{run.tokens_per_s === null ? "–" : Math.round(run.tokens_per_s).toLocaleString()}</strong>
-          <span className="muted">words per second (tokens)</span>
+          <span className="muted">word pieces read per second</span>
         </div>
         <div className="card">
           <strong id="run-eta">{running && run.stage === "training" ? seconds(run.eta_s) : "–"}</strong>
@@ -908,7 +908,7 @@ function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
         .filter((a) => a.status === "active" && a.warning)
         .map((a) => (
           <p className="error" id="adapter-warning" key={a.id}>
-            {a.id}, the adapter in use: {a.warning}
+            What the model learned and uses now ({a.id}): {a.warning}
           </p>
         ))}
       {pair.length === 2 && <Comparison a={pair[0]} b={pair[1]} />}

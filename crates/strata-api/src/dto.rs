@@ -192,8 +192,10 @@ pub fn summarize(c: &Change) -> String {
         Change::ImportanceChanged { importance } => format!("importance set to {}", importance.get()),
         Change::Accessed { count } => format!("retrieved {count}×"),
         Change::TierChanged { from, to, reason } => format!("moved {from} → {to}: {reason}"),
-        Change::Linked { target, relation } => format!("linked {relation} → {target}"),
-        Change::Unlinked { target, relation } => format!("unlinked {relation} → {target}"),
+        Change::Linked { relation, .. } => format!("linked to another memory ({})", relation.replace('_', " ")),
+        Change::Unlinked { relation, .. } => {
+            format!("no longer linked to another memory ({})", relation.replace('_', " "))
+        }
         Change::Pinned => "pinned".to_string(),
         Change::Unpinned => "unpinned".to_string(),
         Change::Expired { reason } => format!("expired: {reason}"),

@@ -265,7 +265,7 @@ impl Engine {
                     "{} of near-duplicates: one memory of each is kept; {} {} expired and linked to it (restorable)",
                     words(f.groups.len() as u64, "group", "groups"),
                     words(changes.len() as u64, "memory", "memories"),
-                    if apply { "were" } else { "would be" },
+                    were(changes.len() as u64, apply),
                 )
             }
             Optimization::ExpireStale => {
@@ -280,7 +280,7 @@ impl Engine {
                     "{} never used in {} days {} expired: hidden from recall and prompts, kept, restorable",
                     words(f.stale.0, "memory", "memories"),
                     params.stale_days,
-                    if apply { "were" } else { "would be" },
+                    were(f.stale.0, apply),
                 )
             }
             Optimization::EmbedMissing => {
@@ -293,7 +293,7 @@ impl Engine {
                         let _ = tick(p.done, p.total);
                     })?;
                 }
-                format!("{} {} embedded", words(n, "memory", "memories"), if apply { "were" } else { "would be" })
+                format!("{} {} made searchable by meaning", words(n, "memory", "memories"), were(n, apply))
             }
             Optimization::Compact => {
                 let report =
@@ -306,10 +306,10 @@ impl Engine {
                     ),
                 ));
                 format!(
-                    "{} {} grouped into {} concepts",
+                    "{} {} grouped into {}",
                     words(report.grouped as u64, "memory", "memories"),
-                    if apply { "were" } else { "would be" },
-                    report.concepts
+                    were(report.grouped as u64, apply),
+                    words(report.concepts as u64, "concept", "concepts")
                 )
             }
             Optimization::Vacuum => {
@@ -499,6 +499,15 @@ pub(crate) fn contradictions(live: &[Memory]) -> Vec<Disagreement> {
         out.extend(facts.into_iter().filter(|(_, c)| c.len() > 1).map(|(fact, c)| (key.clone(), fact, c)));
     }
     out
+}
+
+/// What was done to `n` things ("was", "were"), or would be in a preview.
+fn were(n: u64, apply: bool) -> &'static str {
+    match (apply, n) {
+        (false, _) => "would be",
+        (true, 1) => "was",
+        (true, _) => "were",
+    }
 }
 
 /// "1 memory", "3 memories".
