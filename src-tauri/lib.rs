@@ -78,6 +78,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::flag_candidates,
         training::training_candidates,
         training::decide_candidates,
+        training::approve_by_hand,
         training::candidate_history,
         training::train_defaults,
         training::training_runs,

@@ -57,6 +57,13 @@ pub(crate) async fn decide_candidates(
     state.run(move |e| e.decide_candidates(&ids, verdict, note.as_deref())).await
 }
 
+/// A fact or procedure a person chose on its page to be taught: listed and approved at once.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn approve_by_hand(state: State<'_, AppState>, id: String) -> Result<CandidateView, ApiError> {
+    state.run(move |e| e.approve_by_hand(&id)).await
+}
+
 /// What happened to a memory in curation.
 #[tauri::command]
 #[specta::specta]

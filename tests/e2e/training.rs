@@ -178,7 +178,12 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     s.wait_for("search while training", |s| {
         s.texts(".list li .title").iter().any(|t| t.contains("Biscuit")).then_some(())
     });
-    open_train_tab(&s);
+    // Coming back to Training shows the run going on, not step 1.
+    s.click(&s.find("#nav-training"));
+    let back = s.wait_for("the run in progress", run_words);
+    let selected =
+        s.execute("return document.getElementById('tab-train').getAttribute('aria-selected')", serde_json::json!([]));
+    assert_eq!(selected, "true", "{back}");
     let verdict = s.wait_up_to(Duration::from_secs(900), "the report", |s| {
         if let Some(e) = s.all("#train .error").first() {
             panic!("training failed: {}", s.text(e));
@@ -280,4 +285,68 @@ fn a_run_killed_with_the_app_is_resumed_from_its_checkpoint() {
     let history = e.adapter_history(run.adapter_id.as_deref().unwrap()).unwrap();
     let trained = &history.iter().find(|h| h.kind == "trained").unwrap().detail;
     assert_eq!(trained["resumed_from"], 10, "{trained}");
+}
+
+/// On a new store nothing qualifies yet: the screen says why, with the numbers, and what would
+/// change it; the criteria are saved and say so, one to a line; and a fact is chosen by hand
+/// from its page.
+#[test]
+fn a_new_store_says_why_nothing_qualifies_and_a_fact_is_chosen_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("strata.db");
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    e.add(fact("maya_chen", "dog", "Biscuit", 0.9)).unwrap();
+    e.add(fact("office", "floor", "the ninth floor", 0.8)).unwrap();
+    drop(e);
+    let driver = Driver::start(&db);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#find-candidates"));
+    let said = s.wait_for("the pass", |s| s.all("#candidates-said").first().map(|e| s.text(e)));
+    assert_eq!(said, "Looked at 2 facts and procedures: 0 are worth teaching — 0 new, 0 already listed.");
+    assert_eq!(
+        s.texts("#candidates-short li"),
+        [
+            "2 memories were recalled fewer than 3 times.",
+            "2 memories changed in the last 14 days (the first qualifies in 14 days)."
+        ]
+    );
+    assert!(s.text(&s.find("#candidates-short")).contains("Teach this to the on-device model"));
+    assert!(s.all("#candidates-empty").is_empty(), "no “Press Find” after it was pressed");
+    screenshot(&s, "training-nothing-yet");
+
+    // The criteria, one to a line, saved with a word that says so.
+    s.click(&s.find("#nav-settings"));
+    let top = |css: &str| {
+        s.execute(&format!("return document.querySelector('{css}').getBoundingClientRect().top"), serde_json::json!([]))
+    };
+    let (long, importance) = (top("#criteria-long-term"), top("#criteria-importance"));
+    assert!(importance.as_f64().unwrap() > long.as_f64().unwrap() + 10.0, "{long} {importance}");
+    set_number(&s, "#criteria-recalls", "0");
+    let saved = s.wait_for("the save", |s| s.all("#criteria-saved").first().map(|e| s.text(e)));
+    assert_eq!(saved, "Saved: recalled at least this many times: 0.");
+
+    // Chosen by hand on its page: approved at once.
+    s.click(&s.find("#nav-memories"));
+    let row = s.wait_for("the list", |s| s.all(".list li").into_iter().find(|r| s.text(r).contains("Biscuit")));
+    s.click(&row);
+    s.click(&s.find("#teach"));
+    let taught = s.wait_for("the approval", |s| s.all("#taught").first().map(|e| s.text(e)));
+    assert!(taught.starts_with("Approved for teaching"), "{taught}");
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#candidate-status option[value=approved]"));
+    let titles = s.wait_for("the approved one", |s| {
+        let t = s.texts("#candidate-list .candidate-title");
+        (!t.is_empty()).then_some(t)
+    });
+    assert_eq!(titles, ["Maya chen: dog Biscuit"]);
+    let reasons = s.texts("#candidate-list .candidate:first-child .reasons li");
+    assert_eq!(reasons, ["Chosen by you on its page"]);
+    // A pass by the criteria keeps what a person chose.
+    s.click(&s.find("#find-candidates"));
+    s.wait_for("the pass", |s| {
+        s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Looked at"))
+    });
+    assert_eq!(s.texts("#candidate-list .candidate-title"), ["Maya chen: dog Biscuit"]);
+    s.end();
 }

@@ -32,6 +32,8 @@ export function Detail({
   const [history, setHistory] = useState<EventView[]>([]);
   const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView; changes: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [taught, setTaught] = useState<string | null>(null);
+  useEffect(() => setTaught(null), [memory.id]);
 
   useEffect(() => {
     setAsOf(null);
@@ -175,9 +177,26 @@ export function Detail({
               Edit
             </button>
           )}
+          {!isConcept(m) && m.type !== "episodic" && !m.expired_at && (
+            <button
+              id="teach"
+              onClick={async () => {
+                const r = await commands.approveByHand(m.id);
+                if (r.status === "ok") setTaught("Approved for teaching: it is on the Training screen, ready for “Teach and check”.");
+                else setError(describe(r.error));
+              }}
+            >
+              Teach this to the on-device model
+            </button>
+          )}
           <button className="danger" id="forget" onClick={() => setConfirming(true)} title="Forget (Delete)">
             Forget…
           </button>
+          {taught && (
+            <p className="notice" id="taught" role="status">
+              {taught}
+            </p>
+          )}
         </>
       )}
       {confirming && <ForgetDialog name={title(memory)} onForget={forget} onKeep={() => setConfirming(false)} />}

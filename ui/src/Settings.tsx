@@ -208,22 +208,39 @@ function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: 
     days: String(c.stable_days),
   });
   const [error, setError] = useState<string | null>(null);
-  const save = (next: Partial<typeof c>) =>
-    saveSettings({ ...view.saved, training: { criteria: { ...c, ...next } } }, onSaved, setError);
-  const field = (id: string, key: keyof typeof form, label: string, apply: (v: number) => Partial<typeof c>, step = "1") => (
-    <label className="field">
-      {label}{" "}
-      <input
-        id={id}
-        type="number"
-        min={0}
-        step={step}
-        value={form[key]}
-        onChange={(e) => setForm({ ...form, [key]: e.target.value })}
-        onBlur={() => save(apply(Number(form[key])))}
-      />
-    </label>
-  );
+  const [saved, setSaved] = useState<string | null>(null);
+  // Each change is saved as it is made (a number when it is left or Enter is pressed), and
+  // says so.
+  const save = (next: Partial<typeof c>, what: string) =>
+    saveSettings(
+      { ...view.saved, training: { criteria: { ...c, ...next } } },
+      (v) => {
+        onSaved(v);
+        setSaved(`Saved: ${what}.`);
+      },
+      setError,
+    );
+  const field = (id: string, key: keyof typeof form, label: string, apply: (v: number) => Partial<typeof c>, step = "1") => {
+    const commit = () => {
+      const v = apply(Number(form[key]));
+      if (Object.entries(v).some(([k, x]) => c[k as keyof typeof c] !== x)) save(v, `${label.toLowerCase()}: ${form[key]}`);
+    };
+    return (
+      <label className="field">
+        <span>{label}</span>
+        <input
+          id={id}
+          type="number"
+          min={0}
+          step={step}
+          value={form[key]}
+          onChange={(e) => setForm({ ...form, [key]: e.target.value })}
+          onBlur={commit}
+          onKeyDown={(e) => e.key === "Enter" && commit()}
+        />
+      </label>
+    );
+  };
   return (
     <section className="criteria">
       <h3>Training: what is worth teaching</h3>
@@ -231,7 +248,7 @@ function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: 
         A fact or procedure is listed on the Training screen when it meets all of these. Nothing is taught until you approve it.
       </p>
       <label className="switch">
-        <input id="criteria-long-term" type="checkbox" checked={c.long_term_only} onChange={(e) => save({ long_term_only: e.target.checked })} />{" "}
+        <input id="criteria-long-term" type="checkbox" checked={c.long_term_only} onChange={(e) => save({ long_term_only: e.target.checked }, e.target.checked ? "only long-term memories" : "memories of every tier")} />{" "}
         Only long-term memories
       </label>
       {field("criteria-importance", "importance", "At least this important (0 to 1)", (v) => ({ min_importance: v }), "0.05")}
@@ -242,11 +259,21 @@ function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: 
           id="criteria-accepted"
           type="checkbox"
           checked={c.extracted_need_acceptance}
-          onChange={(e) => save({ extracted_need_acceptance: e.target.checked })}
+          onChange={(e) =>
+            save(
+              { extracted_need_acceptance: e.target.checked },
+              e.target.checked ? "facts from conversations need your acceptance first" : "facts from conversations need no acceptance",
+            )
+          }
         />{" "}
         A fact found in a conversation must have been accepted by you first
       </label>
       <p className="muted">Always: nothing else says otherwise, and the on-device model has not already learned it.</p>
+      {saved && !error && (
+        <p className="notice" id="criteria-saved" role="status">
+          {saved}
+        </p>
+      )}
       {error && (
         <div className="error" role="alert">
           {error}

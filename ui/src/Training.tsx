@@ -44,8 +44,21 @@ function seconds(s: number | null): string {
 // The Training screen: which memories are worth teaching the on-device model (found by the
 // criteria in Settings, decided by a person), training them into an adapter with its progress
 // live, the evaluation, and the adapters: use one, roll back, compare.
+// The step shown last, kept while the app runs: coming back to Training lands where one left.
+let lastTab: Tab = "candidates";
+
 export function Training({ active, dark, onOpenMemory }: { active: boolean; dark: boolean; onOpenMemory: (id: string) => void }) {
-  const [tab, setTab] = useState<Tab>("candidates");
+  const [tab, setShown] = useState<Tab>(lastTab);
+  const setTab = (t: Tab) => {
+    lastTab = t;
+    setShown(t);
+  };
+  // A run going on is what one comes back to see.
+  useEffect(() => {
+    commands.trainingRuns().then((r) => {
+      if (r.status === "ok" && r.data[0]?.status === "running" && !r.data[0].interrupted) setTab("train");
+    });
+  }, []);
   return (
     <div className="training" id="training">
       <h2>Training</h2>
@@ -85,6 +98,8 @@ function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpen
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [note, setNote] = useState("");
   const [said, setSaid] = useState<string | null>(null);
+  // After a search: of what was not listed, how many fall short of each criterion.
+  const [short, setShort] = useState<string[] | null>(null);
   const [history, setHistory] = useState<{ id: string; events: CandidateEventView[] } | null>(null);
   const job = useJob();
 
@@ -102,6 +117,7 @@ function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpen
     const r = await job.run("Looking for memories worth teaching", (id, ch) => commands.flagCandidates(id, ch));
     if (r.status !== "ok") return setError(describe(r.error));
     const f = r.data;
+    setShort(f.short_of);
     setSaid(
       `Looked at ${count(f.considered, "fact or procedure", "facts and procedures")}: ${f.qualifying} ${
         f.qualifying === 1 ? "is" : "are"
@@ -160,6 +176,20 @@ function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpen
           {said}
         </p>
       )}
+      {short && short.length > 0 && (
+        <div className="muted" id="candidates-short">
+          <p>Why the rest do not qualify yet:</p>
+          <ul>
+            {short.map((s) => (
+              <li key={s}>{s}.</li>
+            ))}
+          </ul>
+          <p>
+            Lower what is asked in Settings → “Training: what is worth teaching”, or open a fact on the Memories screen and choose
+            “Teach this to the on-device model”.
+          </p>
+        </div>
+      )}
       {error && <div className="error">{error}</div>}
       {view && (
         <>
@@ -204,10 +234,12 @@ function Candidates({ active, onOpenMemory, onTrain }: { active: boolean; onOpen
             </p>
           )}
           {total === 0 ? (
-            <p className="muted" id="candidates-empty">
-              Nothing is listed yet. Press “Find memories worth teaching”: memories qualify once they have been long-term,
-              recalled and unchanged for a while.
-            </p>
+            short === null ? (
+              <p className="muted" id="candidates-empty">
+                Nothing is listed yet. Press “Find memories worth teaching”: memories qualify once they have been long-term,
+                recalled and unchanged for a while.
+              </p>
+            ) : null
           ) : view.candidates.length === 0 ? (
             <p className="muted" id="candidates-empty">
               None here with these filters.

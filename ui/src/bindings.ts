@@ -180,6 +180,8 @@ export const commands = {
 	trainingCandidates: (query: CandidateQuery_Deserialize) => typedError<CandidatesView_Serialize, ApiError>(__TAURI_INVOKE("training_candidates", { query })),
 	/**  A person's decision on candidates, all or none. */
 	decideCandidates: (ids: string[], verdict: Verdict, note: string | null) => typedError<CandidateView_Serialize[], ApiError>(__TAURI_INVOKE("decide_candidates", { ids, verdict, note })),
+	/**  A fact or procedure a person chose on its page to be taught: listed and approved at once. */
+	approveByHand: (id: string) => typedError<CandidateView_Serialize, ApiError>(__TAURI_INVOKE("approve_by_hand", { id })),
 	/**  What happened to a memory in curation. */
 	candidateHistory: (id: string) => typedError<CandidateEventView[], ApiError>(__TAURI_INVOKE("candidate_history", { id })),
 	/**  The Train panel's defaults: the crystallization engine's, with its gate. */
@@ -1655,6 +1657,12 @@ export type FlagReport = {
 	reopened: number,
 	/**  No longer qualifying, out of the queue. */
 	withdrawn: number,
+	/**
+	 *  Of the facts and procedures that do not qualify, how many fall short of each criterion,
+	 *  in words with the numbers ("20 were recalled fewer than 3 times"): why the list is
+	 *  short, and what would change it.
+	 */
+	short_of: string[],
 };
 
 /**  What forgetting several memories did. */

@@ -84,7 +84,14 @@ pub struct FlagReport {
     pub reopened: u32,
     /// No longer qualifying, out of the queue.
     pub withdrawn: u32,
+    /// Of the facts and procedures that do not qualify, how many fall short of each criterion,
+    /// in words with the numbers ("20 were recalled fewer than 3 times"): why the list is
+    /// short, and what would change it.
+    pub short_of: Vec<String>,
 }
+
+/// The reason a memory a person chose on its page is a candidate: a flagging pass keeps it.
+pub const CHOSEN_BY_HAND: &str = "Chosen by you on its page";
 
 /// Which candidates to list.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -189,6 +196,44 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     crate::health::words(n, one, many)
 }
 
+/// Of `misses` (facts and procedures that did not qualify), how many fall short of each
+/// criterion, in words (see [`FlagReport::short_of`]).
+fn short_of(misses: &[&Memory], around: &Surroundings, c: &CandidateCriteria, now: DateTime<Utc>) -> Vec<String> {
+    let count = |f: &dyn Fn(&Memory) -> bool| misses.iter().filter(|m| f(m)).count() as u64;
+    let were = |n: u64| if n == 1 { "was" } else { "were" };
+    let mut out = Vec::new();
+    let n = count(&|m| c.long_term_only && m.tier != Tier::Long);
+    if n > 0 {
+        out.push(format!("{} not long-term", plural(n, "memory is", "memories are")));
+    }
+    let n = count(&|m| m.importance.get() < c.min_importance);
+    if n > 0 {
+        out.push(format!("{} less important than {:.2}", plural(n, "memory is", "memories are"), c.min_importance));
+    }
+    let n = count(&|m| m.access_count < u64::from(c.min_recalls));
+    if n > 0 {
+        let times = plural(c.min_recalls.into(), "time", "times");
+        out.push(format!("{} {} recalled fewer than {times}", plural(n, "memory", "memories"), were(n)));
+    }
+    let days = |m: &Memory| (now - m.updated_at).num_days().max(0) as u64;
+    let recent: Vec<u64> = misses.iter().map(|m| days(m)).filter(|d| *d < u64::from(c.stable_days)).collect();
+    if let Some(most) = recent.iter().max() {
+        let wait = u64::from(c.stable_days) - most;
+        out.push(format!(
+            "{} changed in the last {} (the first qualifies in {})",
+            plural(recent.len() as u64, "memory", "memories"),
+            plural(c.stable_days.into(), "day", "days"),
+            plural(wait, "day", "days")
+        ));
+    }
+    let extracted = |m: &Memory| m.links.iter().any(|l| l.relation == strata_core::extraction::FACT_SOURCE);
+    let n = count(&|m| c.extracted_need_acceptance && extracted(m) && !around.accepted.contains_key(&m.id));
+    if n > 0 {
+        out.push(format!("{} found in conversations and not accepted by you yet", plural(n, "fact was", "facts were")));
+    }
+    out
+}
+
 /// Whether `m` qualifies: its score and reasons, or why not.
 fn assess(
     m: &Memory,
@@ -250,6 +295,13 @@ fn assess(
     let grouped = if concepts.is_empty() { 0.0 } else { 1.0 };
     let score = 0.35 * importance + 0.35 * usage + 0.2 * stability + 0.1 * grouped;
     Ok(((score * 1000.0).round() / 1000.0, reasons))
+}
+
+/// A fact or procedure in use (not a concept): what can be trained.
+fn trainable(m: &Memory) -> bool {
+    matches!(m.kind(), MemoryKind::Semantic | MemoryKind::Procedural)
+        && !strata_core::concepts::is_concept(m)
+        && m.expired_at.is_none()
 }
 
 fn status_of(text: &str) -> ApiResult<CandidateStatus> {
@@ -321,10 +373,13 @@ impl Engine {
                 tick(i as u64, total)?;
             }
         }
+        let misses: Vec<&Memory> = live.iter().filter(|m| why_not.contains_key(&m.id) && trainable(m)).collect();
+        let short_of = short_of(&misses, &around, criteria, now);
         let mut leaving: Vec<(MemoryId, String)> = Vec::new();
         let qualified: HashSet<MemoryId> = qualifying.iter().map(|q| q.memory_id).collect();
         for c in self.store_view().candidates(&user, None)? {
-            if c.status == CandidateStatus::Rejected || qualified.contains(&c.memory_id) {
+            let by_hand = c.reasons.first().is_some_and(|r| r == CHOSEN_BY_HAND);
+            if c.status == CandidateStatus::Rejected || qualified.contains(&c.memory_id) || by_hand {
                 continue;
             }
             let why = match why_not.remove(&c.memory_id) {
@@ -347,7 +402,23 @@ impl Engine {
             kept: counts.kept as u32,
             reopened: counts.reopened as u32,
             withdrawn: counts.withdrawn as u32,
+            short_of,
         })
+    }
+
+    /// A fact or procedure a person chose on its page to be taught, whatever the criteria say:
+    /// listed and approved at once (a flagging pass keeps it, [`CHOSEN_BY_HAND`]).
+    pub fn approve_by_hand(&mut self, id: &str) -> ApiResult<CandidateView> {
+        let m = self.memory(&crate::Target::new(id))?;
+        if !trainable(&m) {
+            return Err(ApiError::invalid("only a fact or a procedure in use can be taught to the model"));
+        }
+        let user = self.options().user_id.clone();
+        let chosen =
+            Qualifying { memory_id: m.id, changed_at: m.updated_at, score: 1.0, reasons: vec![CHOSEN_BY_HAND.into()] };
+        self.store().record_flagging(&user, &[chosen], &[])?;
+        let mut done = self.decide_candidates(&[m.id.to_string()], Verdict::Approve, None)?;
+        done.pop().ok_or_else(|| ApiError::invalid("the memory could not be approved"))
     }
 
     /// Flags with the criteria the settings file holds (the defaults, with a warning, when it
