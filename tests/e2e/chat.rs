@@ -124,7 +124,12 @@ fn conversations_are_kept_and_a_wrong_answer_is_never_used_again() {
     s.click(&s.find("#nav-chat"));
     let kept = s.wait_for("the kept conversation", |s| s.all(".turn .answer.wrong").first().map(|e| s.text(e)));
     assert_eq!(kept, ANSWER);
-    assert_eq!(s.text(&s.find(".turn .by")), "Answered by openai gpt-4o-mini");
+    // As it was answered: the memories used, the budget and Compare, not only who answered.
+    let why = s.text(&s.find(".turn .why"));
+    assert!(why.contains("Memories used (1)") && why.contains("Facts User preferences: name Alex"), "{why}");
+    assert!(why.contains("The question used ") && why.contains(" tokens: "), "{why}");
+    assert!(why.contains("Answered by openai gpt-4o-mini · remembered in this conversation"), "{why}");
+    assert_eq!(s.all(".turn .compare-toggle").len(), 1, "Compare is there: {why}");
     s.end();
     drop(driver);
 

@@ -5,7 +5,7 @@ import {
   type ChatEvent_Deserialize as ChatEvent,
   type ChatChoice_Serialize as ChatChoice,
   type ChatTurnView_Serialize as Turn,
-  type ConversationTurnView as Kept,
+  type ConversationTurnView_Serialize as Kept,
   type ConversationView as Conversation,
   type OnDeviceModelView,
   type ProviderView_Serialize as ProviderView,
@@ -164,7 +164,31 @@ const answeredBy = (provider?: string | null, model?: string | null) => {
   const base = titleOf(file);
   return adapter ? `${base} on this computer, with what it learned from your memories (adapter ${adapter})` : `${base} on this computer`;
 };
-const kept = (t: Kept): Entry => ({ question: t.question, answer: t.answer, id: t.id, by: answeredBy(t.provider, t.model), wrong: t.wrong });
+// A kept turn, with the prompt it was answered from where the usage records kept it: the
+// memories used, the budget and Compare, as when it was answered.
+const kept = (t: Kept): Entry => ({
+  question: t.question,
+  answer: t.answer,
+  id: t.id,
+  by: answeredBy(t.provider, t.model),
+  wrong: t.wrong,
+  turn: t.prompt
+    ? {
+        answer: t.answer,
+        provider: t.provider ?? "",
+        model: t.model ?? "",
+        finish: "stop",
+        injected: t.prompt.injected,
+        sections: t.prompt.sections,
+        budget: t.prompt.budget,
+        used: t.prompt.used,
+        tokenizer: "",
+        recorded_id: t.id,
+        source: null,
+        guess: null,
+      }
+    : undefined,
+});
 
 // The past conversations, the one used last first, and a way to start a new one.
 function Conversations({

@@ -1044,6 +1044,11 @@ export type ConversationTurnView_Deserialize = {
 	model?: string | null,
 	/**  Whether the answer was marked wrong (it is then excluded from recall and prompts). */
 	wrong: boolean,
+	/**
+	 *  The prompt it was answered from, as the usage records kept it (none where they were not
+	 *  kept): a reopened conversation shows the memories used and the budget as it did live.
+	 */
+	prompt?: KeptPromptView_Deserialize | null,
 };
 
 /**  One remembered turn of a conversation. */
@@ -1062,6 +1067,11 @@ export type ConversationTurnView_Serialize = {
 	model: string | null,
 	/**  Whether the answer was marked wrong (it is then excluded from recall and prompts). */
 	wrong: boolean,
+	/**
+	 *  The prompt it was answered from, as the usage records kept it (none where they were not
+	 *  kept): a reopened conversation shows the memories used and the budget as it did live.
+	 */
+	prompt: KeptPromptView_Serialize | null,
 };
 
 /**  A past conversation in a list. */
@@ -1869,6 +1879,33 @@ string |
 JsonShape[] | 
 /**  An object. */
 { [key in string]: JsonShape };
+
+/**  A past answer's prompt, from the usage records. */
+export type KeptPromptView = KeptPromptView_Serialize | KeptPromptView_Deserialize;
+
+/**  A past answer's prompt, from the usage records. */
+export type KeptPromptView_Deserialize = {
+	/**  The memories it included, in rank order (their part of the prompt by their kind). */
+	injected: InjectedView_Deserialize[],
+	/**  Tokens per part of the prompt. */
+	sections: ([string, number])[],
+	/**  The budget. */
+	budget: number,
+	/**  Tokens used. */
+	used: number,
+};
+
+/**  A past answer's prompt, from the usage records. */
+export type KeptPromptView_Serialize = {
+	/**  The memories it included, in rank order (their part of the prompt by their kind). */
+	injected: InjectedView_Serialize[],
+	/**  Tokens per part of the prompt. */
+	sections: ([string, number])[],
+	/**  The budget. */
+	budget: number,
+	/**  Tokens used. */
+	used: number,
+};
 
 /**  What the models' licence says, in full, and the embedder's credit (Settings shows both). */
 export type LicenceView = {

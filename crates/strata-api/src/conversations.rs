@@ -4,7 +4,7 @@
 //! excluded from recall and prompts, and its history says why.
 
 use serde::Serialize;
-use strata_core::{Change, Content, EpisodeBody, Expected, Filter, Memory, MemoryKind};
+use strata_core::{Change, Content, EpisodeBody, Expected, Filter, Memory, MemoryId, MemoryKind};
 
 use crate::engine::{Engine, Target};
 use crate::error::{ApiError, ApiResult};
@@ -49,6 +49,23 @@ pub struct ConversationTurnView {
     pub model: Option<String>,
     /// Whether the answer was marked wrong (it is then excluded from recall and prompts).
     pub wrong: bool,
+    /// The prompt it was answered from, as the usage records kept it (none where they were not
+    /// kept): a reopened conversation shows the memories used and the budget as it did live.
+    pub prompt: Option<KeptPromptView>,
+}
+
+/// A past answer's prompt, from the usage records.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct KeptPromptView {
+    /// The memories it included, in rank order (their part of the prompt by their kind).
+    pub injected: Vec<crate::ask::InjectedView>,
+    /// Tokens per part of the prompt.
+    pub sections: Vec<(String, u32)>,
+    /// The budget.
+    pub budget: u32,
+    /// Tokens used.
+    pub used: u32,
 }
 
 /// A conversation id a window may use: the prefix, then letters, digits or `-`/`_`.
@@ -82,6 +99,7 @@ fn turn(m: &Memory) -> Option<ConversationTurnView> {
         provider: m.source.provider.clone(),
         model: m.source.model.clone(),
         wrong: m.expired_at.is_some(),
+        prompt: None,
     })
 }
 
@@ -117,7 +135,44 @@ impl Engine {
         };
         let mut memories = self.all_memories(filter)?;
         memories.sort_by(|a, b| a.occurred_at().cmp(&b.occurred_at()).then(a.id.cmp(&b.id)));
-        Ok(memories.iter().filter_map(turn).collect())
+        let mut turns = Vec::with_capacity(memories.len());
+        for (m, mut t) in memories.iter().filter_map(|m| turn(m).map(|t| (m, t))) {
+            t.prompt = self.kept_prompt(m.id)?;
+            turns.push(t);
+        }
+        Ok(turns)
+    }
+
+    /// [`ConversationTurnView::prompt`] of the recorded answer `id`.
+    fn kept_prompt(&self, id: MemoryId) -> ApiResult<Option<KeptPromptView>> {
+        let Some((p, hits)) = self.store_view().prompt_of_answer(id)? else { return Ok(None) };
+        let injected = hits
+            .into_iter()
+            .filter_map(|(id, score)| {
+                // A memory forgotten since is left out: its title is gone with it.
+                let m = self.store_view().get(id).ok()?;
+                let section = match m.kind() {
+                    MemoryKind::Semantic => "facts",
+                    MemoryKind::Procedural => "procedures",
+                    MemoryKind::Episodic => "episodes",
+                };
+                Some(crate::ask::InjectedView {
+                    id: id.to_string(),
+                    title: crate::dto::content_title(&m.content),
+                    memory: Some(m.into()),
+                    section: section.into(),
+                    score,
+                    tokens: 0,
+                })
+            })
+            .collect();
+        let n = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
+        Ok(Some(KeptPromptView {
+            injected,
+            sections: p.sections.iter().map(|(s, t)| (s.clone(), n(*t))).collect(),
+            budget: n(p.budget),
+            used: n(p.used),
+        }))
     }
 
     /// Marks an assistant's answer wrong: the exchange is excluded from recall and prompts

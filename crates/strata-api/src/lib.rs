@@ -32,7 +32,7 @@ pub use ask::{AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, In
 pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
 pub use concept_writer::{WriteParams, WriteReport};
 pub use context::{ContextParams, ContextSettings, ContextView};
-pub use conversations::{ConversationTurnView, ConversationView};
+pub use conversations::{ConversationTurnView, ConversationView, KeptPromptView};
 pub use engine::ForgetReport;
 pub use engine::{
     AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,

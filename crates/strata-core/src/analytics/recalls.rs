@@ -357,6 +357,31 @@ impl Store {
         })
     }
 
+    /// The prompt the recorded answer `answer` was given, as its usage record kept it: its
+    /// figures and the memories it included with their scores, in rank order. `None` where no
+    /// record was kept (usage records off, or pruned).
+    pub fn prompt_of_answer(&self, answer: MemoryId) -> Result<Option<(PromptRecord, Vec<(MemoryId, f64)>)>> {
+        use rusqlite::OptionalExtension;
+        let row: Option<(i64, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT id, prompt FROM recalls WHERE answer_id = ?1 ORDER BY id DESC LIMIT 1",
+                [answer.to_string()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((recall, Some(prompt))) = row else { return Ok(None) };
+        let prompt: PromptRecord = serde_json::from_str(&prompt).map_err(|e| Error::invalid(e.to_string()))?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT memory_id, score FROM recall_hits WHERE recall_id = ?1 AND in_prompt = 1 ORDER BY rank",
+        )?;
+        let hits = stmt
+            .query_map([recall], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?)))?
+            .filter_map(|r| r.ok().and_then(|(id, score)| id.parse().ok().map(|id| (id, score))))
+            .collect();
+        Ok(Some((prompt, hits)))
+    }
+
     /// Records what `user` said of a memory or a recorded answer (`about`): helpful or not.
     pub fn record_feedback(&mut self, user: &str, memory: MemoryId, about: About, helpful: bool) -> Result<()> {
         let at = to_ms(self.clock().now());
