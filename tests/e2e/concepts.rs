@@ -132,6 +132,14 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     assert!(pass[7].ends_with('×') && pass[7].trim_end_matches('×').parse::<f64>().unwrap() > 1.0, "{pass:?}");
     let held = s.text(&s.find("#compaction p"));
     assert!(held.starts_with(&format!("{} concepts hold ", names.len())), "{held}");
+    // Its table is whole, and the page does not scroll sideways.
+    let fits = s.execute(
+        "const t = document.getElementById('passes'); const a = document.querySelector('.analytics'); \
+         return [t.scrollWidth <= t.parentElement.clientWidth, a.scrollWidth <= a.clientWidth]",
+        serde_json::json!([]),
+    );
+    assert_eq!(fits, serde_json::json!([true, true]));
+    assert_eq!(s.texts("#passes th").last().map(String::as_str), Some("Summaries shorter by"));
 
     // Chat: the same question's prompt with and without concepts, side by side.
     s.click(&s.find("#nav-chat"));

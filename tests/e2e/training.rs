@@ -147,6 +147,12 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
         summary,
         "12 examples to learn from and 6 questions kept aside to check what was learned, from 2 approved memories."
     );
+    // Each example reads whole in its field (they were cut short: "What is Napoleon Bonaparte's b…").
+    let whole = s.execute(
+        "return [...document.querySelectorAll('.set-memory textarea')].every(t => t.scrollHeight <= t.clientHeight + 2 && t.clientWidth >= 200)",
+        serde_json::json!([]),
+    );
+    assert_eq!(whole, true);
     let answer = s.find(".set-memory .example-answer");
     s.clear(&answer);
     s.type_into(&answer, "Maya Chen's dog is called Biscuit.");

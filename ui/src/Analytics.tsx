@@ -420,6 +420,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
               related memories” under Health below.
             </p>
           ) : (
+            <div className="wide">
             <table className="passes" id="passes">
               <thead>
                 <tr>
@@ -448,6 +449,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
                 ))}
               </tbody>
             </table>
+            </div>
           )}
           {data.passes.length > 0 && (
             <p className="muted">

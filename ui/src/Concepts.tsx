@@ -57,6 +57,10 @@ function written(r: WriteReport): string {
     r.kept_extractive > 0 &&
       `${count(r.kept_extractive, "concept keeps", "concepts keep")} what its memories said, because nothing the model wrote held up`,
     r.already > 0 && `${count(r.already, "summary", "summaries")} it wrote before ${r.already === 1 ? "is" : "are"} unchanged`,
+    r.changed_meanwhile > 0 &&
+      `${count(r.changed_meanwhile, "concept was", "concepts were")} grouped again meanwhile: write again to do ${
+        r.changed_meanwhile === 1 ? "it" : "them"
+      }`,
   ].filter(Boolean);
   return parts.join("; ") + ".";
 }

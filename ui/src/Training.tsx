@@ -444,10 +444,15 @@ function MemoryExamples({
           {shown.map((e, i) => (
             <tr key={i}>
               <td>
-                <input className="example-question" value={e.question} onChange={(ev) => change(i, { question: ev.target.value })} />
+                <textarea
+                  className="example-question"
+                  rows={2}
+                  value={e.question}
+                  onChange={(ev) => change(i, { question: ev.target.value })}
+                />
               </td>
               <td>
-                <input className="example-answer" value={e.answer} onChange={(ev) => change(i, { answer: ev.target.value })} />
+                <textarea className="example-answer" rows={2} value={e.answer} onChange={(ev) => change(i, { answer: ev.target.value })} />
               </td>
               <td className="muted">{e.held_out ? `check only (right answer has “${e.expected ?? ""}”)` : "learn"}</td>
               <td>

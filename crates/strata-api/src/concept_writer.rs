@@ -188,7 +188,7 @@ impl Engine {
         let meta = EventMeta { actor: Actor::App, client: Some(crate::compact::COMPACTION.into()), ..self.meta() };
         let key = concept.content.key().unwrap_or_default().to_string();
         let wrote = self.store().transact(|tx| {
-            if tx.current(concept.id)?.version != concept.version {
+            if tx.changed_since(concept.id, concept.version)? {
                 return Ok(false);
             }
             tx.update_content(concept.id, body.content(&key), Expected::Exact(concept.version), &meta)?;

@@ -594,8 +594,10 @@ impl Engine {
         self.store.transact(|tx| {
             if let Some(req) = update {
                 let current = tx.current(id)?;
+                // Reads recorded since (a search that found it) are no change the person missed.
                 if let Some(v) = req.expected_version
                     && current.version != v
+                    && (current.version < v || tx.changed_since(id, v)?)
                 {
                     return Err(strata_core::Error::Conflict {
                         stream: id.to_string(),

@@ -342,6 +342,19 @@ impl StoreTx<'_> {
         Ok(v.unwrap_or(0) as u64)
     }
 
+    /// Whether anything but reads happened to `stream` after its version `version`: recorded
+    /// reads (`accessed`, written every few seconds) change nothing a writer saw, so a write
+    /// expecting `version` still goes ahead after them.
+    pub fn changed_since(&self, stream: MemoryId, version: u64) -> Result<bool> {
+        let n: i64 = self
+            .tx
+            .prepare_cached(
+                "SELECT count(*) FROM events WHERE stream_id = ?1 AND stream_version > ?2 AND event_type != 'accessed'",
+            )?
+            .query_row(params![stream.to_string(), version as i64], |r| r.get(0))?;
+        Ok(n > 0)
+    }
+
     /// Appends one event to a stream, checking the expected version, and updates the
     /// projections. Returns the recorded event and the memory's new state. `forgotten` and
     /// redacted events are refused: only [`StoreTx::forget`] writes them, with the redaction.
@@ -374,7 +387,7 @@ impl StoreTx<'_> {
         let ok = match expected {
             Expected::Any => true,
             Expected::NoStream => current == 0,
-            Expected::Exact(v) => current == v,
+            Expected::Exact(v) => current == v || (current > v && !self.changed_since(stream, v)?),
         };
         if !ok {
             return Err(Error::Conflict {

@@ -82,6 +82,25 @@ fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
 }
 
 #[test]
+fn recorded_reads_since_the_expected_version_are_no_conflict() {
+    let mut f = Fixture::new();
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    // Found by searches meanwhile: the reads are written (version 2), nothing else changed.
+    f.store.note_access([m.id]).unwrap();
+    f.store.flush_accesses().unwrap();
+    f.store
+        .transact(|tx| tx.update_content(m.id, concept("tea", &[("likes", "black")]), Expected::Exact(1), &user()))
+        .unwrap();
+    assert_eq!(f.store.get(m.id).unwrap().content, concept("tea", &[("likes", "black")]));
+    // A change a writer did not see still is one.
+    let err = f
+        .store
+        .transact(|tx| tx.update_content(m.id, concept("tea", &[("likes", "oolong")]), Expected::Exact(2), &user()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict { actual: 3, .. }), "{err}");
+}
+
+#[test]
 fn creating_a_stream_that_exists_is_a_conflict() {
     let mut f = Fixture::new();
     let m = f.add(concept("tea", &[("likes", "green")]));
