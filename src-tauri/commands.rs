@@ -9,7 +9,14 @@ use tauri::State;
 
 use crate::state::AppState;
 
-/// A page of memories, latest first in `order` (`added`, `occurred`, `recalled`).
+/// The list's filter: concepts are left out (they have a panel of their own; after a grouping
+/// they would fill the top of the list).
+fn listed(filter: FilterForm, now: chrono::DateTime<chrono::Utc>) -> Result<strata_core::Filter, ApiError> {
+    Ok(strata_core::Filter { without_concepts: true, ..filter.filter(now)? })
+}
+
+/// A page of memories, latest first in `order` (`added`, `occurred`, `recalled`), without
+/// concepts.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn list_memories(
@@ -19,7 +26,7 @@ pub(crate) async fn list_memories(
     limit: u32,
     cursor: Option<String>,
 ) -> Result<PageView, ApiError> {
-    state.run(move |e| e.list_by(filter.filter(e.now())?, order.parse()?, limit as usize, cursor.as_deref())).await
+    state.run(move |e| e.list_by(listed(filter, e.now())?, order.parse()?, limit as usize, cursor.as_deref())).await
 }
 
 /// The search box: what matches the text as typed, each result with why it matched (nothing
@@ -31,8 +38,24 @@ pub(crate) async fn find(
     query: String,
     filter: FilterForm,
     limit: u32,
-) -> Result<Vec<RecallView>, ApiError> {
-    state.run(move |e| e.find(&query, filter.filter(e.now())?, limit as usize)).await
+) -> Result<FoundView, ApiError> {
+    state
+        .run(move |e| {
+            let filter = filter.filter(e.now())?;
+            let hits = e.find(&query, filter.clone(), limit as usize)?;
+            let matching = e.count_matches(&query, filter)?;
+            Ok(FoundView { hits, matching: u32::try_from(matching).unwrap_or(u32::MAX) })
+        })
+        .await
+}
+
+/// What the search box shows: the best matches, and how many memories match its words in all.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct FoundView {
+    /// The best, best first.
+    hits: Vec<RecallView>,
+    /// How many memories match the words typed (the hits may add some matched by meaning).
+    matching: u32,
 }
 
 /// A search the person settled on: recorded as a recall, its results counted as recalled.
@@ -51,7 +74,7 @@ pub(crate) async fn searched(
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn count_memories(state: State<'_, AppState>, filter: FilterForm) -> Result<f64, ApiError> {
-    state.run(move |e| Ok(e.count(filter.filter(e.now())?)? as f64)).await
+    state.run(move |e| Ok(e.count(listed(filter, e.now())?)? as f64)).await
 }
 
 /// One memory by id or key.

@@ -97,6 +97,10 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     let member = members[0].clone();
     s.click(&s.find("#concept-members li button"));
     s.wait_for("the member", |s| (s.text(&s.find("#detail h2")) == member).then_some(()));
+    // Concepts have their panel: the list shows what was said, not the groups.
+    let rows = s.wait_for("the list", |s| Some(s.texts(".list li .title")).filter(|t| t.len() == 12));
+    assert!(rows.iter().all(|t| t.starts_with("Ana: ")), "{rows:?}");
+    assert!(s.text(&s.find("#meta")).contains("12 memories"), "{}", s.text(&s.find("#meta")));
 
     // The on-device model writes the summaries: what it did in words, then the concept says
     // who wrote its summary, and each sentence still opens a memory it draws on.

@@ -149,6 +149,13 @@ fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
     });
     let in_page = s.all(".list li").len();
     assert!(in_page < 80, "3,000 memories, {in_page} rows in the page");
+    // A search that matches more than it shows says how many it found in all.
+    s.type_into(&s.find("#search"), "colour");
+    let meta = s.wait_for("the search's count", |s| {
+        Some(s.text(&s.find("#meta"))).filter(|t| t.contains("found")).map(|t| t.replace([',', '\u{a0}', '.'], ""))
+    });
+    assert_eq!(meta, "The best 50 of 3000 found · 3000 memories in all");
+    s.clear(&s.find("#search"));
 
     // Export: Save as… a backup file, with progress; saving again (the dialog asked before
     // replacing it) writes it whole again.

@@ -96,6 +96,8 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   const pick = (id: string, on: boolean) => setPicked((old) => (on ? [...old, id] : old.filter((x) => x !== id)));
   const [elapsed, setElapsed] = useState<number | null>(null);
   const [shown, setShown] = useState("");
+  // How many memories match the words searched, however many are shown.
+  const [matching, setMatching] = useState<number | null>(null);
   // How many memories the store (or the filters) hold in all.
   const [total, setTotal] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
@@ -125,7 +127,9 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
       const started = performance.now();
       const r = q.trim()
         ? await commands.find(q, filter, 50).then((res) =>
-            res.status === "ok" ? { ok: res.data.map((x) => ({ memory: x.memory, why: x.why })), next: null } : { err: res.error },
+            res.status === "ok"
+              ? { ok: res.data.hits.map((x) => ({ memory: x.memory, why: x.why })), next: null, matching: res.data.matching }
+              : { err: res.error },
           )
         : await commands.listMemories(filter, order, PAGE, null).then((res) =>
             res.status === "ok" ? { ok: res.data.items.map((m) => ({ memory: m })), next: res.data.next_cursor ?? null } : { err: res.error },
@@ -137,6 +141,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
       }
       setError(null);
       setRows(r.ok!);
+      setMatching("matching" in r && typeof r.matching === "number" ? r.matching : null);
       setShown(q);
       setCursor(r.next);
       // Rendered: the time from the keystroke's request to the next frame with the results.
@@ -322,7 +327,11 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
           {total === null
             ? ""
             : query
-              ? `${rows.length.toLocaleString()} found · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
+              ? `${
+                  matching !== null && matching > rows.length
+                    ? `The best ${rows.length.toLocaleString()} of ${matching.toLocaleString()} found`
+                    : `${rows.length.toLocaleString()} found`
+                } · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
               : `${count(total, "memory", "memories")}${filtered ? " match the filters" : ""}`}
         </div>
         {error && (

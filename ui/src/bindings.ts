@@ -6,13 +6,16 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
-	/**  A page of memories, latest first in `order` (`added`, `occurred`, `recalled`). */
+	/**
+	 *  A page of memories, latest first in `order` (`added`, `occurred`, `recalled`), without
+	 *  concepts.
+	 */
 	listMemories: (filter: FilterForm_Deserialize, order: string, limit: number, cursor: string | null) => typedError<PageView_Serialize, ApiError>(__TAURI_INVOKE("list_memories", { filter, order, limit, cursor })),
 	/**
 	 *  The search box: what matches the text as typed, each result with why it matched (nothing
 	 *  is recorded as a use).
 	 */
-	find: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<RecallView_Serialize[], ApiError>(__TAURI_INVOKE("find", { query, filter, limit })),
+	find: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<FoundView_Serialize, ApiError>(__TAURI_INVOKE("find", { query, filter, limit })),
 	/**  A search the person settled on: recorded as a recall, its results counted as recalled. */
 	searched: (query: string, filter: FilterForm_Deserialize, limit: number) => typedError<number, ApiError>(__TAURI_INVOKE("searched", { query, filter, limit })),
 	/**  How many memories match the filters. */
@@ -1702,6 +1705,25 @@ export type ForgetReport = {
 	 *  reading; the next checkpoint finishes it).
 	 */
 	scrubbed: boolean,
+};
+
+/**  What the search box shows: the best matches, and how many memories match its words in all. */
+export type FoundView = FoundView_Serialize | FoundView_Deserialize;
+
+/**  What the search box shows: the best matches, and how many memories match its words in all. */
+export type FoundView_Deserialize = {
+	/**  The best, best first. */
+	hits: RecallView_Deserialize[],
+	/**  How many memories match the words typed (the hits may add some matched by meaning). */
+	matching: number,
+};
+
+/**  What the search box shows: the best matches, and how many memories match its words in all. */
+export type FoundView_Serialize = {
+	/**  The best, best first. */
+	hits: RecallView_Serialize[],
+	/**  How many memories match the words typed (the hits may add some matched by meaning). */
+	matching: number,
 };
 
 /**  The store's health, counted. */

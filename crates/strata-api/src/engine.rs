@@ -503,6 +503,12 @@ impl Engine {
         Ok(hits.len())
     }
 
+    /// How many memories in this scope match `text`'s words as typed (what a search box says
+    /// it found, beside the best it shows).
+    pub fn count_matches(&self, text: &str, filter: Filter) -> ApiResult<u64> {
+        Ok(self.store.count_typed_matches(text, &self.scoped(filter))?)
+    }
+
     /// How many memories in this scope match `filter`.
     pub fn count(&self, filter: Filter) -> ApiResult<u64> {
         Ok(self.store.count(&self.scoped(filter))?)

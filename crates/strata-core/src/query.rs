@@ -38,6 +38,9 @@ pub struct Filter {
     pub until: Option<DateTime<Utc>>,
     /// Only memories from this origin.
     pub origin: Option<Origin>,
+    /// Leave out concepts (the groups Strata forms, [`crate::concepts::KEY_PREFIX`]): a list
+    /// of what was said and known, which concepts would crowd after a grouping.
+    pub without_concepts: bool,
 }
 
 /// Where memories came from, as a person sorts them.
@@ -135,6 +138,9 @@ impl Filter {
         }
         if !self.include_expired {
             sql.push_str(" AND m.expired_at IS NULL");
+        }
+        if self.without_concepts {
+            sql.push_str(&format!(" AND (m.key IS NULL OR m.key NOT LIKE '{}%')", crate::concepts::KEY_PREFIX));
         }
         if let Some(a) = &self.visible_to_agent {
             sql.push_str(" AND (m.agent_id IS NULL OR m.agent_id = ?)");
@@ -458,6 +464,19 @@ impl Store {
     /// a space, also matches the words it begins ("napo" finds Napoleon).
     pub fn search_typed(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
         self.search_ranked_as(text, filter, limit, true)
+    }
+
+    /// How many memories `filter` selects whose words match `text` as typed (the last word as
+    /// a prefix): what a search box says it found, however many it shows.
+    pub fn count_typed_matches(&self, text: &str, filter: &Filter) -> Result<u64> {
+        let Some(q) = self.plan_query(text, true)? else { return Ok(0) };
+        let mut sql =
+            "SELECT count(*) FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?"
+                .to_string();
+        let mut params = vec![Value::Text(q)];
+        filter.push_sql(&mut sql, &mut params);
+        let n: i64 = self.conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(n as u64)
     }
 
     fn search_ranked_as(&self, text: &str, filter: &Filter, limit: usize, typed: bool) -> Result<Vec<SearchHit>> {
