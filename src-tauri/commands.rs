@@ -43,18 +43,22 @@ pub(crate) async fn find(
         .run(move |e| {
             let filter = filter.filter(e.now())?;
             let hits = e.find(&query, filter.clone(), limit as usize)?;
-            let matching = e.count_matches(&query, filter)?;
+            let matching = e.count_matches(&query, filter, MATCHES_COUNTED)?;
             Ok(FoundView { hits, matching: u32::try_from(matching).unwrap_or(u32::MAX) })
         })
         .await
 }
+
+/// The most matches a search counts: "more than 10,000" beyond.
+const MATCHES_COUNTED: u64 = 10_000;
 
 /// What the search box shows: the best matches, and how many memories match its words in all.
 #[derive(Debug, Clone, serde::Serialize, specta::Type)]
 pub(crate) struct FoundView {
     /// The best, best first.
     hits: Vec<RecallView>,
-    /// How many memories match the words typed (the hits may add some matched by meaning).
+    /// How many memories match the words typed (the hits may add some matched by meaning), up
+    /// to 10,001: more than 10,000.
     matching: u32,
 }
 

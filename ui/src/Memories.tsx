@@ -329,7 +329,9 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
             : query
               ? `${
                   matching !== null && matching > rows.length
-                    ? `The best ${rows.length.toLocaleString()} of ${matching.toLocaleString()} found`
+                    ? `The best ${rows.length.toLocaleString()} of ${
+                        matching > 10000 ? "more than 10,000" : matching.toLocaleString()
+                      } found`
                     : `${rows.length.toLocaleString()} found`
                 } · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
               : `${count(total, "memory", "memories")}${filtered ? " match the filters" : ""}`}

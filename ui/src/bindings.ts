@@ -1714,7 +1714,10 @@ export type FoundView = FoundView_Serialize | FoundView_Deserialize;
 export type FoundView_Deserialize = {
 	/**  The best, best first. */
 	hits: RecallView_Deserialize[],
-	/**  How many memories match the words typed (the hits may add some matched by meaning). */
+	/**
+	 *  How many memories match the words typed (the hits may add some matched by meaning), up
+	 *  to 10,001: more than 10,000.
+	 */
 	matching: number,
 };
 
@@ -1722,7 +1725,10 @@ export type FoundView_Deserialize = {
 export type FoundView_Serialize = {
 	/**  The best, best first. */
 	hits: RecallView_Serialize[],
-	/**  How many memories match the words typed (the hits may add some matched by meaning). */
+	/**
+	 *  How many memories match the words typed (the hits may add some matched by meaning), up
+	 *  to 10,001: more than 10,000.
+	 */
 	matching: number,
 };
 

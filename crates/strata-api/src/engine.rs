@@ -503,10 +503,10 @@ impl Engine {
         Ok(hits.len())
     }
 
-    /// How many memories in this scope match `text`'s words as typed (what a search box says
-    /// it found, beside the best it shows).
-    pub fn count_matches(&self, text: &str, filter: Filter) -> ApiResult<u64> {
-        Ok(self.store.count_typed_matches(text, &self.scoped(filter))?)
+    /// How many memories in this scope match `text`'s words as typed, up to `cap` + 1 (what a
+    /// search box says it found, beside the best it shows).
+    pub fn count_matches(&self, text: &str, filter: Filter, cap: u64) -> ApiResult<u64> {
+        Ok(self.store.count_typed_matches(text, &self.scoped(filter), cap)?)
     }
 
     /// How many memories in this scope match `filter`.

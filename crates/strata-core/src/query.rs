@@ -467,14 +467,16 @@ impl Store {
     }
 
     /// How many memories `filter` selects whose words match `text` as typed (the last word as
-    /// a prefix): what a search box says it found, however many it shows.
-    pub fn count_typed_matches(&self, text: &str, filter: &Filter) -> Result<u64> {
+    /// a prefix), counted up to `cap` + 1: what a search box says it found, however many it
+    /// shows, at a cost bounded on any store ("more than 10,000").
+    pub fn count_typed_matches(&self, text: &str, filter: &Filter, cap: u64) -> Result<u64> {
         let Some(q) = self.plan_query(text, true)? else { return Ok(0) };
-        let mut sql =
-            "SELECT count(*) FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?"
-                .to_string();
+        let mut inner =
+            "SELECT 1 FROM memory_fts f JOIN memories AS m ON m.rid = f.rowid WHERE memory_fts MATCH ?".to_string();
         let mut params = vec![Value::Text(q)];
-        filter.push_sql(&mut sql, &mut params);
+        filter.push_sql(&mut inner, &mut params);
+        params.push(Value::Integer(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)));
+        let sql = format!("SELECT count(*) FROM ({inner} LIMIT ?)");
         let n: i64 = self.conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
         Ok(n as u64)
     }

@@ -196,3 +196,21 @@ fn common_words_do_not_drown_rare_ones() {
     let hits = f.store.search("the mat", &Filter::default(), 5, ("", "")).unwrap();
     assert_eq!(hits.len(), 5);
 }
+
+#[test]
+fn a_search_box_counts_its_matches_up_to_a_bound_and_leaves_concepts_out_of_lists() {
+    let mut f = fixture_with_mix();
+    let mine = Filter { user_id: Some("default".into()), ..Default::default() };
+    // "tomat" as typed: every concept and procedure of the user's (the last word a prefix).
+    let all = f.store.count_typed_matches("tomat", &mine, 1000).unwrap();
+    let listed = f.store.search_typed("tomat", &mine, 1000).unwrap().len() as u64;
+    assert_eq!(all, listed);
+    assert!(all > 5, "{all}");
+    assert_eq!(f.store.count_typed_matches("tomat", &mine, 5).unwrap(), 6, "counted to the bound and one more");
+    assert_eq!(f.store.count_typed_matches("  ", &mine, 5).unwrap(), 0);
+    // A concept Strata formed is left out of a list that asks so.
+    let formed = concept("concept/tomatoes", &[("name", "tomatoes")]);
+    f.store.create(formed, NewMemory::default(), &user()).unwrap();
+    let count = |without_concepts| f.store.count(&Filter { without_concepts, ..mine.clone() }).unwrap();
+    assert_eq!(count(false), count(true) + 1);
+}
