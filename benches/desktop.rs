@@ -5,7 +5,8 @@
 //! - search as you type: from the keystroke that completes a question (an input event) to the
 //!   frame that shows its results, on the same store (LoCoMo turns, every one embedded).
 //!
-//! The data is a LoCoMo-layout file (`STRATA_LOCOMO`, default: the shared development split).
+//! The data is a LoCoMo-layout file (`STRATA_LOCOMO`, default: the shared development split);
+//! the store's size is `STRATA_BENCH_MEMORIES` (default 100,000).
 
 #[path = "../tests/e2e/driver.rs"]
 #[allow(dead_code)] // shared with the end-to-end tests, which use all of it
@@ -53,7 +54,8 @@ fn main() {
     let db = dir.path().join("strata.db");
     let model = Arc::new(strata_models::MiniLm::load_default().expect("the embedding model (make setup)"));
     // `cargo bench` passes --bench; `cargo test` does not.
-    let memories = if std::env::args().any(|a| a == "--bench") { MEMORIES } else { MEMORIES_UNDER_TEST };
+    let size = std::env::var("STRATA_BENCH_MEMORIES").ok().and_then(|n| n.parse().ok()).unwrap_or(MEMORIES);
+    let memories = if std::env::args().any(|a| a == "--bench") { size } else { MEMORIES_UNDER_TEST };
     let started = Instant::now();
     scalebench::fill(&db, &turns, memories, scalebench::caching(model)).unwrap();
     println!("filled {memories} memories (embedded) in {:.0} s", started.elapsed().as_secs_f64());
