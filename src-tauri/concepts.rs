@@ -46,7 +46,13 @@ pub(crate) async fn compact(
             let params = CompactParams { full, ..CompactParams::default() };
             let stop = job.stop_flag();
             let stopped = "grouping was stopped; nothing changed";
-            e.compact(&params, &mut |d, t| job.tick(d, t, stopped), &stop)
+            let job = std::cell::RefCell::new(job);
+            e.compact_seeing(
+                &params,
+                &mut |words| job.borrow_mut().stage(words),
+                &mut |d, t| job.borrow_mut().tick(d, t, stopped),
+                &stop,
+            )
         })
         .await
 }

@@ -15,11 +15,13 @@ use tauri::ipc::Channel;
 
 use crate::state::AppState;
 
-/// How far a job has come: `done` of `total` (`total` 0 while not known).
-#[derive(Debug, Clone, Copy, serde::Serialize, specta::Type)]
+/// How far a job has come: `done` of `total` (`total` 0 while not known), and what it is
+/// doing in words when the job says (a step with no count of its own).
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
 pub(crate) struct JobProgress {
     done: u32,
     total: u32,
+    stage: Option<String>,
 }
 
 /// A stop flag registered under the id the window chose, so `cancel_job` can set it; removed
@@ -64,11 +66,19 @@ pub(crate) struct Job {
     stop: Stop,
     channel: Channel<JobProgress>,
     last: Option<Instant>,
+    stage: Option<String>,
 }
 
 impl Job {
     pub(crate) fn start(state: &AppState, id: String, channel: Channel<JobProgress>) -> ApiResult<Job> {
-        Ok(Job { stop: Stop::register(state, id)?, channel, last: None })
+        Ok(Job { stop: Stop::register(state, id)?, channel, last: None, stage: None })
+    }
+
+    /// Says what the job does now (shown until the next step), with no count yet.
+    pub(crate) fn stage(&mut self, words: &str) {
+        self.stage = Some(words.to_string());
+        self.last = Some(Instant::now());
+        let _ = self.channel.send(JobProgress { done: 0, total: 0, stage: self.stage.clone() });
     }
 
     /// The flag `cancel_job` sets, for work that also checks it itself (a model call).
@@ -85,7 +95,8 @@ impl Job {
         if due || (total > 0 && done >= total) {
             self.last = Some(Instant::now());
             let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-            let _ = self.channel.send(JobProgress { done: clamp(done), total: clamp(total) });
+            let _ =
+                self.channel.send(JobProgress { done: clamp(done), total: clamp(total), stage: self.stage.clone() });
         }
         Ok(())
     }
@@ -222,7 +233,7 @@ pub(crate) async fn reembed(
                 let _ = job.tick(p.done, p.total, "");
             })?;
             let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-            Ok(JobProgress { done: clamp(p.done), total: clamp(p.total) })
+            Ok(JobProgress { done: clamp(p.done), total: clamp(p.total), stage: None })
         })
         .await
 }

@@ -46,7 +46,7 @@ fn related_memories_are_grouped_opened_and_compared_in_a_prompt() {
     assert!(panel.contains("A concept is a group of memories about one thing"), "{panel}");
     assert_eq!(
         s.text(&s.find("#no-concepts")),
-        "No concepts yet. “Group related memories” finds them; it takes a few seconds."
+        "No concepts yet. “Group related memories” finds them: seconds for a few thousand memories, about two minutes for 100,000."
     );
 
     // Grouping: the outcome in words, then the concepts by name with their sizes and dates.

