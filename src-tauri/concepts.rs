@@ -40,7 +40,7 @@ pub(crate) async fn compact(
     full: bool,
     on_progress: Channel<JobProgress>,
 ) -> Result<CompactReport, ApiError> {
-    let mut job = Job::start(&state, job, on_progress)?;
+    let job = Job::start(&state, job, on_progress)?;
     state
         .run_apart(move |e| {
             let params = CompactParams { full, ..CompactParams::default() };

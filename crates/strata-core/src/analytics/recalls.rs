@@ -93,6 +93,9 @@ pub struct RecallRecord<'a> {
     pub prompt: Option<PromptRecord>,
 }
 
+/// A recorded answer's prompt: its figures, and the memories it included with their scores.
+pub type AnswerPrompt = (PromptRecord, Vec<(MemoryId, f64)>);
+
 /// How a prompt used its budget.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -360,7 +363,7 @@ impl Store {
     /// The prompt the recorded answer `answer` was given, as its usage record kept it: its
     /// figures and the memories it included with their scores, in rank order. `None` where no
     /// record was kept (usage records off, or pruned).
-    pub fn prompt_of_answer(&self, answer: MemoryId) -> Result<Option<(PromptRecord, Vec<(MemoryId, f64)>)>> {
+    pub fn prompt_of_answer(&self, answer: MemoryId) -> Result<Option<AnswerPrompt>> {
         use rusqlite::OptionalExtension;
         let row: Option<(i64, Option<String>)> = self
             .conn
