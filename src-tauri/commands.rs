@@ -49,8 +49,9 @@ pub(crate) async fn find(
         .await
 }
 
-/// The most matches a search counts: "more than 10,000" beyond.
-const MATCHES_COUNTED: u64 = 10_000;
+/// The most matches a search counts ("more than 1,000" beyond): a bound that keeps a keystroke
+/// quick on 100,000 memories (docs/benchmarks.md, "search as you type").
+const MATCHES_COUNTED: u64 = 1_000;
 
 /// What the search box shows: the best matches, and how many memories match its words in all.
 #[derive(Debug, Clone, serde::Serialize, specta::Type)]
@@ -58,7 +59,7 @@ pub(crate) struct FoundView {
     /// The best, best first.
     hits: Vec<RecallView>,
     /// How many memories match the words typed (the hits may add some matched by meaning), up
-    /// to 10,001: more than 10,000.
+    /// to 1,001: more than 1,000.
     matching: u32,
 }
 

@@ -154,7 +154,7 @@ fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
     let meta = s.wait_for("the search's count", |s| {
         Some(s.text(&s.find("#meta"))).filter(|t| t.contains("found")).map(|t| t.replace([',', '\u{a0}', '.'], ""))
     });
-    assert_eq!(meta, "The best 50 of 3000 found · 3000 memories in all");
+    assert_eq!(meta, "The best 50 of more than 1000 found · 3000 memories in all");
     s.clear(&s.find("#search"));
 
     // Export: Save as… a backup file, with progress; saving again (the dialog asked before

@@ -330,7 +330,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
               ? `${
                   matching !== null && matching > rows.length
                     ? `The best ${rows.length.toLocaleString()} of ${
-                        matching > 10000 ? "more than 10,000" : matching.toLocaleString()
+                        matching > 1000 ? "more than 1,000" : matching.toLocaleString()
                       } found`
                     : `${rows.length.toLocaleString()} found`
                 } · ${total.toLocaleString()} ${filtered ? "match the filters" : "memories in all"}`
