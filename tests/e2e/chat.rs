@@ -167,3 +167,35 @@ fn the_newest_answer_stays_in_view() {
     assert_eq!(s.texts(".turn .question").last().map(String::as_str), Some("What about tea?"));
     s.end();
 }
+
+/// A model's answers do not pile up as memories a person reads as theirs: in a new
+/// conversation the model's earlier answer is not "the memory closest to your question", and
+/// it is never among the most recalled.
+#[test]
+fn a_model_s_past_answers_are_not_the_closest_memory_nor_the_most_recalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let (url, _) = openai_after(Duration::ZERO);
+    let env = [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY)];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-chat"));
+    pick_openai(&s);
+    for n in 1..=3 {
+        if n > 1 {
+            s.click(&s.find("#chat-new"));
+        }
+        ask(&s, "What size are my hiking boots?");
+        let why = answered(&s, 1);
+        assert!(why.contains("Answered by openai gpt-4o-mini"), "{why}");
+        let closest = s.all(".turn .source").first().map(|e| s.text(e)).unwrap_or_default();
+        assert!(!closest.contains("Asked: What size are my hiking boots?"), "turn {n}: {closest}");
+    }
+    let injected = s.text(&s.find(".turn .injected"));
+    assert!(injected.contains("What size are my hiking boots?"), "the past answers are in the prompt: {injected}");
+    s.click(&s.find("#nav-analytics"));
+    let lists = s.wait_for("the lists", |s| s.all("#lists").first().map(|e| s.text(e)));
+    let top = s.texts("#top li");
+    assert!(!top.iter().any(|t| t.contains("hiking boots") || t.starts_with("Asked:")), "{top:?} ({lists})");
+    s.end();
+}

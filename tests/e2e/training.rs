@@ -326,6 +326,7 @@ fn a_new_store_says_why_nothing_qualifies_and_a_fact_is_chosen_by_hand() {
     let top = |css: &str| {
         s.execute(&format!("return document.querySelector('{css}').getBoundingClientRect().top"), serde_json::json!([]))
     };
+    s.find("#criteria-importance"); // the settings load after the page
     let (long, importance) = (top("#criteria-long-term"), top("#criteria-importance"));
     assert!(importance.as_f64().unwrap() > long.as_f64().unwrap() + 10.0, "{long} {importance}");
     set_number(&s, "#criteria-recalls", "0");

@@ -1716,7 +1716,7 @@ export type FoundView_Deserialize = {
 	hits: RecallView_Deserialize[],
 	/**
 	 *  How many memories match the words typed (the hits may add some matched by meaning), up
-	 *  to 10,001: more than 10,000.
+	 *  to 1,001: more than 1,000.
 	 */
 	matching: number,
 };
@@ -1727,7 +1727,7 @@ export type FoundView_Serialize = {
 	hits: RecallView_Serialize[],
 	/**
 	 *  How many memories match the words typed (the hits may add some matched by meaning), up
-	 *  to 10,001: more than 10,000.
+	 *  to 1,001: more than 1,000.
 	 */
 	matching: number,
 };
