@@ -355,5 +355,33 @@ fn a_new_store_says_why_nothing_qualifies_and_a_fact_is_chosen_by_hand() {
         s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Looked at"))
     });
     assert_eq!(s.texts("#candidate-list .candidate-title"), ["Maya chen: dog Biscuit"]);
+
+    // A procedure written with its steps numbered (here by another program, as the app runs):
+    // its examples number them once, and each is learned (a check question needs a value to
+    // judge by, which a procedure does not name).
+    let steps = vec!["1. List what got done".to_string(), "2. Plan the week".to_string()];
+    let review = strata_core::Procedure { name: "weekly_review".into(), steps, context: None };
+    Engine::open(&db, EngineOptions::default()).unwrap().add(AddRequest::new(Content::Procedural(review))).unwrap();
+    s.click(&s.find("#nav-memories"));
+    let row =
+        s.wait_for("the procedure", |s| s.all(".list li").into_iter().find(|r| s.text(r).contains("eekly review")));
+    s.click(&row);
+    s.click(&s.find("#teach"));
+    s.wait_for("the approval", |s| s.all("#taught").first().map(|_| ()));
+    s.click(&s.find("#nav-training"));
+    s.click(&s.find("#tab-examples"));
+    let rows = s.wait_up_to(Duration::from_secs(120), "the procedure's examples", |s| {
+        let rows = s.execute(
+            "return [...document.querySelectorAll('.set-examples tbody tr')] \
+               .map(r => [r.querySelector('.example-answer').value, r.querySelector('td.muted').textContent]) \
+               .filter(([a]) => a.startsWith('To weekly review'))",
+            serde_json::json!([]),
+        );
+        rows.as_array().filter(|r| !r.is_empty()).cloned()
+    });
+    for r in &rows {
+        assert_eq!(r, &serde_json::json!(["To weekly review: 1. List what got done 2. Plan the week", "learn"]));
+    }
+    assert_eq!(rows.len(), 4, "{rows:?}");
     s.end();
 }
