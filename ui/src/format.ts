@@ -109,3 +109,7 @@ export function when(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
+
+// A share as a percentage ("–" when there is none), and a figure that may be missing as 0.
+export const pct = (x: number | null) => (x === null ? "–" : `${Math.round(x * 100)}%`);
+export const num = (x: number | null) => x ?? 0;

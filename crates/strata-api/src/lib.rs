@@ -24,6 +24,7 @@ pub mod graph;
 pub mod health;
 pub mod on_device;
 mod ranking;
+mod search;
 pub mod settings;
 #[cfg(feature = "specta")]
 pub mod shapes;
