@@ -115,7 +115,7 @@ impl From<Error> for ApiError {
             Error::Io { .. } => ErrorCode::Io,
             Error::Model(_) => ErrorCode::Model,
             Error::Cancelled(_) => ErrorCode::Cancelled,
-            Error::BadEvent { .. } | Error::Sqlite(_) => ErrorCode::Internal,
+            Error::BadEvent { .. } | Error::Storage(_) => ErrorCode::Internal,
         };
         ApiError::new(code, e.to_string())
     }

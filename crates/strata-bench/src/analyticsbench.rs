@@ -168,12 +168,27 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
     Ok(report)
 }
 
+/// Every memory's id, oldest first, through the store's own listing (no SQL of the bench's).
+fn every_id(store: &Store) -> ApiResult<Vec<strata_core::MemoryId>> {
+    let (mut ids, mut cursor) = (Vec::new(), None::<String>);
+    loop {
+        let page = store.list(&Filter::default(), 5_000, cursor.as_deref())?;
+        ids.extend(page.items.iter().map(|m| m.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    ids.reverse();
+    Ok(ids)
+}
+
 /// Brings every memory to [`EVENTS_PER_MEMORY`] events — accesses, and for one in ten a move to
 /// medium-term and, for one in a hundred, an expiry — and records [`RECORDED`] recalls of
 /// `questions` over the last 90 days, each with ten results. Returns the events in the log.
 fn add_events(path: &Path, questions: &[String]) -> ApiResult<u64> {
     let mut store = Store::open(path)?;
-    let ids = store.ids("SELECT id FROM memories ORDER BY rid", [])?;
+    let ids = every_id(&store)?;
     let meta = EventMeta::actor(strata_core::Actor::System);
     for block in ids.chunks(5_000) {
         store.transact(|tx| {

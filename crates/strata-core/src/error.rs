@@ -132,9 +132,9 @@ pub enum Error {
     /// The person stopped a long job; what it was writing was rolled back.
     #[error("{0}")]
     Cancelled(String),
-    /// Any other SQLite failure.
+    /// Any other failure of the storage engine, in its own words.
     #[error("database error: {0}")]
-    Sqlite(rusqlite::Error),
+    Storage(String),
 }
 
 impl Error {
@@ -236,15 +236,4 @@ fn next_quoted(text: &str) -> Option<(usize, usize)> {
         }
     }
     None
-}
-
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        use rusqlite::ffi::ErrorCode;
-        match e.sqlite_error_code() {
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::Busy,
-            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => Error::Corrupt(e.to_string()),
-            _ => Error::Sqlite(e),
-        }
-    }
 }

@@ -4,12 +4,11 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, params};
-
-use crate::clock::to_ms;
-use crate::error::{Error, Result};
-use crate::event::{Change, EventMeta, Expected, REDACTED_PAYLOAD};
+use crate::error::Result;
+use crate::event::{Change, EventMeta, Expected};
 use crate::model::MemoryId;
+pub use crate::sqlite::forget::finish_scrub;
+use crate::storage::Log;
 use crate::store::{NewMemory, Store, StoreTx};
 
 /// What `forget` did.
@@ -100,33 +99,6 @@ impl Store {
 /// How long a delayed scrub waits for another process's read to end.
 pub const SCRUB_PATIENCE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
-/// Completes a scrub that a reader in another process delayed: checkpoints the database at
-/// `path` from a connection of its own — every 200 ms for a minute, then every 5 s — until
-/// the WAL could be copied into the file and truncated (the erased bytes are then gone from
-/// both), or `patience` runs out. Returns whether it completed. Opens nothing but the file's
-/// existing WAL: no migration, no write.
-pub fn finish_scrub(path: &Path, patience: std::time::Duration) -> Result<bool> {
-    let conn = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(std::time::Duration::from_millis(100))?;
-    let started = std::time::Instant::now();
-    loop {
-        match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)).map_err(Error::from) {
-            Ok(0) => return Ok(true),
-            Ok(_) | Err(Error::Busy) => {}
-            Err(e) => return Err(e),
-        }
-        let waited = started.elapsed();
-        if waited >= patience {
-            return Ok(false);
-        }
-        let pause = if waited < std::time::Duration::from_secs(60) { 200 } else { 5_000 };
-        std::thread::sleep(std::time::Duration::from_millis(pause));
-    }
-}
-
 impl StoreTx<'_> {
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
     /// it from the projections and the index, appends `forgotten`, retires the adapters
@@ -136,22 +108,10 @@ impl StoreTx<'_> {
     /// the link to it.
     pub fn forget(&mut self, id: MemoryId, meta: &EventMeta) -> Result<Forgot> {
         self.current(id)?;
-        let n = self
-            .tx
-            .prepare_cached(
-                "UPDATE events SET payload = ?2, redacted_at = ?3 WHERE stream_id = ?1 AND redacted_at IS NULL",
-            )?
-            .execute(params![id.to_string(), REDACTED_PAYLOAD, to_ms(self.clock.now())])? as u64;
+        let n = self.tx.redact_stream(id, self.clock.now())?;
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
-        let mut out = Forgot {
-            redacted: n,
-            retired: retire_adapters_of(&self.tx, &id.to_string(), self.clock.now())?,
-            derived: Vec::new(),
-        };
-        self.forget_extraction_of(id)?;
-        crate::analytics::forget_recalls_of(&self.tx, id)?;
-        crate::curation::forget_candidate_of(&self.tx, id)?;
-        crate::runs::forget_runs_of(&self.tx, id)?;
+        let mut out =
+            Forgot { redacted: n, retired: self.tx.erase_records(id, self.clock.now())?, derived: Vec::new() };
         for (concept, relation) in self.linking_to(id)? {
             if relation == crate::concepts::GROUPS {
                 out.redacted += self.reform_without(concept, id, meta)?;
@@ -195,7 +155,7 @@ impl StoreTx<'_> {
         let mut rest = Vec::new();
         for m in members(&c).into_iter().filter(|m| *m != member) {
             if let Some(m) = self.load(m)? {
-                let (title, body) = crate::rows::search_text(&m.content);
+                let (title, body) = crate::model::search_text(&m.content);
                 said.push_str(&format!("{title}\n{body}\n").to_lowercase());
                 rest.push(m.id);
             }
@@ -216,38 +176,4 @@ impl StoreTx<'_> {
         }
         Ok(redacted)
     }
-}
-
-/// Inside a forgetting transaction: retires every adapter trained from `memory_id` (its files
-/// go once the transaction commits, [`Store::delete_forgotten_adapter_files`]).
-fn retire_adapters_of(
-    tx: &rusqlite::Transaction<'_>,
-    memory_id: &str,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<String>> {
-    let ids: Vec<String> = tx
-        .prepare_cached(
-            "SELECT a.id FROM adapters a, json_each(a.sources) s WHERE s.value = ?1 AND a.status != 'retired'",
-        )?
-        .query_map([memory_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    // Every report of an adapter trained on it (retired ones too) quotes its facts, question by
-    // question: those rows go, the numbers stay.
-    tx.prepare_cached(
-        "UPDATE adapters SET metrics = json_remove(metrics, '$.rows') WHERE metrics IS NOT NULL \
-         AND json_valid(metrics) AND EXISTS (SELECT 1 FROM json_each(adapters.sources) s WHERE s.value = ?1)",
-    )?
-    .execute([memory_id])?;
-    for id in &ids {
-        tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
-        tx.execute(
-            "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, 'retired', ?3)",
-            params![
-                id,
-                to_ms(now),
-                serde_json::json!({ "reason": "a source memory was forgotten", "memory": memory_id }).to_string()
-            ],
-        )?;
-    }
-    Ok(ids)
 }

@@ -1,5 +1,6 @@
-//! Strata's engine core: the memory model, the event-sourced SQLite store with its projections,
-//! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI.
+//! Strata's engine core: the memory model, the event-sourced store with its projections,
+//! replay and as-of reads, queries, and the import/export formats. No ML, no HTTP, no UI. The
+//! SQL lives in one engine module ([`sqlite`]) behind the seam in `storage`.
 #![deny(missing_docs)]
 
 pub mod access;
@@ -16,24 +17,20 @@ pub mod extraction;
 pub mod fence;
 pub mod files;
 mod forget;
-mod fts;
 pub mod interchange;
 pub mod model;
 mod names;
-mod projection;
 pub mod protocol;
 pub mod query;
 pub mod retrieval;
-mod rows;
 mod rules;
 pub mod runs;
-pub mod schema;
+pub mod sqlite;
+mod storage;
 pub mod store;
 pub mod temporal;
 pub mod tiers;
 pub mod time;
-mod vector_index;
-mod vector_scan;
 pub mod vectors;
 
 pub use adapters::{AdapterCheck, AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
@@ -45,6 +42,7 @@ pub use curation::{Candidate, CandidateEvent, CandidateStatus, ExampleEdit, Flag
 pub use error::{Error, Result};
 pub use event::{Actor, Change, EventMeta, Expected, RecordedEvent};
 pub use extraction::{Decision, DecisionAction, DecisionDetail, DecisionStatus};
+pub use model::search_text;
 pub use model::{
     Concept, Content, Episode, EpisodeBody, FactValue, Facts, Importance, Link, Memory, MemoryId, MemoryKind,
     Procedure, Scope, Source, Tier,
@@ -56,7 +54,6 @@ pub use query::{AsOf, Filter, IMPORTED_APPS, Order, Origin, Page, SearchHit, Ses
 pub use retrieval::{
     ASSISTANT_WEIGHT, Breakdown, Fusion, HybridOptions, Recalled, Relevance, TimeUse, said_by_assistant,
 };
-pub use rows::search_text;
 pub use store::{ForgetOutcome, Forgot, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
 pub use vectors::{Embedder, VectorHit};

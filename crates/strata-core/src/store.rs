@@ -1,29 +1,28 @@
-//! The event-sourced store: one SQLite file, appends with optimistic concurrency, projections
-//! updated in the same transaction, forget with redaction, batched access recording.
+//! The event-sourced store: appends with optimistic concurrency, projections updated in the
+//! same transaction, forget with redaction, batched access recording. The write path is
+//! written here once, over the engine's [`Log`] primitives (`crate::storage`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::{Connection, TransactionBehavior, params};
-
 use crate::clock::{Clock, SystemClock, to_ms};
 use crate::error::{Error, Result};
-use crate::event::{Change, Created, EventMeta, Expected, RecordedEvent, SCHEMA_VERSION};
+use crate::event::{Change, Created, EventMeta, Expected, RecordedEvent};
 use crate::evolve::{EvolveError, evolve};
 use crate::model::{
     Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_reason, normalize_relation,
     normalize_tag,
 };
-use crate::rows::{self, EVENT_COLUMNS, event_from_row, forgotten_error};
+use crate::sqlite::{Db, Tx};
+use crate::storage::Log;
 use crate::tiers::{self, Move, TierPolicy};
-use crate::{projection, schema};
 
 pub use crate::forget::{ForgetOutcome, Forgot, SCRUB_PATIENCE, finish_scrub};
 
 /// A Strata database: the event log and its projections.
 pub struct Store {
-    pub(crate) conn: Connection,
+    pub(crate) conn: Db,
     pub(crate) clock: Arc<dyn Clock>,
     path: Option<PathBuf>,
     pending_access: HashMap<MemoryId, u32>,
@@ -32,7 +31,7 @@ pub struct Store {
     last_id: Option<ulid::Ulid>,
     /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
     pub(crate) vector_searches: std::cell::Cell<u32>,
-    pub(crate) vector_cache: std::cell::RefCell<Option<crate::vector_scan::UserVectors>>,
+    pub(crate) vector_cache: std::cell::RefCell<Option<crate::sqlite::vector_scan::UserVectors>>,
     /// Keeps every file Strata writes off this database while it is open.
     _guard: Option<crate::files::Guard>,
 }
@@ -75,7 +74,7 @@ impl Store {
     /// Opens or creates the database at `path` with the given clock.
     pub fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store> {
         let path = path.as_ref();
-        let conn = schema::open(path)?;
+        let conn = Db::open(path)?;
         Ok(Store {
             conn,
             clock,
@@ -92,7 +91,7 @@ impl Store {
     /// An in-memory database (tests, benchmarks).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
         Ok(Store {
-            conn: schema::open_in_memory()?,
+            conn: Db::in_memory()?,
             clock,
             path: None,
             pending_access: HashMap::new(),
@@ -117,7 +116,7 @@ impl Store {
     /// Starts a write transaction holding the database's write lock (one writer at a time,
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.conn.write()?;
         Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None, poisoned: None })
     }
 
@@ -138,10 +137,7 @@ impl Store {
     /// process's open read kept it from completing (it completes at a later checkpoint).
     /// Waits at most ~100 ms for readers.
     pub fn checkpoint(&self) -> Result<bool> {
-        self.conn.busy_timeout(std::time::Duration::from_millis(100))?;
-        let result: rusqlite::Result<i64> = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0));
-        self.conn.busy_timeout(schema::BUSY_TIMEOUT)?;
-        Ok(result? == 0)
+        crate::sqlite::forget::checkpoint(&self.conn)
     }
 
     /// Notes that memories were retrieved; written in batches (see [`Store::flush_accesses`]).
@@ -207,12 +203,7 @@ impl Store {
         let now = self.clock.now();
         let meta = EventMeta { client: Some("maintenance".into()), ..EventMeta::actor(crate::event::Actor::System) };
         self.transact(|tx| {
-            let memories = {
-                let sql = format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", rows::MEMORY_COLUMNS);
-                let mut stmt = tx.conn().prepare(&sql)?;
-                let rows = stmt.query_map([], rows::memory_from_row)?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()?
-            };
+            let memories = tx.live_memories()?;
             let moves = tiers::plan(&memories, now, policy);
             let total = moves.len() as u64;
             tick(0, total)?;
@@ -238,7 +229,7 @@ impl Store {
 
     /// Rebuilds every projection from the log. Returns (events read, memories projected).
     pub fn replay(&mut self) -> Result<(u64, u64)> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.conn.write()?;
         let out = rebuild(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -247,33 +238,23 @@ impl Store {
 
 /// Empties the projections and folds the whole log into them again (inside the caller's
 /// transaction). Returns (events read, memories projected).
-pub(crate) fn rebuild(conn: &Connection) -> Result<(u64, u64)> {
-    projection::clear_all(conn)?;
+pub(crate) fn rebuild(log: &impl Log) -> Result<(u64, u64)> {
+    log.clear_projections()?;
     let mut states: indexmap::IndexMap<MemoryId, Option<Memory>> = indexmap::IndexMap::new();
-    let mut events = 0u64;
-    {
-        let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let ev = event_from_row(row)?;
-            events += 1;
-            if ev.redacted_at.is_some() {
-                continue; // a forgotten stream; its `forgotten` event ends it
-            }
-            let slot = states.entry(ev.stream_id).or_insert(None);
-            *slot = evolve(slot.take(), &ev).map_err(|e| bad_log(&ev, e))?;
+    let events = log.each_event(&mut |ev| {
+        if ev.redacted_at.is_some() {
+            return Ok(()); // a forgotten stream; its `forgotten` event ends it
         }
-    }
+        let slot = states.entry(ev.stream_id).or_insert(None);
+        *slot = evolve(slot.take(), &ev).map_err(|e| bad_log(&ev, e))?;
+        Ok(())
+    })?;
     let mut memories = 0u64;
     for m in states.values().flatten() {
-        projection::write_diff(conn, None, Some(m))?;
+        log.project(None, Some(m))?;
         memories += 1;
     }
-    // Vectors are keyed by memory id and survive; the index is keyed by the renumbered rows.
-    conn.execute_batch(
-        "DELETE FROM memory_vectors WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_vectors.memory_id)",
-    )?;
-    crate::vector_index::reindex(conn)?;
+    log.reindex()?;
     Ok((events, memories))
 }
 
@@ -295,7 +276,7 @@ fn bad_log(ev: &RecordedEvent, e: EvolveError) -> Error {
 
 /// A write transaction. Dropping it without [`StoreTx::commit`] rolls everything back.
 pub struct StoreTx<'a> {
-    pub(crate) tx: rusqlite::Transaction<'a>,
+    pub(crate) tx: Tx<'a>,
     pub(crate) clock: &'a dyn Clock,
     last_id: &'a mut Option<ulid::Ulid>,
     /// The state of the memory last read or written in this transaction: a command's check and
@@ -313,12 +294,7 @@ impl StoreTx<'_> {
         if let Some(why) = self.poisoned {
             return Err(Error::invalid(format!("nothing was saved: a write failed midway ({why})")));
         }
-        Ok(self.tx.commit()?)
-    }
-
-    /// The underlying connection (reads inside the transaction).
-    pub fn conn(&self) -> &Connection {
-        &self.tx
+        self.tx.commit()
     }
 
     /// A new memory id, increasing within a millisecond so ids sort in creation order.
@@ -335,24 +311,14 @@ impl StoreTx<'_> {
 
     /// The current version of a stream (0 when it does not exist).
     pub fn stream_version(&self, stream: MemoryId) -> Result<u64> {
-        let v: Option<i64> = self
-            .tx
-            .prepare_cached("SELECT max(stream_version) FROM events WHERE stream_id = ?1")?
-            .query_row([stream.to_string()], |r| r.get(0))?;
-        Ok(v.unwrap_or(0) as u64)
+        self.tx.stream_version(stream)
     }
 
     /// Whether anything but reads happened to `stream` after its version `version`: recorded
     /// reads (`accessed`, written every few seconds) change nothing a writer saw, so a write
     /// expecting `version` still goes ahead after them.
     pub fn changed_since(&self, stream: MemoryId, version: u64) -> Result<bool> {
-        let n: i64 = self
-            .tx
-            .prepare_cached(
-                "SELECT count(*) FROM events WHERE stream_id = ?1 AND stream_version > ?2 AND event_type != 'accessed'",
-            )?
-            .query_row(params![stream.to_string(), version as i64], |r| r.get(0))?;
-        Ok(n > 0)
+        self.tx.changed_since(stream, version)
     }
 
     /// Appends one event to a stream, checking the expected version, and updates the
@@ -398,7 +364,7 @@ impl StoreTx<'_> {
         }
         let old = if current == 0 { None } else { self.load(stream)? };
         if current > 0 && old.is_none() {
-            return Err(forgotten_error(&self.tx, stream)?);
+            return Err(self.tx.gone(stream)?);
         }
         if current == 0 && !matches!(change, Change::Created(_)) {
             return Err(Error::NotFound(stream.to_string()));
@@ -418,46 +384,24 @@ impl StoreTx<'_> {
             EvolveError::Inconsistent(m) => Error::invalid(m),
             EvolveError::Redacted => Error::invalid("cannot append a redacted event"),
         })?;
-        self.tx
-            .prepare_cached(
-                "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
-                 client, session_id, correlation_id, causation_id, recorded_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?
-            .execute(params![
-                event.event_id,
-                stream.to_string(),
-                event.stream_version as i64,
-                event.change.event_type(),
-                SCHEMA_VERSION,
-                event.change.encode(),
-                meta.actor.as_str(),
-                meta.client,
-                meta.session_id,
-                meta.correlation_id,
-                meta.causation_id,
-                to_ms(event.recorded_at),
-            ])
-            .map_err(|e| match e.sqlite_error_code() {
-                Some(rusqlite::ErrorCode::ConstraintViolation) if current == 0 => Error::Conflict {
-                    stream: stream.to_string(),
-                    expected: expected.to_string(),
-                    actual: self.stream_version(stream).unwrap_or(0),
-                },
-                _ => e.into(),
-            })?;
-        event.seq = self.tx.last_insert_rowid();
+        event.seq = self.tx.append_event(&event).map_err(|e| match e {
+            Error::Conflict { stream, actual, .. } => {
+                Error::Conflict { stream, expected: expected.to_string(), actual }
+            }
+            e => e,
+        })?;
+
         // Projections after the event row: a conflicting append fails before touching them. If
         // the projection refuses (a duplicate key), the event goes too, so a caller that goes
         // on with the transaction never commits an event without its projection.
         // A duplicate key is refused by the first statement of the projection write, before
         // anything changed; any other failure may come midway, and then the transaction can
         // only be rolled back.
-        if let Err(e) = projection::write_diff(&self.tx, old.as_ref(), new.as_ref()) {
+        if let Err(e) = self.tx.project(old.as_ref(), new.as_ref()) {
             if !matches!(e, Error::DuplicateKey { .. }) {
                 self.poisoned = Some(e.to_string());
             }
-            self.tx.prepare_cached("DELETE FROM events WHERE seq = ?1")?.execute([event.seq])?;
+            self.tx.unappend(event.seq)?;
             return Err(e);
         }
         // A creation is rarely followed by more writes to the same memory in one transaction
@@ -470,7 +414,7 @@ impl StoreTx<'_> {
         if let Some(m) = self.recent.as_ref().filter(|m| m.id == id) {
             return Ok(Some(m.clone()));
         }
-        let m = rows::load(&self.tx, id)?;
+        let m = self.tx.load(id)?;
         self.recent = m.clone();
         Ok(m)
     }
@@ -479,7 +423,7 @@ impl StoreTx<'_> {
     pub fn current(&mut self, id: MemoryId) -> Result<Memory> {
         match self.load(id)? {
             Some(m) => Ok(m),
-            None => Err(forgotten_error(&self.tx, id)?),
+            None => Err(self.tx.gone(id)?),
         }
     }
 
@@ -488,10 +432,9 @@ impl StoreTx<'_> {
     /// training sets) calls this in the transaction that writes its result, so forgetting wins
     /// over work in flight: what it read and was forgotten meanwhile is never written back.
     pub fn still_live(&mut self, ids: &[MemoryId]) -> Result<()> {
-        let mut exists = self.tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
         for id in ids {
-            if !exists.exists([id.to_string()])? {
-                return Err(forgotten_error(&self.tx, *id)?);
+            if !self.tx.exists(*id)? {
+                return Err(self.tx.gone(*id)?);
             }
         }
         Ok(())
@@ -591,12 +534,12 @@ impl StoreTx<'_> {
         kind: Option<MemoryKind>,
         key: &str,
     ) -> Result<Vec<Memory>> {
-        rows::find_by_key(self.conn(), user_id, agent_id, kind, key)
+        self.tx.find_by_key(user_id, agent_id, kind, key)
     }
 
     /// [`Store::linking_to`] inside this transaction.
     pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        rows::linking_to(self.conn(), id)
+        self.tx.linking_to(id)
     }
 
     /// Removes a link; returns whether there was one.

@@ -173,7 +173,7 @@ fn outside_working_memory(memories: &[&Memory], now: DateTime<Utc>, policy: &Tie
         ms.sort_by_key(|m| std::cmp::Reverse((m.occurred_at(), m.id)));
         let mut tokens = 0usize;
         for (rank, m) in ms.into_iter().enumerate() {
-            let (title, body) = crate::rows::search_text(&m.content);
+            let (title, body) = crate::model::search_text(&m.content);
             tokens += (title.chars().count() + body.chars().count()).div_ceil(4);
             let hours = days_between(last_touch(m), now) * 24.0;
             let why = if rank >= policy.working_memory_items {

@@ -2,224 +2,80 @@
 //! Importing it into an empty database and replaying gives an identical state.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
 
-use super::json::parse_in;
-use crate::clock::to_ms;
-use crate::error::{Error, Result, excerpt};
+use crate::error::{Error, excerpt};
+
 use crate::event::{Change, EventMeta, REDACTED_PAYLOAD, RecordedEvent};
+
 use crate::model::MemoryId;
+
 use crate::rules::LogCheck;
-use crate::store::{Store, rebuild};
-use crate::time::{format_time, parse_time};
+
+use crate::time::parse_time;
 
 /// The value of the header's `format` field.
 pub const FORMAT: &str = "strata-backup";
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Header {
-    format: String,
-    version: u32,
-    events: u64,
-    exported_at: String,
+pub(crate) struct Header {
+    pub(crate) format: String,
+    pub(crate) version: u32,
+    pub(crate) events: u64,
+    pub(crate) exported_at: String,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Line {
-    seq: i64,
-    event_id: String,
-    stream_id: String,
-    stream_version: u64,
+pub(crate) struct Line {
+    pub(crate) seq: i64,
+    pub(crate) event_id: String,
+    pub(crate) stream_id: String,
+    pub(crate) stream_version: u64,
     #[serde(rename = "type")]
-    event_type: String,
-    schema_version: i64,
-    payload: serde_json::Value,
-    meta: EventMeta,
-    recorded_at: String,
+    pub(crate) event_type: String,
+    pub(crate) schema_version: i64,
+    pub(crate) payload: serde_json::Value,
+    pub(crate) meta: EventMeta,
+    pub(crate) recorded_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    redacted_at: Option<String>,
-}
-
-impl Store {
-    /// Writes every event as JSON Lines. Returns the number of events written.
-    pub fn export_backup(&self, out: &mut dyn Write) -> Result<u64> {
-        self.export_backup_with(out, &mut super::no_tick)
-    }
-
-    /// [`Store::export_backup`], reporting to `tick` as it goes (and stopped by it).
-    pub fn export_backup_with(&self, out: &mut dyn Write, tick: super::Tick) -> Result<u64> {
-        let io = |e: std::io::Error| Error::io("cannot write the backup", e);
-        let total = self.event_count()?;
-        let header =
-            Header { format: FORMAT.into(), version: 1, events: total, exported_at: format_time(self.clock.now()) };
-        writeln!(out, "{}", serde_json::to_string(&header).map_err(|e| io(e.into()))?).map_err(io)?;
-        let mut after = 0;
-        let mut written: u64 = 0;
-        loop {
-            let batch = self.events_after(after, 10_000)?;
-            let Some(last) = batch.last() else { break };
-            after = last.seq;
-            for ev in batch {
-                let payload = serde_json::from_str(&ev.change.encode()).map_err(|e| io(e.into()))?;
-                let line = Line {
-                    seq: ev.seq,
-                    event_id: ev.event_id,
-                    stream_id: ev.stream_id.to_string(),
-                    stream_version: ev.stream_version,
-                    event_type: ev.change.event_type().to_string(),
-                    schema_version: crate::event::SCHEMA_VERSION,
-                    payload,
-                    meta: ev.meta,
-                    recorded_at: format_time(ev.recorded_at),
-                    redacted_at: ev.redacted_at.map(format_time),
-                };
-                writeln!(out, "{}", serde_json::to_string(&line).map_err(|e| io(e.into()))?).map_err(io)?;
-                written += 1;
-                if written.is_multiple_of(super::TICK_EVERY) {
-                    tick(written, total)?;
-                }
-            }
-        }
-        out.flush().map_err(io)?;
-        tick(written, total)?;
-        Ok(written)
-    }
-
-    /// Loads a backup into this database, which must have no events yet, and replays it.
-    /// One transaction: on any error nothing is imported. Returns (events, memories).
-    pub fn import_backup(&mut self, file: &str, input: &mut dyn BufRead) -> Result<(u64, u64)> {
-        self.import_backup_with(file, input, &mut super::no_tick)
-    }
-
-    /// [`Store::import_backup`], reporting to `tick` as it goes; an error from `tick` rolls
-    /// the whole import back. Every event is checked as it is read — the file's own shape
-    /// (sequence, stream versions, unique ids) and the rules every command keeps
-    /// ([`crate::rules`]) — before anything is committed.
-    pub fn import_backup_with(&mut self, file: &str, input: &mut dyn BufRead, tick: super::Tick) -> Result<(u64, u64)> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let existing: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
-        if existing > 0 {
-            return Err(Error::invalid(format!(
-                "a backup can only be restored into an empty database; this one has {existing} events"
-            )));
-        }
-        let mut lines = super::json::lines(file, input);
-        let (header_line, header) = match lines.next().transpose()? {
-            Some((n, text)) => (n, parse_in::<Header>(file, n, &text)?),
-            None => return Err(Error::bad_import(file, 1, "the file is empty (expected a Strata backup header)")),
-        };
-        if header.format != FORMAT || header.version != 1 {
-            return Err(Error::bad_import(
-                file,
-                header_line,
-                format!(
-                    "field `format`: not a Strata backup (format '{}', version {})",
-                    excerpt(&header.format),
-                    header.version
-                ),
-            ));
-        }
-        let mut restore = Restore::default();
-        {
-            let mut insert = tx.prepare(
-                "INSERT INTO events (seq, event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
-                 client, session_id, correlation_id, causation_id, recorded_at, redacted_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            )?;
-            for line in lines {
-                let (n, text) = line?;
-                let Parsed { ev, payload, schema_version } = restore.next(n, &text).map_err(|e| e.in_file(file))?;
-                insert
-                    .execute(rusqlite::params![
-                        ev.seq,
-                        ev.event_id,
-                        ev.stream_id.to_string(),
-                        ev.stream_version as i64,
-                        ev.change.event_type(),
-                        schema_version,
-                        payload,
-                        ev.meta.actor.as_str(),
-                        ev.meta.client,
-                        ev.meta.session_id,
-                        ev.meta.correlation_id,
-                        ev.meta.causation_id,
-                        to_ms(ev.recorded_at),
-                        ev.redacted_at.map(to_ms),
-                    ])
-                    .map_err(|e| Error::bad_import(file, n, e.to_string()))?;
-                let count = restore.lines.len() as u64;
-                if count.is_multiple_of(super::TICK_EVERY) {
-                    tick(count, header.events)?;
-                }
-            }
-        }
-        let count = restore.lines.len() as u64;
-        if count != header.events {
-            return Err(Error::bad_import(
-                file,
-                header_line,
-                format!(
-                    "field `events`: the header promises {} events but the file has {count} (truncated?)",
-                    header.events
-                ),
-            ));
-        }
-        if let Some((id, n)) = restore.check.unfinished() {
-            return Err(Error::bad_import(
-                file,
-                n,
-                format!("field `redacted_at`: memory {id}'s events are erased but it was never forgotten"),
-            ));
-        }
-        let (_, memories) = rebuild(&tx).map_err(|e| match e {
-            Error::BadEvent { seq, message } => {
-                let n = usize::try_from(seq - 1).ok().and_then(|i| restore.lines.get(i)).copied().unwrap_or(1);
-                Error::bad_import(file, n, format!("event {seq}: {message}"))
-            }
-            other => other,
-        })?;
-        tick(count, header.events)?;
-        tx.commit()?;
-        Ok((count, memories))
-    }
+    pub(crate) redacted_at: Option<String>,
 }
 
 /// A refusal of one backup line, before the file's name is known to it.
-struct LineError {
-    line: usize,
-    message: String,
+pub(crate) struct LineError {
+    pub(crate) line: usize,
+    pub(crate) message: String,
 }
 
 impl LineError {
-    fn in_file(self, file: &str) -> Error {
+    pub(crate) fn in_file(self, file: &str) -> Error {
         Error::bad_import(file, self.line, self.message)
     }
 }
 
 /// One event read from a backup line, and what to store for it.
-struct Parsed {
-    ev: RecordedEvent,
-    payload: String,
-    schema_version: i64,
+pub(crate) struct Parsed {
+    pub(crate) ev: RecordedEvent,
+    pub(crate) payload: String,
+    pub(crate) schema_version: i64,
 }
 
 /// The events read so far: what the next one must follow.
 #[derive(Default)]
-struct Restore {
+pub(crate) struct Restore {
     /// The line of each event, by sequence number (`lines[seq - 1]`).
-    lines: Vec<usize>,
-    versions: HashMap<MemoryId, u64>,
-    event_ids: HashSet<String>,
-    check: LogCheck,
+    pub(crate) lines: Vec<usize>,
+    pub(crate) versions: HashMap<MemoryId, u64>,
+    pub(crate) event_ids: HashSet<String>,
+    pub(crate) check: LogCheck,
 }
 
 impl Restore {
     /// Reads and checks the event on line `n`; returns it and the payload to store.
-    fn next(&mut self, n: usize, text: &str) -> std::result::Result<Parsed, LineError> {
+    pub(crate) fn next(&mut self, n: usize, text: &str) -> std::result::Result<Parsed, LineError> {
         let bad = |field: &str, message: String| LineError { line: n, message: format!("field `{field}`: {message}") };
         let l: Line = super::json::parse(text).map_err(|e| LineError { line: n, message: e.message })?;
         let seq = self.lines.len() as i64 + 1;

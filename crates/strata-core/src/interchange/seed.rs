@@ -9,43 +9,49 @@
 //! episode's `metadata.strata`. A memory with none of them writes nothing extra, so a plain
 //! document exports as itself.
 
-use std::io::Write;
-
 use chrono::{DateTime, Timelike, Utc};
+
 use indexmap::IndexMap;
+
 use serde::{Deserialize, Serialize};
 
-use super::duplicates::{ImportSummary, OnDuplicate, Outcome, merged, stored};
+use super::duplicates::{OnDuplicate, Outcome, merged};
+use crate::sqlite::interchange::duplicates::stored;
+
 use super::json::parse_in;
+
 use super::line_of;
+
 use crate::error::{Error, Result, excerpt};
+
 use crate::event::EventMeta;
+
 use crate::model::{Concept, Content, Episode, EpisodeBody, Facts, Importance, Memory, MemoryKind, Procedure, Tier};
-use crate::rows::{MEMORY_COLUMNS, memory_from_row};
-use crate::store::{NewMemory, Store, StoreTx};
+
+use crate::store::{NewMemory, StoreTx};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Doc {
+pub(crate) struct Doc {
     #[serde(default)]
-    semantic: IndexMap<String, Facts>,
+    pub(crate) semantic: IndexMap<String, Facts>,
     #[serde(default)]
-    episodic: Vec<DocEpisode>,
+    pub(crate) episodic: Vec<DocEpisode>,
     #[serde(default)]
-    procedural: IndexMap<String, DocProcedure>,
+    pub(crate) procedural: IndexMap<String, DocProcedure>,
     #[serde(default, skip_serializing_if = "DocStrata::is_empty")]
-    strata: DocStrata,
+    pub(crate) strata: DocStrata,
 }
 
 /// The extras of concepts and procedures, by key (seed 002's `semantic` maps a key straight
 /// to its facts, so they cannot sit beside them).
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DocStrata {
+pub(crate) struct DocStrata {
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    semantic: IndexMap<String, DocExtras>,
+    pub(crate) semantic: IndexMap<String, DocExtras>,
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    procedural: IndexMap<String, DocExtras>,
+    pub(crate) procedural: IndexMap<String, DocExtras>,
 }
 
 impl DocStrata {
@@ -58,20 +64,20 @@ impl DocStrata {
 /// what a new memory gets.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DocExtras {
+pub(crate) struct DocExtras {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    tier: Option<Tier>,
+    pub(crate) tier: Option<Tier>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pinned: bool,
+    pub(crate) pinned: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    importance: Option<f64>,
+    pub(crate) importance: Option<f64>,
 }
 
 impl DocExtras {
     /// `m`'s extras, or `None` when it has only what a new memory gets.
-    fn of(m: &Memory) -> Option<DocExtras> {
+    pub(crate) fn of(m: &Memory) -> Option<DocExtras> {
         let x = DocExtras {
             tags: m.tags.iter().cloned().collect(),
             tier: (m.tier != Tier::default_for(m.kind())).then_some(m.tier),
@@ -84,38 +90,38 @@ impl DocExtras {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DocEpisode {
-    timestamp: String,
+pub(crate) struct DocEpisode {
+    pub(crate) timestamp: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    query: Option<String>,
+    pub(crate) query: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    response: Option<String>,
+    pub(crate) response: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    speaker: Option<String>,
+    pub(crate) speaker: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
+    pub(crate) text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    metadata: Option<DocEpisodeMeta>,
+    pub(crate) metadata: Option<DocEpisodeMeta>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct DocEpisodeMeta {
+pub(crate) struct DocEpisodeMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    concepts_referenced: Vec<String>,
+    pub(crate) concepts_referenced: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    strata: Option<DocExtras>,
+    pub(crate) strata: Option<DocExtras>,
     #[serde(flatten)]
-    extra: IndexMap<String, serde_json::Value>,
+    pub(crate) extra: IndexMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DocProcedure {
-    steps: Vec<String>,
+pub(crate) struct DocProcedure {
+    pub(crate) steps: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    context: Option<String>,
+    pub(crate) context: Option<String>,
 }
 
 /// What an import created.
@@ -147,25 +153,25 @@ impl ImportCounts {
 
 /// One memory a document holds, with where it is (its line and field) for the errors that
 /// only creating it can find (a key taken, a limit).
-struct Item {
-    content: Content,
-    session_id: Option<String>,
-    extras: Extras,
-    line: usize,
-    field: String,
+pub(crate) struct Item {
+    pub(crate) content: Content,
+    pub(crate) session_id: Option<String>,
+    pub(crate) extras: Extras,
+    pub(crate) line: usize,
+    pub(crate) field: String,
 }
 
 /// [`DocExtras`] checked.
 #[derive(Default)]
-struct Extras {
-    tags: Vec<String>,
-    tier: Option<Tier>,
-    pinned: bool,
-    importance: Option<Importance>,
+pub(crate) struct Extras {
+    pub(crate) tags: Vec<String>,
+    pub(crate) tier: Option<Tier>,
+    pub(crate) pinned: bool,
+    pub(crate) importance: Option<Importance>,
 }
 
 /// Parses a seed-002 document into its memories, checking everything.
-fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
+pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
     let doc: Doc = parse_in(file, 1, text)?;
     // The line of a value is the line its first occurrence in the text is on.
     let line = |value: &str| line_of(text, &format!("\"{value}\""));
@@ -221,130 +227,8 @@ fn parse(file: &str, text: &str) -> Result<Vec<Item>> {
     Ok(out)
 }
 
-impl Store {
-    /// Imports a seed-002 document in one transaction; nothing on any error, a memory that is
-    /// already stored included. Every memory gets `template`'s scope, tags, importance, tier
-    /// and source (an episode's own session, and a memory's own extras, win).
-    pub fn import_seed(
-        &mut self,
-        file: &str,
-        text: &str,
-        template: &NewMemory,
-        meta: &EventMeta,
-    ) -> Result<ImportCounts> {
-        let summary = self.import_seed_with(file, text, template, meta, OnDuplicate::Stop, &mut super::no_tick)?;
-        Ok(summary.added)
-    }
-
-    /// [`Store::import_seed`], doing `on_duplicate` with a memory already stored, reporting
-    /// to `tick` after each memory; an error from `tick` rolls the whole import back.
-    pub fn import_seed_with(
-        &mut self,
-        file: &str,
-        text: &str,
-        template: &NewMemory,
-        meta: &EventMeta,
-        on_duplicate: OnDuplicate,
-        tick: super::Tick,
-    ) -> Result<ImportSummary> {
-        let items = parse(file, text)?;
-        let total = items.len() as u64;
-        self.transact(|tx| {
-            let mut summary = ImportSummary::default();
-            for (done, item) in items.into_iter().enumerate() {
-                tick(done as u64, total)?;
-                let (line, field, kind) = (item.line, item.field.clone(), item.content.kind());
-                let outcome = import_item(tx, item, template, meta, on_duplicate, file).map_err(|e| match e {
-                    Error::DuplicateKey { .. } | Error::Invalid(_) => {
-                        Error::bad_import(file, line, format!("field `{field}`: {e}"))
-                    }
-                    other => other,
-                })?;
-                summary.count(outcome, kind);
-            }
-            tick(total, total)?;
-            Ok(summary)
-        })
-    }
-
-    /// Writes a user's shared memories (`agent_id` None), or one agent's private ones, as a
-    /// seed-002 document. One scope at a time: keys are unique within a scope, not across.
-    pub fn export_seed(&self, user_id: &str, agent_id: Option<&str>, out: &mut dyn Write) -> Result<ImportCounts> {
-        self.export_seed_with(user_id, agent_id, out, &mut super::no_tick)
-    }
-
-    /// [`Store::export_seed`], reporting to `tick` as memories are read (and stopped by it).
-    pub fn export_seed_with(
-        &self,
-        user_id: &str,
-        agent_id: Option<&str>,
-        out: &mut dyn Write,
-        tick: super::Tick,
-    ) -> Result<ImportCounts> {
-        let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND m.agent_id IS ?2 \
-             ORDER BY m.occurred_at, m.rid"
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let memories = stmt.query_map(rusqlite::params![user_id, agent_id], memory_from_row)?;
-        let mut doc = Doc::default();
-        let mut counts = ImportCounts::default();
-        for (read, m) in memories.enumerate() {
-            let m = m?;
-            if (read as u64).is_multiple_of(super::TICK_EVERY) {
-                tick(read as u64, 0)?;
-            }
-            counts.add(m.kind());
-            let extras = DocExtras::of(&m);
-            match m.content {
-                Content::Semantic(c) => {
-                    if let Some(x) = extras {
-                        doc.strata.semantic.insert(c.key.clone(), x);
-                    }
-                    doc.semantic.insert(c.key, c.facts);
-                }
-                Content::Procedural(p) => {
-                    if let Some(x) = extras {
-                        doc.strata.procedural.insert(p.name.clone(), x);
-                    }
-                    doc.procedural.insert(p.name, DocProcedure { steps: p.steps, context: p.context });
-                }
-                Content::Episodic(e) => {
-                    let (query, response, speaker, text) = match e.body {
-                        EpisodeBody::Exchange { query, response } => (Some(query), Some(response), None, None),
-                        EpisodeBody::Utterance { speaker, text } => (None, None, Some(speaker), Some(text)),
-                    };
-                    let metadata = DocEpisodeMeta {
-                        session_id: m.scope.session_id,
-                        concepts_referenced: e.concepts,
-                        strata: extras,
-                        extra: e.extra,
-                    };
-                    let empty = metadata.session_id.is_none()
-                        && metadata.concepts_referenced.is_empty()
-                        && metadata.strata.is_none()
-                        && metadata.extra.is_empty();
-                    doc.episodic.push(DocEpisode {
-                        timestamp: seed_timestamp(e.occurred_at),
-                        query,
-                        response,
-                        speaker,
-                        text,
-                        metadata: (!empty).then_some(metadata),
-                    });
-                }
-            }
-        }
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Error::io("cannot write the export", e.into()))?;
-        out.write_all(b"\n").map_err(|e| Error::io("cannot write the export", e))?;
-        let n = counts.total();
-        tick(n, n)?;
-        Ok(counts)
-    }
-}
-
 /// Creates one memory of a document, or does `on_duplicate` when it is already stored.
-fn import_item(
+pub(crate) fn import_item(
     tx: &mut StoreTx<'_>,
     item: Item,
     template: &NewMemory,
@@ -386,7 +270,7 @@ fn import_item(
 }
 
 /// The seed's zone-less UTC form: `2023-07-15T14:32:45`, with milliseconds only when present.
-fn seed_timestamp(t: DateTime<Utc>) -> String {
+pub(crate) fn seed_timestamp(t: DateTime<Utc>) -> String {
     if t.nanosecond() == 0 {
         t.format("%Y-%m-%dT%H:%M:%S").to_string()
     } else {

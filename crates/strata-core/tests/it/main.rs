@@ -16,6 +16,7 @@ mod open;
 mod protocol;
 mod query;
 mod replay;
+mod seam;
 mod store;
 mod tiers;
 mod vectors;

@@ -2,6 +2,7 @@
 //! Migrations are append-only.
 
 use crate::support::*;
+use strata_core::sqlite::schema;
 use strata_core::*;
 
 fn open_err(path: &std::path::Path) -> String {

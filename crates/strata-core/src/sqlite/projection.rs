@@ -5,8 +5,8 @@ use rusqlite::{Connection, params};
 
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
-use crate::fts;
 use crate::model::{Link, Memory, MemoryId};
+use crate::sqlite::fts;
 
 /// Writes what changed between `old` and `new` (both states of the same memory).
 pub(crate) fn write_diff(conn: &Connection, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
@@ -95,7 +95,7 @@ fn delete(conn: &Connection, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     let rid = rid_of(conn, m.id)?;
     fts::delete_row(conn, rid)?;
-    crate::vector_index::delete_for(conn, m.id, rid)?;
+    crate::sqlite::vector_index::delete_for(conn, m.id, rid)?;
     conn.prepare_cached("DELETE FROM memory_tags WHERE memory_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memory_links WHERE source_id = ?1")?.execute([&id])?;
     conn.prepare_cached("DELETE FROM memories WHERE rid = ?1")?.execute([rid])?;
@@ -150,7 +150,7 @@ fn update(conn: &Connection, o: &Memory, n: &Memory) -> Result<()> {
     if content_changed {
         let rid = rid_of(conn, n.id)?;
         // Its vectors describe the old content: dropped, re-embedded by the next embedding pass.
-        crate::vector_index::delete_for(conn, n.id, rid)?;
+        crate::sqlite::vector_index::delete_for(conn, n.id, rid)?;
         fts::write_row(conn, rid, n)?;
         // The episodes after its old and its new place in the session take it (or what now
         // precedes them) as context.

@@ -13,15 +13,15 @@ pub const APPLICATION_ID: i64 = 0x5354_5241;
 
 /// The shipped migrations, in order. Append only: a test pins their checksums.
 pub const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_init", include_str!("../migrations/0001_init.sql")),
-    ("0002_episode_context", include_str!("../migrations/0002_episode_context.sql")),
-    ("0003_adapters", include_str!("../migrations/0003_adapters.sql")),
-    ("0004_extraction", include_str!("../migrations/0004_extraction.sql")),
-    ("0005_recalls", include_str!("../migrations/0005_recalls.sql")),
-    ("0006_feedback", include_str!("../migrations/0006_feedback.sql")),
-    ("0007_score_parts", include_str!("../migrations/0007_score_parts.sql")),
-    ("0008_training", include_str!("../migrations/0008_training.sql")),
-    ("0009_extraction_skips", include_str!("../migrations/0009_extraction_skips.sql")),
+    ("0001_init", include_str!("../../migrations/0001_init.sql")),
+    ("0002_episode_context", include_str!("../../migrations/0002_episode_context.sql")),
+    ("0003_adapters", include_str!("../../migrations/0003_adapters.sql")),
+    ("0004_extraction", include_str!("../../migrations/0004_extraction.sql")),
+    ("0005_recalls", include_str!("../../migrations/0005_recalls.sql")),
+    ("0006_feedback", include_str!("../../migrations/0006_feedback.sql")),
+    ("0007_score_parts", include_str!("../../migrations/0007_score_parts.sql")),
+    ("0008_training", include_str!("../../migrations/0008_training.sql")),
+    ("0009_extraction_skips", include_str!("../../migrations/0009_extraction_skips.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).
@@ -32,7 +32,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Opens (creating if needed) a Strata database and brings its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
-    crate::vector_index::register_sqlite_vec();
+    crate::sqlite::vector_index::register_sqlite_vec();
     let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
     if !existed {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -57,7 +57,7 @@ pub fn open(path: &Path) -> Result<Connection> {
 
 /// Opens an in-memory database (tests, benchmarks).
 pub fn open_in_memory() -> Result<Connection> {
-    crate::vector_index::register_sqlite_vec();
+    crate::sqlite::vector_index::register_sqlite_vec();
     let conn = Connection::open_in_memory()?;
     configure(&conn)?;
     migrate(&conn, Path::new(":memory:"))?;
@@ -95,7 +95,7 @@ const FINDINGS_SHOWN: usize = 3;
 /// is found at open, before anything reads or writes.
 /// It reads the file once (timed by `cargo bench -p strata-core --bench store`, "open";
 /// docs/benchmarks.md).
-pub fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
+pub(crate) fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
     let damaged = |detail: String| Error::Damaged { path: path.to_path_buf(), detail };
     let mut findings = Vec::new();
     let checked = conn.prepare("PRAGMA quick_check").and_then(|mut stmt| {
@@ -187,7 +187,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     if version < 2 {
         // 0002 re-created the full-text index with a context column: fill it in the same
         // transaction (a crash leaves the file at the old version, index intact).
-        let rows = crate::fts::refill(&tx)?;
+        let rows = crate::sqlite::fts::refill(&tx)?;
         tracing::info!(rows, "re-indexed the full text");
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;

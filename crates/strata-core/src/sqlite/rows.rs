@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use crate::clock::from_ms;
 use crate::error::{Error, Result};
 use crate::event::{Change, EventMeta, RecordedEvent};
-use crate::model::{Content, EpisodeBody, FactValue, Facts, Link, Memory, MemoryId, MemoryKind};
+use crate::model::{Link, Memory, MemoryId, MemoryKind};
 
 /// The columns [`memory_from_row`] expects, in order, from `memories AS m`. Tags and links
 /// need no ORDER BY (which would materialize a temporary table per row): they decode into
@@ -71,59 +71,6 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
 pub(crate) fn load(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.id = ?1");
     Ok(conn.prepare_cached(&sql)?.query_row([id.to_string()], memory_from_row).optional()?)
-}
-
-/// The text the full-text index holds for a memory: a title and a body.
-pub fn search_text(content: &Content) -> (String, String) {
-    match content {
-        Content::Semantic(c) => (c.key.replace('_', " "), facts_text(&c.facts)),
-        Content::Episodic(e) => match &e.body {
-            EpisodeBody::Exchange { query, response } => (query.clone(), response.clone()),
-            EpisodeBody::Utterance { speaker, text } => (speaker.clone(), text.clone()),
-        },
-        Content::Procedural(p) => {
-            let mut body = p.steps.join("\n");
-            if let Some(c) = &p.context {
-                body.push('\n');
-                body.push_str(c);
-            }
-            (p.name.replace('_', " "), body)
-        }
-    }
-}
-
-fn facts_text(facts: &Facts) -> String {
-    let mut out = String::new();
-    for (name, value) in facts {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&name.replace('_', " "));
-        out.push_str(": ");
-        value_text(value, &mut out);
-    }
-    out
-}
-
-fn value_text(v: &FactValue, out: &mut String) {
-    match v {
-        FactValue::Text(s) => out.push_str(s),
-        FactValue::Number(n) => out.push_str(&n.to_string()),
-        FactValue::Bool(b) => out.push_str(if *b { "yes" } else { "no" }),
-        FactValue::List(items) => {
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                value_text(item, out);
-            }
-        }
-        FactValue::Group(g) => {
-            out.push('(');
-            out.push_str(&facts_text(g).replace('\n', "; "));
-            out.push(')');
-        }
-    }
 }
 
 /// The columns [`event_from_row`] expects, in order.

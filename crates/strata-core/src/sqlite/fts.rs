@@ -8,8 +8,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
+use crate::model::search_text;
 use crate::model::{Content, Memory};
-use crate::rows::{MEMORY_COLUMNS, memory_from_row, search_text};
+use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
 
 /// Where an episode sits in its session: what the neighbour look-ups need.
 #[derive(Debug, Clone, PartialEq)]

@@ -58,7 +58,7 @@ pub(crate) fn has_index(conn: &Connection) -> Result<bool> {
 pub(crate) fn delete_for(conn: &Connection, id: MemoryId, rid: i64) -> Result<()> {
     let n = conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_id = ?1")?.execute([id.to_string()])?;
     if n > 0 {
-        crate::vector_scan::bump_version(conn)?;
+        crate::sqlite::vector_scan::bump_version(conn)?;
     }
     if has_index(conn)? {
         conn.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
@@ -70,7 +70,7 @@ pub(crate) fn delete_for(conn: &Connection, id: MemoryId, rid: i64) -> Result<()
 /// the memories, or after switching models).
 pub(crate) fn reindex(conn: &Connection) -> Result<u64> {
     let Some(model) = indexed_model(conn)? else { return Ok(0) };
-    crate::vector_scan::bump_version(conn)?;
+    crate::sqlite::vector_scan::bump_version(conn)?;
     conn.execute_batch("DELETE FROM memory_vec")?;
     let n = conn.execute(
         "INSERT INTO memory_vec (rowid, user_id, embedding) \

@@ -1,0 +1,70 @@
+//! The storage seam holds: SQL and rusqlite live in the SQLite engine (`strata-core`'s
+//! `src/sqlite/`) and nowhere else in the product. Tests and benchmarks may still open a file
+//! with rusqlite as another process would (to damage it or read its bytes).
+
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every hand-written source file of the product: each crate's `src/` and the desktop app's.
+fn product_sources() -> Vec<PathBuf> {
+    let root = workspace();
+    let mut dirs = vec![root.join("src-tauri")];
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        dirs.push(krate.unwrap().path().join("src"));
+    }
+    let mut files = Vec::new();
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        rust_files(dir, &mut files);
+    }
+    files
+}
+
+#[test]
+fn rusqlite_is_used_only_inside_the_sqlite_engine() {
+    let root = workspace();
+    let engine = root.join("crates/strata-core/src/sqlite");
+    let files = product_sources();
+    assert!(files.len() > 100, "the product's sources were found: {}", files.len());
+    assert!(files.iter().any(|f| f.starts_with(&engine)), "the engine's files are among them");
+    let outside: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(&engine))
+        .filter(|f| std::fs::read_to_string(f).unwrap().contains("rusqlite"))
+        .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
+        .collect();
+    assert!(outside.is_empty(), "rusqlite named outside crates/strata-core/src/sqlite: {outside:?}");
+}
+
+#[test]
+fn only_the_core_depends_on_rusqlite() {
+    let root = workspace();
+    let mut manifests = vec![root.join("Cargo.toml")];
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        manifests.push(krate.unwrap().path().join("Cargo.toml"));
+    }
+    manifests.push(root.join("src-tauri/Cargo.toml"));
+    let mut depending = Vec::new();
+    for manifest in manifests.iter().filter(|m| m.exists()) {
+        let text = std::fs::read_to_string(manifest).unwrap();
+        // Only [dependencies] count: a test may read a file as another process would.
+        let deps = text.split("\n[").filter(|section| section.starts_with("dependencies]"));
+        if deps.into_iter().any(|section| section.contains("\nrusqlite")) {
+            depending.push(manifest.strip_prefix(&root).unwrap().display().to_string());
+        }
+    }
+    assert_eq!(depending, vec!["crates/strata-core/Cargo.toml".to_string()]);
+}
