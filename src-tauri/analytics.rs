@@ -67,7 +67,7 @@ pub(crate) async fn optimize(
     apply: bool,
     on_progress: Channel<JobProgress>,
 ) -> Result<OptimizeView, ApiError> {
-    let mut job = Job::start(&state, job, on_progress)?;
+    let mut job = Job::start(&state.jobs, job, on_progress)?;
     state
         .run_apart(move |e| {
             let stop = job.stop_flag();

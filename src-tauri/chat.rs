@@ -53,7 +53,7 @@ pub(crate) async fn chat(
         Some(c) => open_provider(c).await?,
     };
     check_conversation_id(&conversation)?;
-    let stop = crate::jobs::Stop::register(&state, job)?;
+    let stop = crate::jobs::Stop::register(&state.jobs, job)?;
     state
         .run(move |e| {
             let history = history

@@ -40,7 +40,7 @@ pub(crate) async fn compact(
     full: bool,
     on_progress: Channel<JobProgress>,
 ) -> Result<CompactReport, ApiError> {
-    let job = Job::start(&state, job, on_progress)?;
+    let job = Job::start(&state.jobs, job, on_progress)?;
     state
         .run_apart(move |e| {
             let params = CompactParams { full, ..CompactParams::default() };
@@ -67,7 +67,7 @@ pub(crate) async fn write_summaries(
     on_progress: Channel<JobProgress>,
 ) -> Result<WriteReport, ApiError> {
     let model = state.extraction_model()?;
-    let mut job = Job::start(&state, job, on_progress)?;
+    let mut job = Job::start(&state.jobs, job, on_progress)?;
     state
         .run_apart(move |e| {
             let stop = job.stop_flag();

@@ -54,7 +54,7 @@ pub(crate) async fn extract_conversation(
         crate::chat::open_provider(model.unwrap_or_default()).await?
     };
     let extractor = Extractor { review: settings.review_for(model.as_ref()), model };
-    let mut job = Job::start(&state, job, on_progress)?;
+    let mut job = Job::start(&state.jobs, job, on_progress)?;
     let report = state
         .run_apart(move |e| {
             let params =

@@ -13,6 +13,7 @@ mod models;
 mod settings;
 mod state;
 mod training;
+mod transfer;
 
 use tauri_specta::{Builder, collect_commands};
 
@@ -53,12 +54,12 @@ pub fn bindings() -> Builder<tauri::Wry> {
         chat::conversations,
         chat::conversation,
         chat::mark_answer_wrong,
-        jobs::import_file,
-        jobs::choose_export_path,
-        jobs::export_file,
-        jobs::reembed,
-        jobs::maintain,
-        jobs::cancel_job,
+        transfer::import_file,
+        transfer::choose_export_path,
+        transfer::export_file,
+        transfer::reembed,
+        transfer::maintain,
+        transfer::cancel_job,
         facts::extract_conversation,
         facts::proposed_facts,
         facts::accept_facts,
@@ -114,6 +115,23 @@ pub fn typescript_bindings() -> Result<String, String> {
     Ok(text)
 }
 
+/// Checks the adapter in use again once a day (from a minute after the app opens, on an engine
+/// and a model of its own): the Training screen shows the checks over time and warns when
+/// they fall.
+fn schedule_adapter_checks(state: &state::AppState) {
+    let trainer = state.trainer();
+    let Ok(mut engine) = state.engine_apart() else { return };
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        loop {
+            if let Err(err) = strata_train::views::check_if_due(&mut engine, || trainer.model()) {
+                tracing::warn!("the adapter in use could not be checked: {err}");
+            }
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    });
+}
+
 /// Opens the window on the user's database (or `STRATA_DB`).
 pub fn run() {
     let _ = tracing_subscriber::fmt()
@@ -128,7 +146,7 @@ pub fn run() {
             std::process::exit(1);
         }
     };
-    state.schedule_adapter_checks();
+    schedule_adapter_checks(&state);
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)

@@ -33,7 +33,7 @@ pub(crate) async fn fetch_model(
     on_progress: Channel<JobProgress>,
 ) -> Result<Vec<OnDeviceModelView>, ApiError> {
     let pin = strata_models::chat_model(&name)?;
-    let mut job = Job::start(&state, job, on_progress)?;
+    let mut job = Job::start(&state.jobs, job, on_progress)?;
     let stop = job.stop_flag();
     tauri::async_runtime::spawn_blocking(move || {
         let mut on = |p: strata_fetch::Progress| {

@@ -22,7 +22,7 @@ pub struct AppState {
     /// Where the database is.
     pub db_path: PathBuf,
     /// The long jobs running, by the id the window gave them: their stop flags.
-    pub jobs: Arc<Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicBool>>>>,
+    pub jobs: crate::jobs::Jobs,
 }
 
 /// The on-device models the window uses, or why there is none.
@@ -162,25 +162,10 @@ impl AppState {
         e.for_caller(opts)
     }
 
-    /// Checks the adapter in use again once a day (from a minute after the app opens, on an
-    /// engine and a model of its own): the Training screen shows the checks over time and
-    /// warns when they fall.
-    pub fn schedule_adapter_checks(&self) {
-        let trainer = self.trainer();
-        let apart = {
-            let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-            e.for_caller(e.options().clone())
-        };
-        let Ok(mut engine) = apart else { return };
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs(60));
-            loop {
-                if let Err(err) = crate::training::check_if_due(&mut engine, &trainer) {
-                    tracing::warn!("the adapter in use could not be checked: {err}");
-                }
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-            }
-        });
+    /// An engine of its own over the window's database (same person, embedder and worker).
+    pub fn engine_apart(&self) -> ApiResult<Engine> {
+        let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+        e.for_caller(e.options().clone())
     }
 
     /// Runs `f` off the async runtime on an engine of its own (same database, person,
@@ -189,10 +174,7 @@ impl AppState {
         &self,
         f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
     ) -> ApiResult<T> {
-        let mut apart = {
-            let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-            e.for_caller(e.options().clone())?
-        };
+        let mut apart = self.engine_apart()?;
         tauri::async_runtime::spawn_blocking(move || f(&mut apart))
             .await
             .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the job failed: {e}")))?

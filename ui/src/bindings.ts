@@ -261,9 +261,11 @@ export type Acceptance_Serialize = {
 
 /**  One event in an adapter's history, in words. */
 export type AdapterEventView = {
+	/**  When. */
 	at: string,
 	/**  trained, evaluated, activated, deactivated, rolled_back, retired. */
 	kind: string,
+	/**  What happened, in words. */
 	detail: string,
 };
 
@@ -272,22 +274,31 @@ export type AdapterView = AdapterView_Serialize | AdapterView_Deserialize;
 
 /**  An adapter in the registry. */
 export type AdapterView_Deserialize = {
+	/**  Its id. */
 	id: string,
+	/**  When it was made. */
 	created_at: string,
 	/**  candidate, active, retired. */
 	status: string,
 	/**  Whether it passed its evaluation, once evaluated. */
 	passed?: boolean | null,
+	/**  The model it adapts. */
 	base_model: string,
 	/**  The memories it was trained from. */
 	sources: string[],
+	/**  Its training set's hash. */
 	dataset_hash: string,
 	/**  Size on disk. */
 	bytes: number | null,
+	/**  LoRA rank. */
 	rank?: number | null,
+	/**  Passes over the set. */
 	epochs?: number | null,
+	/**  Learning rate. */
 	lr?: number | null,
+	/**  The projections adapted. */
 	targets: string[],
+	/**  Its evaluation. */
 	report?: ReportView | null,
 	/**  Its checks in use, oldest first. */
 	checks: CheckView[],
@@ -297,22 +308,31 @@ export type AdapterView_Deserialize = {
 
 /**  An adapter in the registry. */
 export type AdapterView_Serialize = {
+	/**  Its id. */
 	id: string,
+	/**  When it was made. */
 	created_at: string,
 	/**  candidate, active, retired. */
 	status: string,
 	/**  Whether it passed its evaluation, once evaluated. */
 	passed: boolean | null,
+	/**  The model it adapts. */
 	base_model: string,
 	/**  The memories it was trained from. */
 	sources: string[],
+	/**  Its training set's hash. */
 	dataset_hash: string,
 	/**  Size on disk. */
 	bytes: number | null,
+	/**  LoRA rank. */
 	rank: number | null,
+	/**  Passes over the set. */
 	epochs: number | null,
+	/**  Learning rate. */
 	lr: number | null,
+	/**  The projections adapted. */
 	targets: string[],
+	/**  Its evaluation. */
 	report: ReportView | null,
 	/**  Its checks in use, oldest first. */
 	checks: CheckView[],
@@ -322,13 +342,21 @@ export type AdapterView_Serialize = {
 
 /**  One held-out question's answers, each judged. */
 export type AnswerRow = {
+	/**  The question. */
 	question: string,
+	/**  What a right answer contains. */
 	expected: string,
+	/**  The model's answer with the adapter. */
 	with_adapter: string,
+	/**  Whether it was right. */
 	with_adapter_right: boolean,
+	/**  The model's answer alone. */
 	without: string,
+	/**  Whether it was right. */
 	without_right: boolean,
+	/**  The answer with the memories retrieved instead. */
 	with_retrieval: string,
+	/**  Whether it was right. */
 	with_retrieval_right: boolean,
 };
 
@@ -673,9 +701,11 @@ export type ChatTurnView_Serialize = {
 
 /**  A check of an adapter in use. */
 export type CheckView = {
+	/**  When. */
 	at: string,
 	/**  Share of its check questions answered with what the memories say now. */
 	recall: number | null,
+	/**  Questions asked. */
 	questions: number,
 	/**  Facts changed since it was taught. */
 	changed: number,
@@ -1451,12 +1481,14 @@ export type EventView_Serialize = {
 	redacted: boolean,
 };
 
-/**  One training example as the Training set tab shows and edits it. */
+/**  One training example as a person reads and edits it. */
 export type ExampleForm = ExampleForm_Serialize | ExampleForm_Deserialize;
 
-/**  One training example as the Training set tab shows and edits it. */
+/**  One training example as a person reads and edits it. */
 export type ExampleForm_Deserialize = {
+	/**  The question. */
 	question: string,
+	/**  The answer taught. */
 	answer: string,
 	/**  Asked only to check what was learned, never trained on. */
 	held_out: boolean,
@@ -1464,14 +1496,17 @@ export type ExampleForm_Deserialize = {
 	expected?: string | null,
 	/**  The fact it is about (kept as it was: edits change the words, not the fact). */
 	subject?: string | null,
+	/**  The fact's attribute. */
 	attribute?: string | null,
 	/**  `fact` or `procedure`. */
 	kind: string,
 };
 
-/**  One training example as the Training set tab shows and edits it. */
+/**  One training example as a person reads and edits it. */
 export type ExampleForm_Serialize = {
+	/**  The question. */
 	question: string,
+	/**  The answer taught. */
 	answer: string,
 	/**  Asked only to check what was learned, never trained on. */
 	held_out: boolean,
@@ -1479,6 +1514,7 @@ export type ExampleForm_Serialize = {
 	expected: string | null,
 	/**  The fact it is about (kept as it was: edits change the words, not the fact). */
 	subject: string | null,
+	/**  The fact's attribute. */
 	attribute: string | null,
 	/**  `fact` or `procedure`. */
 	kind: string,
@@ -2652,18 +2688,29 @@ export type RecallView_Serialize = {
 
 /**  An adapter's evaluation. */
 export type ReportView = {
+	/**  Facts taught. */
 	facts: number,
+	/**  Check questions asked. */
 	questions: number,
+	/**  Share answered right with the adapter. */
 	recall_with_adapter: number | null,
+	/**  … by the model alone. */
 	recall_without: number | null,
+	/**  … with the memories retrieved. */
 	recall_with_retrieval: number | null,
+	/**  General perplexity of the model alone. */
 	perplexity_base: number | null,
+	/**  … with the adapter. */
 	perplexity_adapter: number | null,
+	/**  The rise allowed. */
 	margin: number | null,
+	/**  The least recall allowed. */
 	min_recall: number | null,
+	/**  Whether it passed the gate. */
 	passed: boolean,
 	/**  The gate's verdict in one sentence. */
 	verdict: string,
+	/**  Question by question. */
 	rows: AnswerRow[],
 };
 
@@ -2674,13 +2721,16 @@ export type Review =
 /**  Proposed: kept out of recall until a person accepts them. */
 "propose";
 
-/**  A training run as the screen shows it. */
+/**  A training run as a front end shows it. */
 export type RunView = RunView_Serialize | RunView_Deserialize;
 
-/**  A training run as the screen shows it. */
+/**  A training run as a front end shows it. */
 export type RunView_Deserialize = {
+	/**  Its id. */
 	id: string,
+	/**  When it started. */
 	started_at: string,
+	/**  When it last reported. */
 	updated_at: string,
 	/**  running, finished, failed, cancelled. */
 	status: string,
@@ -2691,23 +2741,35 @@ export type RunView_Deserialize = {
 	 *  (resume it).
 	 */
 	interrupted: boolean,
+	/**  Steps done. */
 	step: number,
+	/**  Steps in all. */
 	steps: number,
+	/**  Each step's loss. */
 	losses: (number | null)[],
+	/**  Word pieces read per second. */
 	tokens_per_s?: number | null,
+	/**  Seconds left. */
 	eta_s?: number | null,
+	/**  Check questions asked. */
 	checked: number,
+	/**  Check questions in all. */
 	to_check: number,
 	/**  Memories trained on. */
 	sources: number,
+	/**  The adapter it made. */
 	adapter_id?: string | null,
+	/**  How it ended, in words. */
 	message?: string | null,
 };
 
-/**  A training run as the screen shows it. */
+/**  A training run as a front end shows it. */
 export type RunView_Serialize = {
+	/**  Its id. */
 	id: string,
+	/**  When it started. */
 	started_at: string,
+	/**  When it last reported. */
 	updated_at: string,
 	/**  running, finished, failed, cancelled. */
 	status: string,
@@ -2718,16 +2780,25 @@ export type RunView_Serialize = {
 	 *  (resume it).
 	 */
 	interrupted: boolean,
+	/**  Steps done. */
 	step: number,
+	/**  Steps in all. */
 	steps: number,
+	/**  Each step's loss. */
 	losses: (number | null)[],
+	/**  Word pieces read per second. */
 	tokens_per_s: number | null,
+	/**  Seconds left. */
 	eta_s: number | null,
+	/**  Check questions asked. */
 	checked: number,
+	/**  Check questions in all. */
 	to_check: number,
 	/**  Memories trained on. */
 	sources: number,
+	/**  The adapter it made. */
 	adapter_id: string | null,
+	/**  How it ended, in words. */
 	message: string | null,
 };
 
@@ -2817,8 +2888,11 @@ export type SetMemoryView = SetMemoryView_Serialize | SetMemoryView_Deserialize;
 
 /**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
 export type SetMemoryView_Deserialize = {
+	/**  The memory. */
 	memory: MemoryView_Deserialize,
+	/**  Whether a person edited its examples. */
 	edited: boolean,
+	/**  Its examples. */
 	examples: ExampleForm_Deserialize[],
 	/**  What is wrong, each with how to mend it. */
 	problems: string[],
@@ -2826,8 +2900,11 @@ export type SetMemoryView_Deserialize = {
 
 /**  An approved memory's examples, whether a person edited them, and what is wrong with them. */
 export type SetMemoryView_Serialize = {
+	/**  The memory. */
 	memory: MemoryView_Serialize,
+	/**  Whether a person edited its examples. */
 	edited: boolean,
+	/**  Its examples. */
 	examples: ExampleForm_Serialize[],
 	/**  What is wrong, each with how to mend it. */
 	problems: string[],
@@ -3004,6 +3081,7 @@ export type TrainingSetView = TrainingSetView_Serialize | TrainingSetView_Deseri
 
 /**  The training set of the approved memories, as it would be trained. */
 export type TrainingSetView_Deserialize = {
+	/**  Each approved memory. */
 	memories: SetMemoryView_Deserialize[],
 	/**  Examples trained on. */
 	train: number,
@@ -3017,6 +3095,7 @@ export type TrainingSetView_Deserialize = {
 
 /**  The training set of the approved memories, as it would be trained. */
 export type TrainingSetView_Serialize = {
+	/**  Each approved memory. */
 	memories: SetMemoryView_Serialize[],
 	/**  Examples trained on. */
 	train: number,

@@ -326,18 +326,23 @@ impl Engine {
             }
         };
         let total = changes.len() as u64;
-        let listed = changes
+        let listed = self.planned(changes, params.listed)?;
+        let after = if apply { Some(self.counts(&self.findings(params, 0)?)?) } else { None };
+        Ok(OptimizeView { action, applied: apply, summary, changes: listed, total, before, after })
+    }
+
+    /// The first `n` changes as listed: each with its memory as it is now.
+    fn planned(&self, changes: Vec<(Option<MemoryId>, String)>, n: usize) -> ApiResult<Vec<PlannedChange>> {
+        changes
             .into_iter()
-            .take(params.listed)
+            .take(n)
             .map(|(id, what)| {
                 Ok(PlannedChange {
                     memory: id.map(|id| self.store_view().get(id)).transpose()?.map(MemoryView::from),
                     what,
                 })
             })
-            .collect::<ApiResult<Vec<_>>>()?;
-        let after = if apply { Some(self.counts(&self.findings(params, 0)?)?) } else { None };
-        Ok(OptimizeView { action, applied: apply, summary, changes: listed, total, before, after })
+            .collect()
     }
 
     /// Brings back a memory an optimization (or maintenance) expired: visible to recall again,

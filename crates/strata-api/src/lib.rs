@@ -22,6 +22,7 @@ pub mod extract;
 pub mod forms;
 pub mod graph;
 pub mod health;
+mod interchange;
 pub mod on_device;
 mod ranking;
 mod search;
@@ -35,11 +36,9 @@ pub use concept_writer::{WriteParams, WriteReport};
 pub use context::{ContextParams, ContextSettings, ContextView};
 pub use conversations::{ConversationTurnView, ConversationView, KeptPromptView};
 pub use engine::ForgetReport;
-pub use engine::{
-    AddRequest, Engine, EngineOptions, ImportFormat, ImportOptions, ImportReport, ReplayReport, Target, UpdateRequest,
-    flush_periodically,
-};
+pub use engine::{AddRequest, Engine, EngineOptions, ReplayReport, Target, UpdateRequest, flush_periodically};
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, Extractor, FactView, Review};
+pub use interchange::{ImportFormat, ImportOptions, ImportReport};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, ExtractionSettings, OnDeviceSettings, Settings};

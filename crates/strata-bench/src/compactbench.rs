@@ -299,22 +299,7 @@ pub fn run(
         let s = started.elapsed().as_secs_f64();
         seconds.push(s);
         if let Some(model) = writing.writer {
-            let w = engine.write_summaries(model, &WriteParams::default(), &mut no_tick, &AtomicBool::new(false))?;
-            progress(&format!(
-                "{}: {} summaries written in {:.0} s, {} sentences kept, {} dropped",
-                locomo::sample_id(sample),
-                w.written,
-                w.seconds,
-                w.sentences_kept,
-                w.sentences_dropped
-            ));
-            let all =
-                report.written.get_or_insert_with(|| WriteReport { model: w.model.clone(), ..WriteReport::default() });
-            all.written += w.written;
-            all.kept_extractive += w.kept_extractive;
-            all.sentences_kept += w.sentences_kept;
-            all.sentences_dropped += w.sentences_dropped;
-            all.seconds += w.seconds;
+            write_summaries(&mut engine, model, sample, &mut report, progress)?;
         }
         report.conversations += 1;
         report.memories += written.dia_of.len();
@@ -342,29 +327,11 @@ pub fn run(
                     Way::Bound => &mut bound,
                 };
                 for (b, budget) in BUDGETS.into_iter().enumerate() {
-                    let request = ContextRequest {
-                        message: question.clone(),
-                        candidates: candidates.clone(),
-                        budget,
-                        ..Default::default()
-                    };
-                    let options = ContextOptions { concepts: true, ..ContextOptions::default() };
-                    let prompt = assemble(&tokens, request, &options)?;
+                    let (found, concepts) = in_prompt_at(&tokens, &question, &candidates, budget, &answer)?;
                     if way == Way::Compacted {
-                        in_prompt[b] += prompt
-                            .report
-                            .included
-                            .iter()
-                            .filter(|d| candidates.iter().any(|c| c.memory.id == d.id && is_concept(&c.memory)))
-                            .count();
+                        in_prompt[b] += concepts;
                     }
-                    let block: String = prompt
-                        .messages
-                        .iter()
-                        .filter(|m| m.content.contains("<memories>"))
-                        .map(|m| strata_api::extract::normalized(&m.content))
-                        .collect();
-                    if !answer.is_empty() && block.contains(&answer) {
+                    if found {
                         hits[b] += 1;
                     }
                 }
@@ -393,6 +360,60 @@ pub fn run(
     report.seconds_p50 = seconds.get(seconds.len() / 2).copied().unwrap_or(0.0);
     report.seconds_max = seconds.last().copied().unwrap_or(0.0);
     Ok(report)
+}
+
+/// Writes `engine`'s concept summaries with `model` and adds what it did to `report`.
+fn write_summaries(
+    engine: &mut strata_api::Engine,
+    model: &dyn strata_core::chat::ChatModel,
+    sample: &locomo::Sample,
+    report: &mut CompactionBench,
+    progress: &mut dyn FnMut(&str),
+) -> ApiResult<()> {
+    let w = engine.write_summaries(model, &WriteParams::default(), &mut no_tick, &AtomicBool::new(false))?;
+    progress(&format!(
+        "{}: {} summaries written in {:.0} s, {} sentences kept, {} dropped",
+        locomo::sample_id(sample),
+        w.written,
+        w.seconds,
+        w.sentences_kept,
+        w.sentences_dropped
+    ));
+    let all = report.written.get_or_insert_with(|| WriteReport { model: w.model.clone(), ..WriteReport::default() });
+    all.written += w.written;
+    all.kept_extractive += w.kept_extractive;
+    all.sentences_kept += w.sentences_kept;
+    all.sentences_dropped += w.sentences_dropped;
+    all.seconds += w.seconds;
+    Ok(())
+}
+
+/// Assembles the prompt for `question` from `candidates` within `budget`: whether its memories
+/// hold `answer`, and how many concepts it includes.
+fn in_prompt_at(
+    tokens: &strata_tokens::OpenAiTokens,
+    question: &str,
+    candidates: &[strata_context::Candidate],
+    budget: usize,
+    answer: &str,
+) -> ApiResult<(bool, usize)> {
+    let request =
+        ContextRequest { message: question.to_string(), candidates: candidates.to_vec(), budget, ..Default::default() };
+    let options = ContextOptions { concepts: true, ..ContextOptions::default() };
+    let prompt = assemble(tokens, request, &options)?;
+    let concepts = prompt
+        .report
+        .included
+        .iter()
+        .filter(|d| candidates.iter().any(|c| c.memory.id == d.id && is_concept(&c.memory)))
+        .count();
+    let block: String = prompt
+        .messages
+        .iter()
+        .filter(|m| m.content.contains("<memories>"))
+        .map(|m| strata_api::extract::normalized(&m.content))
+        .collect();
+    Ok((!answer.is_empty() && block.contains(answer), concepts))
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use strata_core::{AsOf, Clock, HybridOptions, ManualClock, SystemClock};
 use strata_api::health::{HealthParams, Optimization};
 
 use crate::args::{
-    AnalyticsWhat, BucketArg, Cli, Command, ContextArgs, FixArg, KeyCommand, OrderArg, ProviderArgs, RemoteArgs,
-    TokensCommand, TurnArgs,
+    AnalyticsWhat, BucketArg, Cli, Command, ContextArgs, FixArg, FormatArg, KeyCommand, OnDuplicateArg, OrderArg,
+    ProviderArgs, RemoteArgs, TokensCommand, TurnArgs, UpdateArgs,
 };
 use crate::render::Out;
 use crate::requests::{add_request, filter_of, format_of, kind_of, on_duplicate_of, parse_fact, target_of, tier_of};
@@ -140,19 +140,8 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => crate::concepts::concepts(engine, action, out),
         Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
-            let range = strata_api::forms::RangeForm {
-                since,
-                until,
-                bucket: Some(match by {
-                    BucketArg::Day => "day".into(),
-                    BucketArg::Week => "week".into(),
-                }),
-                kind: kind.map(|k| kind_of(k).to_string()),
-                client,
-                tag,
-            };
-            let out = &Out { csv, ..*out };
-            analytics(engine, what, range, fix.map(|f| (f, apply)), out)
+            let range = range_of(since, until, by, kind, client, tag);
+            analytics(engine, what, range, fix.map(|f| (f, apply)), &Out { csv, ..*out })
         }
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
@@ -160,20 +149,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             let p = embed_with_progress(engine, out)?;
             out.embedded(&p)
         }
-        Command::Update(u) => {
-            let target = target_of(u.target);
-            let req = UpdateRequest {
-                set_facts: u.facts.iter().map(|f| parse_fact(f)).collect::<Result<_>>()?,
-                unset_facts: u.unset_facts,
-                text: u.text,
-                query: u.query,
-                steps: (!u.steps.is_empty()).then_some(u.steps),
-                context: u.context,
-                importance: u.importance,
-                expected_version: u.expect_version,
-            };
-            out.memory(&engine.update(&target, req)?, "Updated")
-        }
+        Command::Update(u) => update(engine, u, out),
         Command::Tag { target, tags } => out.memory(&engine.tag(&target_of(target), &tags)?, "Tagged"),
         Command::Untag { target, tags } => out.memory(&engine.untag(&target_of(target), &tags)?, "Untagged"),
         Command::Tier { target, tier, reason } => {
@@ -182,79 +158,14 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Link { target, to, relation } => {
             out.memory(&engine.link(&target_of(target), &Target::new(to), &relation)?, "Linked")
         }
-        Command::Forget { target, yes } => {
-            let target = target_of(target);
-            if !yes {
-                confirm_forget(engine, &target)?;
-            }
-            let report = engine.forget(&target)?;
-            if !report.scrubbed {
-                finish_scrub_later(engine)?;
-            }
-            out.forgotten(&report)
-        }
+        Command::Forget { target, yes } => forget(engine, target, yes, out),
         Command::Pin { target } => out.memory(&engine.pin(&target_of(target), true)?, "Pinned"),
         Command::Unpin { target } => out.memory(&engine.pin(&target_of(target), false)?, "Unpinned"),
-        Command::Maintain { dry_run } => {
-            let moves = engine.maintain(&strata_api::Settings::load()?.tiers, !dry_run)?;
-            if !dry_run {
-                let f = engine.flag_after_maintenance()?;
-                if f.flagged + f.withdrawn > 0 {
-                    note!(
-                        "Training candidates: {} new, {} no longer qualify (`strata train candidates`).",
-                        f.flagged,
-                        f.withdrawn
-                    );
-                }
-            }
-            out.maintained(&moves, dry_run)
-        }
+        Command::Maintain { dry_run } => maintain(engine, dry_run, out),
         Command::History { target } => out.history(&engine.history(&target_of(target))?),
         Command::Replay => out.replay(&engine.replay()?),
-        Command::Import { file, format, on_duplicate } => {
-            let stdin = file.as_os_str() == "-";
-            let name = if stdin { "<stdin>".to_string() } else { file.display().to_string() };
-            let mut input: Box<dyn BufRead> = if stdin {
-                Box::new(std::io::stdin().lock())
-            } else {
-                Box::new(std::io::BufReader::new(
-                    std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?,
-                ))
-            };
-            let options = ImportOptions { format: format.map(format_of), on_duplicate: on_duplicate_of(on_duplicate) };
-            let report = engine
-                .import_report_with(&name, &mut input, options, &mut strata_core::interchange::no_tick)
-                .map_err(|e| match e.code {
-                    ErrorCode::DuplicateKey => {
-                        anyhow!("{e} (to import the rest, run again with --on-duplicate skip or merge)")
-                    }
-                    _ => e.into(),
-                })?;
-            out.imported(&name, &report)
-        }
-        Command::Export { format, output } => {
-            let format = format_of(format);
-            match output {
-                Some(path) => {
-                    // Written whole (strata_core::files): a failed export leaves the old file or
-                    // none; a pipe or a terminal is written into, never replaced.
-                    let n = engine.export_to_file(format, &path, &mut strata_core::interchange::no_tick)?;
-                    out.exported(format, n, &path)
-                }
-                None => {
-                    // Data, exactly as exported, into a pipe or file; made safe on a terminal.
-                    let raw: Box<dyn std::io::Write> = if std::io::stdout().is_terminal() {
-                        Box::new(crate::terminal::Stdout)
-                    } else {
-                        Box::new(crate::terminal::RawStdout)
-                    };
-                    let mut stdout = std::io::LineWriter::new(raw);
-                    engine.export(format, &mut stdout)?;
-                    stdout.flush()?;
-                    Ok(())
-                }
-            }
-        }
+        Command::Import { file, format, on_duplicate } => import(engine, file, format, on_duplicate, out),
+        Command::Export { format, output } => export(engine, format, output, out),
         Command::Stats => out.stats(&engine.stats()?),
         Command::Demo => {
             let counts = engine.demo()?;
@@ -271,6 +182,126 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
             unreachable!("these run before dispatch")
         }
     }
+}
+
+/// `strata maintain`: the tier rule applied (or previewed), then training flagged anew.
+fn maintain(engine: &mut Engine, dry_run: bool, out: &Out) -> Result<()> {
+    let moves = engine.maintain(&strata_api::Settings::load()?.tiers, !dry_run)?;
+    if !dry_run {
+        let f = engine.flag_after_maintenance()?;
+        if f.flagged + f.withdrawn > 0 {
+            note!(
+                "Training candidates: {} new, {} no longer qualify (`strata train candidates`).",
+                f.flagged,
+                f.withdrawn
+            );
+        }
+    }
+    out.maintained(&moves, dry_run)
+}
+
+/// `strata import`: a file (or standard input) in one transaction.
+fn import(
+    engine: &mut Engine,
+    file: std::path::PathBuf,
+    format: Option<FormatArg>,
+    on_duplicate: OnDuplicateArg,
+    out: &Out,
+) -> Result<()> {
+    let stdin = file.as_os_str() == "-";
+    let name = if stdin { "<stdin>".to_string() } else { file.display().to_string() };
+    let mut input: Box<dyn BufRead> = if stdin {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?))
+    };
+    let options = ImportOptions { format: format.map(format_of), on_duplicate: on_duplicate_of(on_duplicate) };
+    let report = engine
+        .import_report_with(&name, &mut input, options, &mut strata_core::interchange::no_tick)
+        .map_err(|e| match e.code {
+            ErrorCode::DuplicateKey => {
+                anyhow!("{e} (to import the rest, run again with --on-duplicate skip or merge)")
+            }
+            _ => e.into(),
+        })?;
+    out.imported(&name, &report)
+}
+
+/// `strata export`: into a file written whole, or to standard output.
+fn export(engine: &Engine, format: FormatArg, output: Option<std::path::PathBuf>, out: &Out) -> Result<()> {
+    let format = format_of(format);
+    match output {
+        Some(path) => {
+            // Written whole (strata_core::files): a failed export leaves the old file or
+            // none; a pipe or a terminal is written into, never replaced.
+            let n = engine.export_to_file(format, &path, &mut strata_core::interchange::no_tick)?;
+            out.exported(format, n, &path)
+        }
+        None => {
+            // Data, exactly as exported, into a pipe or file; made safe on a terminal.
+            let raw: Box<dyn std::io::Write> = if std::io::stdout().is_terminal() {
+                Box::new(crate::terminal::Stdout)
+            } else {
+                Box::new(crate::terminal::RawStdout)
+            };
+            let mut stdout = std::io::LineWriter::new(raw);
+            engine.export(format, &mut stdout)?;
+            stdout.flush()?;
+            Ok(())
+        }
+    }
+}
+
+/// `strata update`: the changes asked, in one event.
+fn update(engine: &mut Engine, u: UpdateArgs, out: &Out) -> Result<()> {
+    let target = target_of(u.target);
+    let req = UpdateRequest {
+        set_facts: u.facts.iter().map(|f| parse_fact(f)).collect::<Result<_>>()?,
+        unset_facts: u.unset_facts,
+        text: u.text,
+        query: u.query,
+        steps: (!u.steps.is_empty()).then_some(u.steps),
+        context: u.context,
+        importance: u.importance,
+        expected_version: u.expect_version,
+    };
+    out.memory(&engine.update(&target, req)?, "Updated")
+}
+
+/// The range `strata analytics` reads, as its options give it.
+fn range_of(
+    since: Option<String>,
+    until: Option<String>,
+    by: BucketArg,
+    kind: Option<crate::args::KindArg>,
+    client: Option<String>,
+    tag: Option<String>,
+) -> strata_api::forms::RangeForm {
+    strata_api::forms::RangeForm {
+        since,
+        until,
+        bucket: Some(match by {
+            BucketArg::Day => "day".into(),
+            BucketArg::Week => "week".into(),
+        }),
+        kind: kind.map(|k| kind_of(k).to_string()),
+        client,
+        tag,
+    }
+}
+
+/// `strata forget`: asks first unless `yes`; a scrub another process's read delays is finished
+/// by a process of its own.
+fn forget(engine: &mut Engine, target: crate::args::KeyArg, yes: bool, out: &Out) -> Result<()> {
+    let target = target_of(target);
+    if !yes {
+        confirm_forget(engine, &target)?;
+    }
+    let report = engine.forget(&target)?;
+    if !report.scrubbed {
+        finish_scrub_later(engine)?;
+    }
+    out.forgotten(&report)
 }
 
 /// `strata chat`: a conversation read line by line from standard input. `/memories` shows what

@@ -41,6 +41,7 @@ mod extract;
 mod models;
 mod render;
 mod requests;
+mod runs;
 mod terminal;
 mod train;
 

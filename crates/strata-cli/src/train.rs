@@ -132,11 +132,7 @@ fn print_report(r: &Report) -> Result<()> {
         "—".into(),
     ]);
     say!("{t}");
-    if r.passed {
-        say!("Passed the gate (perplexity within {}, recall at least {}).", pct(r.margin), pct(r.min_recall));
-    } else {
-        say!("Failed the gate: {}.", r.reasons.join("; "));
-    }
+    say!("{}", strata_train::views::verdict(r));
     Ok(())
 }
 
@@ -217,6 +213,11 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             Ok(())
         }
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
+        TrainCommand::Runs { limit } => crate::runs::runs(engine, db, limit, out),
+        TrainCommand::Resume { run } => crate::runs::resume(engine, db, &run, out),
+        TrainCommand::Examples { memory, set, reset } => {
+            crate::runs::examples(engine, memory, set.as_deref(), reset, out)
+        }
         TrainCommand::Check { id } => check(engine, id, out),
         TrainCommand::Retire { id } => {
             let a = engine.retire_adapter(&id)?;
@@ -378,8 +379,8 @@ fn show(engine: &Engine, id: &str, out: &Out) -> Result<()> {
     if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
         print_report(&r)?;
     }
-    for e in history {
-        say!("  {}  {}  {}", e.at.format("%Y-%m-%d %H:%M:%S"), e.kind, e.detail);
+    for e in history.into_iter().map(strata_train::views::event_view) {
+        say!("  {}  {}  {}", e.at, e.kind, e.detail);
     }
     for c in engine.adapter_checks(id)? {
         say!(

@@ -9,6 +9,8 @@
 //! - [`eval`]: the gate (held-out fact recall with, without and by retrieval; general
 //!   perplexity within a margin).
 //! - [`pipeline`]: a run from a set to a registered, evaluated adapter, recorded as it goes.
+//! - [`views`]: the front door every front end uses — runs, adapters, reports and training
+//!   sets as shown, their wording, resuming a run, the daily check of the adapter in use.
 //! - Adapters are saved in Hugging Face PEFT's layout ([`strata_models::adapter`]).
 #![deny(missing_docs)]
 
@@ -19,6 +21,7 @@ pub mod model;
 pub mod optim;
 pub mod pipeline;
 pub mod train;
+pub mod views;
 
 use std::sync::atomic::AtomicBool;
 

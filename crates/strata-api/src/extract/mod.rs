@@ -466,35 +466,7 @@ impl Engine {
         cancel: &AtomicBool,
         report: &mut ExtractReport,
     ) -> ApiResult<Vec<Decision>> {
-        let pending = self.pending_facts(key)?;
-        let mut seen: HashSet<String> = pending;
-        let mut verdicts: Vec<Option<Verdict>> = Vec::new();
-        let mut fresh = Vec::new(); // (index in pool, fact) still to decide by the model
-        for (i, f) in pool.facts.iter().enumerate() {
-            let norm = facts::normalized(&f.fact);
-            if !seen.insert(norm.clone()) {
-                verdicts.push(None); // said twice in this chunk, or already proposed
-                continue;
-            }
-            match known.iter().position(|(_, k)| facts::normalized(k) == norm) {
-                Some(k) => verdicts.push(Some(Verdict {
-                    new: i,
-                    action: DecisionAction::Noop,
-                    known: Some(k),
-                    reason: "already known in these words".into(),
-                })),
-                None if known.is_empty() => verdicts.push(Some(Verdict {
-                    new: i,
-                    action: DecisionAction::Add,
-                    known: None,
-                    reason: "nothing was known about this subject".into(),
-                })),
-                None => {
-                    verdicts.push(None);
-                    fresh.push(i);
-                }
-            }
-        }
+        let (mut verdicts, fresh) = settled_without_model(pool, known, self.pending_facts(key)?);
         if !fresh.is_empty() {
             let known_text: Vec<String> = known.iter().map(|(_, t)| t.clone()).collect();
             let new_text: Vec<String> = fresh.iter().map(|&i| pool.facts[i].fact.clone()).collect();
@@ -641,4 +613,42 @@ impl Engine {
 /// An API error carried through a core transaction.
 fn to_core(e: ApiError) -> strata_core::Error {
     strata_core::Error::invalid(e.message)
+}
+
+/// The verdicts needing no model: a fact said twice (in this chunk, or already proposed:
+/// `seen`) is dropped, one known in these words changes nothing, and anything about a subject
+/// with nothing known is added. Returns a slot per fact of `pool` and the facts still to decide.
+fn settled_without_model(
+    pool: &Pool,
+    known: &[(MemoryId, String)],
+    mut seen: HashSet<String>,
+) -> (Vec<Option<Verdict>>, Vec<usize>) {
+    let mut verdicts: Vec<Option<Verdict>> = Vec::new();
+    let mut fresh = Vec::new(); // (index in pool) still to decide by the model
+    for (i, f) in pool.facts.iter().enumerate() {
+        let norm = facts::normalized(&f.fact);
+        if !seen.insert(norm.clone()) {
+            verdicts.push(None);
+            continue;
+        }
+        match known.iter().position(|(_, k)| facts::normalized(k) == norm) {
+            Some(k) => verdicts.push(Some(Verdict {
+                new: i,
+                action: DecisionAction::Noop,
+                known: Some(k),
+                reason: "already known in these words".into(),
+            })),
+            None if known.is_empty() => verdicts.push(Some(Verdict {
+                new: i,
+                action: DecisionAction::Add,
+                known: None,
+                reason: "nothing was known about this subject".into(),
+            })),
+            None => {
+                verdicts.push(None);
+                fresh.push(i);
+            }
+        }
+    }
+    (verdicts, fresh)
 }

@@ -120,6 +120,32 @@ pub enum TrainCommand {
         /// The memory.
         id: String,
     },
+    /// The training runs, newest first: how far each came, how it ended, and which were
+    /// interrupted (Strata closed or was killed during them) and can be resumed.
+    Runs {
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Resume a stopped or interrupted run from its checkpoint, with its set and settings as
+    /// they were.
+    Resume {
+        /// The run's id (`strata train runs`).
+        run: String,
+    },
+    /// The approved memories' training examples as they will be trained (a person's edits
+    /// included), with what is wrong with them; or, with a memory, set or reset its examples.
+    Examples {
+        /// The memory whose examples to set or reset (its id or key).
+        memory: Option<String>,
+        /// Its examples from this file: a JSON list of {question, answer, held_out, expected,
+        /// subject, attribute, kind}, as `strata train examples --json` prints them.
+        #[arg(long, requires = "memory", conflicts_with = "reset")]
+        set: Option<PathBuf>,
+        /// Back to the examples made from the memory.
+        #[arg(long, requires = "memory")]
+        reset: bool,
+    },
     /// Store the example facts in a fresh scope, build the set, train, evaluate, and print
     /// the report.
     Demo {

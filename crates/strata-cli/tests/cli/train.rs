@@ -35,6 +35,25 @@ fn the_demo_trains_an_adapter_that_is_activated_used_and_rolled_back() {
     let asked = e.json(&["ask", "What is two plus three?", "--no-record"]);
     assert!(!asked["model"].as_str().unwrap().contains("+ad_"), "{asked}");
 
+    // The run that made it, as the Training screen lists it; a finished run is not resumed.
+    let runs = e.json(&["train", "runs"]);
+    assert_eq!(runs[0]["status"], "finished", "{runs}");
+    assert_eq!(runs[0]["adapter_id"], id.as_str());
+    assert_eq!(runs[0]["interrupted"], false);
+    let run = runs[0]["id"].as_str().unwrap().to_string();
+    let listed = e.ok(&["train", "runs"]);
+    assert!(listed.starts_with(&run) && listed.contains("finished") && listed.contains(&format!("→ {id}")), "{listed}");
+    assert!(e.err(&["train", "resume", &run]).contains("has finished; start a new one"));
+    assert!(e.err(&["train", "resume", "run_nope"]).contains("no training run run_nope"));
+    // The report and history in words, as the window says them.
+    let shown = e.ok(&["train", "show", &id]);
+    assert!(shown.contains("Passed: it answers") || shown.contains("Not good enough to use:"), "{shown}");
+    assert!(
+        shown.contains("evaluated  passed the evaluation") || shown.contains("did not pass the evaluation"),
+        "{shown}"
+    );
+    assert!(shown.contains("trained  ") && shown.contains(" steps in "), "{shown}");
+
     assert!(e.err(&["train", "activate", "ad_nope"]).contains("no adapter ad_nope"));
     assert!(e.err(&["train", "rollback"]).contains("nothing to roll back"));
     assert!(e.err(&["train", "run", "--lr", "7"]).contains("learning rate"));
@@ -87,6 +106,28 @@ fn candidates_are_flagged_decided_and_their_training_set_built() {
     let set: serde_json::Value =
         serde_json::from_str(&at(&["train", "dataset", "--approved", "--replay", "0", "--json"])).unwrap();
     assert_eq!(set["facts"], 1, "only the approved memory: {set}");
+
+    // Its examples, read and edited as on the Training set tab.
+    let shown = at(&["train", "examples"]);
+    assert!(shown.contains(&format!("({dog})")) && shown.contains("Q: ") && shown.contains("[check]"), "{shown}");
+    let examples: serde_json::Value = serde_json::from_str(&at(&["train", "examples", "--json"])).unwrap();
+    assert_eq!(examples["memories"][0]["edited"], false);
+    let mut mine = examples["memories"][0]["examples"].clone();
+    mine.as_array_mut().unwrap().truncate(2);
+    mine[0]["question"] = "What do we call Maya Chen's dog?".into();
+    let file = e.db().with_file_name("examples.json");
+    std::fs::write(&file, mine.to_string()).unwrap();
+    let kept = at(&["train", "examples", &dog, "--set", file.to_str().unwrap()]);
+    assert!(kept.starts_with("Kept your 2 examples for"), "{kept}");
+    let examples: serde_json::Value = serde_json::from_str(&at(&["train", "examples", "--json"])).unwrap();
+    assert_eq!(examples["memories"][0]["edited"], true);
+    assert_eq!(examples["memories"][0]["examples"][0]["question"], "What do we call Maya Chen's dog?");
+    std::fs::write(&file, "[{\"question\": 3}]").unwrap();
+    let r = e.run_at(&["train", "examples", &dog, "--set", file.to_str().unwrap()], &e.db(), None, later);
+    assert!(r.stderr.contains("is not a list of examples"), "{}", r.stderr);
+    assert!(at(&["train", "examples", &dog, "--reset"]).contains("taught with the examples made from it again"));
+    let examples: serde_json::Value = serde_json::from_str(&at(&["train", "examples", "--json"])).unwrap();
+    assert_eq!(examples["memories"][0]["edited"], false);
 
     // An edit takes the memory out of the queue until flagging looks at it again.
     at(&["update", &dog, "--importance", "0.95"]);
