@@ -11,6 +11,7 @@ import {
   type ProviderView_Serialize as ProviderView,
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
@@ -77,7 +78,7 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!active) return;
-    commands.providers().then((r) => r.status === "ok" && setProviders(r.data));
+    answered(commands.providers(), setProviders);
     commands.onDeviceModels().then((r) => {
       if (r.status !== "ok") return;
       remember(r.data);

@@ -7,6 +7,7 @@ import {
   type MemoryView_Serialize as MemoryView,
   type WriteReport,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { count, day, title } from "./format";
 import { JobBar, useJob } from "./jobs";
@@ -82,7 +83,7 @@ export function ConceptsPanel({
   const job = useJob();
   useModelTitles();
   const load = () =>
-    commands.concepts().then((r) => (r.status === "ok" ? setConcepts(r.data) : setError(describe(r.error))));
+    answered(commands.concepts(), setConcepts, setError);
   useEffect(() => {
     load();
   }, []);
@@ -174,7 +175,7 @@ export function ConceptFields({ memory, onOpen }: { memory: MemoryView; onOpen: 
   const [error, setError] = useState<string | null>(null);
   useModelTitles();
   useEffect(() => {
-    commands.concept(memory.id).then((r) => (r.status === "ok" ? setC(r.data) : setError(describe(r.error))));
+    answered(commands.concept(memory.id), setC, setError);
   }, [memory.id, memory.version]);
   if (error)
     return (

@@ -5,6 +5,7 @@ import {
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
 import { ConceptFields } from "./Concepts";
@@ -37,7 +38,7 @@ export function Detail({
 
   useEffect(() => {
     setAsOf(null);
-    commands.history(memory.id).then((h) => (h.status === "ok" ? setHistory(h.data) : setError(describe(h.error))));
+    answered(commands.history(memory.id), setHistory, setError);
   }, [memory.id, memory.version]);
 
   const act = async (p: ReturnType<typeof commands.pin>) => {

@@ -7,6 +7,7 @@ import {
   type RecallRowView_Serialize as RecallRowView,
   type ScoreParts_Serialize as ScoreParts,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { count, kindWord, title, when } from "./format";
 
@@ -36,7 +37,7 @@ export function Drill({
   useEffect(() => {
     panel.current?.scrollIntoView({ block: "nearest" });
     if ("memories" in what)
-      commands.drillMemories(range, what.memories).then((r) => (r.status === "ok" ? setMemories(r.data) : setError(describe(r.error))));
+      answered(commands.drillMemories(range, what.memories), setMemories, setError);
     else
       commands
         .drillRecalls(range, what.recalls === "empty", what.recalls === "query" ? (what.query ?? null) : null)

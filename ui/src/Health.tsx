@@ -6,6 +6,7 @@ import {
   type Optimization,
   type OptimizeView_Serialize as OptimizeView,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { count, title } from "./format";
 import { JobBar, useJob } from "./jobs";
@@ -47,7 +48,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
   const [error, setError] = useState<string | null>(null);
   const job = useJob();
 
-  const load = () => commands.health().then((r) => (r.status === "ok" ? setHealth(r.data) : setError(describe(r.error))));
+  const load = () => answered(commands.health(), setHealth, setError);
   useEffect(() => {
     if (active) load();
   }, [active]);

@@ -5,6 +5,7 @@ import {
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
+import { answered } from "./loaded";
 import { ConceptsPanel } from "./Concepts";
 import { Detail } from "./Detail";
 import { describe } from "./errors";
@@ -159,7 +160,7 @@ export function Memories({ opening, onOpened }: { opening: string | null; onOpen
   };
   useEffect(() => {
     const { filter } = JSON.parse(filterKey) as { filter: FilterForm };
-    commands.countMemories(filter).then((r) => r.status === "ok" && setTotal(r.data));
+    answered(commands.countMemories(filter), setTotal);
   }, [filterKey, written]);
 
   useEffect(() => {

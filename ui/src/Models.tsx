@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, type OnDeviceModelView } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { JobBar, useJob } from "./jobs";
 
@@ -53,7 +54,7 @@ export function OnDeviceModels({ initial }: { initial: OnDeviceModelView[] }) {
     setNotice(null);
     const res = await job.run(`Downloading ${m.title}`, (id, ch) => commands.fetchModel(id, m.name, ch));
     done(res, `${m.title} is downloaded and checked: it is the publisher's file, byte for byte.`);
-    if (res.status !== "ok") commands.onDeviceModels().then((r) => r.status === "ok" && setModels(r.data));
+    if (res.status !== "ok") answered(commands.onDeviceModels(), setModels);
   };
 
   const use = async (m: OnDeviceModelView, extraction: boolean) => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { count } from "./format";
 import { OnDeviceModels } from "./Models";
@@ -13,7 +14,7 @@ export function Settings() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    commands.settings().then((r) => (r.status === "ok" ? setView(r.data) : setError(describe(r.error))));
+    answered(commands.settings(), setView, setError);
   }, []);
 
   if (!view) return <div className="empty">{error ?? "Loading…"}</div>;
@@ -65,7 +66,7 @@ function Providers() {
   const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
-    commands.providers().then((r) => (r.status === "ok" ? setProviders(r.data) : setError(describe(r.error))));
+    answered(commands.providers(), setProviders, setError);
   }, []);
 
   const save = async (name: string, key: string) => {

@@ -7,6 +7,7 @@ import {
   type TierPolicyShape,
   type TierPreset,
 } from "./bindings";
+import { answered } from "./loaded";
 import { describe } from "./errors";
 import { count, TIER_WORDS } from "./format";
 import { JobBar, useJob } from "./jobs";
@@ -75,7 +76,7 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
   const job = useJob();
 
   useEffect(() => {
-    commands.tierPresets().then((r) => r.status === "ok" && setPresets(r.data));
+    answered(commands.tierPresets(), setPresets);
   }, []);
 
   // The form as settings, or the first field that is not a number.
@@ -96,7 +97,7 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
       setProblems([{ field: s.missing, message: "this needs a number" }]);
       return;
     }
-    commands.checkTiers(s.saved).then((r) => r.status === "ok" && setProblems(r.data));
+    answered(commands.checkTiers(s.saved), setProblems);
   }, [tiers]);
 
   const save = async () => {

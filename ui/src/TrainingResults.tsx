@@ -1,7 +1,7 @@
 // Training's results: a run's report (what was learned, checked against retrieval and general
 // text) and the registry of adapters (use one, roll back, compare two, check it again).
 import { useEffect, useMemo, useState } from "react";
-import { useLoaded } from "./loaded";
+import { useLoaded, answered } from "./loaded";
 import {
   commands,
   type AdapterEventView,
@@ -112,7 +112,7 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
   const { data: all, error, setError, reload: load } = useLoaded(active, commands.adapters);
   useEffect(() => {
     if (!open) return setHistory([]);
-    commands.adapterHistory(open).then((r) => r.status === "ok" && setHistory(r.data));
+    answered(commands.adapterHistory(open), setHistory);
   }, [open, all]);
 
   const [forcing, setForcing] = useState<AdapterView | null>(null);

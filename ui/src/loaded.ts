@@ -2,7 +2,16 @@ import { useEffect, useState } from "react";
 import type { ApiError } from "./bindings";
 import { describe } from "./errors";
 
-type Answer<T> = { status: "ok"; data: T } | { status: "error"; error: ApiError };
+export type Answer<T> = { status: "ok"; data: T } | { status: "error"; error: ApiError };
+
+// What a command answered: its data to `ok`, or a failure in words to `failed` (none: a failure
+// changes nothing on screen, for what only adds to it). Whether it succeeded.
+export async function answered<T>(ask: Promise<Answer<T>>, ok: (data: T) => void, failed?: (words: string) => void): Promise<boolean> {
+  const r = await ask;
+  if (r.status === "ok") ok(r.data);
+  else failed?.(describe(r.error));
+  return r.status === "ok";
+}
 
 // What a screen or tab shows from one command: asked when it opens (and again when `deps`
 // change while it is open, or on `reload`); a failure is said in words in `error`, which the
