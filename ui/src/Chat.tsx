@@ -11,7 +11,7 @@ import {
   type ProviderView_Serialize as ProviderView,
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
-import { answered } from "./loaded";
+import { answered, failed } from "./loaded";
 import { describe } from "./errors";
 import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
@@ -80,7 +80,7 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
     if (!active) return;
     answered(commands.providers(), setProviders);
     commands.onDeviceModels().then((r) => {
-      if (r.status !== "ok") return;
+      if (failed(r)) return;
       remember(r.data);
       setLocal(r.data);
     });
@@ -310,7 +310,7 @@ export function Chat({
 
   const open = async (id: string) => {
     const res = await commands.conversation(id);
-    if (res.status !== "ok") return setError(describe(res.error));
+    if (failed(res, setError)) return;
     setError(null);
     setConversation(id);
     setEntries(res.data.map(kept));
@@ -322,7 +322,7 @@ export function Chat({
       if (l.length > 0) open(l[0].id);
     });
     commands.settings().then((r) => {
-      if (r.status !== "ok") return;
+      if (failed(r)) return;
       setSaved(r.data);
       if (r.data.saved.chat) setChoice(r.data.saved.chat);
     });

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { commands, type ComparedView_Serialize as ComparedView, type PromptView_Serialize as PromptView } from "./bindings";
-import { describe } from "./errors";
+import { failed } from "./loaded";
 import { count } from "./format";
 
 // One side of the comparison: the memories the model reads, and what they cost.
@@ -52,10 +52,9 @@ export function Compare({
   const load = async (tokens: number) => {
     setRoom(tokens);
     const res = await commands.compareContexts(question, model, tokens);
-    if (res.status === "ok") {
-      setError(null);
-      setShown(res.data);
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setError(null);
+    setShown(res.data);
   };
   const compare = () => (shown ? setShown(null) : load(room));
   const rooms = [...new Set([...ROOMS.filter((r) => r < budget), budget])];

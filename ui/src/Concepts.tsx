@@ -7,8 +7,7 @@ import {
   type MemoryView_Serialize as MemoryView,
   type WriteReport,
 } from "./bindings";
-import { answered } from "./loaded";
-import { describe } from "./errors";
+import { answered, failed } from "./loaded";
 import { count, day, title } from "./format";
 import { JobBar, useJob } from "./jobs";
 import { remember, titleOf } from "./Models";
@@ -92,22 +91,20 @@ export function ConceptsPanel({
     setSaid(null);
     setError(null);
     const res = await job.run("Grouping related memories", (id, ch) => commands.compact(id, true, ch));
-    if (res.status === "ok") {
-      setSaid(outcome(res.data));
-      load();
-      onGrouped();
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setSaid(outcome(res.data));
+    load();
+    onGrouped();
   };
 
   const write = async () => {
     setSaid(null);
     setError(null);
     const res = await job.run("Writing summaries", (id, ch) => commands.writeSummaries(id, ch));
-    if (res.status === "ok") {
-      setSaid(written(res.data));
-      load();
-      onGrouped();
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setSaid(written(res.data));
+    load();
+    onGrouped();
   };
 
   return (

@@ -5,7 +5,7 @@ import {
   type MemoryView_Serialize as MemoryView,
   type RecallView_Serialize as RecallView,
 } from "./bindings";
-import { answered } from "./loaded";
+import { answered, failed } from "./loaded";
 import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
 import { ConceptFields } from "./Concepts";
@@ -43,10 +43,9 @@ export function Detail({
 
   const act = async (p: ReturnType<typeof commands.pin>) => {
     const res = await p;
-    if (res.status === "ok") {
-      setError(null);
-      onChanged(res.data);
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setError(null);
+    onChanged(res.data);
   };
 
   const showAsOf = async (event: EventView) => {
@@ -58,11 +57,10 @@ export function Detail({
   const restore = async () => {
     if (!asOf) return;
     const res = await commands.restore(memory.id, asOf.event.seq);
-    if (res.status === "ok") {
-      setError(null);
-      setAsOf(null);
-      onChanged(res.data);
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setError(null);
+    setAsOf(null);
+    onChanged(res.data);
   };
 
   const [confirming, setConfirming] = useState(false);

@@ -4,6 +4,7 @@ import {
   type DecisionView_Serialize as DecisionView,
   type DocumentView_Serialize as DocumentView,
 } from "./bindings";
+import { failed } from "./loaded";
 import { describe } from "./errors";
 import { count } from "./format";
 
@@ -36,7 +37,7 @@ export function Facts({ active }: { active: boolean }) {
 
   const accept = async (items: DecisionView[]) => {
     const res = await commands.acceptFacts(items.map((p) => ({ id: p.id, fact: edited(p) })));
-    if (res.status !== "ok") return setError(describe(res.error));
+    if (failed(res, setError)) return;
     setError(null);
     setNotice(`Remembered ${count(res.data.length, "fact", "facts")}: ${res.data.map((d) => d.fact).join("; ")}.`);
     refresh();
@@ -44,7 +45,7 @@ export function Facts({ active }: { active: boolean }) {
 
   const reject = async (items: DecisionView[]) => {
     const res = await commands.rejectFacts(items.map((p) => p.id));
-    if (res.status !== "ok") return setError(describe(res.error));
+    if (failed(res, setError)) return;
     setError(null);
     setNotice(`Left out ${count(res.data.length, "fact", "facts")}: Strata will not use ${res.data.length === 1 ? "it" : "them"}.`);
     refresh();

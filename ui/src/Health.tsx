@@ -6,8 +6,7 @@ import {
   type Optimization,
   type OptimizeView_Serialize as OptimizeView,
 } from "./bindings";
-import { answered } from "./loaded";
-import { describe } from "./errors";
+import { answered, failed } from "./loaded";
 import { count, title } from "./format";
 import { JobBar, useJob } from "./jobs";
 
@@ -58,7 +57,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
     setDone(null);
     const what = apply ? ACTION_WORDS[action] : `Working out what “${ACTION_WORDS[action].toLowerCase()}” would change`;
     const r = await job.run(what, (id, ch) => commands.optimize(id, action, apply, ch));
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     if (apply) {
       setPreview(null);
       setDone(r.data);

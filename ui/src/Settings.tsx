@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
-import { answered } from "./loaded";
+import { answered, failed } from "./loaded";
 import { describe } from "./errors";
 import { count } from "./format";
 import { OnDeviceModels } from "./Models";
@@ -151,10 +151,9 @@ function Providers() {
 // Saves the settings; what was saved goes to `onSaved`, a refusal (a bad value) to `onError`.
 async function saveSettings(next: Settings, onSaved: (v: SettingsView) => void, onError: (e: string | null) => void) {
   const res = await commands.saveSettings(next);
-  if (res.status === "ok") {
-    onSaved(res.data);
-    onError(null);
-  } else onError(describe(res.error));
+  if (failed(res, onError)) return;
+  onSaved(res.data);
+  onError(null);
 }
 
 // Whether Strata reads conversations for facts after each answer, and whether what it finds
@@ -346,10 +345,9 @@ function Mcp({ view, onChanged }: { view: SettingsView; onChanged: (v: SettingsV
 
   const toggle = async (on: boolean) => {
     const res = await commands.setMcp(on, Number(port) || 0);
-    if (res.status === "ok") {
-      onChanged(res.data);
-      setError(null);
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    onChanged(res.data);
+    setError(null);
   };
 
   // Says what happened either way: copied, or how to copy it by hand (no clipboard here).

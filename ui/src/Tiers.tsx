@@ -7,7 +7,7 @@ import {
   type TierPolicyShape,
   type TierPreset,
 } from "./bindings";
-import { answered } from "./loaded";
+import { answered, failed } from "./loaded";
 import { describe } from "./errors";
 import { count, TIER_WORDS } from "./format";
 import { JobBar, useJob } from "./jobs";
@@ -120,10 +120,9 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
     const s = asSettings();
     const unsaved = !apply && !("missing" in s) ? s.saved : null;
     const res = await job.run(apply ? "Maintaining" : "Previewing", (id, ch) => commands.maintain(id, apply, unsaved, ch));
-    if (res.status === "ok") {
-      setMoves(res.data);
-      setNotice(summary(res.data, apply));
-    } else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setMoves(res.data);
+    setNotice(summary(res.data, apply));
   };
 
   const reembed = async () => {

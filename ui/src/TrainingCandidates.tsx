@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useLoaded } from "./loaded";
+import { useLoaded, failed } from "./loaded";
 import {
   commands,
   type CandidateEventView,
@@ -45,7 +45,7 @@ export function Candidates({ active, onOpenMemory, onTrain }: { active: boolean;
     setError(null);
     setSaid(null);
     const r = await job.run("Looking for memories worth teaching", (id, ch) => commands.flagCandidates(id, ch));
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     const f = r.data;
     setShort(f.short_of);
     setSaid(
@@ -61,7 +61,7 @@ export function Candidates({ active, onOpenMemory, onTrain }: { active: boolean;
   const decide = async (ids: string[], verdict: Verdict) => {
     setError(null);
     const r = await commands.decideCandidates(ids, verdict, note.trim() || null);
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     const verb = verdict === "approve" ? "Approved" : verdict === "reject" ? "Rejected" : "Back in the list";
     setSaid(`${verb}: ${r.data.map((c) => title(c.memory)).join(", ")}.`);
     setChosen(new Set());

@@ -1,7 +1,6 @@
 import { useState } from "react";
-import { useLoaded } from "./loaded";
+import { useLoaded, failed } from "./loaded";
 import { commands, type ExampleForm, type SetMemoryView_Serialize as SetMemoryView } from "./bindings";
-import { describe } from "./errors";
 import { count, title } from "./format";
 
 // The approved memories' examples as they will be taught: each memory's questions and answers
@@ -51,7 +50,7 @@ function MemoryExamples({
   const change = (i: number, patch: Partial<ExampleForm>) => setDraft(shown.map((e, j) => (j === i ? { ...e, ...patch } : e)));
   const save = async (examples: ExampleForm[] | null) => {
     const r = await commands.saveExamples(m.memory.id, examples);
-    if (r.status !== "ok") return onError(describe(r.error));
+    if (failed(r, onError)) return;
     setDraft(null);
     onSaved();
   };

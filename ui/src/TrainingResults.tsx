@@ -1,7 +1,7 @@
 // Training's results: a run's report (what was learned, checked against retrieval and general
 // text) and the registry of adapters (use one, roll back, compare two, check it again).
 import { useEffect, useMemo, useState } from "react";
-import { useLoaded, answered } from "./loaded";
+import { useLoaded, answered, failed } from "./loaded";
 import {
   commands,
   type AdapterEventView,
@@ -9,7 +9,6 @@ import {
   type ReportView,
 } from "./bindings";
 import { Chart, type ChartOption } from "./Chart";
-import { describe } from "./errors";
 import { count, num, pct, when } from "./format";
 import { JobBar, useJob } from "./jobs";
 
@@ -120,7 +119,7 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
   const retire = async (a: AdapterView) => {
     setRetiring(null);
     const r = await commands.retireAdapter(a.id);
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     setSaid(`${a.id} is retired: it will not be used again.`);
     load();
   };
@@ -129,14 +128,14 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     if (a.passed !== true && !force) return setForcing(a);
     setForcing(null);
     const r = await commands.activateAdapter(a.id, force);
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     setSaid(`The chat's model now uses ${a.id}.`);
     load();
   };
   const rollback = async () => {
     setError(null);
     const r = await commands.rollbackAdapter();
-    if (r.status !== "ok") return setError(describe(r.error));
+    if (failed(r, setError)) return;
     setSaid(r.data ? `Rolled back: ${r.data.id} is used again.` : "Rolled back: the model answers on its own again.");
     load();
   };
@@ -281,7 +280,7 @@ function InUse({ adapter, dark, onChecked, onError }: { adapter: AdapterView; da
   );
   const check = async () => {
     const r = await job.run("Asking its check questions again", (id, ch) => commands.checkAdapter(id, adapter.id, ch));
-    if (r.status !== "ok") return onError(describe(r.error));
+    if (failed(r, onError)) return;
     onChecked();
   };
   const last = adapter.checks.length ? adapter.checks[adapter.checks.length - 1] : null;

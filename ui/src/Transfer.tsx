@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { commands, type ApiError, type ImportFormat } from "./bindings";
+import { failed } from "./loaded";
 import { describe } from "./errors";
 import { count } from "./format";
 import { JobBar, useJob } from "./jobs";
@@ -50,7 +51,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
     setNotice(null);
     // The system's Save dialog, in the Downloads folder on a dated name; cancelled: nothing.
     const chosen = await commands.chooseExportPath(format);
-    if (chosen.status !== "ok") return setError(describe(chosen.error));
+    if (failed(chosen, setError)) return;
     if (!chosen.data) return;
     const path = chosen.data;
     const res = await job.run("Exporting", (id, ch) => commands.exportFile(id, format, path, ch));

@@ -4,6 +4,14 @@ import { describe } from "./errors";
 
 export type Answer<T> = { status: "ok"; data: T } | { status: "error"; error: ApiError };
 
+// Whether a command failed, its failure said in words to `say` (none: nothing to say); after
+// it, the answer is known to hold data.
+export function failed<T>(r: Answer<T>, say?: (words: string) => void): r is { status: "error"; error: ApiError } {
+  if (r.status === "ok") return false;
+  say?.(describe(r.error));
+  return true;
+}
+
 // What a command answered: its data to `ok`, or a failure in words to `failed` (none: a failure
 // changes nothing on screen, for what only adds to it). Whether it succeeded.
 export async function answered<T>(ask: Promise<Answer<T>>, ok: (data: T) => void, failed?: (words: string) => void): Promise<boolean> {

@@ -99,7 +99,7 @@ fn asserted(text: &str, first_words: bool) -> Vec<String> {
         let capital = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase);
         for w in words(raw) {
             let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
-            let function_word = NOT_NAMES.contains(&w.as_str()) || (first_words && strata_core::query::is_stopword(&w));
+            let function_word = NOT_NAMES.contains(&w.as_str()) || (first_words && strata_core::words::is_stopword(&w));
             let name = capital && !starts && !function_word;
             let checkable = w.chars().any(|c| c.is_ascii_digit()) || MONTHS.contains(&w.as_str()) || name;
             if checkable && !out.contains(&w) {

@@ -1,7 +1,7 @@
 //! A group's salient words against the rest of the store (c-TF-IDF, as BERTopic weighs them):
 //! a word weighs its frequency in the group times `ln(1 + A / f)`, where `f` is its frequency
 //! in the whole store and `A` the mean number of words per class (each group a class, the
-//! memories in none one more). Function words ([`strata_core::query::is_stopword`]),
+//! memories in none one more). Function words ([`strata_core::words::is_stopword`]),
 //! contractions, words that name nothing ("something", "wow"), numbers and words under three
 //! letters never count. Each word is shown as the group spells it most often.
 
@@ -70,7 +70,7 @@ pub fn words(text: &str) -> impl Iterator<Item = (String, &str)> {
         .map(|w| w.trim_matches('\''))
         .map(|w| w.strip_suffix("'s").unwrap_or(w))
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_numeric()))
-        .filter(|w| !strata_core::query::is_stopword(w))
+        .filter(|w| !strata_core::words::is_stopword(w))
         .map(|w| (w.to_lowercase(), w))
         .filter(|(lower, _)| !contracted(lower) && NAME_NOTHING.binary_search(&lower.as_str()).is_err())
 }

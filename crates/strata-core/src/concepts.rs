@@ -216,7 +216,7 @@ impl ConceptBody {
 /// The words of substance of `text`, lower-cased: three letters or more, no function word.
 pub fn substance(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3 && !crate::query::is_stopword(w))
+        .filter(|w| w.chars().count() >= 3 && !crate::words::is_stopword(w))
         .map(str::to_lowercase)
 }
 

@@ -32,6 +32,7 @@ pub mod temporal;
 pub mod tiers;
 pub mod time;
 pub mod vectors;
+pub mod words;
 
 pub use adapters::{AdapterCheck, AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
 pub use chat::{

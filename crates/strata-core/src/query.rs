@@ -224,7 +224,7 @@ pub fn fts_terms(text: &str) -> Vec<String> {
         .collect();
     // English function words say nothing about which memory is meant; in a small store bm25
     // still weighs them. Dropped unless nothing else is left.
-    let content: Vec<&str> = words.iter().copied().filter(|w| !is_stopword(w)).collect();
+    let content: Vec<&str> = words.iter().copied().filter(|w| !crate::words::is_stopword(w)).collect();
     let chosen = if content.is_empty() { words } else { content };
     chosen.into_iter().map(|w| format!("\"{w}\"")).collect()
 }
@@ -241,23 +241,6 @@ pub(crate) fn typed_terms(text: &str) -> Vec<String> {
         }
     }
     terms
-}
-
-/// English function words, sorted (binary search).
-pub(crate) const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
-    "before", "being", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "during", "each", "for",
-    "from", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into",
-    "is", "it", "its", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or",
-    "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
-    "would", "you", "your",
-];
-
-/// Whether `word` is an English function word ("the", "your").
-pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word.to_lowercase().as_str()).is_ok()
 }
 
 /// Search ranks at most this many candidates (the newest that match), bounding its cost: bm25
@@ -286,11 +269,5 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(fts_terms(text), *want, "{text}");
         }
-    }
-
-    #[test]
-    fn the_stopword_list_is_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(is_stopword("The") && is_stopword("your") && !is_stopword("kitten"));
     }
 }
