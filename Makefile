@@ -6,20 +6,25 @@
 
 CARGO ?= cargo
 STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: run test setup ui check-fmt clippy unit aarch64 bench fmt
+.PHONY: run test setup models ui check-fmt clippy unit aarch64 bench fmt
 
 # Example memories on first start (once), then the window (its UI embedded from ui/dist).
-# setup fetches the models with the CLI built as `run` builds it (release), not a second time.
+# The models are fetched with the CLI built as `run` builds it (release), not a second time.
 run: SETUP_CARGO_FLAGS = --release
-run: setup ui
+run: setup ui models
 	$(STRATA) demo
 	$(CARGO) run --quiet --release -p strata-desktop
 
 test: setup ui check-fmt clippy unit
 
 setup:
-	@STRATA_SETUP_CARGO_FLAGS="$(SETUP_CARGO_FLAGS)" scripts/setup
+	@scripts/setup
+
+# The default on-device chat models (scripts/models); STRATA_BIN: a `strata` already built.
+models:
+	@STRATA_SETUP_CARGO_FLAGS="$(SETUP_CARGO_FLAGS)" scripts/models
 
 # The UI (TypeScript, checked by tsc, bundled by Vite into ui/dist, which the app embeds).
 ui:
@@ -31,10 +36,17 @@ check-fmt:
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
+# Every test program built, the models fetched with the `strata` binary that build made (no
+# second build of the CLI), then every test run.
 unit:
+	$(CARGO) test --workspace --all-targets --locked --no-run
+	@STRATA_BIN="$(TARGET_DIR)/debug/strata" scripts/models
 	$(CARGO) test --workspace --all-targets --locked
 
+# After `make test` the test build's `strata` fetches the models (a no-op once there); alone,
+# the CLI is built to fetch them.
 aarch64: setup
+	@STRATA_BIN="$(wildcard $(TARGET_DIR)/debug/strata)" scripts/models
 	@scripts/aarch64
 
 bench:

@@ -62,7 +62,7 @@ impl Trainer {
             return Ok(m.clone());
         }
         let model = Arc::new(strata_models::LocalChat::load_trained().map_err(|e| {
-            ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make setup`)"))
+            ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make models`)"))
         })?);
         *slot = Some(model.clone());
         Ok(model)

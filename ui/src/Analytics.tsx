@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import { commands, type DashboardView_Serialize as DashboardView, type RangeForm } from "./bindings";
 import type { Clicked } from "./Chart";
 import { Drill, type DrillWhat } from "./Drill";
-import { describe } from "./errors";
+import { answered } from "./loaded";
 import { KIND_WORDS } from "./format";
 import { Health } from "./Health";
 import { KINDS } from "./AnalyticsCharts";
@@ -44,12 +44,14 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
   );
 
   const load = () =>
-    commands.dashboard(range).then((r) => {
-      if (r.status === "ok") {
-        setData(r.data);
+    answered(
+      commands.dashboard(range),
+      (d) => {
+        setData(d);
         setError(null);
-      } else setError(describe(r.error));
-    });
+      },
+      setError,
+    );
   useEffect(() => {
     if (active) load();
   }, [active, range]);

@@ -20,10 +20,9 @@ export const SECTION_WORDS: Record<string, string> = {
 export const q = (x: number | null | undefined) => x ?? 0;
 
 // Every chart of the dashboard, and what they are drawn from.
-export function charts(data: DashboardView) {
+// What the store holds and how it changed: memories added, moves between tiers.
+export function storeCharts(data: DashboardView) {
   const m = data.memory;
-  const r = data.recalls;
-  const u = data.utilization;
   const kinds = KINDS;
   const created = bars(
     m.created.map((c) => c.start),
@@ -38,6 +37,13 @@ export function charts(data: DashboardView) {
       { name: "Expired", data: m.moves.map((c) => c.expired) },
     ],
   );
+  return { created, moves };
+}
+
+// How recall was used: recalls, how well they matched, recall to answer, prompts' make-up.
+export function recallCharts(data: DashboardView) {
+  const r = data.recalls;
+  const u = data.utilization;
   const recalls = bars(
     r.series.map((p) => p.start),
     [
@@ -91,7 +97,7 @@ export function charts(data: DashboardView) {
     yAxis: { type: "category", data: sections.map(([s]) => SECTION_WORDS[s] ?? s) },
     series: [{ name: "Tokens per prompt", type: "bar", data: sections.map(([, t]) => Math.round(t ?? 0)) }],
   };
-  return { created, moves, recalls, scored, scores, funnelSteps, funnel, sections, utilization };
+  return { recalls, scored, scores, funnelSteps, funnel, sections, utilization };
 }
 
 // Bars per bucket, a series each (stacked when `stack` names a stack).

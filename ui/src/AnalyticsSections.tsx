@@ -1,7 +1,7 @@
 import type { DashboardView_Serialize as DashboardView } from "./bindings";
 import { Chart, type Clicked } from "./Chart";
 import { KIND_WORDS, count } from "./format";
-import { KINDS, SECTION_WORDS, charts, q } from "./AnalyticsCharts";
+import { KINDS, SECTION_WORDS, q, recallCharts, storeCharts } from "./AnalyticsCharts";
 import { Numbers } from "./AnalyticsPanels";
 
 // The Analytics screen's charts, each with its numbers below it: what the store holds and how
@@ -25,10 +25,8 @@ export function StoreCharts({
 }) {
   const m = data.memory;
   const kinds = KINDS;
-  const { created, moves } = charts(data);
-  const days_ = [...new Set([...m.created.map((c) => c.start), ...m.moves.map((c) => c.start)])].sort();
-  const openCreated = onCreated;
-  const openMoves = onMoves;
+  const { created, moves } = storeCharts(data);
+  const days = [...new Set([...m.created.map((c) => c.start), ...m.moves.map((c) => c.start)])].sort();
   return (
     <>
       <section className="panel" id="chart-created">
@@ -36,12 +34,12 @@ export function StoreCharts({
         {m.created.length === 0 ? (
           <p className="muted">No memory was added in this period.</p>
         ) : (
-          <Chart option={created} dark={dark} label="Memories added per day, by type" onClick={openCreated} />
+          <Chart option={created} dark={dark} label="Memories added per day, by type" onClick={onCreated} />
         )}
         <Numbers
           head={[bucket === "week" ? "Week from" : "Day", ...kinds.map((k) => KIND_WORDS[k] + "s"), "All"]}
           rows={m.created.map((c) => [c.start, ...kinds.map((k) => c.by_type[k] ?? 0), c.total])}
-          onCell={openCreated}
+          onCell={onCreated}
         />
       </section>
       <section className="panel" id="chart-moves">
@@ -49,7 +47,7 @@ export function StoreCharts({
         {m.moves.length === 0 ? (
           <p className="muted">No memory moved between tiers in this period.</p>
         ) : (
-          <Chart option={moves} dark={dark} label="Tier moves per day" onClick={openMoves} />
+          <Chart option={moves} dark={dark} label="Tier moves per day" onClick={onMoves} />
         )}
         {m.reasons.length > 0 && (
           <p className="muted" id="reasons">
@@ -58,11 +56,11 @@ export function StoreCharts({
         )}
         <Numbers
           head={[bucket === "week" ? "Week from" : "Day", "Promoted", "Demoted", "Expired"]}
-          rows={days_.filter((d) => m.moves.some((x) => x.start === d)).map((d) => {
+          rows={days.filter((d) => m.moves.some((x) => x.start === d)).map((d) => {
             const x = m.moves.find((y) => y.start === d)!;
             return [d, x.promoted, x.demoted, x.expired];
           })}
-          onCell={openMoves}
+          onCell={onMoves}
         />
       </section>
     </>
@@ -73,8 +71,7 @@ export function StoreCharts({
 export function UseCharts({ data, dark, bucket, onRecalls }: { data: DashboardView; dark: boolean; bucket: string; onRecalls: Opener }) {
   const r = data.recalls;
   const u = data.utilization;
-  const { recalls, scored, scores, funnelSteps, funnel, sections, utilization } = charts(data);
-  const openRecalls = onRecalls;
+  const { recalls, scored, scores, funnelSteps, funnel, sections, utilization } = recallCharts(data);
   return (
     <>
       <section className="panel" id="chart-recalls">
@@ -82,12 +79,12 @@ export function UseCharts({ data, dark, bucket, onRecalls }: { data: DashboardVi
         {r.series.length === 0 ? (
           <p className="muted">Nothing was recalled in this period: recalls are recorded when you search or chat.</p>
         ) : (
-          <Chart option={recalls} dark={dark} label="Recalls per day, and how many found something" onClick={openRecalls} />
+          <Chart option={recalls} dark={dark} label="Recalls per day, and how many found something" onClick={onRecalls} />
         )}
         <Numbers
           head={[bucket === "week" ? "Week from" : "Day", "Recalls", "Found nothing"]}
           rows={r.series.map((p) => [p.start, p.recalls, p.recalls - p.found])}
-          onCell={openRecalls}
+          onCell={onRecalls}
         />
       </section>
       <section className="panel" id="chart-scores">
@@ -99,7 +96,7 @@ export function UseCharts({ data, dark, bucket, onRecalls }: { data: DashboardVi
               : "No recall in this period was matched by meaning: the embedding model was not loaded when they ran."}
           </p>
         ) : (
-          <Chart option={scores} dark={dark} label="How close in meaning the best result was to what was asked, per day" onClick={openRecalls} />
+          <Chart option={scores} dark={dark} label="How close in meaning the best result was to what was asked, per day" onClick={onRecalls} />
         )}
         <p className="muted">
           How close in meaning the best result was to what was asked, from 0 (unrelated) to 1 (the same meaning). Half of the

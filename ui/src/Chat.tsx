@@ -12,7 +12,6 @@ import {
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
 import { answered, failed } from "./loaded";
-import { describe } from "./errors";
 import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
 import { remember, titleOf } from "./Models";
@@ -92,10 +91,8 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
   const pick = async (value: string) => {
     if (!value.startsWith("on-device:")) return onChange({ provider: value, model: "", base_url: null });
     const res = await commands.chooseModel(value.slice("on-device:".length), false);
-    if (res.status === "ok") {
-      setLocal(res.data);
-      setError(null);
-    } else setError(describe(res.error));
+    setError(null);
+    if (!failed(res, setError)) setLocal(res.data);
     onChange(ON_DEVICE);
   };
   return (
@@ -230,7 +227,7 @@ function Conversations({
 // Whether a memory put in the prompt helped: said once, counted in Analytics.
 function RateMemory({ id }: { id: string }) {
   const [said, setSaid] = useState<boolean | null>(null);
-  const rate = (helpful: boolean) => commands.rate(id, "memory", helpful).then((r) => r.status === "ok" && setSaid(helpful));
+  const rate = (helpful: boolean) => commands.rate(id, "memory", helpful).then((r) => !failed(r) && setSaid(helpful));
   if (said !== null) return <span className="rated"> · {said ? "useful" : "not useful"}, noted</span>;
   return (
     <span className="rate">
@@ -250,7 +247,7 @@ function AnswerActions({ entry, onWrong, onForget }: { entry: Entry; onWrong: ()
   const [helpful, setHelpful] = useState(false);
   if (!entry.id || entry.gone) return null;
   const id = entry.id;
-  const rate = () => commands.rate(id, "answer", true).then((r) => r.status === "ok" && setHelpful(true));
+  const rate = () => commands.rate(id, "answer", true).then((r) => !failed(r) && setHelpful(true));
   return (
     <div className="answer-actions">
       {!entry.wrong &&
@@ -303,9 +300,8 @@ export function Chat({
 
   const refreshList = () =>
     commands.conversations().then((r) => {
-      if (r.status === "ok") setList(r.data);
-      else setError(describe(r.error));
-      return r.status === "ok" ? r.data : [];
+      if (!failed(r, setError)) setList(r.data);
+      return failed(r) ? [] : r.data;
     });
 
   const open = async (id: string) => {
@@ -347,7 +343,7 @@ export function Chat({
       const next = { ...saved.saved, chat: c.provider === "on-device" ? null : c };
       saving.current = saving.current
         .then(() => commands.saveSettings(next))
-        .then((r) => r.status === "ok" && setSaved(r.data));
+        .then((r) => !failed(r) && setSaved(r.data));
     }
   };
 
@@ -374,11 +370,11 @@ export function Chat({
     setJob(id);
     const res = await commands.chat(id, conversation, question, history, choice.provider === "on-device" ? null : choice, onEvent);
     setJob(null);
-    if (res.status === "ok") update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));
-    else update(index, (e) => ({ ...e, error: describe(res.error) }));
+    const ok = !failed(res, (words) => update(index, (e) => ({ ...e, error: words })));
+    if (ok) update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));
     setBusy(false);
     refreshList();
-    if (res.status === "ok" && res.data.recorded_id) readFacts();
+    if (ok && res.data.recorded_id) readFacts();
   };
 
   // After an answer, the conversation is read for facts in the background (the settings say
@@ -391,7 +387,7 @@ export function Chat({
     setFactsNote({ text: "Looking for facts to remember in this conversation…", review: false });
     const res = await commands.extractConversation(id, conversation, choice.provider === "on-device" ? null : choice, new Channel());
     setFactsJob(null);
-    if (res.status !== "ok") return setFactsNote({ text: `Facts could not be read from this conversation: ${describe(res.error)}`, review: false });
+    if (failed(res, (words) => setFactsNote({ text: `Facts could not be read from this conversation: ${words}`, review: false }))) return;
     const { on, proposed, applied } = res.data;
     if (!on || proposed + applied === 0) return setFactsNote(null);
     if (proposed > 0)
@@ -404,7 +400,7 @@ export function Chat({
 
   const markWrong = async (index: number) => {
     const res = await commands.markAnswerWrong(entries[index].id!);
-    if (res.status !== "ok") return update(index, (e) => ({ ...e, notice: describe(res.error) }));
+    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
     update(index, (e) => ({
       ...e,
       wrong: true,
@@ -416,7 +412,7 @@ export function Chat({
   const forget = async (index: number) => {
     setForgetting(null);
     const res = await commands.forget(entries[index].id!);
-    if (res.status !== "ok") return update(index, (e) => ({ ...e, notice: describe(res.error) }));
+    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
     update(index, (e) => ({ ...e, gone: true, notice: forgotten("this question and its answer", res.data) }));
     refreshList();
   };

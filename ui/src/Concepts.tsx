@@ -16,11 +16,9 @@ import { remember, titleOf } from "./Models";
 function useModelTitles() {
   const [, setKnown] = useState(0);
   useEffect(() => {
-    commands.onDeviceModels().then((r) => {
-      if (r.status === "ok") {
-        remember(r.data);
-        setKnown((n) => n + 1);
-      }
+    answered(commands.onDeviceModels(), (models) => {
+      remember(models);
+      setKnown((n) => n + 1);
     });
   }, []);
 }

@@ -6,7 +6,6 @@ import {
   type RecallView_Serialize as RecallView,
 } from "./bindings";
 import { answered, failed } from "./loaded";
-import { describe } from "./errors";
 import { ForgetDialog, forgotten } from "./Forget";
 import { ConceptFields } from "./Concepts";
 import { TIER_WORDS, byWhom, importanceWords, isConcept, kindWord, origin, title, valueText, when, words } from "./format";
@@ -50,8 +49,7 @@ export function Detail({
 
   const showAsOf = async (event: EventView) => {
     const res = await commands.compare(memory.id, event.seq);
-    if (res.status === "ok") setAsOf({ event, memory: res.data.then, changes: res.data.changes });
-    else setError(describe(res.error));
+    if (!failed(res, setError)) setAsOf({ event, memory: res.data.then, changes: res.data.changes });
   };
 
   const restore = async () => {
@@ -67,8 +65,7 @@ export function Detail({
   const forget = async () => {
     setConfirming(false);
     const res = await commands.forget(memory.id);
-    if (res.status === "ok") onForgotten(forgotten(title(memory), res.data));
-    else setError(describe(res.error));
+    if (!failed(res, setError)) onForgotten(forgotten(title(memory), res.data));
   };
 
   const m = asOf?.memory ?? memory;
@@ -181,8 +178,7 @@ export function Detail({
               id="teach"
               onClick={async () => {
                 const r = await commands.approveByHand(m.id);
-                if (r.status === "ok") setTaught("Approved for teaching: it is on the Training screen, ready for “Teach and check”.");
-                else setError(describe(r.error));
+                if (!failed(r, setError)) setTaught("Approved for teaching: it is on the Training screen, ready for “Teach and check”.");
               }}
             >
               Teach this to the on-device model

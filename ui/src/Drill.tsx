@@ -7,8 +7,7 @@ import {
   type RecallRowView_Serialize as RecallRowView,
   type ScoreParts_Serialize as ScoreParts,
 } from "./bindings";
-import { answered } from "./loaded";
-import { describe } from "./errors";
+import { answered, failed } from "./loaded";
 import { count, kindWord, title, when } from "./format";
 
 // What is behind a point: memories (created, moved, never recalled) or recalls (all of a
@@ -41,7 +40,7 @@ export function Drill({
     else
       commands
         .drillRecalls(range, what.recalls === "empty", what.recalls === "query" ? (what.query ?? null) : null)
-        .then((r) => (r.status === "ok" ? setRecalls(r.data) : setError(describe(r.error))));
+        .then((r) => !failed(r, setError) && setRecalls(r.data));
   }, []);
 
   const rows = memories ?? recalls;

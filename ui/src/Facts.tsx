@@ -4,8 +4,7 @@ import {
   type DecisionView_Serialize as DecisionView,
   type DocumentView_Serialize as DocumentView,
 } from "./bindings";
-import { failed } from "./loaded";
-import { describe } from "./errors";
+import { answered, failed } from "./loaded";
 import { count } from "./format";
 
 // The facts Strata found in conversations: those waiting for the person's review (accept as
@@ -18,13 +17,8 @@ export function Facts({ active }: { active: boolean }) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  const refresh = async () => {
-    const [p, d] = await Promise.all([commands.proposedFacts(), commands.knownFacts()]);
-    if (p.status === "ok") setProposals(p.data);
-    else setError(describe(p.error));
-    if (d.status === "ok") setDocuments(d.data);
-    else setError(describe(d.error));
-  };
+  const refresh = () =>
+    Promise.all([answered(commands.proposedFacts(), setProposals, setError), answered(commands.knownFacts(), setDocuments, setError)]);
 
   useEffect(() => {
     if (active) refresh();
@@ -87,57 +81,88 @@ export function Facts({ active }: { active: boolean }) {
         {proposals.length === 0 && <div className="empty">Nothing is waiting for your review.</div>}
         <ul className="proposals">
           {proposals.map((p) => (
-            <li key={p.id} className="proposal" data-id={p.id}>
-              <div className="change">{changeWords(p)}</div>
-              <input
-                className="fact-text"
-                aria-label={`The fact about ${p.subject_name}`}
-                value={edits[p.id] ?? p.fact}
-                onChange={(ev) => setEdits((e) => ({ ...e, [p.id]: ev.target.value }))}
-              />
-              <div className="muted">
-                Why: {p.reason}
-                {p.stated ? ` · said on ${p.stated}` : ""}
-              </div>
-              <div className="actions">
-                <button className="accept" onClick={() => accept([p])}>
-                  {edited(p) ? "Accept as edited" : "Accept"}
-                </button>
-                <button className="reject" onClick={() => reject([p])}>
-                  Reject
-                </button>
-              </div>
-            </li>
+            <Proposal
+              key={p.id}
+              p={p}
+              text={edits[p.id] ?? p.fact}
+              edited={!!edited(p)}
+              onEdit={(text) => setEdits((e) => ({ ...e, [p.id]: text }))}
+              onAccept={() => accept([p])}
+              onReject={() => reject([p])}
+            />
           ))}
         </ul>
       </section>
-      <section id="known">
-        <h3>What Strata knows</h3>
-        {documents.length === 0 && (
-          <div className="empty">No facts yet. They come from your conversations in Chat, and from AI tools connected to Strata.</div>
-        )}
-        {documents.map((d) => (
-          <div className="document" key={d.id}>
-            <h4>{d.name}</h4>
-            {d.description && <div className="muted">{d.description}</div>}
-            <ul>
-              {d.facts.map((f) => (
-                <li key={f.id}>
-                  {f.fact}
-                  {f.stated && <span className="muted"> · said on {f.stated}</span>}
-                  {f.history.slice(0, -1).map((old, i) => (
-                    <div className="before muted" key={i}>
-                      Before: {old.fact}
-                      {old.valid_until ? ` (until ${old.valid_until})` : ""}
-                    </div>
-                  ))}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ))}
-      </section>
+      <Known documents={documents} />
     </div>
+  );
+}
+
+type ProposalProps = {
+  p: DecisionView;
+  text: string;
+  edited: boolean;
+  onEdit: (text: string) => void;
+  onAccept: () => void;
+  onReject: () => void;
+};
+
+// A fact waiting for review: what it changes, the fact (editable), why, and the decision.
+function Proposal({ p, text, edited, onEdit, onAccept, onReject }: ProposalProps) {
+  return (
+    <li className="proposal" data-id={p.id}>
+      <div className="change">{changeWords(p)}</div>
+      <input
+        className="fact-text"
+        aria-label={`The fact about ${p.subject_name}`}
+        value={text}
+        onChange={(ev) => onEdit(ev.target.value)}
+      />
+      <div className="muted">
+        Why: {p.reason}
+        {p.stated ? ` · said on ${p.stated}` : ""}
+      </div>
+      <div className="actions">
+        <button className="accept" onClick={onAccept}>
+          {edited ? "Accept as edited" : "Accept"}
+        </button>
+        <button className="reject" onClick={onReject}>
+          Reject
+        </button>
+      </div>
+    </li>
+  );
+}
+
+// What Strata knows: each person or thing with its facts and what they were before.
+function Known({ documents }: { documents: DocumentView[] }) {
+  return (
+    <section id="known">
+      <h3>What Strata knows</h3>
+      {documents.length === 0 && (
+        <div className="empty">No facts yet. They come from your conversations in Chat, and from AI tools connected to Strata.</div>
+      )}
+      {documents.map((d) => (
+        <div className="document" key={d.id}>
+          <h4>{d.name}</h4>
+          {d.description && <div className="muted">{d.description}</div>}
+          <ul>
+            {d.facts.map((f) => (
+              <li key={f.id}>
+                {f.fact}
+                {f.stated && <span className="muted"> · said on {f.stated}</span>}
+                {f.history.slice(0, -1).map((old, i) => (
+                  <div className="before muted" key={i}>
+                    Before: {old.fact}
+                    {old.valid_until ? ` (until ${old.valid_until})` : ""}
+                  </div>
+                ))}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </section>
   );
 }
 

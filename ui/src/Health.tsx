@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import {
   commands,
+  type ContradictionView_Serialize as ContradictionView,
   type HealthCounts_Serialize as HealthCounts,
   type HealthView_Serialize as HealthView,
   type Optimization,
@@ -25,6 +26,16 @@ const ACTION_WORDS: Record<Optimization, string> = {
   compact: "Group related memories",
   vacuum: "Give back unused space",
 };
+
+const HEALTH_WORDS =
+  "What is wrong with your memory, and how to fix it. Each fix shows what it would change first. Nothing is deleted: an " +
+  "expired memory is kept, hidden from recall, and comes back with “Bring it back” on its page.";
+
+// How many memories cannot be found by meaning, in words.
+function unembeddedWords(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "Unknown: the on-device model is not loaded.";
+  return n === 0 ? "None: every memory can be found by meaning." : `${count(n, "memory has", "memories have")} no vector yet.`;
+}
 
 // What changed between two health counts, in words.
 function changed(before: HealthCounts, after: HealthCounts): string {
@@ -77,10 +88,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
   return (
     <section className="panel health" id="health">
       <h3>Health</h3>
-      <p className="muted">
-        What is wrong with your memory, and how to fix it. Each fix shows what it would change first. Nothing is deleted: an
-        expired memory is kept, hidden from recall, and comes back with “Bring it back” on its page.
-      </p>
+      <p className="muted">{HEALTH_WORDS}</p>
       {error && <div className="error">{error}</div>}
       <table className="health-table">
         <tbody>
@@ -96,21 +104,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
           <tr id="health-contradictions">
             <th>Facts that disagree</th>
             <td>
-              {health.contradictions.length === 0
-                ? "None."
-                : health.contradictions.map((x) => (
-                    <div key={x.key + x.fact}>
-                      {x.key} — {x.fact}:{" "}
-                      {x.claims.map((cl, i) => (
-                        <span key={cl.memory.id}>
-                          {i > 0 && " or "}
-                          <button className="link accent" onClick={() => onOpenMemory(cl.memory.id)}>
-                            {cl.value}
-                          </button>
-                        </span>
-                      ))}
-                    </div>
-                  ))}
+              <Contradictions list={health.contradictions} onOpen={onOpenMemory} />
             </td>
             <td />
           </tr>
@@ -126,11 +120,7 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
           <tr id="health-unembedded">
             <th>Not searchable by meaning</th>
             <td>
-              {c.unembedded === null || c.unembedded === undefined
-                ? "Unknown: the on-device model is not loaded."
-                : c.unembedded === 0
-                  ? "None: every memory can be found by meaning."
-                  : `${count(c.unembedded, "memory has", "memories have")} no vector yet.`}
+              {unembeddedWords(c.unembedded)}
             </td>
             <td>{action("embed_missing", (c.unembedded ?? 0) > 0)}</td>
           </tr>
@@ -150,38 +140,67 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
         </tbody>
       </table>
       <JobBar job={job} />
-      {preview && (
-        <div className="preview" id="preview" role="status">
-          <h4>{ACTION_WORDS[preview.action]}: what would change</h4>
-          <p id="preview-summary">{preview.summary}.</p>
-          <ul>
-            {preview.changes.map((ch, i) => (
-              <li key={i}>
-                {ch.memory ? (
-                  <button className="link" onClick={() => onOpenMemory(ch.memory!.id)}>
-                    {title(ch.memory)}
-                  </button>
-                ) : null}
-                <span className="muted"> {ch.what}</span>
-              </li>
-            ))}
-            {preview.total > preview.changes.length && <li className="muted">… and {preview.total - preview.changes.length} more.</li>}
-          </ul>
-          <div className="actions">
-            <button id="apply" className="primary" disabled={busy} onClick={() => run(preview.action, true)}>
-              {ACTION_WORDS[preview.action]}
-            </button>
-            <button id="preview-cancel" disabled={busy} onClick={() => setPreview(null)}>
-              Not now
-            </button>
-          </div>
-        </div>
-      )}
+      {preview && <Preview preview={preview} busy={busy} onApply={() => run(preview.action, true)} onCancel={() => setPreview(null)} onOpen={onOpenMemory} />}
       {done && done.after && (
         <div className="notice" id="optimized" role="status">
           Done: {done.summary}. {changed(done.before, done.after)}
         </div>
       )}
     </section>
+  );
+}
+
+// Facts that disagree: each key with its values, each value opening the memory that says it.
+function Contradictions({ list, onOpen }: { list: ContradictionView[]; onOpen: (id: string) => void }) {
+  if (list.length === 0) return <>None.</>;
+  return (
+    <>
+      {list.map((x) => (
+        <div key={x.key + x.fact}>
+          {x.key} — {x.fact}:{" "}
+          {x.claims.map((cl, i) => (
+            <span key={cl.memory.id}>
+              {i > 0 && " or "}
+              <button className="link accent" onClick={() => onOpen(cl.memory.id)}>
+                {cl.value}
+              </button>
+            </span>
+          ))}
+        </div>
+      ))}
+    </>
+  );
+}
+
+type PreviewProps = { preview: OptimizeView; busy: boolean; onApply: () => void; onCancel: () => void; onOpen: (id: string) => void };
+
+// What a fix would change, before it is applied.
+function Preview({ preview, busy, onApply, onCancel, onOpen }: PreviewProps) {
+  return (
+    <div className="preview" id="preview" role="status">
+      <h4>{ACTION_WORDS[preview.action]}: what would change</h4>
+      <p id="preview-summary">{preview.summary}.</p>
+      <ul>
+        {preview.changes.map((ch, i) => (
+          <li key={i}>
+            {ch.memory ? (
+              <button className="link" onClick={() => onOpen(ch.memory!.id)}>
+                {title(ch.memory)}
+              </button>
+            ) : null}
+            <span className="muted"> {ch.what}</span>
+          </li>
+        ))}
+        {preview.total > preview.changes.length && <li className="muted">… and {preview.total - preview.changes.length} more.</li>}
+      </ul>
+      <div className="actions">
+        <button id="apply" className="primary" disabled={busy} onClick={onApply}>
+          {ACTION_WORDS[preview.action]}
+        </button>
+        <button id="preview-cancel" disabled={busy} onClick={onCancel}>
+          Not now
+        </button>
+      </div>
+    </div>
   );
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, type OnDeviceModelView } from "./bindings";
-import { answered } from "./loaded";
-import { describe } from "./errors";
+import { answered, failed } from "./loaded";
 import { JobBar, useJob } from "./jobs";
 
 // How a model's name reads in an answer ("qwen2.5-coder-0.5b-instruct-q4_k_m" → its title),
@@ -31,22 +30,17 @@ export function OnDeviceModels({ initial }: { initial: OnDeviceModelView[] }) {
 
   const showLicence = async (spdx: string) => {
     if (licence) return setLicence(null);
-    const res = await commands.licence(spdx);
-    if (res.status === "ok") setLicence(res.data);
-    else setError(describe(res.error));
+    await answered(commands.licence(spdx), setLicence, setError);
   };
 
   useEffect(() => remember(models), [models]);
 
   const done = (res: Awaited<ReturnType<typeof commands.chooseModel>>, said: string) => {
-    if (res.status === "ok") {
-      setModels(res.data);
-      setError(null);
-      setNotice(said);
-    } else {
-      setNotice(null);
-      setError(describe(res.error));
-    }
+    setNotice(null);
+    setError(null);
+    if (failed(res, setError)) return;
+    setModels(res.data);
+    setNotice(said);
   };
 
   const download = async (m: OnDeviceModelView) => {
@@ -54,7 +48,7 @@ export function OnDeviceModels({ initial }: { initial: OnDeviceModelView[] }) {
     setNotice(null);
     const res = await job.run(`Downloading ${m.title}`, (id, ch) => commands.fetchModel(id, m.name, ch));
     done(res, `${m.title} is downloaded and checked: it is the publisher's file, byte for byte.`);
-    if (res.status !== "ok") answered(commands.onDeviceModels(), setModels);
+    if (failed(res)) answered(commands.onDeviceModels(), setModels);
   };
 
   const use = async (m: OnDeviceModelView, extraction: boolean) => {
@@ -81,36 +75,14 @@ export function OnDeviceModels({ initial }: { initial: OnDeviceModelView[] }) {
         </thead>
         <tbody>
           {models.map((m) => (
-            <tr key={m.name} id={`model-${m.name}`}>
-              <td>
-                <strong>{m.title}</strong>
-                <div className="muted">
-                  {m.attribution} ·{" "}
-                  <button className="link" onClick={() => showLicence(m.licence)}>
-                    {m.licence} licence
-                  </button>
-                </div>
-              </td>
-              <td>{size(m.bytes)}</td>
-              <td className="model-state">{STATE[m.state] ?? m.state}</td>
-              <td className="model-use">{[m.answers && "Answers", m.extracts && "Facts"].filter(Boolean).join(", ") || "—"}</td>
-              <td className="model-actions">
-                {m.state !== "ready" ? (
-                  <button onClick={() => download(m)} disabled={job.running}>
-                    {m.state === "fetching" ? "Resume download" : "Download"}
-                  </button>
-                ) : (
-                  <>
-                    <button onClick={() => use(m, false)} disabled={m.answers || job.running}>
-                      Use for answers
-                    </button>
-                    <button onClick={() => use(m, true)} disabled={m.extracts || job.running}>
-                      Use for facts
-                    </button>
-                  </>
-                )}
-              </td>
-            </tr>
+            <ModelRow
+              key={m.name}
+              m={m}
+              busy={job.running}
+              onLicence={() => showLicence(m.licence)}
+              onDownload={() => download(m)}
+              onUse={(extraction) => use(m, extraction)}
+            />
           ))}
         </tbody>
       </table>
@@ -132,5 +104,44 @@ export function OnDeviceModels({ initial }: { initial: OnDeviceModelView[] }) {
         </div>
       )}
     </section>
+  );
+}
+
+type RowProps = { m: OnDeviceModelView; busy: boolean; onLicence: () => void; onDownload: () => void; onUse: (extraction: boolean) => void };
+
+// One model: who made it and its licence, its size, whether it is here, what it is used for,
+// and a download or a choice.
+function ModelRow({ m, busy, onLicence, onDownload, onUse }: RowProps) {
+  return (
+    <tr id={`model-${m.name}`}>
+      <td>
+        <strong>{m.title}</strong>
+        <div className="muted">
+          {m.attribution} ·{" "}
+          <button className="link" onClick={onLicence}>
+            {m.licence} licence
+          </button>
+        </div>
+      </td>
+      <td>{size(m.bytes)}</td>
+      <td className="model-state">{STATE[m.state] ?? m.state}</td>
+      <td className="model-use">{[m.answers && "Answers", m.extracts && "Facts"].filter(Boolean).join(", ") || "—"}</td>
+      <td className="model-actions">
+        {m.state !== "ready" ? (
+          <button onClick={onDownload} disabled={busy}>
+            {m.state === "fetching" ? "Resume download" : "Download"}
+          </button>
+        ) : (
+          <>
+            <button onClick={() => onUse(false)} disabled={m.answers || busy}>
+              Use for answers
+            </button>
+            <button onClick={() => onUse(true)} disabled={m.extracts || busy}>
+              Use for facts
+            </button>
+          </>
+        )}
+      </td>
+    </tr>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { commands, type MemoryForm_Deserialize as MemoryForm, type MemoryView_Serialize as MemoryView } from "./bindings";
-import { describe } from "./errors";
+import { failed } from "./loaded";
 import { IMPORTANCE, words } from "./format";
 
 type Kind = "semantic" | "episodic" | "procedural";
@@ -73,8 +73,7 @@ export function NewMemory({
     const res = e
       ? await commands.editMemory(e.id, { content, tags: tagList, importance: level, expected_version: e.version })
       : await commands.addMemory({ content, tags: tagList, importance: level });
-    if (res.status === "ok") onCreated(res.data);
-    else setError(describe(res.error));
+    if (!failed(res, setError)) onCreated(res.data);
   };
 
   const setFact = (i: number, j: 0 | 1, v: string) =>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { commands } from "./bindings";
-import { describe } from "./errors";
+import { failed } from "./loaded";
 import { ForgetDialog, forgotten } from "./Forget";
 import { count, TIER_WORDS } from "./format";
 
@@ -22,19 +22,16 @@ export function Selection({ ids, onDone, onClear }: { ids: string[]; onDone: (sa
     const t = tag.trim();
     if (!t) return;
     const res = await commands.tagMany(ids, t);
-    if (res.status === "ok") done(`Tagged ${them} “${t}”.`);
-    else setError(describe(res.error));
+    if (!failed(res, setError)) done(`Tagged ${them} “${t}”.`);
   };
   const move = async (tier: string) => {
     const res = await commands.moveMany(ids, tier);
-    if (res.status === "ok") done(`Moved ${them} to ${TIER_WORDS[tier].toLowerCase()}.`);
-    else setError(describe(res.error));
+    if (!failed(res, setError)) done(`Moved ${them} to ${TIER_WORDS[tier].toLowerCase()}.`);
   };
   const forget = async () => {
     setAsking(false);
     const res = await commands.forgetMany(ids);
-    if (res.status === "ok") done(forgotten(them, res.data, n));
-    else setError(describe(res.error));
+    if (!failed(res, setError)) done(forgotten(them, res.data, n));
   };
 
   return (

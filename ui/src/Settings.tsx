@@ -1,7 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
 import { answered, failed } from "./loaded";
-import { describe } from "./errors";
 import { count } from "./format";
 import { OnDeviceModels } from "./Models";
 import { Tiers } from "./Tiers";
@@ -71,15 +70,12 @@ function Providers() {
 
   const save = async (name: string, key: string) => {
     const res = await commands.setKey(name, key);
-    if (res.status === "ok") {
-      setProviders(res.data);
-      setKeys((k) => ({ ...k, [name]: "" }));
-      setError(null);
-      setNotice(key ? `The ${LABELS[name] ?? name} key is in the OS keychain.` : `The ${LABELS[name] ?? name} key was removed.`);
-    } else {
-      setNotice(null);
-      setError(describe(res.error));
-    }
+    setNotice(null);
+    setError(null);
+    if (failed(res, setError)) return;
+    setProviders(res.data);
+    setKeys((k) => ({ ...k, [name]: "" }));
+    setNotice(key ? `The ${LABELS[name] ?? name} key is in the OS keychain.` : `The ${LABELS[name] ?? name} key was removed.`);
   };
 
   const where = (p: ProviderView) =>
@@ -293,8 +289,7 @@ function UsageRecords({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
   const save = (next: typeof usage) => saveSettings({ ...view.saved, usage: next }, onSaved, setError);
   const clear = async () => {
     const res = await commands.clearUsageRecords();
-    if (res.status === "ok") setCleared(`Deleted the records of ${count(res.data, "search or prompt", "searches and prompts")}.`);
-    else setError(describe(res.error));
+    if (!failed(res, setError)) setCleared(`Deleted the records of ${count(res.data, "search or prompt", "searches and prompts")}.`);
   };
   return (
     <section className="usage">

@@ -8,7 +8,6 @@ import {
   type TierPreset,
 } from "./bindings";
 import { answered, failed } from "./loaded";
-import { describe } from "./errors";
 import { count, TIER_WORDS } from "./format";
 import { JobBar, useJob } from "./jobs";
 
@@ -45,6 +44,8 @@ const TIER_FIELDS: { group: string; fields: TierField[] }[] = [
     ],
   },
 ];
+const RULE_WORDS =
+  "Maintenance moves memories between short-, medium- and long-term by these rules. Pinned memories never move down, and nothing is deleted.";
 const ALL_FIELDS = TIER_FIELDS.flatMap((g) => g.fields);
 
 const asForm = (p: TierPolicyShape) => Object.fromEntries(ALL_FIELDS.map((f) => [f.key, String(p[f.key] ?? "")]));
@@ -63,6 +64,17 @@ function summary(moves: MoveView[], apply: boolean): string {
   return `${apply ? "Moved" : "Would move"} ${count(moves.length, "memory", "memories")}: ${parts.join("; ")}.`;
 }
 
+// The form as settings, or the first field that is not a number.
+function settingsOf(view: SettingsView, tiers: Record<string, string>): { saved: SettingsView["saved"] } | { missing: string } {
+  const next = { ...view.saved.tiers } as Record<string, number | null>;
+  for (const f of ALL_FIELDS) {
+    const v = Number(tiers[f.key]);
+    if (tiers[f.key].trim() === "" || Number.isNaN(v)) return { missing: f.key };
+    next[f.key] = v;
+  }
+  return { saved: { ...view.saved, tiers: next as unknown as TierPolicyShape } };
+}
+
 // The tier rule: ready-made choices in words, each number explained and checked as it is
 // typed, a preview of what the numbers on screen would move before they are saved; then
 // maintenance run now, and re-embedding — each a job with progress and Cancel.
@@ -79,16 +91,7 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
     answered(commands.tierPresets(), setPresets);
   }, []);
 
-  // The form as settings, or the first field that is not a number.
-  const asSettings = (): { saved: SettingsView["saved"] } | { missing: string } => {
-    const next = { ...view.saved.tiers } as Record<string, number | null>;
-    for (const f of ALL_FIELDS) {
-      const v = Number(tiers[f.key]);
-      if (tiers[f.key].trim() === "" || Number.isNaN(v)) return { missing: f.key };
-      next[f.key] = v;
-    }
-    return { saved: { ...view.saved, tiers: next as unknown as TierPolicyShape } };
-  };
+  const asSettings = () => settingsOf(view, tiers);
 
   // Every change is checked field by field.
   useEffect(() => {
@@ -104,14 +107,11 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
     const s = asSettings();
     if ("missing" in s) return;
     const res = await commands.saveSettings(s.saved);
-    if (res.status === "ok") {
-      setError(null);
-      setNotice("Saved. Maintenance uses these from now on.");
-      onSaved(res.data);
-    } else {
-      setNotice(null);
-      setError(describe(res.error));
-    }
+    setError(null);
+    setNotice(null);
+    if (failed(res, setError)) return;
+    setNotice("Saved. Maintenance uses these from now on.");
+    onSaved(res.data);
   };
 
   const maintain = async (apply: boolean) => {
@@ -129,13 +129,8 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
     setError(null);
     setNotice(null);
     const res = await job.run("Embedding", (id, ch) => commands.reembed(id, ch));
-    if (res.status === "ok")
-      setNotice(
-        res.data.total === 0
-          ? "Every memory is already searchable by meaning."
-          : `${count(res.data.done, "memory is", "memories are")} now searchable by meaning.`,
-      );
-    else setError(describe(res.error));
+    if (failed(res, setError)) return;
+    setNotice(res.data.total === 0 ? "Every memory is already searchable by meaning." : `${count(res.data.done, "memory is", "memories are")} now searchable by meaning.`);
   };
 
   const chosen = presets.find((p) => ALL_FIELDS.every((f) => Number(tiers[f.key]) === p.policy[f.key]));
@@ -143,52 +138,9 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
   return (
     <section>
       <h3>Memory tiers</h3>
-      <p className="muted">
-        Maintenance moves memories between short-, medium- and long-term by these rules. Pinned memories never move down, and nothing
-        is deleted.
-      </p>
-      <div className="presets" id="tier-presets" role="radiogroup" aria-label="Ready-made rules">
-        {presets.map((p) => (
-          <button
-            key={p.name}
-            role="radio"
-            aria-checked={chosen?.name === p.name}
-            className={chosen?.name === p.name ? "chosen" : ""}
-            onClick={() => setTiers(asForm(p.policy))}
-            title={p.description}
-          >
-            <strong>{p.name}</strong>
-            <span className="muted">{p.description}</span>
-          </button>
-        ))}
-      </div>
-      <p className="muted" id="tier-chosen">
-        {chosen ? `Now: ${chosen.name}.` : "Now: your own numbers."}
-      </p>
-      <div className="tier-form" id="tier-form">
-        {TIER_FIELDS.map((g) => (
-          <fieldset key={g.group}>
-            <legend>{g.group}</legend>
-            {g.fields.map((f) => {
-              const problem = problems.find((p) => p.field === f.key);
-              return (
-                <label key={f.key} className={problem ? "invalid" : ""}>
-                  {f.label}
-                  <input
-                    type="number"
-                    step={f.step}
-                    name={`tier-${f.key}`}
-                    value={tiers[f.key]}
-                    aria-invalid={!!problem}
-                    onChange={(e) => setTiers((t) => ({ ...t, [f.key]: e.target.value }))}
-                  />
-                  {problem && <span className="problem">{problem.message}</span>}
-                </label>
-              );
-            })}
-          </fieldset>
-        ))}
-      </div>
+      <p className="muted">{RULE_WORDS}</p>
+      <PresetPicker presets={presets} chosen={chosen} onPick={(p) => setTiers(asForm(p.policy))} />
+      <TierForm tiers={tiers} problems={problems} onChange={(key, value) => setTiers((t) => ({ ...t, [key]: value }))} />
       <div className="buttons">
         <button id="save-tiers" onClick={save} disabled={problems.length > 0 || unchanged}>
           Save
@@ -217,18 +169,80 @@ export function Tiers({ view, onSaved }: { view: SettingsView; onSaved: (v: Sett
           {error}
         </div>
       )}
-      {moves && moves.length > 0 && (
-        <table className="moves" id="moves">
-          <tbody>
-            {moves.slice(0, 50).map((m) => (
-              <tr key={m.id}>
-                <td>{m.change}</td>
-                <td className="muted">{m.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {moves && moves.length > 0 && <MovesTable moves={moves} />}
     </section>
+  );
+}
+
+// The ready-made rules, the one the numbers match marked.
+function PresetPicker({ presets, chosen, onPick }: { presets: TierPreset[]; chosen: TierPreset | undefined; onPick: (p: TierPreset) => void }) {
+  return (
+    <>
+    <div className="presets" id="tier-presets" role="radiogroup" aria-label="Ready-made rules">
+      {presets.map((p) => (
+        <button
+          key={p.name}
+          role="radio"
+          aria-checked={chosen?.name === p.name}
+          className={chosen?.name === p.name ? "chosen" : ""}
+          onClick={() => onPick(p)}
+          title={p.description}
+        >
+          <strong>{p.name}</strong>
+          <span className="muted">{p.description}</span>
+        </button>
+      ))}
+    </div>
+    <p className="muted" id="tier-chosen">
+      {chosen ? `Now: ${chosen.name}.` : "Now: your own numbers."}
+    </p>
+    </>
+  );
+}
+
+// Each number of the rule, said as what it does, with what is wrong with it.
+function TierForm(p: { tiers: Record<string, string>; problems: FieldProblem[]; onChange: (key: string, value: string) => void }) {
+  const { tiers, problems, onChange } = p;
+  return (
+    <div className="tier-form" id="tier-form">
+      {TIER_FIELDS.map((g) => (
+        <fieldset key={g.group}>
+          <legend>{g.group}</legend>
+          {g.fields.map((f) => {
+            const problem = problems.find((p) => p.field === f.key);
+            return (
+              <label key={f.key} className={problem ? "invalid" : ""}>
+                {f.label}
+                <input
+                  type="number"
+                  step={f.step}
+                  name={`tier-${f.key}`}
+                  value={tiers[f.key]}
+                  aria-invalid={!!problem}
+                  onChange={(e) => onChange(f.key, e.target.value)}
+                />
+                {problem && <span className="problem">{problem.message}</span>}
+              </label>
+            );
+          })}
+        </fieldset>
+      ))}
+    </div>
+  );
+}
+
+// What a preview or a run moved, the first 50 with why.
+function MovesTable({ moves }: { moves: MoveView[] }) {
+  return (
+    <table className="moves" id="moves">
+      <tbody>
+        {moves.slice(0, 50).map((m) => (
+          <tr key={m.id}>
+            <td>{m.change}</td>
+            <td className="muted">{m.reason}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands } from "./bindings";
+import { answered } from "./loaded";
 import { Adapters } from "./TrainingResults";
 import { Candidates } from "./TrainingCandidates";
 import { Examples } from "./TrainingExamples";
@@ -21,8 +22,8 @@ export function Training({ active, dark, onOpenMemory }: { active: boolean; dark
   };
   // A run going on is what one comes back to see.
   useEffect(() => {
-    commands.trainingRuns().then((r) => {
-      if (r.status === "ok" && r.data[0]?.status === "running" && !r.data[0].interrupted) setTab("train");
+    answered(commands.trainingRuns(), (runs) => {
+      if (runs[0]?.status === "running" && !runs[0].interrupted) setTab("train");
     });
   }, []);
   return (

@@ -171,67 +171,23 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
           </thead>
           <tbody>
             {all.map((a) => (
-              <tr key={a.id} data-id={a.id} className={a.id === open ? "open" : ""}>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Compare ${a.id}`}
-                    checked={compare.includes(a.id)}
-                    onChange={(e) => setCompare(e.target.checked ? [...compare, a.id].slice(-2) : compare.filter((x) => x !== a.id))}
-                  />
-                </td>
-                <td>
-                  <button className="link adapter-open" onClick={() => setOpen(open === a.id ? null : a.id)}>
-                    {a.id}
-                  </button>
-                </td>
-                <td>{when(a.created_at)}</td>
-                <td className="adapter-status">{ADAPTER_STATUS[a.status] ?? a.status}</td>
-                <td>{a.passed === null ? "Not checked" : a.passed ? "Passed" : "Did not pass"}</td>
-                <td>{count(a.sources.length, "memory", "memories")}</td>
-                <td>{a.report ? `${pct(a.report.recall_with_adapter)} / ${pct(a.report.recall_without)}` : "–"}</td>
-                <td>
-                  {a.status === "candidate" && (
-                    <>
-                      <button className="adapter-activate" onClick={() => activate(a)}>
-                        Use it
-                      </button>{" "}
-                      <button className="adapter-retire" onClick={() => setRetiring(a)}>
-                        Retire
-                      </button>
-                    </>
-                  )}
-                  {a.status === "active" && (
-                    <button className="adapter-rollback" id="adapter-rollback" onClick={rollback}>
-                      Roll back
-                    </button>
-                  )}
-                </td>
-              </tr>
+              <AdapterRow
+                key={a.id}
+                a={a}
+                open={a.id === open}
+                compared={compare.includes(a.id)}
+                onCompare={(on) => setCompare(on ? [...compare, a.id].slice(-2) : compare.filter((x) => x !== a.id))}
+                onOpen={() => setOpen(open === a.id ? null : a.id)}
+                onActivate={() => activate(a)}
+                onRetire={() => setRetiring(a)}
+                onRollback={rollback}
+              />
             ))}
           </tbody>
         </table>
       )}
-      {retiring && (
-        <div className="notice" id="retire-ask" role="alertdialog">
-          Retire {retiring.id}? It can never be used again (teaching the same memories makes a new one).{" "}
-          <button id="retire-confirm" onClick={() => retire(retiring)}>
-            Retire it
-          </button>{" "}
-          <button onClick={() => setRetiring(null)}>Keep it</button>
-        </div>
-      )}
-      {forcing && (
-        <div className="notice" id="force-ask" role="alertdialog">
-          {forcing.id} did not pass its check
-          {forcing.report ? ` (${forcing.report.verdict.replace(/^Not good enough to use: /, "")})` : " (it was never checked)"}. The chat
-          may answer worse with it. Use it anyway?{" "}
-          <button id="force-confirm" onClick={() => activate(forcing, true)}>
-            Use it anyway
-          </button>{" "}
-          <button onClick={() => setForcing(null)}>Keep things as they are</button>
-        </div>
-      )}
+      {retiring && <RetireAsk a={retiring} onRetire={() => retire(retiring)} onKeep={() => setRetiring(null)} />}
+      {forcing && <ForceAsk a={forcing} onForce={() => activate(forcing, true)} onKeep={() => setForcing(null)} />}
       {all
         .filter((a) => a.status === "active" && a.warning)
         .map((a) => (
@@ -240,26 +196,7 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
           </p>
         ))}
       {pair.length === 2 && <Comparison a={pair[0]} b={pair[1]} />}
-      {shown && (
-        <div className="adapter-detail" id="adapter-detail">
-          <h3>{shown.id}</h3>
-          <p className="muted">
-            Base model {shown.base_model}; rank {shown.rank ?? "?"}, {shown.epochs ?? "?"} passes, learning rate {shown.lr ?? "?"}, parts{" "}
-            {shown.targets.join(", ") || "?"}; {(num(shown.bytes) / 1e6).toFixed(1)} MB.
-          </p>
-          {shown.report ? <ReportPanel report={shown.report} dark={dark} /> : <p className="muted">Not checked yet.</p>}
-          <InUse adapter={shown} dark={dark} onChecked={load} onError={setError} />
-          <h4>What happened</h4>
-          <ol className="timeline" id="adapter-history">
-            {history.map((e, i) => (
-              <li key={i}>
-                {when(e.at)}: {e.kind.replace("_", " ")}
-                {e.detail ? ` — ${e.detail}` : ""}
-              </li>
-            ))}
-          </ol>
-        </div>
-      )}
+      {shown && <AdapterDetail shown={shown} history={history} dark={dark} onChecked={load} onError={setError} />}
     </section>
   );
 }
@@ -341,5 +278,113 @@ function Comparison({ a, b }: { a: AdapterView; b: AdapterView }) {
         {row("Size", (x) => `${(num(x.bytes) / 1e6).toFixed(1)} MB`)}
       </tbody>
     </table>
+  );
+}
+
+type RowProps = {
+  a: AdapterView;
+  open: boolean;
+  compared: boolean;
+  onCompare: (on: boolean) => void;
+  onOpen: () => void;
+  onActivate: () => void;
+  onRetire: () => void;
+  onRollback: () => void;
+};
+
+// One adapter in the table: made when, in use or not, checked, from how many memories, how
+// often right with it and without; and what can be done with it.
+function AdapterRow({ a, open, compared, onCompare, onOpen, onActivate, onRetire, onRollback }: RowProps) {
+  return (
+    <tr data-id={a.id} className={open ? "open" : ""}>
+      <td>
+        <input
+          type="checkbox"
+          aria-label={`Compare ${a.id}`}
+          checked={compared}
+          onChange={(e) => onCompare(e.target.checked)}
+        />
+      </td>
+      <td>
+        <button className="link adapter-open" onClick={onOpen}>
+          {a.id}
+        </button>
+      </td>
+      <td>{when(a.created_at)}</td>
+      <td className="adapter-status">{ADAPTER_STATUS[a.status] ?? a.status}</td>
+      <td>{a.passed === null ? "Not checked" : a.passed ? "Passed" : "Did not pass"}</td>
+      <td>{count(a.sources.length, "memory", "memories")}</td>
+      <td>{a.report ? `${pct(a.report.recall_with_adapter)} / ${pct(a.report.recall_without)}` : "–"}</td>
+      <td>
+        {a.status === "candidate" && (
+          <>
+            <button className="adapter-activate" onClick={onActivate}>
+              Use it
+            </button>{" "}
+            <button className="adapter-retire" onClick={onRetire}>
+              Retire
+            </button>
+          </>
+        )}
+        {a.status === "active" && (
+          <button className="adapter-rollback" id="adapter-rollback" onClick={onRollback}>
+            Roll back
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+// Retiring is for good: asked first.
+function RetireAsk({ a, onRetire, onKeep }: { a: AdapterView; onRetire: () => void; onKeep: () => void }) {
+  return (
+    <div className="notice" id="retire-ask" role="alertdialog">
+      Retire {a.id}? It can never be used again (teaching the same memories makes a new one).{" "}
+      <button id="retire-confirm" onClick={onRetire}>
+        Retire it
+      </button>{" "}
+      <button onClick={onKeep}>Keep it</button>
+    </div>
+  );
+}
+
+// Using an adapter that did not pass its check: asked first, with why it did not.
+function ForceAsk({ a, onForce, onKeep }: { a: AdapterView; onForce: () => void; onKeep: () => void }) {
+  return (
+    <div className="notice" id="force-ask" role="alertdialog">
+      {a.id} did not pass its check
+      {a.report ? ` (${a.report.verdict.replace(/^Not good enough to use: /, "")})` : " (it was never checked)"}. The chat
+      may answer worse with it. Use it anyway?{" "}
+      <button id="force-confirm" onClick={onForce}>
+        Use it anyway
+      </button>{" "}
+      <button onClick={onKeep}>Keep things as they are</button>
+    </div>
+  );
+}
+
+// The adapter opened: how it was made, its report, its use since, what happened to it.
+function AdapterDetail(p: { shown: AdapterView; history: AdapterEventView[]; dark: boolean; onChecked: () => void; onError: (e: string) => void }) {
+  const { shown, history, dark, onChecked, onError } = p;
+  return (
+    <div className="adapter-detail" id="adapter-detail">
+      <h3>{shown.id}</h3>
+      <p className="muted">
+        Base model {shown.base_model}; rank {shown.rank ?? "?"}, {shown.epochs ?? "?"} passes, learning rate {shown.lr ?? "?"}, parts{" "}
+        {shown.targets.join(", ") || "?"}; {(num(shown.bytes) / 1e6).toFixed(1)} MB.
+      </p>
+      {shown.report ? <ReportPanel report={shown.report} dark={dark} /> : <p className="muted">Not checked yet.</p>}
+      <InUse adapter={shown} dark={dark} onChecked={onChecked} onError={onError} />
+      <h4>What happened</h4>
+      <ol className="timeline" id="adapter-history">
+        {history.map((e, i) => (
+          <li key={i}>
+            {when(e.at)}: {e.kind.replace("_", " ")}
+            {e.detail ? ` — ${e.detail}` : ""}
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }

@@ -5,7 +5,7 @@ import {
   type RunView_Serialize as RunView,
   type TrainOptions,
 } from "./bindings";
-import { answered } from "./loaded";
+import { answered, failed } from "./loaded";
 import { Chart, type ChartOption } from "./Chart";
 import { describe } from "./errors";
 import { count, num } from "./format";
@@ -79,10 +79,10 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
   const loadRuns = () => answered(commands.trainingRuns(), setRuns, setError);
   useEffect(() => {
     if (!active) return;
-    commands.trainDefaults().then((r) => r.status === "ok" && setOptions((o) => o ?? r.data));
+    commands.trainDefaults().then((r) => !failed(r) && setOptions((o) => o ?? r.data));
     commands
       .trainingCandidates({ status: "approved", kind: null, tag: null, concept: null, sort: null })
-      .then((r) => r.status === "ok" && setApproved(r.data.approved));
+      .then((r) => !failed(r) && setApproved(r.data.approved));
     loadRuns();
   }, [active]);
 
@@ -98,7 +98,7 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
   // A finished run's adapter, with its report.
   useEffect(() => {
     if (latest?.status !== "finished" || !latest.adapter_id) return setReport(null);
-    commands.adapters().then((r) => r.status === "ok" && setReport(r.data.find((a) => a.id === latest.adapter_id) ?? null));
+    commands.adapters().then((r) => !failed(r) && setReport(r.data.find((a) => a.id === latest.adapter_id) ?? null));
   }, [latest?.status, latest?.adapter_id]);
 
   const start = async (resume: string | null) => {
@@ -107,7 +107,7 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
     setStarting(true);
     const r = await (resume ? commands.resumeTraining(resume) : commands.trainApproved(options));
     setStarting(false);
-    if (r.status !== "ok" && r.error.code !== "cancelled") setError(describe(r.error));
+    if (failed(r) && r.error.code !== "cancelled") setError(describe(r.error));
     loadRuns();
   };
 
@@ -122,52 +122,7 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
             ? "No memory is approved yet: choose what to teach first."
             : `${count(approved, "approved memory", "approved memories")} will be taught. Teaching takes a few minutes; you can keep using Strata meanwhile.`}
       </p>
-      {options && (
-        <details className="advanced" id="train-advanced">
-          <summary>Advanced settings</summary>
-          <div className="form">
-            <NumberField id="train-rank" label="Rank (how much it can learn; higher is larger and slower)" value={options.rank} min={1} max={64} onChange={(v) => set({ rank: v })} />
-            <NumberField id="train-epochs" label="Passes over the examples" value={options.epochs} min={1} max={50} onChange={(v) => set({ epochs: v })} />
-            <NumberField id="train-lr" label="Learning rate" value={num(options.lr)} step="0.0001" onChange={(v) => set({ lr: v })} />
-            <NumberField id="train-batch" label="Examples per step" value={options.batch} min={1} max={64} onChange={(v) => set({ batch: v })} />
-            <NumberField
-              id="train-replay"
-              label="General questions mixed in (so it keeps what it knew)"
-              value={options.replay}
-              max={200}
-              onChange={(v) => set({ replay: v })}
-            />
-            <fieldset>
-              <legend>Parts of the model that learn</legend>
-              {TARGETS.map(([t, label]) => (
-                <label key={t} className="check">
-                  <input
-                    type="checkbox"
-                    id={`train-target-${t}`}
-                    checked={options.targets.includes(t)}
-                    onChange={(e) => set({ targets: e.target.checked ? [...options.targets, t] : options.targets.filter((x) => x !== t) })}
-                  />
-                  {label}
-                </label>
-              ))}
-            </fieldset>
-            <NumberField
-              id="train-min-recall"
-              label="Use it only if it answers at least this share of the check questions (%)"
-              value={Math.round(num(options.min_recall) * 100)}
-              max={100}
-              onChange={(v) => set({ min_recall: v / 100 })}
-            />
-            <NumberField
-              id="train-margin"
-              label="… and general text gets at most this much harder for it (%)"
-              value={Math.round(num(options.margin) * 100)}
-              max={1000}
-              onChange={(v) => set({ margin: v / 100 })}
-            />
-          </div>
-        </details>
-      )}
+      {options && <TrainSettings options={options} set={set} />}
       <div className="actions-row">
         <button id="train-start" className="primary" disabled={!approved || live || starting} onClick={() => start(null)}>
           Teach the approved memories
@@ -263,4 +218,60 @@ function RunPanel({ run, dark }: { run: RunView; dark: boolean }) {
       {run.losses.length > 1 && <Chart option={option} dark={dark} label="Training loss by step" height={180} />}
     </div>
   );
+}
+
+// The run's settings, folded away: rank, passes, learning rate, batch, replay, the parts that
+// learn, and the gate an adapter must pass to be used.
+function TrainSettings({ options, set }: { options: TrainOptions; set: (patch: Partial<TrainOptions>) => void }) {
+  return (
+    <details className="advanced" id="train-advanced">
+      <summary>Advanced settings</summary>
+      <div className="form">
+        <NumberField id="train-rank" label="Rank (how much it can learn; higher is larger and slower)" value={options.rank} min={1} max={64} onChange={(v) => set({ rank: v })} />
+        <NumberField id="train-epochs" label="Passes over the examples" value={options.epochs} min={1} max={50} onChange={(v) => set({ epochs: v })} />
+        <NumberField id="train-lr" label="Learning rate" value={num(options.lr)} step="0.0001" onChange={(v) => set({ lr: v })} />
+        <NumberField id="train-batch" label="Examples per step" value={options.batch} min={1} max={64} onChange={(v) => set({ batch: v })} />
+        <NumberField
+          id="train-replay"
+          label="General questions mixed in (so it keeps what it knew)"
+          value={options.replay}
+          max={200}
+          onChange={(v) => set({ replay: v })}
+        />
+        <fieldset>
+          <legend>Parts of the model that learn</legend>
+          {TARGETS.map(([t, label]) => (
+            <label key={t} className="check">
+              <input
+                type="checkbox"
+                id={`train-target-${t}`}
+                checked={options.targets.includes(t)}
+                onChange={(e) => set({ targets: e.target.checked ? [...options.targets, t] : options.targets.filter((x) => x !== t) })}
+              />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        <PercentField
+          id="train-min-recall"
+          label="Use it only if it answers at least this share of the check questions (%)"
+          share={options.min_recall}
+          max={100}
+          onChange={(v) => set({ min_recall: v })}
+        />
+        <PercentField
+          id="train-margin"
+          label="… and general text gets at most this much harder for it (%)"
+          share={options.margin}
+          max={1000}
+          onChange={(v) => set({ margin: v })}
+        />
+      </div>
+    </details>
+  );
+}
+
+// A share (0.8) typed as a percentage (80).
+function PercentField(p: { id: string; label: string; share: Parameters<typeof num>[0]; max: number; onChange: (share: number) => void }) {
+  return <NumberField id={p.id} label={p.label} value={Math.round(num(p.share) * 100)} max={p.max} onChange={(v) => p.onChange(v / 100)} />;
 }

@@ -55,8 +55,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
     if (!chosen.data) return;
     const path = chosen.data;
     const res = await job.run("Exporting", (id, ch) => commands.exportFile(id, format, path, ch));
-    if (res.status === "ok") setNotice(`Exported ${count(res.data.written, ...UNITS[format])} to ${res.data.path}.`);
-    else setError(describe(res.error));
+    if (!failed(res, setError)) setNotice(`Exported ${count(res.data.written, ...UNITS[format])} to ${res.data.path}.`);
   };
 
   return (

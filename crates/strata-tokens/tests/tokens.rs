@@ -10,7 +10,7 @@ fn minilm() -> HfTokens {
     HfTokens::load("all-minilm-l6-v2", &file).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The on-device chat model's tokenizer, built from its GGUF file (fetched by scripts/setup).
+/// The on-device chat model's tokenizer, built from its GGUF file (fetched by scripts/models).
 fn smollm() -> HfTokens {
     HfTokens::from_gguf("smollm2", &smollm_file()).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -193,7 +193,7 @@ fn a_user_catalogue_extends_and_overrides_and_bad_files_are_refused() {
     assert!(Catalogue::with_user_file(&dir.path().join("none.toml")).unwrap_err().to_string().contains("none.toml"));
 }
 
-/// Qwen2.5-Coder-0.5B's tokenizer, built from its GGUF file (fetched by scripts/setup), gives
+/// Qwen2.5-Coder-0.5B's tokenizer, built from its GGUF file (fetched by scripts/models), gives
 /// llama.cpp's own ids for the same file (its `/tokenize`, through the `xllamacpp` wheel,
 /// 2026-11-28) on text that tells pre-tokenizers apart: digits one by one, contractions in any
 /// case, runs of spaces and line breaks, accents, CJK, emoji, and Qwen's added `<tool_call>`.

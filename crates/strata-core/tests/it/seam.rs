@@ -68,3 +68,33 @@ fn only_the_core_depends_on_rusqlite() {
     }
     assert_eq!(depending, vec!["crates/strata-core/Cargo.toml".to_string()]);
 }
+
+/// Code per architecture (`asm!`, target features, `cfg(target_arch)`) lives only in
+/// strata-core and strata-models: the crates `scripts/aarch64` builds for aarch64 and tests
+/// under qemu. Anywhere else it would go unbuilt on the other architecture until a person
+/// built it there.
+#[test]
+fn code_per_architecture_lives_only_where_aarch64_is_built_and_tested() {
+    let root = workspace();
+    let tested = [root.join("crates/strata-core/src"), root.join("crates/strata-models/src")];
+    let marks = ["target_arch", "target_feature", "asm!", "_feature_detected!"];
+    let files = product_sources();
+    let with_it = |f: &&PathBuf| {
+        let text = std::fs::read_to_string(f).unwrap();
+        marks.iter().any(|m| text.contains(m))
+    };
+    assert!(
+        files.iter().filter(with_it).any(|f| tested.iter().any(|t| f.starts_with(t))),
+        "the kernels' own files are found"
+    );
+    let outside: Vec<String> = files
+        .iter()
+        .filter(with_it)
+        .filter(|f| !tested.iter().any(|t| f.starts_with(t)))
+        .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "code per architecture outside strata-core and strata-models (add its crate to scripts/aarch64): {outside:?}"
+    );
+}

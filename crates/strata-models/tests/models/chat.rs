@@ -1,4 +1,4 @@
-//! The on-device chat model against its real GGUF file (fetched by `scripts/setup`): the
+//! The on-device chat model against its real GGUF file (fetched by `scripts/models`): the
 //! template, greedy answers, streaming, stop tokens, limits and cancellation.
 
 use std::sync::atomic::AtomicBool;

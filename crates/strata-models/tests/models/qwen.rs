@@ -1,4 +1,4 @@
-//! Qwen2.5-Coder-0.5B-Instruct (fetched and verified by `scripts/setup`) on the shared llama-
+//! Qwen2.5-Coder-0.5B-Instruct (fetched and verified by `scripts/models`) on the shared llama-
 //! family forward: checked against llama.cpp on the same GGUF file (its greedy answer and the
 //! log-probabilities it gives each token, through the `xllamacpp` wheel, 2026-11-28), and the
 //! one-token step against the tensor path with Qwen2's biases and half-split rotation.

@@ -1,4 +1,4 @@
-//! strata-train's tests, on the real on-device model (fetched by scripts/setup).
+//! strata-train's tests, on the real on-device model (fetched by scripts/models).
 
 mod data;
 mod peft;
@@ -9,6 +9,6 @@ use std::path::PathBuf;
 /// The on-device model file; setup fetches it.
 pub fn model() -> PathBuf {
     let f = strata_models::LocalChat::trained_file();
-    assert!(f.exists(), "the on-device model is missing at {}: run scripts/setup", f.display());
+    assert!(f.exists(), "the on-device model is missing at {}: run scripts/models", f.display());
     f
 }
