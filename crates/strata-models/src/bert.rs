@@ -5,9 +5,31 @@
 //! the model wherever its shape fits.
 
 use candle_core::{DType, Module, Tensor};
-use candle_transformers::models::bert::Config;
+use serde::Deserialize;
 
 use crate::checkpoint::{Checkpoint, Dense, Norm};
+
+/// What Strata reads of a BERT checkpoint's `config.json` (Hugging Face's names; other keys are
+/// ignored). Its own struct: candle-transformers, all of whose models were built for this one
+/// struct, was the slowest crate of the aarch64 build (docs/decisions/0006-ci-within-its-time.md).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Config {
+    pub(crate) vocab_size: usize,
+    pub(crate) hidden_size: usize,
+    pub(crate) num_hidden_layers: usize,
+    pub(crate) num_attention_heads: usize,
+    pub(crate) intermediate_size: usize,
+    /// The feed-forward activation: the encoders implement GELU only.
+    #[serde(default = "gelu")]
+    pub(crate) hidden_act: String,
+    pub(crate) max_position_embeddings: usize,
+    pub(crate) type_vocab_size: usize,
+    pub(crate) layer_norm_eps: f64,
+}
+
+fn gelu() -> String {
+    "gelu".to_owned()
+}
 
 /// A linear layer `x · W + b`: candle's f32 products, W transposed at load to (in, out).
 struct Linear {

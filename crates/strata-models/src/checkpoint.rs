@@ -3,7 +3,8 @@
 
 use candle_core::Tensor;
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
+
+use crate::bert::Config;
 
 /// A linear layer as `x · W + b`: W (in, out), contiguous; b (out).
 pub(crate) struct Dense {

@@ -27,10 +27,9 @@
 
 use std::ops::Range;
 
-use candle_transformers::models::bert::Config;
-
-#[cfg(target_arch = "x86_64")]
 use crate::amx::{Packed, Rows};
+#[cfg(target_arch = "x86_64")]
+use crate::bert::Config;
 use crate::checkpoint::{self, Checkpoint, Dense};
 use crate::elementwise::{FMA, add_norm, fma, gelu_erf, norm, softmax};
 

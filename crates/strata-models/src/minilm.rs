@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
 
 use crate::bert::Bert;
+use crate::bert::Config;
 use crate::checkpoint::Checkpoint;
 use crate::encoder::Encoder;
 use strata_core::{Embedder, Error, Result};
@@ -115,6 +115,13 @@ impl MiniLm {
             &std::fs::read_to_string(file("config.json")?).map_err(|e| missing(dir, &e.to_string()))?,
         )
         .map_err(|e| Error::Model(format!("{}: config.json is not a BERT config: {e}", dir.display())))?;
+        if config.hidden_act != "gelu" {
+            return Err(Error::Model(format!(
+                "{}: config.json asks for the {:?} activation; Strata's BERT encoder computes GELU only",
+                dir.display(),
+                config.hidden_act
+            )));
+        }
         let mut tokenizer = Tokenizer::from_file(file("tokenizer.json")?)
             .map_err(|e| Error::Model(format!("{}: tokenizer.json cannot be read: {e}", dir.display())))?;
         // Every id the tokenizer can produce must have an embedding row.

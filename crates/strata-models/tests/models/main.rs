@@ -109,6 +109,23 @@ fn a_tokenizer_from_another_model_is_refused() {
     assert!(err.contains("tokenizer.json has 30522 tokens but the model has 1000"), "{err}");
 }
 
+/// A BERT config asking for an activation the encoders do not compute is refused at load,
+/// naming it, instead of embedding every text a little wrong.
+#[test]
+fn a_config_with_another_activation_is_refused() {
+    let real = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["tokenizer.json", "model.safetensors"] {
+        std::os::unix::fs::symlink(real.join(name), dir.path().join(name)).unwrap();
+    }
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(real.join("config.json")).unwrap()).unwrap();
+    config["hidden_act"] = "gelu_new".into();
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let err = MiniLm::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("\"gelu_new\" activation") && err.contains("GELU only"), "{err}");
+}
+
 /// Runs `steps` greedy tokens after `ids` both ways — the one-token step and the tensor path,
 /// each from a cache filled with the same prefix — and checks they agree: the same next token
 /// (or a near tie), logits pointing the same way. Not bit-equal: sums in another order flip the odd rounding of
