@@ -27,8 +27,8 @@
 
 use std::ops::Range;
 
-use crate::amx::{Packed, Rows};
 #[cfg(target_arch = "x86_64")]
+use crate::amx::{Packed, Rows};
 use crate::bert::Config;
 use crate::checkpoint::{self, Checkpoint, Dense};
 use crate::elementwise::{FMA, add_norm, fma, gelu_erf, norm, softmax};
