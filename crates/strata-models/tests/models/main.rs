@@ -127,7 +127,8 @@ fn a_config_with_another_activation_is_refused() {
 }
 
 /// Runs `steps` greedy tokens after `ids` both ways — the one-token step and the tensor path,
-/// each from a cache filled with the same prefix — and checks they agree: the same next token
+/// each from the same cache (the prompt filled once; each path continues at the same position,
+/// the step's entry kept for the next) — and checks they agree: the same next token
 /// (or a near tie), logits pointing the same way. Not bit-equal: sums in another order flip the odd rounding of
 /// an activation to int8, and the layers carry that on (0.999 here; a wrong rotation, bias or
 /// cache is far lower). Returns `ids` with the tokens picked.
@@ -136,11 +137,11 @@ fn step_agrees_with_tensors(model: &mut strata_models::Llama, mut ids: Vec<u32>,
         t.and_then(|t| t.to_vec1()).unwrap_or_else(|e| panic!("{e}"))
     };
     let argmax = |v: &[f32]| v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
+    model.forward(&ids[..ids.len() - 1], 0).unwrap_or_else(|e| panic!("{e}"));
     for _ in 0..steps {
         let (last, pos) = (&ids[ids.len() - 1..], ids.len() - 1);
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
+        // Each continues at `pos`: the cache is rewound there, so both read the same entries.
         let tensor = logits(model.forward_tensors(last, pos));
-        model.forward(&ids[..pos], 0).unwrap_or_else(|e| panic!("{e}"));
         let step = logits(model.forward(last, pos));
         assert_eq!(step.len(), tensor.len());
         let dot: f64 = step.iter().zip(&tensor).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
