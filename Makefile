@@ -1,8 +1,9 @@
 # Strata: the two commands.
 #   make run   set up what is missing, build, and open the desktop app on its embedded defaults
 #   make test  the whole suite: formatting, lints (as the tests build), every test
-# Other targets: make setup, make ui, make bench, make fmt, make aarch64 (the engine built for
-# aarch64 Linux, its core and models tests run under qemu; CI runs it after `make test`).
+# Other targets: make setup, make models (the default chat models), make ui, make clippy (lints
+# alone; `make test` lints as it builds), make bench, make fmt, make aarch64 (strata-core and
+# strata-models built for aarch64 Linux, their tests run under qemu; CI runs it after `make test`).
 
 CARGO ?= cargo
 STRATA := $(CARGO) run --quiet --release -p strata-cli --bin strata --
