@@ -92,10 +92,8 @@ fn a_missing_model_says_how_to_fetch_it() {
     );
 }
 
-/// A tokenizer that can produce ids the model has no embedding for is refused at load, with
-/// what is wrong, instead of failing on some later text.
-#[test]
-fn a_tokenizer_from_another_model_is_refused() {
+/// The embedder's folder with its weights and tokenizer, and its config.json changed by `change`.
+fn embedder_with_config(change: impl FnOnce(&mut serde_json::Value)) -> tempfile::TempDir {
     let real = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
     let dir = tempfile::tempdir().unwrap();
     for name in ["tokenizer.json", "model.safetensors"] {
@@ -103,8 +101,16 @@ fn a_tokenizer_from_another_model_is_refused() {
     }
     let mut config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(real.join("config.json")).unwrap()).unwrap();
-    config["vocab_size"] = 1000.into();
+    change(&mut config);
     std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    dir
+}
+
+/// A tokenizer that can produce ids the model has no embedding for is refused at load, with
+/// what is wrong, instead of failing on some later text.
+#[test]
+fn a_tokenizer_from_another_model_is_refused() {
+    let dir = embedder_with_config(|c| c["vocab_size"] = 1000.into());
     let err = MiniLm::load(dir.path()).unwrap_err().to_string();
     assert!(err.contains("tokenizer.json has 30522 tokens but the model has 1000"), "{err}");
 }
@@ -113,15 +119,7 @@ fn a_tokenizer_from_another_model_is_refused() {
 /// naming it, instead of embedding every text a little wrong.
 #[test]
 fn a_config_with_another_activation_is_refused() {
-    let real = strata_models::models_dir().join(strata_models::EMBEDDER_DIR);
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["tokenizer.json", "model.safetensors"] {
-        std::os::unix::fs::symlink(real.join(name), dir.path().join(name)).unwrap();
-    }
-    let mut config: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(real.join("config.json")).unwrap()).unwrap();
-    config["hidden_act"] = "gelu_new".into();
-    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let dir = embedder_with_config(|c| c["hidden_act"] = "gelu_new".into());
     let err = MiniLm::load(dir.path()).unwrap_err().to_string();
     assert!(err.contains("\"gelu_new\" activation") && err.contains("GELU only"), "{err}");
 }
