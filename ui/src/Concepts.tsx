@@ -90,8 +90,8 @@ export function ConceptsPanel({
     setError(null);
     const res = await job.run("Grouping related memories", (id, ch) => commands.compact(id, true, ch));
     if (failed(res, setError)) return;
+    await load();
     setSaid(outcome(res.data));
-    load();
     onGrouped();
   };
 
@@ -100,8 +100,8 @@ export function ConceptsPanel({
     setError(null);
     const res = await job.run("Writing summaries", (id, ch) => commands.writeSummaries(id, ch));
     if (failed(res, setError)) return;
+    await load();
     setSaid(written(res.data));
-    load();
     onGrouped();
   };
 

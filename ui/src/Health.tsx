@@ -70,9 +70,9 @@ export function Health({ active, onOpenMemory, onChanged }: { active: boolean; o
     const r = await job.run(what, (id, ch) => commands.optimize(id, action, apply, ch));
     if (failed(r, setError)) return;
     if (apply) {
+      await load();
       setPreview(null);
       setDone(r.data);
-      load();
       onChanged();
     } else setPreview(r.data);
   };

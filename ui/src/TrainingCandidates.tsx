@@ -62,9 +62,9 @@ export function Candidates({ active, onOpenMemory, onTrain }: { active: boolean;
     setSaid(null);
     const r = await job.run("Looking for memories worth teaching", (id, ch) => commands.flagCandidates(id, ch));
     if (failed(r, setError)) return;
+    await load();
     setShort(r.data.short_of);
     setSaid(foundWords(r.data));
-    load();
   };
 
   const decide = async (ids: string[], verdict: Verdict) => {
@@ -72,10 +72,11 @@ export function Candidates({ active, onOpenMemory, onTrain }: { active: boolean;
     const r = await commands.decideCandidates(ids, verdict, note.trim() || null);
     if (failed(r, setError)) return;
     const verb = verdict === "approve" ? "Approved" : verdict === "reject" ? "Rejected" : "Back in the list";
-    setSaid(`${verb}: ${r.data.map((c) => title(c.memory)).join(", ")}.`);
     setChosen(new Set());
     setNote("");
-    load();
+    // Said with the list as it now is: nothing decided is left to be chosen again.
+    await load();
+    setSaid(`${verb}: ${r.data.map((c) => title(c.memory)).join(", ")}.`);
   };
 
   const showHistory = async (id: string) => {

@@ -120,8 +120,8 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     setRetiring(null);
     const r = await commands.retireAdapter(a.id);
     if (failed(r, setError)) return;
+    await load();
     setSaid(`${a.id} is retired: it will not be used again.`);
-    load();
   };
   const activate = async (a: AdapterView, force = false) => {
     setError(null);
@@ -129,15 +129,15 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     setForcing(null);
     const r = await commands.activateAdapter(a.id, force);
     if (failed(r, setError)) return;
+    await load();
     setSaid(`The chat's model now uses ${a.id}.`);
-    load();
   };
   const rollback = async () => {
     setError(null);
     const r = await commands.rollbackAdapter();
     if (failed(r, setError)) return;
+    await load();
     setSaid(r.data ? `Rolled back: ${r.data.id} is used again.` : "Rolled back: the model answers on its own again.");
-    load();
   };
 
   if (!all) return <section className="panel">{error ?? "Loading…"}</section>;
