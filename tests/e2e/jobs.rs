@@ -154,7 +154,9 @@ fn long_jobs_show_progress_and_stop_and_the_long_list_pages_in() {
     let meta = s.wait_for("the search's count", |s| {
         // The count of the whole word, not of a half-typed one.
         let whole = s.execute("return document.getElementById('meta').dataset.query", json!([])) == "colour";
-        Some(s.text(&s.find("#meta"))).filter(|t| whole && t.contains("found")).map(|t| t.replace([',', '\u{a0}', '.'], ""))
+        Some(s.text(&s.find("#meta")))
+            .filter(|t| whole && t.contains("found"))
+            .map(|t| t.replace([',', '\u{a0}', '.'], ""))
     });
     assert_eq!(meta, "The best 50 of more than 1000 found · 3000 memories in all");
     s.clear(&s.find("#search"));

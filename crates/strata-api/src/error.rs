@@ -42,7 +42,7 @@ pub enum ErrorCode {
     ContextTooLong,
     /// The provider has no such model.
     ModelNotFound,
-    /// The provider could not be reached or stopped answering.
+    /// The provider (or the database server) could not be reached or stopped answering.
     Network,
     /// The provider failed or refused the request.
     Provider,
@@ -101,7 +101,8 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         let code = match &e {
-            Error::Invalid(_) => ErrorCode::InvalidInput,
+            Error::Invalid(_) | Error::Unsupported(_) => ErrorCode::InvalidInput,
+            Error::Connect(_) => ErrorCode::Network,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::Forgotten { .. } => ErrorCode::Forgotten,
             Error::DuplicateKey { .. } | Error::AlreadyStored { .. } => ErrorCode::DuplicateKey,

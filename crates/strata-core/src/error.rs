@@ -132,6 +132,13 @@ pub enum Error {
     /// The person stopped a long job; what it was writing was rolled back.
     #[error("{0}")]
     Cancelled(String),
+    /// A database server could not be reached or cannot serve Strata (one sentence: what is
+    /// wrong and what to do).
+    #[error("{0}")]
+    Connect(String),
+    /// What was asked is not served by this store's engine (training on a PostgreSQL store).
+    #[error("{0}")]
+    Unsupported(String),
     /// Any other failure of the storage engine, in its own words.
     #[error("database error: {0}")]
     Storage(String),

@@ -61,8 +61,10 @@ impl Store {
             Ok((n, retired, derived))
         })?;
         let (redacted_events, retired_adapters, derived) = redacted_events;
-        self.delete_forgotten_adapter_files()?;
-        self.delete_forgotten_training_sets(&[ids, derived.as_slice()].concat())?;
+        if self.keeps_training() {
+            self.delete_forgotten_adapter_files()?;
+            self.delete_forgotten_training_sets(&[ids, derived.as_slice()].concat())?;
+        }
         let scrubbed = self.scrub()?;
         Ok(ForgetOutcome { redacted_events, retired_adapters, derived, scrubbed })
     }

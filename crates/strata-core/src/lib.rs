@@ -20,6 +20,8 @@ mod forget;
 pub mod interchange;
 pub mod model;
 mod names;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod protocol;
 pub mod query;
 pub mod retrieval;

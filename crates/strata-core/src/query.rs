@@ -9,7 +9,10 @@ use crate::clock::to_ms;
 
 use crate::error::{Error, Result};
 
+use crate::event::RecordedEvent;
+use crate::evolve::{EvolveError, evolve};
 use crate::model::{Memory, MemoryId, MemoryKind, Tier};
+use crate::store::Store;
 
 /// Which memories a list or search covers. Empty fields do not filter.
 #[derive(Debug, Clone, Default)]
@@ -249,6 +252,91 @@ pub(crate) fn typed_terms(text: &str) -> Vec<String> {
 /// the search rank thousands of weak matches (a stopword rule that needs no word list and works
 /// in any language). Stores smaller than the window are always ranked exactly.
 pub const SEARCH_WINDOW: i64 = 1_000;
+
+/// Reads every engine serves ([`crate::storage::MemoryReads`]).
+impl Store {
+    /// The memory with this id.
+    pub fn get(&self, id: MemoryId) -> Result<Memory> {
+        let reads = self.engine.reads();
+        match reads.load(id)? {
+            Some(m) => Ok(m),
+            None => Err(reads.gone(id)?),
+        }
+    }
+
+    /// Memories whose key (concept key or procedure name) is `key`, within a user's scope.
+    pub fn find_by_key(
+        &self,
+        user_id: &str,
+        agent_id: Option<&str>,
+        kind: Option<MemoryKind>,
+        key: &str,
+    ) -> Result<Vec<Memory>> {
+        self.engine.reads().find_by_key(user_id, agent_id, kind, key)
+    }
+
+    /// The memories that link to `id`, with the relation: (source, relation).
+    pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
+        self.engine.reads().linking_to(id)
+    }
+
+    /// Every event of a memory's stream, oldest first (redacted payloads show as such).
+    pub fn history(&self, id: MemoryId) -> Result<Vec<RecordedEvent>> {
+        let evs = self.engine.reads().stream_events(id, i64::MAX)?;
+        if evs.is_empty() {
+            return Err(Error::NotFound(id.to_string()));
+        }
+        Ok(evs)
+    }
+
+    /// The memory as it was at a past time or sequence number, folded from the log. A time cut
+    /// ends the stream at its first event recorded after that time, so a clock that stepped
+    /// back never makes a later event count as earlier.
+    pub fn get_as_of(&self, id: MemoryId, at: AsOf) -> Result<Memory> {
+        let (max_seq, max_ms, what) = match at {
+            AsOf::Time(t) => (i64::MAX, to_ms(t), crate::time::format_time(t)),
+            AsOf::Seq(s) => (s, i64::MAX, format!("sequence {s}")),
+        };
+        let mut state = None;
+        for ev in self.engine.reads().stream_events(id, max_seq)? {
+            if to_ms(ev.recorded_at) > max_ms {
+                break;
+            }
+            state = match evolve(state, &ev) {
+                Ok(s) => s,
+                Err(EvolveError::Redacted) => return Err(self.engine.reads().gone(id)?),
+                Err(EvolveError::Inconsistent(message)) => return Err(Error::BadEvent { seq: ev.seq, message }),
+            };
+        }
+        match state {
+            Some(m) => Ok(m),
+            None => match self.get(id) {
+                Err(e @ Error::Forgotten { .. }) => Err(e),
+                _ => Err(Error::NotFound(format!("{id} as of {what} (it did not exist yet)"))),
+            },
+        }
+    }
+
+    /// Events with `seq > after`, at most `limit`, oldest first (for backups and tailing).
+    pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<RecordedEvent>> {
+        self.engine.reads().events_after(after, limit)
+    }
+
+    /// The number of events in the log.
+    pub fn event_count(&self) -> Result<u64> {
+        self.engine.reads().event_count()
+    }
+
+    /// The projections' content in canonical order (see [`Snapshot`]).
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        self.engine.reads().snapshot()
+    }
+
+    /// Summary counts.
+    pub fn stats(&self) -> Result<Stats> {
+        self.engine.reads().stats()
+    }
+}
 
 #[cfg(test)]
 mod tests {

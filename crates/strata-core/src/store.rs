@@ -14,15 +14,15 @@ use crate::model::{
     Content, Importance, Link, Memory, MemoryId, MemoryKind, Scope, Source, Tier, normalize_reason, normalize_relation,
     normalize_tag,
 };
-use crate::sqlite::{Db, Tx};
-use crate::storage::Log;
+use crate::sqlite::Db;
+use crate::storage::{Engine, EngineTx, Log};
 use crate::tiers::{self, Move, TierPolicy};
 
 pub use crate::forget::{ForgetOutcome, Forgot, SCRUB_PATIENCE, finish_scrub};
 
 /// A Strata database: the event log and its projections.
 pub struct Store {
-    pub(crate) conn: Db,
+    pub(crate) engine: Engine,
     pub(crate) clock: Arc<dyn Clock>,
     path: Option<PathBuf>,
     pending_access: HashMap<MemoryId, u32>,
@@ -76,7 +76,7 @@ impl Store {
         let path = path.as_ref();
         let conn = Db::open(path)?;
         Ok(Store {
-            conn,
+            engine: Engine::Sqlite(conn),
             clock,
             path: Some(path.to_path_buf()),
             pending_access: HashMap::new(),
@@ -91,7 +91,7 @@ impl Store {
     /// An in-memory database (tests, benchmarks).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
         Ok(Store {
-            conn: Db::in_memory()?,
+            engine: Engine::Sqlite(Db::in_memory()?),
             clock,
             path: None,
             pending_access: HashMap::new(),
@@ -101,6 +101,70 @@ impl Store {
             vector_cache: Default::default(),
             _guard: None,
         })
+    }
+
+    /// Opens the store at `location`: a `postgres://` (or `postgresql://`) URL, or a database
+    /// file's path.
+    pub fn open_location(location: &str, clock: Arc<dyn Clock>) -> Result<Store> {
+        #[cfg(feature = "postgres")]
+        if crate::postgres::is_url(location) {
+            return Store::open_postgres(location, clock);
+        }
+        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+            return Err(Error::Unsupported("this build of Strata has no PostgreSQL engine".into()));
+        }
+        Store::open_with_clock(location, clock)
+    }
+
+    /// Connects to a PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DATABASE`),
+    /// checks the server (PostgreSQL 16+, pgvector 0.7+) and brings its schema up to date.
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres(url: &str, clock: Arc<dyn Clock>) -> Result<Store> {
+        Ok(Store {
+            engine: Engine::Postgres(Box::new(crate::postgres::Pg::open(url)?)),
+            clock,
+            path: None,
+            pending_access: HashMap::new(),
+            pending_since: None,
+            last_id: None,
+            vector_searches: Default::default(),
+            vector_cache: Default::default(),
+            _guard: None,
+        })
+    }
+
+    /// Where the store is, as a person reads it: the file's path, or the database's URL
+    /// without its password.
+    pub fn location(&self) -> String {
+        match &self.engine {
+            Engine::Sqlite(_) => self.path.as_ref().map_or_else(|| ":memory:".into(), |p| p.display().to_string()),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.shown.clone(),
+        }
+    }
+
+    /// Whether this store keeps training's records (adapters, curation, runs): the desktop's
+    /// SQLite does; a PostgreSQL store does not (docs/decisions/0007-postgresql-engine.md).
+    pub fn keeps_training(&self) -> bool {
+        matches!(self.engine, Engine::Sqlite(_))
+    }
+
+    /// The SQLite database, for the features only the SQLite engine serves yet.
+    pub(crate) fn sqlite(&self) -> Result<&Db> {
+        match &self.engine {
+            Engine::Sqlite(db) => Ok(db),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(_) => Err(crate::storage::not_on_postgres()),
+        }
+    }
+
+    /// [`Store::sqlite`], to write.
+    pub(crate) fn sqlite_mut(&mut self) -> Result<&mut Db> {
+        match &mut self.engine {
+            Engine::Sqlite(db) => Ok(db),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(_) => Err(crate::storage::not_on_postgres()),
+        }
     }
 
     /// The database file, if not in memory.
@@ -116,7 +180,7 @@ impl Store {
     /// Starts a write transaction holding the database's write lock (one writer at a time,
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
-        let tx = self.conn.write()?;
+        let tx = self.engine.write()?;
         Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None, poisoned: None })
     }
 
@@ -137,7 +201,12 @@ impl Store {
     /// process's open read kept it from completing (it completes at a later checkpoint).
     /// Waits at most ~100 ms for readers.
     pub fn checkpoint(&self) -> Result<bool> {
-        crate::sqlite::forget::checkpoint(&self.conn)
+        match &self.engine {
+            Engine::Sqlite(db) => crate::sqlite::forget::checkpoint(db),
+            // PostgreSQL has no WAL file of Strata's to copy back: nothing to do.
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(_) => Ok(true),
+        }
     }
 
     /// Notes that memories were retrieved; written in batches (see [`Store::flush_accesses`]).
@@ -203,7 +272,7 @@ impl Store {
         let now = self.clock.now();
         let meta = EventMeta { client: Some("maintenance".into()), ..EventMeta::actor(crate::event::Actor::System) };
         self.transact(|tx| {
-            let memories = tx.live_memories()?;
+            let memories = tx.tx.live_memories()?;
             let moves = tiers::plan(&memories, now, policy);
             let total = moves.len() as u64;
             tick(0, total)?;
@@ -229,7 +298,7 @@ impl Store {
 
     /// Rebuilds every projection from the log. Returns (events read, memories projected).
     pub fn replay(&mut self) -> Result<(u64, u64)> {
-        let tx = self.conn.write()?;
+        let tx = self.engine.write()?;
         let out = rebuild(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -276,7 +345,7 @@ fn bad_log(ev: &RecordedEvent, e: EvolveError) -> Error {
 
 /// A write transaction. Dropping it without [`StoreTx::commit`] rolls everything back.
 pub struct StoreTx<'a> {
-    pub(crate) tx: Tx<'a>,
+    pub(crate) tx: EngineTx<'a>,
     pub(crate) clock: &'a dyn Clock,
     last_id: &'a mut Option<ulid::Ulid>,
     /// The state of the memory last read or written in this transaction: a command's check and

@@ -40,7 +40,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AdapterRecord> {
 
 impl Store {
     fn adapter_event(&self, id: &str, kind: &str, detail: serde_json::Value) -> Result<()> {
-        self.conn.execute(
+        self.sqlite()?.execute(
             "INSERT INTO adapter_events (adapter_id, at, kind, detail) VALUES (?1, ?2, ?3, ?4)",
             params![id, to_ms(self.clock().now()), kind, detail.to_string()],
         )?;
@@ -58,7 +58,7 @@ impl Store {
         if !id.starts_with("ad_") || id.len() > 64 {
             return Err(Error::invalid(format!("'{id}' is not an adapter id")));
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         tx.execute(
             "INSERT INTO adapters (id, created_at, base_model, base_hash, dataset_hash, sources, hyperparameters, \
              status, path, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9)",
@@ -92,7 +92,7 @@ impl Store {
 
     /// One adapter; an unknown id is an error that says so.
     pub fn adapter(&self, id: &str) -> Result<AdapterRecord> {
-        self.conn
+        self.sqlite()?
             .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE id = ?1"), [id], row)
             .optional()?
             .ok_or_else(|| Error::invalid(format!("no adapter {id} (`strata train list` shows them)")))
@@ -101,7 +101,7 @@ impl Store {
     /// Every adapter, newest first.
     pub fn adapters(&self) -> Result<Vec<AdapterRecord>> {
         let mut stmt =
-            self.conn.prepare(&format!("SELECT {COLUMNS} FROM adapters ORDER BY created_at DESC, id DESC"))?;
+            self.sqlite()?.prepare(&format!("SELECT {COLUMNS} FROM adapters ORDER BY created_at DESC, id DESC"))?;
         let rows = stmt.query_map([], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
@@ -109,7 +109,7 @@ impl Store {
     /// The active adapter, if any.
     pub fn active_adapter(&self) -> Result<Option<AdapterRecord>> {
         Ok(self
-            .conn
+            .sqlite()?
             .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE status = 'active'"), [], row)
             .optional()?)
     }
@@ -117,7 +117,7 @@ impl Store {
     /// An adapter's events, oldest first.
     pub fn adapter_history(&self, id: &str) -> Result<Vec<AdapterEvent>> {
         self.adapter(id)?;
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.sqlite()?.prepare(
             "SELECT seq, adapter_id, at, kind, detail FROM adapter_events WHERE adapter_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt
@@ -137,7 +137,7 @@ impl Store {
     /// Stores an adapter's evaluation report and whether it passed the gate.
     pub fn record_evaluation(&mut self, id: &str, metrics: &serde_json::Value, passed: bool) -> Result<AdapterRecord> {
         self.adapter(id)?;
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         // Retired meanwhile (forget retires an adapter trained on a memory and strips its
         // report's rows, which quote it): the report of an evaluation in flight is not kept.
         let kept = tx.execute(
@@ -176,7 +176,7 @@ impl Store {
                 )));
             }
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         if let Some(prev) = self.active_adapter()? {
             tx.execute("UPDATE adapters SET status = 'candidate' WHERE id = ?1", [&prev.id])?;
             self.adapter_event(&prev.id, "deactivated", serde_json::json!({ "replaced_by": id }))?;
@@ -195,7 +195,7 @@ impl Store {
             return Err(Error::invalid("no adapter is active; there is nothing to roll back"));
         };
         let previous: Option<String> = self
-            .conn
+            .sqlite()?
             .query_row(
                 "SELECT e.adapter_id FROM adapter_events e JOIN adapters a ON a.id = e.adapter_id \
                  WHERE e.kind = 'activated' AND e.adapter_id != ?1 AND a.status = 'candidate' \
@@ -204,7 +204,7 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?;
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [&current.id])?;
         self.adapter_event(&current.id, "rolled_back", serde_json::json!({ "restored": previous }))?;
         if let Some(p) = &previous {
@@ -226,7 +226,7 @@ impl Store {
             }
             AdapterStatus::Candidate => {}
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [id])?;
         self.adapter_event(id, "retired", serde_json::json!({ "reason": "retired by a person" }))?;
         tx.commit()?;
@@ -265,7 +265,7 @@ impl Store {
     /// after the forgetting commits). Returns how many folders were deleted.
     pub fn delete_forgotten_adapter_files(&mut self) -> Result<usize> {
         let retired: Vec<String> = self
-            .conn
+            .sqlite()?
             .prepare(
                 "SELECT DISTINCT a.path FROM adapters a JOIN adapter_events e ON e.adapter_id = a.id \
                       WHERE a.status = 'retired' AND e.kind = 'retired' \
@@ -287,7 +287,7 @@ impl Store {
     /// Records a check of adapter `id`.
     pub fn record_adapter_check(&mut self, id: &str, check: &AdapterCheck) -> Result<()> {
         self.adapter(id)?;
-        self.conn.execute(
+        self.sqlite()?.execute(
             "INSERT INTO adapter_checks (adapter_id, at, recall, questions, changed, gone) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 id,
@@ -303,7 +303,7 @@ impl Store {
 
     /// Adapter `id`'s checks, oldest first.
     pub fn adapter_checks(&self, id: &str) -> Result<Vec<AdapterCheck>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT at, recall, questions, changed, gone FROM adapter_checks WHERE adapter_id = ?1 ORDER BY at, id",
         )?;
         let rows = stmt.query_map([id], |r| {

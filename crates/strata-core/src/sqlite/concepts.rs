@@ -19,7 +19,7 @@ fn passes(conn: &Connection) -> Result<i64> {
 impl Store {
     /// How many grouping passes have written concepts (see [`StoreTx::bump_concept_passes`]).
     pub fn concept_passes(&self) -> Result<i64> {
-        passes(&self.conn)
+        passes(self.sqlite()?)
     }
 }
 
@@ -28,10 +28,10 @@ impl StoreTx<'_> {
     /// this one read [`Store::concept_passes`] as `seen` — then counts this pass and returns
     /// true; otherwise writes nothing and returns false.
     pub fn bump_concept_passes(&mut self, seen: i64) -> Result<bool> {
-        if passes(self.conn())? != seen {
+        if passes(self.conn()?)? != seen {
             return Ok(false);
         }
-        self.conn().execute(
+        self.conn()?.execute(
             "INSERT INTO settings (key, value) VALUES ('concept_passes', ?1) \
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [(seen + 1).to_string()],

@@ -50,7 +50,7 @@ impl Store {
     /// The facts of `user` that a person accepted from extraction's proposals: each fact's id
     /// with who accepted it and when (the latest acceptance).
     pub fn accepted_facts(&self, user: &str) -> Result<std::collections::HashMap<MemoryId, (String, DateTime<Utc>)>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT target_id, decided_by, max(decided_at) FROM extraction_decisions \
              WHERE user_id = ?1 AND status = 'applied' AND target_id IS NOT NULL \
              AND decided_by IS NOT NULL AND decided_by != 'automatic' GROUP BY target_id",
@@ -69,7 +69,7 @@ impl Store {
 
     /// The example edits of `user`, by memory.
     pub fn example_edits(&self, user: &str) -> Result<std::collections::HashMap<MemoryId, ExampleEdit>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT memory_id, changed_at, examples, edited_at, edited_by FROM training_edits WHERE user_id = ?1",
         )?;
         let rows = stmt.query_map([user], |r| {
@@ -97,13 +97,13 @@ impl Store {
         by: &str,
     ) -> Result<()> {
         match edit {
-            Some((changed_at, examples)) => self.conn.execute(
+            Some((changed_at, examples)) => self.sqlite()?.execute(
                 "INSERT INTO training_edits (memory_id, user_id, changed_at, examples, edited_at, edited_by) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (memory_id) DO UPDATE SET changed_at = ?3, \
                  examples = ?4, edited_at = ?5, edited_by = ?6",
                 params![id.to_string(), user, to_ms(changed_at), examples.to_string(), to_ms(self.clock().now()), by],
             )?,
-            None => self.conn.execute(
+            None => self.sqlite()?.execute(
                 "DELETE FROM training_edits WHERE user_id = ?1 AND memory_id = ?2",
                 params![user, id.to_string()],
             )?,
@@ -113,7 +113,7 @@ impl Store {
 
     /// The candidates of `user`, those with `status` or all, the highest score first.
     pub fn candidates(&self, user: &str, status: Option<CandidateStatus>) -> Result<Vec<Candidate>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let mut stmt = self.sqlite()?.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM training_candidates WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2) \
              ORDER BY score DESC, memory_id"
         ))?;
@@ -124,7 +124,7 @@ impl Store {
     /// One memory's candidate row, if it has one.
     pub fn candidate(&self, user: &str, id: MemoryId) -> Result<Option<Candidate>> {
         Ok(self
-            .conn
+            .sqlite()?
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM training_candidates WHERE user_id = ?1 AND memory_id = ?2"
             ))?
@@ -134,7 +134,7 @@ impl Store {
 
     /// A memory's curation history, oldest first.
     pub fn candidate_history(&self, user: &str, id: MemoryId) -> Result<Vec<CandidateEvent>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT seq, memory_id, at, kind, by, detail FROM training_candidate_events \
              WHERE user_id = ?1 AND memory_id = ?2 ORDER BY seq",
         )?;
@@ -163,7 +163,7 @@ impl Store {
         leaving: &[(MemoryId, String)],
     ) -> Result<FlagCounts> {
         let now = self.clock().now();
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         let mut counts = FlagCounts::default();
         for q in qualifying {
             // Forgotten since the pass read it: forgetting wins, the memory is not flagged.
@@ -242,7 +242,7 @@ impl Store {
         note: Option<&str>,
     ) -> Result<Vec<Candidate>> {
         let now = self.clock().now();
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.sqlite()?.unchecked_transaction()?;
         let mut out = Vec::new();
         for &(id, changed_at) in decisions {
             let c = self.candidate(user, id)?.ok_or_else(|| {

@@ -57,7 +57,7 @@ impl Store {
     pub fn decisions(&self, user_id: &str, status: Option<DecisionStatus>, limit: usize) -> Result<Vec<Decision>> {
         let status = status.map(|s| s.as_str().to_string());
         decisions_where(
-            &self.conn,
+            self.sqlite()?,
             "user_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY made_at, rowid LIMIT ?3",
             &[&user_id, &status, &(limit.min(i64::MAX as usize) as i64)],
         )
@@ -65,14 +65,16 @@ impl Store {
 
     /// One decision; an unknown id is an error that says so.
     pub fn decision(&self, id: &str) -> Result<Decision> {
-        decisions_where(&self.conn, "id = ?1", &[&id])?.pop().ok_or_else(|| Error::NotFound(format!("decision {id}")))
+        decisions_where(self.sqlite()?, "id = ?1", &[&id])?
+            .pop()
+            .ok_or_else(|| Error::NotFound(format!("decision {id}")))
     }
 
     /// The live subject documents of `user_id` (memories some fact links [`ABOUT`]), found
     /// through the link index rather than by reading every concept.
     pub fn subject_documents(&self, user_id: &str) -> Result<Vec<crate::model::Memory>> {
         let ids: Vec<String> = self
-            .conn
+            .sqlite()?
             .prepare_cached(
                 "SELECT DISTINCT l.target_id FROM memory_links l JOIN memories m ON m.id = l.target_id \
                  WHERE l.relation = ?1 AND m.user_id = ?2 AND m.expired_at IS NULL",
@@ -84,13 +86,13 @@ impl Store {
 
     /// Of `episodes`, those extraction has not read yet, in the order given.
     pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
-        unread(&self.conn, episodes)
+        unread(self.sqlite()?, episodes)
     }
 
     /// Why extraction read `episode` only in part or not at all (none: read whole, or unread).
     pub fn skipped_reason(&self, episode: MemoryId) -> Result<Option<String>> {
         let reason: Option<Option<String>> = self
-            .conn
+            .sqlite()?
             .prepare_cached("SELECT skipped FROM extraction_reads WHERE episode_id = ?1")?
             .query_row([episode.to_string()], |r| r.get(0))
             .optional()?;
@@ -103,7 +105,7 @@ impl StoreTx<'_> {
     pub fn record_decision(&mut self, d: &Decision) -> Result<()> {
         let detail = serde_json::to_string(&d.detail).map_err(|e| Error::invalid(e.to_string()))?;
         let sources = serde_json::to_string(&d.sources).map_err(|e| Error::invalid(e.to_string()))?;
-        self.conn().execute(
+        self.conn()?.execute(
             &format!("INSERT INTO extraction_decisions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
             params![
                 d.id,
@@ -128,12 +130,12 @@ impl StoreTx<'_> {
 
     /// [`Store::unread_episodes`] inside this transaction.
     pub fn unread_episodes(&self, episodes: &[MemoryId]) -> Result<Vec<MemoryId>> {
-        unread(self.conn(), episodes)
+        unread(self.conn()?, episodes)
     }
 
     /// [`Store::decision`] inside this transaction.
     pub fn decision(&self, id: &str) -> Result<Decision> {
-        decisions_where(self.conn(), "id = ?1", &[&id])?.pop().ok_or_else(|| Error::NotFound(format!("decision {id}")))
+        decisions_where(self.conn()?, "id = ?1", &[&id])?.pop().ok_or_else(|| Error::NotFound(format!("decision {id}")))
     }
 
     /// Settles a proposed decision: applied (with the fact it changed, and the detail as a
@@ -147,7 +149,7 @@ impl StoreTx<'_> {
         by: &str,
     ) -> Result<()> {
         let detail = serde_json::to_string(detail).map_err(|e| Error::invalid(e.to_string()))?;
-        let n = self.conn().execute(
+        let n = self.conn()?.execute(
             "UPDATE extraction_decisions SET status = ?2, target_id = coalesce(?3, target_id), detail = ?4, \
              decided_at = ?5, decided_by = ?6 WHERE id = ?1 AND status = 'proposed'",
             params![id, status.as_str(), target.map(|t| t.to_string()), detail, to_ms(self.now()), by],
@@ -174,7 +176,7 @@ impl StoreTx<'_> {
         skipped: &[(MemoryId, String)],
     ) -> Result<()> {
         let now = to_ms(self.now());
-        let mut stmt = self.conn().prepare_cached(
+        let mut stmt = self.conn()?.prepare_cached(
             "INSERT OR IGNORE INTO extraction_reads (episode_id, run_id, read_at, skipped) VALUES (?1, ?2, ?3, ?4)",
         )?;
         for id in episodes {

@@ -6,35 +6,11 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::clock::to_ms;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::model::Memory;
 use crate::model::search_text;
-use crate::model::{Content, Memory};
 use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
-
-/// Where an episode sits in its session: what the neighbour look-ups need.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Place {
-    user_id: String,
-    agent_id: String,
-    session_id: String,
-    occurred_ms: i64,
-    id: String,
-}
-
-impl Place {
-    /// The place of `m`, if it is an episode in a session.
-    pub(crate) fn of(m: &Memory) -> Option<Place> {
-        let Content::Episodic(e) = &m.content else { return None };
-        Some(Place {
-            user_id: m.scope.user_id.clone(),
-            agent_id: m.scope.agent_id.clone().unwrap_or_default(),
-            session_id: m.scope.session_id.clone()?,
-            occurred_ms: to_ms(e.occurred_at),
-            id: m.id.to_string(),
-        })
-    }
-}
+pub(crate) use crate::storage::{Place, body_of};
 
 /// The episode just before (`after == false`) or after `place` in its session: (rid, content).
 fn neighbour(conn: &Connection, place: &Place, after: bool) -> Result<Option<(i64, String)>> {
@@ -52,12 +28,6 @@ fn neighbour(conn: &Connection, place: &Place, after: bool) -> Result<Option<(i6
             Ok((r.get(0)?, r.get(1)?))
         })
         .optional()?)
-}
-
-fn body_of(content_json: &str) -> Result<String> {
-    let content: Content = serde_json::from_str(content_json)
-        .map_err(|e| Error::Corrupt(format!("a stored memory does not parse: {e}")))?;
-    Ok(search_text(&content).1)
 }
 
 /// Writes the index row of memory `m` (stored at `rid`), replacing any row it had.

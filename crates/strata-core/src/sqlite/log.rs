@@ -77,6 +77,13 @@ impl Log for Tx<'_> {
         Ok(self.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?.exists([id.to_string()])?)
     }
 
+    fn live_memories(&self) -> Result<Vec<Memory>> {
+        let sql = format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", rows::MEMORY_COLUMNS);
+        let mut stmt = self.prepare(&sql)?;
+        let rows = stmt.query_map([], rows::memory_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     fn gone(&self, id: MemoryId) -> Result<Error> {
         rows::forgotten_error(self, id)
     }

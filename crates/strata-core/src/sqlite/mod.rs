@@ -17,6 +17,7 @@ pub(crate) mod interchange;
 pub(crate) mod log;
 pub(crate) mod projection;
 pub(crate) mod query;
+pub(crate) mod reads;
 pub(crate) mod rows;
 pub(crate) mod runs;
 pub mod schema;

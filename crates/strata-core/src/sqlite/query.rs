@@ -1,11 +1,9 @@
 //! SQLite's side of `crate::query`: its statements and row decoding.
 
 use crate::clock::{from_ms, to_ms};
-use crate::error::{Error, Result};
-use crate::event::RecordedEvent;
-use crate::evolve::{EvolveError, evolve};
-use crate::model::{Memory, MemoryId, MemoryKind};
-use crate::sqlite::rows::{EVENT_COLUMNS, MEMORY_COLUMNS, event_from_row, forgotten_error, memory_from_row};
+use crate::error::Result;
+use crate::model::Memory;
+use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::store::Store;
 use rusqlite::types::Value;
 
@@ -69,36 +67,13 @@ fn push_in<'a>(sql: &mut String, params: &mut Vec<Value>, col: &str, names: impl
 }
 
 impl Store {
-    /// The memory with this id.
-    pub fn get(&self, id: MemoryId) -> Result<Memory> {
-        match crate::sqlite::rows::load(&self.conn, id)? {
-            Some(m) => Ok(m),
-            None => Err(forgotten_error(&self.conn, id)?),
-        }
-    }
-
-    /// Memories whose key (concept key or procedure name) is `key`, within a user's scope.
-    pub fn find_by_key(
-        &self,
-        user_id: &str,
-        agent_id: Option<&str>,
-        kind: Option<MemoryKind>,
-        key: &str,
-    ) -> Result<Vec<Memory>> {
-        crate::sqlite::rows::find_by_key(&self.conn, user_id, agent_id, kind, key)
-    }
-
-    /// The memories that link to `id`, with the relation: (source, relation).
-    pub fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        crate::sqlite::rows::linking_to(&self.conn, id)
-    }
-
     /// How many memories match `filter`.
     pub fn count(&self, filter: &Filter) -> Result<u64> {
         let mut sql = "SELECT count(*) FROM memories AS m WHERE 1 = 1".to_string();
         let mut params = Vec::new();
         filter.push_sql(&mut sql, &mut params);
-        let n: i64 = self.conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        let n: i64 =
+            self.sqlite()?.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
         Ok(n as u64)
     }
 
@@ -122,7 +97,7 @@ impl Store {
         }
         sql.push_str(&format!(" ORDER BY {col} DESC, m.id DESC LIMIT ?"));
         params.push(Value::Integer(limit as i64 + 1));
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
         let mut items: Vec<Memory> =
             stmt.query_map(rusqlite::params_from_iter(params), memory_from_row)?.collect::<rusqlite::Result<_>>()?;
         let next_cursor = if items.len() > limit {
@@ -144,7 +119,7 @@ impl Store {
         filter.push_sql(&mut sql, &mut params);
         sql.push_str(" GROUP BY m.session_id ORDER BY max(m.occurred_at) DESC, m.session_id DESC LIMIT ?");
         params.push(Value::Integer(limit.clamp(1, 1000) as i64));
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
         let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
             Ok(SessionSummary {
                 session_id: r.get(0)?,
@@ -165,7 +140,7 @@ impl Store {
         }
         let cap = SEARCH_WINDOW;
         let mut stmt = self
-            .conn
+            .sqlite()?
             .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)")?;
         let mut counted = Vec::with_capacity(terms.len());
         for t in terms {
@@ -184,7 +159,7 @@ impl Store {
         let Some((q, ranked)) = self.rank(text, filter, limit, false)? else {
             return Ok(Vec::new());
         };
-        let mut snip = self.conn.prepare_cached(
+        let mut snip = self.sqlite()?.prepare_cached(
             "SELECT snippet(memory_fts, 1, ?1, ?2, '…', 16) FROM memory_fts WHERE memory_fts MATCH ?3 AND rowid = ?4",
         )?;
         ranked
@@ -219,7 +194,8 @@ impl Store {
         filter.push_sql(&mut inner, &mut params);
         params.push(Value::Integer(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)));
         let sql = format!("SELECT count(*) FROM ({inner} LIMIT ?)");
-        let n: i64 = self.conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        let n: i64 =
+            self.sqlite()?.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
         Ok(n as u64)
     }
 
@@ -255,124 +231,10 @@ impl Store {
              ORDER BY w.rank LIMIT ?"
         );
         params.push(Value::Integer(limit.clamp(1, 1000) as i64));
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
         let ranked: Vec<(Memory, f64, i64)> = stmt
             .query_map(rusqlite::params_from_iter(params), |r| Ok((memory_from_row(r)?, r.get(17)?, r.get(18)?)))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(Some((q, ranked)))
-    }
-
-    /// Every event of a memory's stream, oldest first (redacted payloads show as such).
-    pub fn history(&self, id: MemoryId) -> Result<Vec<RecordedEvent>> {
-        let evs = self.stream_events(id, i64::MAX)?;
-        if evs.is_empty() {
-            return Err(Error::NotFound(id.to_string()));
-        }
-        Ok(evs)
-    }
-
-    fn stream_events(&self, id: MemoryId, max_seq: i64) -> Result<Vec<RecordedEvent>> {
-        let sql =
-            format!("SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = ?1 AND seq <= ?2 ORDER BY stream_version");
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(rusqlite::params![id.to_string(), max_seq])?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            out.push(event_from_row(row)?);
-        }
-        Ok(out)
-    }
-
-    /// The memory as it was at a past time or sequence number, folded from the log. A time cut
-    /// ends the stream at its first event recorded after that time, so a clock that stepped
-    /// back never makes a later event count as earlier.
-    pub fn get_as_of(&self, id: MemoryId, at: AsOf) -> Result<Memory> {
-        let (max_seq, max_ms, what) = match at {
-            AsOf::Time(t) => (i64::MAX, to_ms(t), crate::time::format_time(t)),
-            AsOf::Seq(s) => (s, i64::MAX, format!("sequence {s}")),
-        };
-        let mut state = None;
-        for ev in self.stream_events(id, max_seq)? {
-            if to_ms(ev.recorded_at) > max_ms {
-                break;
-            }
-            state = match evolve(state, &ev) {
-                Ok(s) => s,
-                Err(EvolveError::Redacted) => return Err(forgotten_error(&self.conn, id)?),
-                Err(EvolveError::Inconsistent(message)) => return Err(Error::BadEvent { seq: ev.seq, message }),
-            };
-        }
-        match state {
-            Some(m) => Ok(m),
-            None => match self.get(id) {
-                Err(e @ Error::Forgotten { .. }) => Err(e),
-                _ => Err(Error::NotFound(format!("{id} as of {what} (it did not exist yet)"))),
-            },
-        }
-    }
-
-    /// Events with `seq > after`, at most `limit`, oldest first (for backups and tailing).
-    pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<RecordedEvent>> {
-        let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(rusqlite::params![after, limit as i64])?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            out.push(event_from_row(row)?);
-        }
-        Ok(out)
-    }
-
-    /// The number of events in the log.
-    pub fn event_count(&self) -> Result<u64> {
-        Ok(self.conn.query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0))? as u64)
-    }
-
-    /// Summary counts.
-    pub fn stats(&self) -> Result<Stats> {
-        let c = &self.conn;
-        let count = |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
-        let grouped = |sql: &str| -> Result<Vec<(String, u64)>> {
-            let mut stmt = c.prepare(sql)?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        };
-        let (first, last): (Option<i64>, Option<i64>) =
-            c.query_row("SELECT min(recorded_at), max(recorded_at) FROM events", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(Stats {
-            memories: count("SELECT count(*) FROM memories")?,
-            by_kind: grouped("SELECT kind, count(*) FROM memories GROUP BY kind ORDER BY kind")?,
-            by_tier: grouped("SELECT tier, count(*) FROM memories GROUP BY tier ORDER BY tier")?,
-            tags: count("SELECT count(DISTINCT tag) FROM memory_tags")?,
-            events: count("SELECT count(*) FROM events")?,
-            forgotten: count("SELECT count(*) FROM events WHERE event_type = 'forgotten'")?,
-            first_event_at: first.map(from_ms),
-            last_event_at: last.map(from_ms),
-            db_bytes: count(
-                "SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())",
-            )? * count("SELECT page_size FROM pragma_page_size()")?,
-        })
-    }
-
-    /// The projections' content in canonical order (see [`Snapshot`]).
-    pub fn snapshot(&self) -> Result<Snapshot> {
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m ORDER BY m.id");
-        let mut stmt = self.conn.prepare(&sql)?;
-        let memories = stmt.query_map([], memory_from_row)?.collect::<rusqlite::Result<_>>()?;
-        let mut stmt = self.conn.prepare(
-            "SELECT m.id, f.title, f.body, f.context FROM memory_fts f JOIN memories m ON m.rid = f.rowid ORDER BY m.id",
-        )?;
-        let fts = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let orphans: i64 = self.conn.query_row(
-            "SELECT count(*) FROM memory_fts WHERE rowid NOT IN (SELECT rid FROM memories)",
-            [],
-            |r| r.get(0),
-        )?;
-        if orphans > 0 {
-            return Err(Error::Corrupt(format!("{orphans} full-text rows belong to no memory")));
-        }
-        Ok(Snapshot { memories, fts })
     }
 }

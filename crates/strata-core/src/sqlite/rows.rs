@@ -3,14 +3,14 @@
 //! the searchable text of a memory. It depends on the model and nothing that writes, so
 //! reads go one way: store, projection, index and query modules use it, never the reverse.
 
-use std::collections::BTreeSet;
-
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::clock::from_ms;
 use crate::error::{Error, Result};
-use crate::event::{Change, EventMeta, RecordedEvent};
-use crate::model::{Link, Memory, MemoryId, MemoryKind};
+use crate::event::RecordedEvent;
+use crate::model::{Memory, MemoryId, MemoryKind};
+pub(crate) use crate::storage::EVENT_COLUMNS;
+use crate::storage::{EventRow, MemoryRow};
 
 /// The columns [`memory_from_row`] expects, in order, from `memories AS m`. Tags and links
 /// need no ORDER BY (which would materialize a temporary table per row): they decode into
@@ -21,50 +21,32 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.user_id, m.agent_id, m.session_
      (SELECT json_group_array(tag) FROM memory_tags WHERE memory_id = m.id), \
      (SELECT json_group_array(json_array(target_id, relation)) FROM memory_links WHERE source_id = m.id)";
 
-fn json_col<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
-    let s: String = row.get(idx)?;
-    serde_json::from_str(&s)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
-}
-
-fn parse_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T>
-where
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    let s: String = row.get(idx)?;
-    s.parse().map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e)))
-}
-
 /// Builds a [`Memory`] from a row selected with [`MEMORY_COLUMNS`].
 pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
-    let links: Vec<(String, String)> = json_col(row, 16)?;
-    let links = links
-        .into_iter()
-        .map(|(t, relation)| {
-            t.parse::<MemoryId>()
-                .map(|target| Link { target, relation })
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(16, rusqlite::types::Type::Text, Box::new(e)))
-        })
-        .collect::<rusqlite::Result<BTreeSet<_>>>()?;
-    let importance: f64 = row.get(5)?;
-    Ok(Memory {
-        id: parse_col(row, 0)?,
-        scope: crate::model::Scope { user_id: row.get(1)?, agent_id: row.get(2)?, session_id: row.get(3)? },
-        tier: parse_col(row, 4)?,
-        importance: crate::model::Importance::new(importance)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Real, Box::new(e)))?,
-        source: json_col(row, 6)?,
-        content: json_col(row, 7)?,
-        created_at: from_ms(row.get(8)?),
-        updated_at: from_ms(row.get(9)?),
-        version: row.get::<_, i64>(10)? as u64,
-        access_count: row.get::<_, i64>(11)? as u64,
-        last_accessed_at: row.get::<_, Option<i64>>(12)?.map(from_ms),
+    let json = |idx: usize| -> rusqlite::Result<String> { row.get(idx) };
+    let bad =
+        |e: serde_json::Error| rusqlite::Error::FromSqlConversionFailure(15, rusqlite::types::Type::Text, Box::new(e));
+    let decoded = MemoryRow {
+        id: row.get(0)?,
+        user_id: row.get(1)?,
+        agent_id: row.get(2)?,
+        session_id: row.get(3)?,
+        tier: row.get(4)?,
+        importance: row.get(5)?,
+        source: row.get(6)?,
+        content: row.get(7)?,
+        created_at: row.get(8)?,
+        updated_at: row.get(9)?,
+        version: row.get(10)?,
+        access_count: row.get(11)?,
+        last_accessed_at: row.get(12)?,
         pinned: row.get(13)?,
-        expired_at: row.get::<_, Option<i64>>(14)?.map(from_ms),
-        tags: json_col(row, 15)?,
-        links,
-    })
+        expired_at: row.get(14)?,
+        tags: serde_json::from_str(&json(15)?).map_err(bad)?,
+        links: serde_json::from_str(&json(16)?).map_err(bad)?,
+    }
+    .decode();
+    decoded.map_err(|m| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, m.into()))
 }
 
 /// The memory with this id, as projected.
@@ -73,37 +55,25 @@ pub(crate) fn load(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
     Ok(conn.prepare_cached(&sql)?.query_row([id.to_string()], memory_from_row).optional()?)
 }
 
-/// The columns [`event_from_row`] expects, in order.
-pub(crate) const EVENT_COLUMNS: &str = "seq, event_id, stream_id, stream_version, event_type, schema_version, payload, \
-     actor, client, session_id, correlation_id, causation_id, recorded_at, redacted_at";
-
 /// Reads an event row selected with [`EVENT_COLUMNS`], decoding its payload.
 pub(crate) fn event_from_row(row: &rusqlite::Row<'_>) -> Result<RecordedEvent> {
-    let seq: i64 = row.get(0)?;
-    let bad = |message: String| Error::BadEvent { seq, message };
-    let stream: String = row.get(2)?;
-    let event_type: String = row.get(4)?;
-    let payload: String = row.get(6)?;
-    let actor: String = row.get(7)?;
-    let redacted_at: Option<i64> = row.get(13)?;
-    let change = Change::decode(&event_type, row.get(5)?, &payload, redacted_at.is_some())
-        .map_err(|m| bad(format!("{event_type}: {m}")))?;
-    Ok(RecordedEvent {
-        seq,
+    EventRow {
+        seq: row.get(0)?,
         event_id: row.get(1)?,
-        stream_id: stream.parse().map_err(|_| bad(format!("bad stream id '{stream}'")))?,
-        stream_version: row.get::<_, i64>(3)? as u64,
-        change,
-        meta: EventMeta {
-            actor: actor.parse().map_err(|_| bad(format!("bad actor '{actor}'")))?,
-            client: row.get(8)?,
-            session_id: row.get(9)?,
-            correlation_id: row.get(10)?,
-            causation_id: row.get(11)?,
-        },
-        recorded_at: from_ms(row.get(12)?),
-        redacted_at: redacted_at.map(crate::clock::from_ms),
-    })
+        stream_id: row.get(2)?,
+        stream_version: row.get(3)?,
+        event_type: row.get(4)?,
+        schema_version: row.get(5)?,
+        payload: row.get(6)?,
+        actor: row.get(7)?,
+        client: row.get(8)?,
+        session_id: row.get(9)?,
+        correlation_id: row.get(10)?,
+        causation_id: row.get(11)?,
+        recorded_at: row.get(12)?,
+        redacted_at: row.get(13)?,
+    }
+    .decode()
 }
 
 /// [`Store::find_by_key`] on a connection (the store's, or a write transaction's).

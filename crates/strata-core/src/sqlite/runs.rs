@@ -46,7 +46,7 @@ impl Store {
         all.push(&now);
         all.extend_from_slice(values);
         let n = self
-            .conn
+            .sqlite()?
             .prepare_cached(&format!("UPDATE training_runs SET updated_at = ?2, {set} WHERE id = ?1"))?
             .execute(all.as_slice())?;
         if n == 0 {
@@ -59,7 +59,7 @@ impl Store {
     pub fn start_run(&mut self, new: NewRun) -> Result<TrainingRun> {
         let id = format!("run_{}", crate::event::new_event_id(self.clock().as_ref()).to_lowercase());
         let now = to_ms(self.clock().now());
-        self.conn.execute(
+        self.sqlite()?.execute(
             "INSERT INTO training_runs (id, user_id, started_at, updated_at, status, stage, settings, gate, dataset, \
              dataset_hash, sources) VALUES (?1, ?2, ?3, ?3, 'running', 'training', ?4, ?5, ?6, ?7, ?8)",
             params![
@@ -120,7 +120,7 @@ impl Store {
 
     /// One run.
     pub fn run(&self, id: &str) -> Result<TrainingRun> {
-        self.conn
+        self.sqlite()?
             .prepare_cached(&format!("SELECT {COLUMNS} FROM training_runs WHERE id = ?1"))?
             .query_row([id], row)
             .optional()?
@@ -130,7 +130,7 @@ impl Store {
     /// One run of `user`, if there is one by that id.
     pub fn find_run(&self, user: &str, id: &str) -> Result<Option<TrainingRun>> {
         Ok(self
-            .conn
+            .sqlite()?
             .prepare_cached(&format!("SELECT {COLUMNS} FROM training_runs WHERE id = ?1 AND user_id = ?2"))?
             .query_row([id, user], row)
             .optional()?)
@@ -138,7 +138,7 @@ impl Store {
 
     /// The runs of `user`, newest first, at most `limit`.
     pub fn runs(&self, user: &str, limit: usize) -> Result<Vec<TrainingRun>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let mut stmt = self.sqlite()?.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM training_runs WHERE user_id = ?1 ORDER BY started_at DESC, id DESC LIMIT ?2"
         ))?;
         let rows = stmt.query_map(params![user, limit as i64], row)?;

@@ -2,22 +2,18 @@
 
 use rusqlite::Connection;
 
-use super::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::error::Result;
-use crate::model::Memory;
+use crate::storage::EngineTx;
 use crate::store::StoreTx;
 
 impl StoreTx<'_> {
-    /// The underlying connection (the engine's reads inside the transaction).
-    pub(crate) fn conn(&self) -> &Connection {
-        &self.tx
-    }
-
-    /// Every memory not expired (maintenance's input).
-    pub(crate) fn live_memories(&self) -> Result<Vec<Memory>> {
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.expired_at IS NULL");
-        let mut stmt = self.conn().prepare(&sql)?;
-        let rows = stmt.query_map([], memory_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    /// The underlying connection (the SQLite engine's reads inside the transaction); a feature
+    /// PostgreSQL does not serve yet answers [`crate::Error::Unsupported`].
+    pub(crate) fn conn(&self) -> Result<&Connection> {
+        match &self.tx {
+            EngineTx::Sqlite(tx) => Ok(tx),
+            #[cfg(feature = "postgres")]
+            EngineTx::Postgres(_) => Err(crate::storage::not_on_postgres()),
+        }
     }
 }

@@ -14,7 +14,7 @@ use crate::vectors::*;
 impl Store {
     /// Memories that have no vector from `embedder`'s model yet.
     pub fn pending_embeddings(&self, embedder: &dyn Embedder) -> Result<u64> {
-        Ok(self.conn.query_row(
+        Ok(self.sqlite()?.query_row(
             "SELECT count(*) FROM memories m WHERE NOT EXISTS \
              (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1)",
             [embedder.model_id()],
@@ -31,7 +31,7 @@ impl Store {
                 "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE NOT EXISTS \
                  (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1) ORDER BY m.rid LIMIT ?2"
             );
-            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
             let rows = stmt.query_map(params![embedder.model_id(), batch.max(1) as i64], memory_from_row)?;
             rows.collect::<rusqlite::Result<_>>()?
         };
@@ -53,7 +53,7 @@ impl Store {
                 embedder.model_id()
             )));
         }
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.sqlite_mut()?.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         vector_index::ensure(&tx, embedder.model_id(), embedder.dim())?;
         let mut done = 0;
         for (m, v) in todo.iter().zip(&vectors) {
@@ -107,7 +107,7 @@ impl Store {
 
     /// Whether the vector index holds this model's vectors.
     pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
-        Ok(has_index(&self.conn)? && indexed_model(&self.conn)?.as_deref() == Some(model))
+        Ok(has_index(self.sqlite()?)? && indexed_model(self.sqlite()?)?.as_deref() == Some(model))
     }
 
     /// The indexed memories nearest to the vector `q`, within `filter` (which names a user).
@@ -131,7 +131,7 @@ impl Store {
             }
             // Rare: the filter removed many. Were there more neighbours to look at?
             let owned: i64 = self
-                .conn
+                .sqlite()?
                 .prepare_cached("SELECT count(*) FROM memories WHERE user_id = ?1")?
                 .query_row([user], |r| r.get(0))?;
             if k as i64 >= owned {
@@ -151,12 +151,12 @@ impl Store {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<VectorHit>> {
-        let current = crate::sqlite::vector_scan::version(&self.conn)?;
+        let current = crate::sqlite::vector_scan::version(self.sqlite()?)?;
         let fresh = matches!(&*self.vector_cache.borrow(),
             Some(c) if c.version == current && c.model == model && c.user == user);
         if !fresh {
             *self.vector_cache.borrow_mut() = None; // the old copy goes before the new one is read
-            let loaded = crate::sqlite::vector_scan::UserVectors::load(&self.conn, model, user, q.len())?;
+            let loaded = crate::sqlite::vector_scan::UserVectors::load(self.sqlite()?, model, user, q.len())?;
             *self.vector_cache.borrow_mut() = Some(loaded);
         }
         let cache = self.vector_cache.borrow();
@@ -174,7 +174,7 @@ impl Store {
                 vec![model.to_string().into(), serde_json::to_string(&rids).unwrap_or_default().into()];
             filter.push_sql(&mut sql, &mut params);
             let mut scored: Vec<(f64, i64)> = self
-                .conn
+                .sqlite()?
                 .prepare_cached(&sql)?
                 .query_map(rusqlite::params_from_iter(params), |r| {
                     let similarity = cosine_with(r.get_ref(1)?.as_blob()?, q);
@@ -194,7 +194,7 @@ impl Store {
     fn vector_hits(&self, scored: &[(f64, i64)]) -> Result<Vec<VectorHit>> {
         let rids: Vec<i64> = scored.iter().map(|(_, rid)| *rid).collect();
         let mut memories: HashMap<i64, Memory> = self
-            .conn
+            .sqlite()?
             .prepare_cached(&format!(
                 "SELECT {MEMORY_COLUMNS}, m.rid FROM memories AS m WHERE m.rid IN (SELECT value FROM json_each(?1))"
             ))?
@@ -224,7 +224,7 @@ impl Store {
             "SELECT {MEMORY_COLUMNS}, 1.0 - w.distance * w.distance / 2.0 FROM ({inner}) AS w \
              JOIN memories AS m ON m.rid = w.rid ORDER BY w.distance"
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
         let hits = stmt
             .query_map(rusqlite::params_from_iter(params), |r| {
                 Ok(VectorHit { memory: memory_from_row(r)?, similarity: r.get(17)? })
@@ -244,7 +244,7 @@ impl Store {
         filter.push_sql(&mut sql, &mut params);
         sql.push_str(" ORDER BY m.id");
         let rows = self
-            .conn
+            .sqlite()?
             .prepare(&sql)?
             .query_map(rusqlite::params_from_iter(params), |r| {
                 let blob = r.get_ref(17)?.as_blob()?;
@@ -258,7 +258,7 @@ impl Store {
     /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
     pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
         let blob: Option<Vec<u8>> = self
-            .conn
+            .sqlite()?
             .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
             .query_row(params![id.to_string(), model], |r| r.get(0))
             .optional()?;

@@ -13,10 +13,14 @@ mod format;
 mod hostile_files;
 mod interchange;
 mod open;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod protocol;
 mod query;
 mod replay;
 mod seam;
+#[cfg(feature = "postgres")]
+mod server;
 mod store;
 mod tiers;
 mod vectors;

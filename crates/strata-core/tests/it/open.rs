@@ -132,9 +132,6 @@ fn shipped_migrations_are_append_only() {
         ("0008_training", 13_656_124_772_779_541_091),
         ("0009_extraction_skips", 7_537_289_883_598_206_232),
     ];
-    fn fnv1a(s: &str) -> u64 {
-        s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-    }
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
     assert_eq!(&actual[..PINNED.len()], PINNED, "a shipped migration changed: add a new one instead");

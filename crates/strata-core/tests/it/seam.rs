@@ -1,5 +1,6 @@
-//! The storage seam holds: SQL and rusqlite live in the SQLite engine (`strata-core`'s
-//! `src/sqlite/`) and nowhere else in the product. Tests and benchmarks may still open a file
+//! The storage seam holds: SQL and each driver live in their engine (`strata-core`'s
+//! `src/sqlite/` with rusqlite, `src/postgres/` with the postgres crate) and nowhere else in
+//! the product. Tests and benchmarks may still open a file
 //! with rusqlite as another process would (to damage it or read its bytes).
 
 use std::path::{Path, PathBuf};
@@ -33,20 +34,40 @@ fn product_sources() -> Vec<PathBuf> {
     files
 }
 
-#[test]
-fn rusqlite_is_used_only_inside_the_sqlite_engine() {
+/// Whether `text` names the crate `driver` (`driver::…` not preceded by a path or a word:
+/// `crate::postgres::` is our module, not the crate).
+fn names_crate(text: &str, driver: &str) -> bool {
+    text.match_indices(&format!("{driver}::")).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        !before.is_some_and(|c| c == ':' || c == '_' || c.is_alphanumeric())
+    })
+}
+
+/// The product's files outside `engine` that name the crate `driver`.
+fn named_outside(engine: &str, driver: &str) -> Vec<String> {
     let root = workspace();
-    let engine = root.join("crates/strata-core/src/sqlite");
+    let engine = root.join(engine);
     let files = product_sources();
     assert!(files.len() > 100, "the product's sources were found: {}", files.len());
     assert!(files.iter().any(|f| f.starts_with(&engine)), "the engine's files are among them");
-    let outside: Vec<String> = files
+    files
         .iter()
         .filter(|f| !f.starts_with(&engine))
-        .filter(|f| std::fs::read_to_string(f).unwrap().contains("rusqlite"))
+        .filter(|f| names_crate(&std::fs::read_to_string(f).unwrap(), driver))
         .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn rusqlite_is_used_only_inside_the_sqlite_engine() {
+    let outside = named_outside("crates/strata-core/src/sqlite", "rusqlite");
     assert!(outside.is_empty(), "rusqlite named outside crates/strata-core/src/sqlite: {outside:?}");
+}
+
+#[test]
+fn the_postgres_driver_is_used_only_inside_the_postgres_engine() {
+    let outside = named_outside("crates/strata-core/src/postgres", "postgres");
+    assert!(outside.is_empty(), "the postgres crate named outside crates/strata-core/src/postgres: {outside:?}");
 }
 
 #[test]

@@ -27,6 +27,15 @@ impl Fixture {
         Fixture { dir, clock, store }
     }
 
+    /// A store on a fresh database of the test PostgreSQL server, on a manual clock at [`T0`].
+    #[cfg(feature = "postgres")]
+    pub fn postgres() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(t0()));
+        let store = Store::open_postgres(&crate::server::fresh_database(), clock.clone()).unwrap();
+        Fixture { dir, clock, store }
+    }
+
     pub fn path(&self) -> PathBuf {
         self.dir.path().join("strata.db")
     }
@@ -68,6 +77,11 @@ pub fn form_concept(
     Ok(c.id)
 }
 
+/// A checksum of a shipped migration's text (FNV-1a), for the tests that pin them.
+pub fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 pub fn user() -> EventMeta {
     EventMeta::actor(Actor::User)
 }
@@ -97,3 +111,27 @@ pub fn procedure(name: &str, steps: &[&str]) -> Content {
 }
 
 pub use strata_core::vectors::HashEmbedder;
+
+/// Tests of the store's behaviour, each run on both engines: `fn name(f: &mut Fixture) {…}`
+/// becomes `name::sqlite` and `name::postgres` (a fresh SQLite file, a fresh PostgreSQL
+/// database), one body for both.
+macro_rules! on_both_engines {
+    ($($(#[$meta:meta])* fn $name:ident($f:ident: &mut Fixture) $body:block)*) => {$(
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            fn body($f: &mut crate::support::Fixture) $body
+            #[test]
+            fn sqlite() {
+                body(&mut crate::support::Fixture::new())
+            }
+            #[cfg(feature = "postgres")]
+            #[test]
+            fn postgres() {
+                body(&mut crate::support::Fixture::postgres())
+            }
+        }
+    )*};
+}
+pub(crate) use on_both_engines;

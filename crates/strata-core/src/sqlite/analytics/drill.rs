@@ -39,7 +39,7 @@ impl Store {
              AND e.recorded_at >= ?4 AND e.recorded_at < ?5 ORDER BY e.seq DESC",
             tagged(range, 6)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let kind = range.kind.map(|k| k.as_str());
         let mut rows = stmt.query(params![user, kind, range.client, since, until, range.tag])?;
         let mut out = Vec::new();
@@ -77,8 +77,8 @@ impl Store {
              WHERE {RECALL_SCOPE} AND (?5 = 0 OR r.found = 0) AND (?6 IS NULL OR r.query = ?6) \
              ORDER BY r.at DESC, r.id DESC LIMIT ?7"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut hits = self.conn.prepare_cached(&format!(
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
+        let mut hits = self.sqlite()?.prepare_cached(&format!(
             "SELECT memory_id, score, in_prompt, used, {PART_COLUMNS} FROM recall_hits WHERE recall_id = ?1 ORDER BY rank"
         ))?;
         let p = params![user, since, until, range.client, which.empty, which.text, limit as i64];
@@ -120,7 +120,7 @@ impl Store {
 
     /// The memory ids `sql` selects (its first column).
     pub(crate) fn ids(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<MemoryId>> {
-        let mut stmt = self.conn.prepare(sql)?;
+        let mut stmt = self.sqlite()?.prepare(sql)?;
         let rows = stmt.query_map(p, |r| r.get::<_, String>(0))?;
         rows.map(|id| id.map_err(crate::error::Error::from).and_then(|id| id.parse())).collect()
     }

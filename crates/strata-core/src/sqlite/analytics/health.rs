@@ -23,7 +23,7 @@ impl Store {
              AND NOT (m.kind = 'semantic' AND m.key LIKE '{KEY_PREFIX}%') AND {NEVER_RECALLED}"
         );
         let (before, important) = (to_ms(before), Importance::DEFAULT.get());
-        let n = self.conn.query_row(
+        let n = self.sqlite()?.query_row(
             &format!("SELECT count(*) FROM memories m WHERE {cond}"),
             params![user, before, important],
             |r| r.get::<_, i64>(0),
@@ -36,7 +36,7 @@ impl Store {
     pub fn unembedded(&self, user: &str, model: &str, limit: usize) -> Result<(u64, Vec<MemoryId>)> {
         let cond = "m.user_id = ?1 AND m.expired_at IS NULL AND NOT EXISTS \
                     (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?2)";
-        let n = self.conn.query_row(
+        let n = self.sqlite()?.query_row(
             &format!("SELECT count(*) FROM memories m WHERE {cond}"),
             params![user, model],
             |r| r.get::<_, i64>(0),
@@ -49,7 +49,7 @@ impl Store {
     /// tables, counted with it), the largest first. Every person's rows are counted: the file
     /// is shared.
     pub fn table_sizes(&self) -> Result<Vec<TableSize>> {
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.sqlite()?.prepare(
             "SELECT coalesce(t.tbl_name, d.name), sum(d.pgsize) FROM dbstat d \
              LEFT JOIN sqlite_schema t ON t.name = d.name GROUP BY 1",
         )?;
@@ -66,7 +66,7 @@ impl Store {
 
     /// The database file's size in bytes (its pages).
     pub fn file_bytes(&self) -> Result<u64> {
-        Ok(self.conn.query_row(
+        Ok(self.sqlite()?.query_row(
             "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
             [],
             |r| r.get::<_, i64>(0),
@@ -75,7 +75,7 @@ impl Store {
 
     /// Bytes of free pages in the file: what a vacuum would give back.
     pub fn free_bytes(&self) -> Result<u64> {
-        Ok(self.conn.query_row(
+        Ok(self.sqlite()?.query_row(
             "SELECT freelist_count * page_size FROM pragma_freelist_count(), pragma_page_size()",
             [],
             |r| r.get::<_, i64>(0),
@@ -85,7 +85,7 @@ impl Store {
     /// Rewrites the file without the space deleted rows left (SQLite's `VACUUM`).
     pub fn vacuum(&mut self) -> Result<Vacuumed> {
         let before = self.file_bytes()?;
-        self.conn.execute_batch("VACUUM")?;
+        self.sqlite()?.execute_batch("VACUUM")?;
         Ok(Vacuumed { before, after: self.file_bytes()? })
     }
 }

@@ -17,7 +17,7 @@ impl Store {
     /// `user`'s memory metrics over `range` (see the module documentation); `model`, the
     /// embedding model whose coverage is counted (none: the one with the most vectors).
     pub fn memory_metrics(&self, user: &str, range: &Range, model: Option<&str>) -> Result<MemoryMetrics> {
-        let c = &self.conn;
+        let c = &self.sqlite()?;
         let model: Option<String> = match model {
             Some(m) => Some(m.to_string()),
             None => c
@@ -103,7 +103,7 @@ impl Store {
             range.bucket.of_day("c.day"),
             Rollup::Days.of(range, 6)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
         // Dates SQLite can write: from year 0 to 9999.
         let (since, until) = (since.max(-62_167_219_200_000), until.min(253_402_300_799_999));
@@ -133,7 +133,7 @@ impl Store {
             range.bucket.of("e.recorded_at"),
             tagged(range, 6)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let (kind, app) = (range.kind.map(|k| k.as_str()), range.client.as_deref());
         let rows = stmt.query_map(params![user, kind, app, since, until, range.tag], |r| {
             Ok((

@@ -14,7 +14,7 @@ impl Store {
         let at = to_ms(self.clock().now());
         let json = serde_json::to_string(pass).map_err(|e| Error::invalid(e.to_string()))?;
         self.transact(|tx| {
-            tx.conn().execute(
+            tx.conn()?.execute(
                 "INSERT INTO compaction_passes (at, user_id, pass) VALUES (?1, ?2, ?3)",
                 params![at, user, json],
             )?;
@@ -25,7 +25,7 @@ impl Store {
     /// `user`'s compaction passes in `range`, latest first (at most `limit`).
     pub fn compaction_passes(&self, user: &str, range: &Range, limit: usize) -> Result<Vec<CompactionPass>> {
         let (since, until) = range.bounds();
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT at, pass FROM compaction_passes WHERE user_id = ?1 AND at >= ?2 AND at < ?3 \
              ORDER BY at DESC, id DESC LIMIT ?4",
         )?;

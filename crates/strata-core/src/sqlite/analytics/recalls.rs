@@ -43,9 +43,9 @@ impl Store {
             let found: Vec<crate::model::MemoryId> = r.hits.iter().map(|h| h.memory).collect();
             tx.still_live(&found)?;
             if let Some(before) = keep_since {
-                prune(tx.conn(), before)?;
+                prune(tx.conn()?, before)?;
             }
-            let c = tx.conn();
+            let c = tx.conn()?;
             let prompt =
                 r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
             c.prepare_cached(
@@ -95,7 +95,7 @@ impl Store {
     /// recorded as, if it was.
     pub fn record_answer(&mut self, recall: i64, used: &[MemoryId], answer: Option<MemoryId>) -> Result<()> {
         self.transact(|tx| {
-            let c = tx.conn();
+            let c = tx.conn()?;
             c.execute("UPDATE recall_hits SET used = 0 WHERE recall_id = ?1 AND in_prompt = 1", [recall])?;
             let mut mark = c.prepare_cached(
                 "UPDATE recall_hits SET used = 1 WHERE recall_id = ?1 AND in_prompt = 1 AND memory_id = ?2",
@@ -117,7 +117,7 @@ impl Store {
     pub fn prompt_of_answer(&self, answer: MemoryId) -> Result<Option<AnswerPrompt>> {
         use rusqlite::OptionalExtension;
         let row: Option<(i64, Option<String>)> = self
-            .conn
+            .sqlite()?
             .query_row(
                 "SELECT id, prompt FROM recalls WHERE answer_id = ?1 ORDER BY id DESC LIMIT 1",
                 [answer.to_string()],
@@ -126,7 +126,7 @@ impl Store {
             .optional()?;
         let Some((recall, Some(prompt))) = row else { return Ok(None) };
         let prompt: PromptRecord = serde_json::from_str(&prompt).map_err(|e| Error::invalid(e.to_string()))?;
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.sqlite()?.prepare_cached(
             "SELECT memory_id, score FROM recall_hits WHERE recall_id = ?1 AND in_prompt = 1 ORDER BY rank",
         )?;
         let hits = stmt
@@ -140,7 +140,7 @@ impl Store {
     pub fn record_feedback(&mut self, user: &str, memory: MemoryId, about: About, helpful: bool) -> Result<()> {
         let at = to_ms(self.clock().now());
         self.transact(|tx| {
-            tx.conn().execute(
+            tx.conn()?.execute(
                 "INSERT INTO feedback (at, user_id, memory_id, about, helpful) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![at, user, memory.to_string(), about.as_str(), helpful],
             )?;
@@ -151,22 +151,22 @@ impl Store {
     /// Deletes the usage records of recalls before `before`; returns how many.
     /// (And what people said, and the records of compaction passes, before then.)
     pub fn prune_recalls(&mut self, before: DateTime<Utc>) -> Result<u64> {
-        self.transact(|tx| prune(tx.conn(), before))
+        self.transact(|tx| prune(tx.conn()?, before))
     }
 
     /// Deletes every usage record of `user`'s recalls, what they said of answers and memories,
     /// and the records of compaction passes; returns how many recalls.
     pub fn clear_recalls(&mut self, user: &str) -> Result<u64> {
         self.transact(|tx| {
-            tx.conn().execute("DELETE FROM feedback WHERE user_id = ?1", [user])?;
-            super::passes::delete_passes(tx.conn(), Some(user), None)?;
-            Ok(tx.conn().execute("DELETE FROM recalls WHERE user_id = ?1", [user])? as u64)
+            tx.conn()?.execute("DELETE FROM feedback WHERE user_id = ?1", [user])?;
+            super::passes::delete_passes(tx.conn()?, Some(user), None)?;
+            Ok(tx.conn()?.execute("DELETE FROM recalls WHERE user_id = ?1", [user])? as u64)
         })
     }
 
     /// What `user`'s recalls did over `range`.
     pub fn recall_metrics(&self, user: &str, range: &Range) -> Result<RecallMetrics> {
-        let c = &self.conn;
+        let c = &self.sqlite()?;
         let (since, until) = range.bounds();
         let scope = RECALL_SCOPE;
         let client = range.client.as_deref();
@@ -270,7 +270,7 @@ impl Store {
             range.bucket.of("r.at")
         );
         let p = params![user, since, until, range.client.as_deref()];
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let mut series: Vec<RecallPoint> = stmt
             .query_map(p, |r| {
                 Ok(RecallPoint {
@@ -287,7 +287,7 @@ impl Store {
              WHERE {RECALL_SCOPE} AND h.rank = 1 AND h.matched IS NOT NULL ORDER BY b",
             range.bucket.of("r.at")
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let mut rows = stmt.query(p)?;
         let mut best: BTreeMap<String, (Vec<f64>, Vec<f64>, f64)> = BTreeMap::new();
         while let Some(r) = rows.next()? {
@@ -314,7 +314,7 @@ impl Store {
             "SELECT {}, prompt FROM recalls r WHERE {RECALL_SCOPE} AND prompt IS NOT NULL ORDER BY r.at",
             range.bucket.of("r.at")
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let rows = stmt.query_map(params![user, since, until, range.client.as_deref()], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
         })?;

@@ -70,7 +70,7 @@ impl Store {
         input: &mut dyn BufRead,
         tick: crate::interchange::Tick,
     ) -> Result<(u64, u64)> {
-        let tx = self.conn.write()?;
+        let tx = self.sqlite_mut()?.write()?;
         let existing: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         if existing > 0 {
             return Err(Error::invalid(format!(

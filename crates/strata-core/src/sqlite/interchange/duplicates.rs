@@ -17,7 +17,7 @@ pub(crate) fn stored(tx: &StoreTx<'_>, scope: &Scope, content: &Content) -> Resu
         "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.kind = 'episodic' AND m.user_id = ?1 \
          AND coalesce(m.agent_id, '') = ?2 AND m.session_id IS ?3 AND m.occurred_at = ?4 ORDER BY m.rid"
     );
-    let mut stmt = tx.conn().prepare_cached(&sql)?;
+    let mut stmt = tx.conn()?.prepare_cached(&sql)?;
     let rows = stmt.query_map(
         rusqlite::params![
             scope.user_id,

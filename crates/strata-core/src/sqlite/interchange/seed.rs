@@ -75,7 +75,7 @@ impl Store {
             "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND m.agent_id IS ?2 \
              ORDER BY m.occurred_at, m.rid"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.sqlite()?.prepare(&sql)?;
         let memories = stmt.query_map(rusqlite::params![user_id, agent_id], memory_from_row)?;
         let mut doc = Doc::default();
         let mut counts = ImportCounts::default();

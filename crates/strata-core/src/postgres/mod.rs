@@ -1,0 +1,89 @@
+//! The PostgreSQL engine (with pgvector): the second place that speaks SQL, for teams and large
+//! stores (`postgres://` URLs). It connects and checks the server (`connect`), migrates its own
+//! schema (`schema`), and gives the write path's [`crate::storage::Log`] primitives inside one
+//! write transaction (`log`, `projection`). Features not served here yet answer
+//! [`Error::Unsupported`] (docs/decisions/0007-postgresql-engine.md).
+//!
+//! One writer at a time: [`Pg::write`] takes a transaction-scoped advisory lock before its
+//! first statement, so writers of one database (in any process, on any machine) are serialized
+//! as SQLite's `BEGIN IMMEDIATE` serializes them; readers never wait for it.
+
+mod connect;
+mod forget;
+mod log;
+mod projection;
+mod reads;
+mod rows;
+pub mod schema;
+
+use std::cell::{RefCell, RefMut};
+
+pub(crate) use connect::is_url;
+pub use forget::FORGET_COVERS;
+
+use crate::error::{Error, Result};
+
+/// The advisory lock every writer of a Strata database holds for its transaction ("STRA").
+const WRITER_LOCK: i64 = 0x5354_5241;
+
+/// An open PostgreSQL store: one connection, used from one thread at a time (the engine is
+/// called from blocking threads, as SQLite's is).
+pub(crate) struct Pg {
+    client: RefCell<postgres::Client>,
+    /// The URL without its password, for messages.
+    pub(crate) shown: String,
+}
+
+impl Pg {
+    /// Connects to `url`, checks the server (PostgreSQL 16+, pgvector 0.7+) and brings the
+    /// schema up to date.
+    pub(crate) fn open(url: &str) -> Result<Pg> {
+        let (mut client, shown) = connect::connect(url)?;
+        schema::migrate(&mut client, &shown)?;
+        Ok(Pg { client: RefCell::new(client), shown })
+    }
+
+    /// The connection, for a read.
+    pub(crate) fn client(&self) -> RefMut<'_, postgres::Client> {
+        self.client.borrow_mut()
+    }
+
+    /// Starts the one write transaction: the writers' advisory lock, held until commit or drop.
+    pub(crate) fn write(&mut self) -> Result<PgTx<'_>> {
+        let mut tx = self.client.get_mut().transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])?;
+        Ok(PgTx(RefCell::new(tx)))
+    }
+}
+
+/// A write transaction (see [`Pg::write`]); dropped without [`PgTx::commit`], it rolls back.
+pub(crate) struct PgTx<'a>(RefCell<postgres::Transaction<'a>>);
+
+impl<'a> PgTx<'a> {
+    /// The transaction, for a statement.
+    pub(crate) fn tx(&self) -> RefMut<'_, postgres::Transaction<'a>> {
+        self.0.borrow_mut()
+    }
+
+    /// Commits the transaction.
+    pub(crate) fn commit(self) -> Result<()> {
+        Ok(self.0.into_inner().commit()?)
+    }
+}
+
+impl From<postgres::Error> for Error {
+    fn from(e: postgres::Error) -> Self {
+        use postgres::error::SqlState;
+        match e.code() {
+            Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::LOCK_NOT_AVAILABLE => Error::Busy,
+            Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
+                Error::Corrupt(connect::words(&e))
+            }
+            _ if e.is_closed() => Error::Storage(format!(
+                "the connection to PostgreSQL was lost ({}); nothing more was written, try again",
+                connect::words(&e)
+            )),
+            _ => Error::Storage(connect::words(&e)),
+        }
+    }
+}

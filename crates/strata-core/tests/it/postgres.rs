@@ -1,0 +1,121 @@
+//! The PostgreSQL engine's own promises, on a real server (`server`): one clear sentence for
+//! what cannot serve Strata, its migrations pinned, a newer schema refused untouched, forget
+//! covering every column that names a memory, and one writer at a time per database.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::server;
+use crate::support::*;
+use strata_core::postgres::{FORGET_COVERS, schema};
+use strata_core::*;
+
+fn open(url: &str) -> Result<Store> {
+    Store::open_location(url, Arc::new(ManualClock::new(t0())))
+}
+
+#[test]
+fn what_cannot_serve_strata_is_said_in_one_sentence_without_the_password() {
+    let not_a_url = open("postgres://ana:s3cret@db.example:notaport/strata").unwrap_err();
+    assert!(matches!(not_a_url, Error::Invalid(_)), "{not_a_url:?}");
+    let said = not_a_url.to_string();
+    assert!(said.contains("is not a PostgreSQL URL") && said.contains("postgres://USER:PASSWORD@HOST"), "{said}");
+    assert!(!said.contains("s3cret"), "the password is never shown: {said}");
+
+    // Nothing listens on a port just freed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let unreachable = open(&format!("postgres://ana:s3cret@127.0.0.1:{port}/strata")).unwrap_err();
+    let said = unreachable.to_string();
+    assert!(matches!(unreachable, Error::Connect(_)), "{unreachable:?}");
+    assert!(
+        said.starts_with(&format!("cannot reach a PostgreSQL server at postgres://ana:***@127.0.0.1:{port}/strata")),
+        "{said}"
+    );
+    assert!(said.contains("check that it is running"), "{said}");
+
+    let good = server::url_of("postgres");
+    let wrong = good.replace(server::PASSWORD, "not-the-password");
+    let refused = open(&wrong).unwrap_err().to_string();
+    assert!(refused.contains("refused the login of 'postgres': the password is wrong"), "{refused}");
+    assert!(!refused.contains("not-the-password"), "{refused}");
+
+    let missing = open(&server::url_of("no_such_database")).unwrap_err().to_string();
+    assert!(
+        missing.starts_with("the database 'no_such_database' does not exist")
+            && missing.ends_with("create it first (createdb no_such_database)"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn shipped_postgres_migrations_are_append_only() {
+    const PINNED: &[(&str, u64)] = &[("0001_init", 1_620_936_265_837_783_391)];
+    let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
+    assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
+    assert_eq!(&actual[..PINNED.len()], PINNED, "a shipped migration changed: add a new one instead");
+}
+
+#[test]
+fn a_database_of_a_newer_schema_is_refused_untouched() {
+    let url = server::fresh_database();
+    let mut f = Fixture { store: open(&url).unwrap(), ..Fixture::new() };
+    let m = f.add(concept("tea", &[("likes", "green")]));
+    drop(f);
+    let mut c = server::connect(&url);
+    c.execute("INSERT INTO strata_migrations (version, name) VALUES (99, '0099_future')", &[]).unwrap();
+    let err = open(&url).unwrap_err();
+    assert!(matches!(err, Error::NewerSchema { found: 99, .. }), "{err:?}");
+    assert!(err.to_string().contains("upgrade Strata"), "{err}");
+    let kept: i64 = c.query_one("SELECT count(*) FROM memories WHERE id = $1", &[&m.id.to_string()]).unwrap().get(0);
+    assert_eq!(kept, 1, "nothing was touched");
+
+    // Tables named like Strata's, in a database Strata did not make: refused, not migrated.
+    let other = server::fresh_database();
+    server::connect(&other).batch_execute("CREATE TABLE memories (x int)").unwrap();
+    let err = open(&other).unwrap_err();
+    assert!(matches!(err, Error::NotStrataDatabase { .. }), "{err:?}");
+}
+
+#[test]
+fn forget_covers_every_column_that_names_a_memory_on_postgres() {
+    let url = server::fresh_database();
+    drop(open(&url).unwrap());
+    let rows = server::connect(&url)
+        .query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns \
+             WHERE table_schema = 'public' AND table_name <> 'memories' \
+             AND column_name IN ('memory_id', 'stream_id', 'source_id', 'target_id', 'episode_id', 'answer_id', 'sources') \
+             ORDER BY 1, 2",
+            &[],
+        )
+        .unwrap();
+    let named: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert!(named.len() >= 4, "the schema was read: {named:?}");
+    let covered: Vec<(String, String)> = FORGET_COVERS.iter().map(|(t, c, _)| (t.to_string(), c.to_string())).collect();
+    let missing: Vec<_> = named.iter().filter(|n| !covered.contains(n)).collect();
+    assert!(missing.is_empty(), "columns that name a memory and that forget does not cover: {missing:?}");
+    let stale: Vec<_> = covered.iter().filter(|c| !named.contains(c)).collect();
+    assert!(stale.is_empty(), "FORGET_COVERS lists columns the schema no longer has: {stale:?}");
+}
+
+#[test]
+fn writers_of_one_database_wait_for_each_other() {
+    let url = server::fresh_database();
+    let mut first = open(&url).unwrap();
+    let mut second = open(&url).unwrap();
+    let tx = first.write().unwrap();
+    let url2 = url.clone();
+    let started = Instant::now();
+    let waiter = std::thread::spawn(move || {
+        second.create(concept("b", &[("x", "2")]), NewMemory::default(), &user()).unwrap();
+        drop(url2);
+        started.elapsed()
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    // The second writer is still waiting for the first's transaction.
+    assert!(!waiter.is_finished(), "a second writer went ahead of an open write transaction");
+    drop(tx);
+    let waited = waiter.join().unwrap();
+    assert!(waited >= Duration::from_millis(400), "{waited:?}");
+    assert_eq!(first.event_count().unwrap(), 1, "the second write landed once the first ended");
+}
