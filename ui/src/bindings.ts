@@ -1416,7 +1416,7 @@ export type ErrorCode =
 "context_too_long" | 
 /**  The provider has no such model. */
 "model_not_found" | 
-/**  The provider could not be reached or stopped answering. */
+/**  The provider (or the database server) could not be reached or stopped answering. */
 "network" | 
 /**  The provider failed or refused the request. */
 "provider" | 

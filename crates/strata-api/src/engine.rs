@@ -182,14 +182,18 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Opens (or creates) the database at `path`.
+    /// Opens (or creates) the database at `path`, or connects to the PostgreSQL database a
+    /// `postgres://` URL given as the path names.
     pub fn open(path: &Path, opts: EngineOptions) -> ApiResult<Engine> {
         Engine::open_with_clock(path, opts, Arc::new(SystemClock))
     }
 
     /// Opens with an injected clock (tests, deterministic maintenance).
     pub fn open_with_clock(path: &Path, opts: EngineOptions, clock: Arc<dyn Clock>) -> ApiResult<Engine> {
-        let store = Store::open_with_clock(path, clock)?;
+        let store = match path.to_str() {
+            Some(location) => Store::open_location(location, clock)?,
+            None => Store::open_with_clock(path, clock)?,
+        };
         Ok(Engine { store, opts, embedder: None, worker: None, model_tokens: Default::default() })
     }
 
@@ -207,9 +211,7 @@ impl Engine {
     /// An engine on the same database for another caller (an MCP client, say): its own
     /// connection and scope, the same clock, embedder and background worker.
     pub fn for_caller(&self, opts: EngineOptions) -> ApiResult<Engine> {
-        let path =
-            self.store.path().ok_or_else(|| ApiError::invalid("an in-memory database has no second connection"))?;
-        let store = Store::open_with_clock(path, self.store.clock().clone())?;
+        let store = self.store.open_another()?;
         Ok(Engine {
             store,
             opts,

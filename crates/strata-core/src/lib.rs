@@ -27,6 +27,7 @@ pub mod query;
 pub mod retrieval;
 mod rules;
 pub mod runs;
+mod sql;
 pub mod sqlite;
 mod storage;
 pub mod store;

@@ -338,6 +338,85 @@ impl Store {
     }
 }
 
+/// Lists and keyword search, on every engine ([`crate::storage::MemoryLists`],
+/// [`crate::storage::TextSearch`]).
+impl Store {
+    /// How many memories match `filter`.
+    pub fn count(&self, filter: &Filter) -> Result<u64> {
+        self.engine.lists().count(filter)
+    }
+
+    /// A page of memories matching `filter`, newest first. `limit` is capped at 1,000.
+    pub fn list(&self, filter: &Filter, limit: usize, cursor: Option<&str>) -> Result<Page> {
+        self.list_by(filter, Order::Added, limit, cursor)
+    }
+
+    /// [`Store::list`] in `order`, latest first; a cursor continues the order it came from.
+    pub fn list_by(&self, filter: &Filter, order: Order, limit: usize, cursor: Option<&str>) -> Result<Page> {
+        let limit = limit.clamp(1, 1000);
+        let mut items = self.engine.lists().list_rows(filter, order, limit, cursor)?;
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(|m| encode_cursor(m, order))
+        } else {
+            None
+        };
+        Ok(Page { items, next_cursor })
+    }
+
+    /// The sessions whose id starts with `prefix` that hold memories matching `filter`, the
+    /// one used last first, at most `limit`.
+    pub fn sessions(&self, filter: &Filter, prefix: &str, limit: usize) -> Result<Vec<SessionSummary>> {
+        self.engine.lists().sessions(filter, prefix, limit)
+    }
+
+    /// Keyword search, best first, with highlighted snippets. Ranks the newest
+    /// [`SEARCH_WINDOW`] matching memories at most.
+    pub fn search(&self, text: &str, filter: &Filter, limit: usize, marks: (&str, &str)) -> Result<Vec<SearchHit>> {
+        self.engine.text().search(text, filter, limit, false, Some(marks))
+    }
+
+    /// [`Store::search`] without snippets (empty), for retrieval that shows no passage: each
+    /// snippet costs a look-up in the index.
+    pub fn search_ranked(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
+        self.engine.text().search(text, filter, limit, false, None)
+    }
+
+    /// [`Store::search_ranked`] for text still being typed: its last word, unless followed by
+    /// a space, also matches the words it begins ("napo" finds Napoleon).
+    pub fn search_typed(&self, text: &str, filter: &Filter, limit: usize) -> Result<Vec<SearchHit>> {
+        self.engine.text().search(text, filter, limit, true, None)
+    }
+
+    /// How many memories `filter` selects whose words match `text` as typed (the last word as
+    /// a prefix), counted up to `cap` + 1: what a search box says it found, however many it
+    /// shows, at a cost bounded on any store ("more than 10,000").
+    pub fn count_typed_matches(&self, text: &str, filter: &Filter, cap: u64) -> Result<u64> {
+        self.engine.text().count_typed_matches(text, filter, cap)
+    }
+}
+
+/// The words a keyword search uses: those of `text` (the last as a prefix when `typed`),
+/// without words so common they would only slow the search down — more than
+/// [`SEARCH_WINDOW`] memories hold them (`frequency`, counted up to that bound) — unless the
+/// rarest is such a word.
+pub(crate) fn plan_terms(
+    text: &str,
+    typed: bool,
+    mut frequency: impl FnMut(&str) -> Result<i64>,
+) -> Result<Vec<String>> {
+    let terms = if typed { typed_terms(text) } else { fts_terms(text) };
+    if terms.len() <= 1 {
+        return Ok(terms);
+    }
+    let mut counted = Vec::with_capacity(terms.len());
+    for t in terms {
+        counted.push((frequency(&t)?, t));
+    }
+    let rarest = counted.iter().map(|(df, _)| *df).min().unwrap_or(0);
+    Ok(counted.into_iter().filter(|(df, _)| *df <= SEARCH_WINDOW || *df == rarest).map(|(_, t)| t).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -337,3 +337,60 @@ impl Engine {
         }
     }
 }
+
+/// Lists, counts and sessions of the memories a filter selects.
+pub(crate) trait MemoryLists {
+    /// How many memories match `filter`.
+    fn count(&self, filter: &crate::query::Filter) -> Result<u64>;
+    /// Up to `limit` + 1 memories in `order` (latest first) after `cursor`.
+    fn list_rows(
+        &self,
+        filter: &crate::query::Filter,
+        order: crate::query::Order,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Vec<Memory>>;
+    /// The sessions whose id starts with `prefix`, the one used last first.
+    fn sessions(
+        &self,
+        filter: &crate::query::Filter,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<crate::query::SessionSummary>>;
+}
+
+/// Keyword search over the memories' searchable text (title, body, an episode's context).
+pub(crate) trait TextSearch {
+    /// The best `limit` matches of `text` (the last word as a prefix when `typed`), best
+    /// first; with a passage each, its matches between `marks`, when marks are given.
+    fn search(
+        &self,
+        text: &str,
+        filter: &crate::query::Filter,
+        limit: usize,
+        typed: bool,
+        marks: Option<(&str, &str)>,
+    ) -> Result<Vec<crate::query::SearchHit>>;
+    /// How many memories match `text` as typed, counted up to `cap` + 1.
+    fn count_typed_matches(&self, text: &str, filter: &crate::query::Filter, cap: u64) -> Result<u64>;
+}
+
+impl Engine {
+    /// The engine's [`MemoryLists`].
+    pub(crate) fn lists(&self) -> &dyn MemoryLists {
+        match self {
+            Engine::Sqlite(db) => db,
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.as_ref(),
+        }
+    }
+
+    /// The engine's [`TextSearch`].
+    pub(crate) fn text(&self) -> &dyn TextSearch {
+        match self {
+            Engine::Sqlite(db) => db,
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.as_ref(),
+        }
+    }
+}

@@ -133,6 +133,29 @@ impl Store {
         })
     }
 
+    /// Another store on the same database, with the same clock: a connection of its own (for
+    /// another caller, or another thread). An in-memory database has no second connection.
+    pub fn open_another(&self) -> Result<Store> {
+        match &self.engine {
+            Engine::Sqlite(_) => match &self.path {
+                Some(path) => Store::open_with_clock(path, self.clock.clone()),
+                None => Err(Error::invalid("an in-memory database has no second connection")),
+            },
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => Ok(Store {
+                engine: Engine::Postgres(Box::new(pg.another()?)),
+                clock: self.clock.clone(),
+                path: None,
+                pending_access: HashMap::new(),
+                pending_since: None,
+                last_id: None,
+                vector_searches: Default::default(),
+                vector_cache: Default::default(),
+                _guard: None,
+            }),
+        }
+    }
+
     /// Where the store is, as a person reads it: the file's path, or the database's URL
     /// without its password.
     pub fn location(&self) -> String {

@@ -96,3 +96,106 @@ pub(crate) fn embed_one(embedder: &dyn Embedder, text: &str) -> Result<Vec<f32>>
     }
     Ok(v)
 }
+
+/// Calls the same method on whichever engine the store runs on.
+macro_rules! on_engine {
+    ($store:expr, $e:ident => $call:expr) => {
+        match &$store.engine {
+            crate::storage::Engine::Sqlite($e) => $call,
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres($e) => $call,
+        }
+    };
+}
+
+/// Embedding what is missing, and searching by meaning, on every engine.
+impl crate::store::Store {
+    /// Memories that have no vector from `embedder`'s model yet.
+    pub fn pending_embeddings(&self, embedder: &dyn Embedder) -> Result<u64> {
+        on_engine!(self, e => e.pending_embeddings(embedder.model_id()))
+    }
+
+    /// Embeds up to `batch` memories that have no vector from this model yet, in one
+    /// transaction, and makes this model the indexed one. Returns how many it embedded; call
+    /// until it returns 0 (each call is a resumable step of the job).
+    pub fn embed_pending(&mut self, embedder: &dyn Embedder, batch: usize) -> Result<usize> {
+        let model = embedder.model_id();
+        let todo = on_engine!(self, e => e.unembedded(model, batch))?;
+        // Nothing to embed and the index already this model's: no write (an idle background
+        // worker calls this every few seconds and must not take the write lock for nothing).
+        if todo.is_empty() && self.is_indexed_for(model)? {
+            return Ok(0);
+        }
+        // Embedding is the slow part: done before taking the write lock.
+        let texts: Vec<String> = todo.iter().map(embedding_text).collect();
+        let vectors = if todo.is_empty() {
+            Vec::new()
+        } else {
+            embedder.embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())?
+        };
+        if vectors.len() != todo.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
+            return Err(Error::invalid(format!("the embedder {model} returned vectors of the wrong number or size")));
+        }
+        let pairs: Vec<(&Memory, &Vec<f32>)> = todo.iter().zip(&vectors).collect();
+        match &mut self.engine {
+            crate::storage::Engine::Sqlite(db) => db.store_vectors(model, embedder.dim(), &pairs),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.store_vectors(model, embedder.dim(), &pairs),
+        }
+    }
+
+    /// The memories nearest to `query` in meaning (needs `filter.user_id`: the index is
+    /// partitioned by user). Other filters apply to an oversampled candidate set.
+    pub fn vector_search(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        filter: &crate::query::Filter,
+        limit: usize,
+    ) -> Result<Vec<VectorHit>> {
+        if filter.user_id.is_none() {
+            return Err(Error::invalid("vector search needs a user scope"));
+        }
+        if !self.is_indexed_for(embedder.model_id())? {
+            return Ok(Vec::new());
+        }
+        let q = embed_one(embedder, query)?;
+        self.nearest(embedder.model_id(), &q, filter, limit)
+    }
+
+    /// Whether the store searches with this model's vectors.
+    pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
+        on_engine!(self, e => e.is_indexed_for(model))
+    }
+
+    /// The memories nearest to the vector `q`, within `filter` (which names a user).
+    pub(crate) fn nearest(
+        &self,
+        model: &str,
+        q: &[f32],
+        filter: &crate::query::Filter,
+        limit: usize,
+    ) -> Result<Vec<VectorHit>> {
+        match &self.engine {
+            crate::storage::Engine::Sqlite(_) => self.sqlite_nearest(model, q, filter, limit),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => {
+                if filter.user_id.is_none() {
+                    return Err(Error::invalid("vector search needs a user scope"));
+                }
+                pg.nearest(model, q, filter, limit)
+            }
+        }
+    }
+
+    /// Every memory within `filter` that has a vector from `model`, with that vector, in id
+    /// order (for grouping memories by meaning).
+    pub fn embedded(&self, model: &str, filter: &crate::query::Filter) -> Result<Vec<(Memory, Vec<f32>)>> {
+        on_engine!(self, e => e.embedded(model, filter))
+    }
+
+    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
+    pub(crate) fn similarity_to(&self, model: &str, id: crate::model::MemoryId, q: &[f32]) -> Result<Option<f64>> {
+        on_engine!(self, e => e.similarity_to(model, id, q))
+    }
+}

@@ -12,9 +12,11 @@ mod connect;
 mod forget;
 mod log;
 mod projection;
+mod query;
 mod reads;
 mod rows;
 pub mod schema;
+mod vectors;
 
 use std::cell::{RefCell, RefMut};
 
@@ -32,6 +34,8 @@ pub(crate) struct Pg {
     client: RefCell<postgres::Client>,
     /// The URL without its password, for messages.
     pub(crate) shown: String,
+    /// The URL as given (with its password): only to open another connection, never shown.
+    url: String,
 }
 
 impl Pg {
@@ -40,7 +44,13 @@ impl Pg {
     pub(crate) fn open(url: &str) -> Result<Pg> {
         let (mut client, shown) = connect::connect(url)?;
         schema::migrate(&mut client, &shown)?;
-        Ok(Pg { client: RefCell::new(client), shown })
+        Ok(Pg { client: RefCell::new(client), shown, url: url.to_string() })
+    }
+
+    /// Another connection to the same database (its schema is already up to date).
+    pub(crate) fn another(&self) -> Result<Pg> {
+        let (client, shown) = connect::connect(&self.url)?;
+        Ok(Pg { client: RefCell::new(client), shown, url: self.url.clone() })
     }
 
     /// The connection, for a read.

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::model::{Memory, MemoryId};
 use crate::query::Filter;
+use crate::sqlite::Db;
 use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::sqlite::vector_index::{self, has_index, indexed_model, to_blob};
 use crate::store::Store;
@@ -11,52 +12,45 @@ use std::collections::HashMap;
 
 use crate::vectors::*;
 
-impl Store {
-    /// Memories that have no vector from `embedder`'s model yet.
-    pub fn pending_embeddings(&self, embedder: &dyn Embedder) -> Result<u64> {
-        Ok(self.sqlite()?.query_row(
+impl Db {
+    /// Memories that have no vector from `model` yet.
+    pub(crate) fn pending_embeddings(&self, model: &str) -> Result<u64> {
+        Ok(self.query_row(
             "SELECT count(*) FROM memories m WHERE NOT EXISTS \
              (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1)",
-            [embedder.model_id()],
+            [model],
             |r| r.get::<_, i64>(0),
         )? as u64)
     }
 
-    /// Embeds up to `batch` memories that have no vector from this model yet, in one
-    /// transaction, and makes this model the indexed one. Returns how many it embedded; call
-    /// until it returns 0 (each call is a resumable step of the job).
-    pub fn embed_pending(&mut self, embedder: &dyn Embedder, batch: usize) -> Result<usize> {
-        let todo: Vec<Memory> = {
-            let sql = format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE NOT EXISTS \
-                 (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1) ORDER BY m.rid LIMIT ?2"
-            );
-            let mut stmt = self.sqlite()?.prepare_cached(&sql)?;
-            let rows = stmt.query_map(params![embedder.model_id(), batch.max(1) as i64], memory_from_row)?;
-            rows.collect::<rusqlite::Result<_>>()?
-        };
-        // Nothing to embed and the index already this model's: no write (an idle background
-        // worker calls this every few seconds and must not take the write lock for nothing).
-        if todo.is_empty() && self.is_indexed_for(embedder.model_id())? {
-            return Ok(0);
-        }
-        // Embedding is the slow part: done before taking the write lock.
-        let texts: Vec<String> = todo.iter().map(embedding_text).collect();
-        let vectors = if todo.is_empty() {
-            Vec::new()
-        } else {
-            embedder.embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())?
-        };
-        if vectors.len() != todo.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
-            return Err(Error::invalid(format!(
-                "the embedder {} returned vectors of the wrong number or size",
-                embedder.model_id()
-            )));
-        }
-        let tx = self.sqlite_mut()?.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        vector_index::ensure(&tx, embedder.model_id(), embedder.dim())?;
+    /// Up to `batch` memories with no vector from `model` yet, oldest first.
+    pub(crate) fn unembedded(&self, model: &str, batch: usize) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE NOT EXISTS \
+             (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1) ORDER BY m.rid LIMIT ?2"
+        );
+        let mut stmt = self.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![model, batch.max(1) as i64], memory_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Whether the vector index holds this model's vectors.
+    pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
+        Ok(has_index(self)? && indexed_model(self)?.as_deref() == Some(model))
+    }
+
+    /// Stores each vector of `embedded` whose memory is still there with the same content, in
+    /// one write transaction, and makes `model` the indexed one. Returns how many.
+    pub(crate) fn store_vectors(
+        &mut self,
+        model: &str,
+        dim: usize,
+        embedded: &[(&Memory, &Vec<f32>)],
+    ) -> Result<usize> {
+        let tx = self.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        vector_index::ensure(&tx, model, dim)?;
         let mut done = 0;
-        for (m, v) in todo.iter().zip(&vectors) {
+        for (m, v) in embedded {
             // The memory may have changed or been forgotten meanwhile: only store a vector for
             // content that is still there and still the same.
             let current: Option<(i64, String)> = tx
@@ -73,7 +67,7 @@ impl Store {
                 "INSERT INTO memory_vectors (memory_id, model, vector) VALUES (?1, ?2, ?3) \
                  ON CONFLICT (memory_id, model) DO UPDATE SET vector = excluded.vector",
             )?
-            .execute(params![m.id.to_string(), embedder.model_id(), blob])?;
+            .execute(params![m.id.to_string(), model, blob])?;
             tx.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
             tx.prepare_cached("INSERT INTO memory_vec (rowid, user_id, embedding) VALUES (?1, ?2, ?3)")?
                 .execute(params![rid, m.scope.user_id, blob])?;
@@ -86,32 +80,46 @@ impl Store {
         Ok(done)
     }
 
-    /// The memories nearest to `query` in meaning (needs `filter.user_id`: the index is
-    /// partitioned by user). Other filters apply to an oversampled candidate set.
-    pub fn vector_search(
+    /// Every memory within `filter` that has a vector from `model`, with that vector, in id
+    /// order (for grouping memories by meaning).
+    pub(crate) fn embedded(&self, model: &str, filter: &Filter) -> Result<Vec<(Memory, Vec<f32>)>> {
+        let mut sql = format!(
+            "SELECT {MEMORY_COLUMNS}, v.vector FROM memories AS m \
+             JOIN memory_vectors AS v ON v.memory_id = m.id AND v.model = ? WHERE 1 = 1"
+        );
+        let mut params: Vec<rusqlite::types::Value> = vec![model.to_string().into()];
+        crate::sqlite::query::push_filter(filter, &mut sql, &mut params);
+        sql.push_str(" ORDER BY m.id");
+        let rows = self
+            .prepare(&sql)?
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                let blob = r.get_ref(17)?.as_blob()?;
+                let v = blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                Ok((memory_from_row(r)?, v))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
+    pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
+        let blob: Option<Vec<u8>> = self
+            .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
+            .query_row(params![id.to_string(), model], |r| r.get(0))
+            .optional()?;
+        Ok(blob.and_then(|b| cosine_with(&b, q)))
+    }
+}
+
+impl Store {
+    /// The indexed memories nearest to the vector `q`, within `filter` (which names a user).
+    pub(crate) fn sqlite_nearest(
         &self,
-        embedder: &dyn Embedder,
-        query: &str,
+        model: &str,
+        q: &[f32],
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<VectorHit>> {
-        if filter.user_id.is_none() {
-            return Err(Error::invalid("vector search needs a user scope"));
-        }
-        if !self.is_indexed_for(embedder.model_id())? {
-            return Ok(Vec::new());
-        }
-        let q = embed_one(embedder, query)?;
-        self.nearest(embedder.model_id(), &q, filter, limit)
-    }
-
-    /// Whether the vector index holds this model's vectors.
-    pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
-        Ok(has_index(self.sqlite()?)? && indexed_model(self.sqlite()?)?.as_deref() == Some(model))
-    }
-
-    /// The indexed memories nearest to the vector `q`, within `filter` (which names a user).
-    pub(crate) fn nearest(&self, model: &str, q: &[f32], filter: &Filter, limit: usize) -> Result<Vec<VectorHit>> {
         let Some(user) = filter.user_id.as_deref() else {
             return Err(Error::invalid("vector search needs a user scope"));
         };
@@ -141,7 +149,7 @@ impl Store {
         }
     }
 
-    /// [`Store::nearest`] over the in-memory copy of the user's vectors (made or refreshed
+    /// [`Store::sqlite_nearest`] over the in-memory copy of the user's vectors (made or refreshed
     /// here): candidates by the int8 scan, within the filter, ranked by exact similarity.
     fn scan_nearest(
         &self,
@@ -172,7 +180,7 @@ impl Store {
                 .to_string();
             let mut params: Vec<rusqlite::types::Value> =
                 vec![model.to_string().into(), serde_json::to_string(&rids).unwrap_or_default().into()];
-            filter.push_sql(&mut sql, &mut params);
+            crate::sqlite::query::push_filter(filter, &mut sql, &mut params);
             let mut scored: Vec<(f64, i64)> = self
                 .sqlite()?
                 .prepare_cached(&sql)?
@@ -208,7 +216,7 @@ impl Store {
             .collect())
     }
 
-    /// One pass of [`Store::nearest`] with `k` index neighbours.
+    /// One pass of [`Store::sqlite_nearest`] with `k` index neighbours.
     fn nearest_k(&self, q: &[f32], user: &str, filter: &Filter, limit: usize, k: usize) -> Result<Vec<VectorHit>> {
         // Filter and cut on (rid, distance) first; only the survivors are read in full.
         let mut inner = "SELECT m.rid AS rid, knn.distance AS distance FROM \
@@ -217,7 +225,7 @@ impl Store {
             .to_string();
         let mut params: Vec<rusqlite::types::Value> =
             vec![to_blob(q).into(), (k as i64).into(), rusqlite::types::Value::Text(user.to_string())];
-        filter.push_sql(&mut inner, &mut params);
+        crate::sqlite::query::push_filter(filter, &mut inner, &mut params);
         inner.push_str(" ORDER BY knn.distance LIMIT ?");
         params.push((limit as i64).into());
         let sql = format!(
@@ -231,38 +239,6 @@ impl Store {
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(hits)
-    }
-
-    /// Every memory within `filter` that has a vector from `model`, with that vector, in id
-    /// order (for grouping memories by meaning).
-    pub fn embedded(&self, model: &str, filter: &Filter) -> Result<Vec<(Memory, Vec<f32>)>> {
-        let mut sql = format!(
-            "SELECT {MEMORY_COLUMNS}, v.vector FROM memories AS m \
-             JOIN memory_vectors AS v ON v.memory_id = m.id AND v.model = ? WHERE 1 = 1"
-        );
-        let mut params: Vec<rusqlite::types::Value> = vec![model.to_string().into()];
-        filter.push_sql(&mut sql, &mut params);
-        sql.push_str(" ORDER BY m.id");
-        let rows = self
-            .sqlite()?
-            .prepare(&sql)?
-            .query_map(rusqlite::params_from_iter(params), |r| {
-                let blob = r.get_ref(17)?.as_blob()?;
-                let v = blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-                Ok((memory_from_row(r)?, v))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(rows)
-    }
-
-    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
-    pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
-        let blob: Option<Vec<u8>> = self
-            .sqlite()?
-            .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
-            .query_row(params![id.to_string(), model], |r| r.get(0))
-            .optional()?;
-        Ok(blob.and_then(|b| cosine_with(&b, q)))
     }
 }
 

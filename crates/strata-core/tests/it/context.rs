@@ -109,7 +109,7 @@ fn a_version_1_database_gets_its_context_on_open() {
         .unwrap();
     }
     let store = Store::open_with_clock(&path, f.clock.clone()).unwrap();
-    let f = Fixture { dir: f.dir, clock: f.clock, store };
+    let f = Fixture { dir: f.dir, url: None, clock: f.clock, store };
     assert_eq!(f.store.snapshot().unwrap(), fresh);
     assert_eq!(found(&f, "greyhound"), vec![q.id, a.id]);
 }

@@ -15,6 +15,9 @@ pub fn t0() -> DateTime<Utc> {
 /// A store in a fresh temp dir, on a manual clock at [`T0`].
 pub struct Fixture {
     pub dir: tempfile::TempDir,
+    /// The PostgreSQL database's URL, when the store is on one.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub url: Option<String>,
     pub clock: Arc<ManualClock>,
     pub store: Store,
 }
@@ -24,7 +27,7 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(t0()));
         let store = Store::open_with_clock(dir.path().join("strata.db"), clock.clone()).unwrap();
-        Fixture { dir, clock, store }
+        Fixture { dir, url: None, clock, store }
     }
 
     /// A store on a fresh database of the test PostgreSQL server, on a manual clock at [`T0`].
@@ -32,8 +35,20 @@ impl Fixture {
     pub fn postgres() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(t0()));
-        let store = Store::open_postgres(&crate::server::fresh_database(), clock.clone()).unwrap();
-        Fixture { dir, clock, store }
+        let url = crate::server::fresh_database();
+        let store = Store::open_postgres(&url, clock.clone()).unwrap();
+        Fixture { dir, url: Some(url), clock, store }
+    }
+
+    /// The answer of `sql` (one count) read by a connection of the test's own, on whichever
+    /// engine the store is.
+    pub fn count_rows(&self, sql: &str) -> i64 {
+        #[cfg(feature = "postgres")]
+        if let Some(url) = &self.url {
+            return crate::server::connect(url).query_one(sql, &[]).unwrap().get(0);
+        }
+        let c = rusqlite::Connection::open(self.path()).unwrap();
+        c.query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
     pub fn path(&self) -> PathBuf {
