@@ -78,8 +78,15 @@ impl Store {
     /// log. Then a background thread ([`finish_scrub`]) keeps checkpointing from a connection of
     /// its own and completes the scrub as soon as that read ends (a process that exits first
     /// leaves it to the next checkpoint; the CLI hands it to a `strata scrub` process).
+    ///
+    /// On PostgreSQL it vacuums the tables forget wrote to, and returns whether no old row
+    /// version is left (docs/security.md).
     pub fn scrub(&mut self) -> Result<bool> {
         *self.vector_cache.borrow_mut() = None;
+        #[cfg(feature = "postgres")]
+        if let crate::storage::Engine::Postgres(pg) = &self.engine {
+            return pg.vacuum_forgotten();
+        }
         let mut scrubbed = self.checkpoint()?;
         for _ in 0..20 {
             if scrubbed {

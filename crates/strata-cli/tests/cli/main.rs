@@ -14,6 +14,7 @@ mod concepts;
 mod extraction;
 mod hardening;
 mod mcp;
+mod postgres;
 mod providers;
 mod surfaces;
 mod train;

@@ -97,3 +97,27 @@ impl From<postgres::Error> for Error {
         }
     }
 }
+
+/// The tables forget writes to, vacuumed after it (docs/security.md).
+const FORGET_TABLES: [&str; 5] = ["events", "memories", "memory_tags", "memory_links", "memory_vectors"];
+
+impl Pg {
+    /// Removes the old row versions a forget left in its tables (`VACUUM`); returns whether
+    /// none is left — false when another session's open transaction may still read them (a
+    /// later scrub completes it).
+    pub(crate) fn vacuum_forgotten(&self) -> Result<bool> {
+        let mut c = self.client();
+        // One statement: VACUUM cannot run inside a transaction block.
+        c.batch_execute(&format!("VACUUM {}", FORGET_TABLES.join(", ")))?;
+        c.batch_execute("SELECT pg_stat_clear_snapshot()")?;
+        let tables: Vec<&str> = FORGET_TABLES.to_vec();
+        let left: i64 = c
+            .query_one(
+                "SELECT coalesce(sum(n_dead_tup), 0)::bigint FROM pg_stat_user_tables \
+                 WHERE schemaname = current_schema() AND relname = ANY($1)",
+                &[&tables],
+            )?
+            .try_get(0)?;
+        Ok(left == 0)
+    }
+}

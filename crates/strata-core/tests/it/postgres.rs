@@ -119,3 +119,55 @@ fn writers_of_one_database_wait_for_each_other() {
     assert!(waited >= Duration::from_millis(400), "{waited:?}");
     assert_eq!(first.event_count().unwrap(), 1, "the second write landed once the first ended");
 }
+
+/// Every row version (live or dead) of `table`'s heap pages, read with `pageinspect`.
+fn row_versions(c: &mut ::postgres::Client, table: &str) -> Vec<Vec<u8>> {
+    c.query(
+        "SELECT t_data FROM generate_series(0, (pg_relation_size($1::text::regclass) / current_setting('block_size')::int) - 1) \
+         AS b, heap_page_items(get_raw_page($1::text, b::int)) WHERE t_data IS NOT NULL",
+        &[&table],
+    )
+    .unwrap()
+    .iter()
+    .map(|r| r.get(0))
+    .collect()
+}
+
+fn holding(c: &mut ::postgres::Client, needle: &str) -> Vec<&'static str> {
+    let tables = ["events", "memories", "memory_tags", "memory_links", "memory_vectors"];
+    tables
+        .into_iter()
+        .filter(|t| row_versions(c, t).iter().any(|d| d.windows(needle.len()).any(|w| w == needle.as_bytes())))
+        .collect()
+}
+
+#[test]
+fn forget_on_postgres_leaves_no_row_version_holding_the_content() {
+    let mut f = Fixture::postgres();
+    let url = f.url.clone().unwrap();
+    let m = f.add(concept("vault", &[("code", "zebra-4471")]));
+    f.store.transact(|tx| tx.tag(m.id, "private", &user())).unwrap();
+    let changed = concept("vault", &[("code", "zebra-4471 and opal-9")]);
+    f.store.transact(|tx| tx.update_content(m.id, changed, Expected::Any, &user())).unwrap();
+    let mut c = server::connect(&url);
+    c.batch_execute("CREATE EXTENSION IF NOT EXISTS pageinspect").unwrap();
+    // The check sees the text where it is: in the log and the projection, old versions too.
+    assert_eq!(holding(&mut c, "zebra-4471"), ["events", "memories"]);
+
+    let out = f.store.forget(m.id, &user()).unwrap();
+    assert!(out.scrubbed, "no open transaction kept VACUUM from removing the old versions");
+    assert_eq!(holding(&mut c, "zebra-4471"), Vec::<&str>::new(), "a row version still holds the text");
+    assert_eq!(holding(&mut c, "opal-9"), Vec::<&str>::new());
+
+    // Another session's open snapshot keeps the old versions: forget says it could not scrub.
+    let other = f.add(concept("locker", &[("code", "heron-2208")]));
+    let mut reader = server::connect(&url);
+    let mut snapshot =
+        reader.build_transaction().isolation_level(::postgres::IsolationLevel::RepeatableRead).start().unwrap();
+    snapshot.query("SELECT count(*) FROM memories", &[]).unwrap();
+    let out = f.store.forget(other.id, &user()).unwrap();
+    assert!(!out.scrubbed, "VACUUM could not remove what an open snapshot may still read");
+    snapshot.commit().unwrap();
+    assert!(f.store.scrub().unwrap(), "once the reader is done, scrubbing again completes");
+    assert_eq!(holding(&mut c, "heron-2208"), Vec::<&str>::new());
+}
