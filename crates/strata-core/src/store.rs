@@ -66,6 +66,21 @@ const ACCESS_FLUSH_AT: usize = 256;
 pub const ACCESS_FLUSH_AFTER_SECS: i64 = 2;
 
 impl Store {
+    /// A store on `engine`; a file's path keeps every file Strata writes off it while open.
+    fn on(engine: Engine, clock: Arc<dyn Clock>, path: Option<PathBuf>) -> Store {
+        Store {
+            engine,
+            clock,
+            _guard: path.as_deref().map(crate::files::guard_database),
+            path,
+            pending_access: HashMap::new(),
+            pending_since: None,
+            last_id: None,
+            vector_searches: Default::default(),
+            vector_cache: Default::default(),
+        }
+    }
+
     /// Opens or creates the database at `path` with the system clock.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         Store::open_with_clock(path, Arc::new(SystemClock))
@@ -75,32 +90,12 @@ impl Store {
     pub fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store> {
         let path = path.as_ref();
         let conn = Db::open(path)?;
-        Ok(Store {
-            engine: Engine::Sqlite(conn),
-            clock,
-            path: Some(path.to_path_buf()),
-            pending_access: HashMap::new(),
-            pending_since: None,
-            last_id: None,
-            vector_searches: Default::default(),
-            vector_cache: Default::default(),
-            _guard: Some(crate::files::guard_database(path)),
-        })
+        Ok(Store::on(Engine::Sqlite(conn), clock, Some(path.to_path_buf())))
     }
 
     /// An in-memory database (tests, benchmarks).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Store> {
-        Ok(Store {
-            engine: Engine::Sqlite(Db::in_memory()?),
-            clock,
-            path: None,
-            pending_access: HashMap::new(),
-            pending_since: None,
-            last_id: None,
-            vector_searches: Default::default(),
-            vector_cache: Default::default(),
-            _guard: None,
-        })
+        Ok(Store::on(Engine::Sqlite(Db::in_memory()?), clock, None))
     }
 
     /// Opens the store at `location`: a `postgres://` (or `postgresql://`) URL, or a database
@@ -120,17 +115,7 @@ impl Store {
     /// checks the server (PostgreSQL 16+, pgvector 0.7+) and brings its schema up to date.
     #[cfg(feature = "postgres")]
     pub fn open_postgres(url: &str, clock: Arc<dyn Clock>) -> Result<Store> {
-        Ok(Store {
-            engine: Engine::Postgres(Box::new(crate::postgres::Pg::open(url)?)),
-            clock,
-            path: None,
-            pending_access: HashMap::new(),
-            pending_since: None,
-            last_id: None,
-            vector_searches: Default::default(),
-            vector_cache: Default::default(),
-            _guard: None,
-        })
+        Ok(Store::on(Engine::Postgres(Box::new(crate::postgres::Pg::open(url)?)), clock, None))
     }
 
     /// Another store on the same database, with the same clock: a connection of its own (for
@@ -142,17 +127,7 @@ impl Store {
                 None => Err(Error::invalid("an in-memory database has no second connection")),
             },
             #[cfg(feature = "postgres")]
-            Engine::Postgres(pg) => Ok(Store {
-                engine: Engine::Postgres(Box::new(pg.another()?)),
-                clock: self.clock.clone(),
-                path: None,
-                pending_access: HashMap::new(),
-                pending_since: None,
-                last_id: None,
-                vector_searches: Default::default(),
-                vector_cache: Default::default(),
-                _guard: None,
-            }),
+            Engine::Postgres(pg) => Ok(Store::on(Engine::Postgres(Box::new(pg.another()?)), self.clock.clone(), None)),
         }
     }
 
