@@ -3,7 +3,6 @@
 //! once embedded), and the re-embedding job with progress and cancellation (after a model
 //! change, or to catch up a large import in the foreground).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -86,9 +85,9 @@ impl std::fmt::Debug for EmbedWorker {
 const POLL: Duration = Duration::from_secs(5);
 
 impl EmbedWorker {
-    /// Starts a worker for the database at `path`; it makes a first pass at once.
-    pub fn start(path: PathBuf, embedder: Arc<dyn Embedder>) -> ApiResult<EmbedWorker> {
-        let mut store = Store::open(&path)?;
+    /// Starts a worker on `store` (a connection of its own to the database); it makes a first
+    /// pass at once.
+    pub fn start(mut store: Store, embedder: Arc<dyn Embedder>) -> ApiResult<EmbedWorker> {
         let (wake, rx) = channel::<bool>();
         let state = Arc::new((Mutex::new(State { requested: 1, ..State::default() }), Condvar::new()));
         let shared = state.clone();

@@ -201,8 +201,9 @@ impl Engine {
     /// worker thread (a memory is keyword-searchable at once, vector-searchable once embedded).
     pub fn use_embedder(&mut self, embedder: Arc<dyn Embedder>, background: bool) -> ApiResult<()> {
         self.worker = None; // a previous worker stops (and finishes its batch) first
-        if background && let Some(path) = self.store.path() {
-            self.worker = Some(Arc::new(EmbedWorker::start(path.to_path_buf(), embedder.clone())?));
+        // An in-memory database has no second connection for a worker: it embeds on request.
+        if background && self.store.has_second_connection() {
+            self.worker = Some(Arc::new(EmbedWorker::start(self.store.open_another()?, embedder.clone())?));
         }
         self.embedder = Some(embedder);
         Ok(())

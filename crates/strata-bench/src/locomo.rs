@@ -357,6 +357,42 @@ fn load(data: &Path) -> ApiResult<Vec<Sample>> {
 /// Something that answers a question with memory ids, best first.
 pub type Retriever<'a> = dyn FnMut(&mut Engine, &str, usize) -> ApiResult<Vec<String>> + 'a;
 
+/// Where the benchmark's stores go: database files in a folder, or databases on a PostgreSQL
+/// server (one per conversation, dropped and created again at each run).
+#[derive(Debug, Clone)]
+pub enum Store {
+    /// A folder of SQLite files.
+    Files(std::path::PathBuf),
+    /// A PostgreSQL server's URL (`postgres://USER:PASSWORD@HOST:PORT/ANY`); each store is a
+    /// database named `strata_locomo_<conversation>` on it.
+    Postgres(String),
+}
+
+impl Store {
+    /// The store named `name`: a file's path, or a database's URL (as a path: the engine
+    /// opens a `postgres://` path as a URL).
+    fn db(&self, name: &str) -> std::path::PathBuf {
+        match self {
+            Store::Files(dir) => dir.join(format!("{name}.db")),
+            Store::Postgres(url) => {
+                let base = url.rsplit_once('/').map_or(url.as_str(), |(b, _)| b);
+                std::path::PathBuf::from(format!("{base}/strata_locomo_{}", name.to_lowercase()))
+            }
+        }
+    }
+
+    /// Makes the store `db` empty.
+    fn fresh(&self, db: &Path) -> ApiResult<()> {
+        match self {
+            Store::Files(_) => {
+                let _ = std::fs::remove_file(db);
+                Ok(())
+            }
+            Store::Postgres(_) => Ok(strata_core::postgres::recreate_database(&db.to_string_lossy())?),
+        }
+    }
+}
+
 /// Something that finds a question's candidate memories for the context assembler.
 pub type Candidates<'a> = dyn FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_context::Candidate>> + 'a;
 
@@ -365,7 +401,7 @@ pub type Candidates<'a> = dyn FnMut(&mut Engine, &str) -> ApiResult<Vec<strata_c
 /// retriever.
 pub fn run(
     data: &Path,
-    workdir: &Path,
+    workdir: &Store,
     embedder: Option<std::sync::Arc<dyn Embedder>>,
     configs: &mut [(&str, Box<Retriever<'_>>)],
     default: &str,
@@ -386,7 +422,7 @@ pub fn run(
 /// The conversations as ingested: one database per conversation, the questions with their
 /// evidence, and what was repaired or left out on the way.
 struct Corpus {
-    workdir: std::path::PathBuf,
+    workdir: Store,
     embedder: Option<std::sync::Arc<dyn Embedder>>,
     questions: Vec<Question>,
     /// memory id → dia_id, to score retrieved memories
@@ -404,9 +440,13 @@ struct Corpus {
 impl Corpus {
     /// Ingests every conversation into a fresh database of its own, each embedded before the
     /// next starts, and gathers the questions whose evidence names a turn.
-    fn ingest(samples: &[Sample], workdir: &Path, embedder: Option<std::sync::Arc<dyn Embedder>>) -> ApiResult<Corpus> {
+    fn ingest(
+        samples: &[Sample],
+        workdir: &Store,
+        embedder: Option<std::sync::Arc<dyn Embedder>>,
+    ) -> ApiResult<Corpus> {
         let mut corpus = Corpus {
-            workdir: workdir.to_path_buf(),
+            workdir: workdir.clone(),
             embedder,
             questions: Vec::new(),
             dia_of: HashMap::new(),
@@ -420,7 +460,7 @@ impl Corpus {
         let started = Instant::now();
         for sample in samples {
             let db = corpus.db(&sample.sample_id);
-            let _ = std::fs::remove_file(&db);
+            corpus.workdir.fresh(&db)?;
             let mut engine = Engine::open(&db, options(&sample.sample_id))?;
             if let Some(e) = &corpus.embedder {
                 engine.use_embedder(e.clone(), true)?;
@@ -434,7 +474,7 @@ impl Corpus {
     }
 
     fn db(&self, sample: &str) -> std::path::PathBuf {
-        self.workdir.join(format!("{}.db", sample.replace(|c: char| !c.is_alphanumeric(), "_")))
+        self.workdir.db(&sample.replace(|c: char| !c.is_alphanumeric(), "_"))
     }
 
     /// Writes a conversation's turns as episodes, session by session, one second apart;

@@ -15,7 +15,7 @@ use crate::render::Out;
 /// Runs one benchmark and prints its report.
 pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
     match bench {
-        BenchCommand::Locomo { data, configs: only } => locomo_bench(&data, &only, out),
+        BenchCommand::Locomo { data, configs: only, postgres } => locomo_bench(&data, &only, postgres, out),
         BenchCommand::Mcp { data, size, python } => {
             let strata = std::env::current_exe()?;
             out.mcp_bench(&strata_bench::mcpbench::run(&data, size, python, &strata, &mut |s| note!("{s}"))?)
@@ -141,8 +141,12 @@ fn bench_train_config(
 }
 
 /// `strata bench locomo`: each retrieval configuration on LoCoMo.
-fn locomo_bench(data: &std::path::Path, only: &[String], out: &Out) -> Result<()> {
+fn locomo_bench(data: &std::path::Path, only: &[String], postgres: Option<String>, out: &Out) -> Result<()> {
     let work = tempfile::tempdir()?;
+    let stores = match postgres {
+        Some(url) => locomo::Store::Postgres(url),
+        None => locomo::Store::Files(work.path().to_path_buf()),
+    };
     let model = Arc::new(strata_models::MiniLm::load_default()?);
     let hybrid =
         |options: HybridOptions| -> Box<locomo::Retriever<'_>> { Box::new(locomo::ranked(Ranking::Hybrid(options))) };
@@ -161,8 +165,7 @@ fn locomo_bench(data: &std::path::Path, only: &[String], out: &Out) -> Result<()
     }
     configs.retain(|(n, _)| only.is_empty() || *n == "hybrid_rerank" || only.iter().any(|o| o == n));
     let mut candidates = locomo::candidates(HybridOptions::hybrid_rerank());
-    let report =
-        locomo::run(data, work.path(), Some(model.clone()), &mut configs, "hybrid_rerank", Some(&mut candidates))?;
+    let report = locomo::run(data, &stores, Some(model.clone()), &mut configs, "hybrid_rerank", Some(&mut candidates))?;
     out.locomo(&report)
 }
 

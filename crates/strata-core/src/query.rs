@@ -399,22 +399,27 @@ impl Store {
 /// The words a keyword search uses: those of `text` (the last as a prefix when `typed`),
 /// without words so common they would only slow the search down — more than
 /// [`SEARCH_WINDOW`] memories hold them (`frequency`, counted up to that bound) — unless the
-/// rarest is such a word.
+/// rarest is such a word. With several words, each comes with how many memories hold it (up
+/// to the bound); a single word is not counted.
 pub(crate) fn plan_terms(
     text: &str,
     typed: bool,
     mut frequency: impl FnMut(&str) -> Result<i64>,
-) -> Result<Vec<String>> {
+) -> Result<Vec<(String, Option<i64>)>> {
     let terms = if typed { typed_terms(text) } else { fts_terms(text) };
     if terms.len() <= 1 {
-        return Ok(terms);
+        return Ok(terms.into_iter().map(|t| (t, None)).collect());
     }
     let mut counted = Vec::with_capacity(terms.len());
     for t in terms {
         counted.push((frequency(&t)?, t));
     }
     let rarest = counted.iter().map(|(df, _)| *df).min().unwrap_or(0);
-    Ok(counted.into_iter().filter(|(df, _)| *df <= SEARCH_WINDOW || *df == rarest).map(|(_, t)| t).collect())
+    Ok(counted
+        .into_iter()
+        .filter(|(df, _)| *df <= SEARCH_WINDOW || *df == rarest)
+        .map(|(df, t)| (t, Some(df)))
+        .collect())
 }
 
 #[cfg(test)]

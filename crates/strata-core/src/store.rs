@@ -131,6 +131,12 @@ impl Store {
         }
     }
 
+    /// Whether [`Store::open_another`] can open a second connection (not to an in-memory
+    /// database).
+    pub fn has_second_connection(&self) -> bool {
+        !matches!(self.engine, Engine::Sqlite(_)) || self.path.is_some()
+    }
+
     /// Where the store is, as a person reads it: the file's path, or the database's URL
     /// without its password.
     pub fn location(&self) -> String {

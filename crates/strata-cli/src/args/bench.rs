@@ -17,6 +17,10 @@ pub enum BenchCommand {
         /// Only these configurations (the default one and the budget measurement always run).
         #[arg(long, value_delimiter = ',')]
         configs: Vec<String>,
+        /// Run on a PostgreSQL server instead of SQLite files: its URL (a user that may create
+        /// databases); each conversation gets a database `strata_locomo_<id>`, made afresh.
+        #[arg(long, value_name = "URL")]
+        postgres: Option<String>,
     },
     /// The MCP server's recall tool timed by the official MCP Python SDK: round trips over
     /// stdio and HTTP, and four clients at once, on a store of --size memories.

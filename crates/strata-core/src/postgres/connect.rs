@@ -124,3 +124,22 @@ fn check_server(client: &mut postgres::Client, shown: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// Drops the database `url` names if it exists, and creates it empty, connecting to the
+/// server's `postgres` database with the URL's credentials. For benchmarks and tests that need
+/// a fresh store per run; nothing in the product calls it. The name must be letters, digits
+/// and `_`.
+pub fn recreate_database(url: &str) -> Result<()> {
+    let shown = redact(url);
+    let mut config = postgres::Config::from_str(url)
+        .map_err(|e| Error::Invalid(format!("{shown} is not a PostgreSQL URL ({e})")))?;
+    let name = config.get_dbname().unwrap_or_default().to_string();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(Error::Invalid(format!("'{name}' is not a database name of letters, digits and _")));
+    }
+    config.dbname("postgres");
+    let mut admin = config.connect(postgres::NoTls).map_err(|e| refused(&e, &config, &shown))?;
+    admin.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))?;
+    admin.batch_execute(&format!("CREATE DATABASE \"{name}\""))?;
+    Ok(())
+}

@@ -21,6 +21,7 @@ mod vectors;
 use std::cell::{RefCell, RefMut};
 
 pub(crate) use connect::is_url;
+pub use connect::recreate_database;
 pub use forget::FORGET_COVERS;
 
 use crate::error::{Error, Result};

@@ -192,9 +192,10 @@ fn write_search(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
     };
     let (title, body) = search_text(&m.content);
     let sql = format!(
-        "UPDATE memories SET search = setweight(to_tsvector('{TEXT_CONFIG}', $2), 'A') \
-         || setweight(to_tsvector('{TEXT_CONFIG}', $3), 'B') || setweight(to_tsvector('{TEXT_CONFIG}', $4), 'C') \
-         WHERE id = $1"
+        "UPDATE memories SET (search, search_length) = (SELECT v, \
+         (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v) AS u) \
+         FROM (SELECT setweight(to_tsvector('{TEXT_CONFIG}', $2), 'A') || setweight(to_tsvector('{TEXT_CONFIG}', $3), 'B') \
+         || setweight(to_tsvector('{TEXT_CONFIG}', $4), 'C') AS v) AS s) WHERE id = $1"
     );
     tx.execute(&sql, &[&m.id.to_string(), &title, &body, &context])?;
     Ok(())

@@ -1,5 +1,5 @@
 //! Lists, counts, sessions and keyword search on PostgreSQL: the shared statements of
-//! `crate::sql` for the first three; search over the `tsvector` column with `ts_rank_cd`,
+//! `crate::sql` for the first three; search over the `tsvector` column ranked by bm25,
 //! snippets by `ts_headline`.
 
 use postgres::GenericClient;
@@ -15,14 +15,14 @@ use crate::query::{Filter, Order, SEARCH_WINDOW, SearchHit, SessionSummary, plan
 use crate::sql::{self, Dialect, Sql, SqlValue};
 use crate::storage::{MemoryLists, TextSearch};
 
-/// The weights of the searchable text's parts, {D, C, B, A}: the title (A) three times the body
-/// (B), an episode's context (C) 0.3 times, as SQLite's `bm25(3.0, 1.0, 0.3)` weighs its columns.
-const RANK_WEIGHTS: &str = "{0.1, 0.1, 0.3333, 1.0}";
+/// bm25's parameters, as SQLite's FTS5 uses them: term-frequency saturation `k1`, and `b`,
+/// how much a long memory's length discounts its matches.
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
 
-/// `ts_rank_cd`'s normalization: divided by the memory's length in words, so that a long text
-/// repeating the words does not outrank a short one that says them once (bm25 normalizes by
-/// length too).
-const RANK_NORMALIZATION: i32 = 2;
+/// How much a word counts in each part of the searchable text, as SQLite's `bm25(3.0, 1.0,
+/// 0.3)` weighs its columns: the title (A) 3, the body (B) 1, an episode's context (C) 0.3.
+const PART_WEIGHT: &str = "CASE w WHEN 'A' THEN 3.0 WHEN 'B' THEN 1.0 WHEN 'C' THEN 0.3 ELSE 0.0 END";
 
 /// Runs a shared statement.
 pub(crate) fn query(c: &mut impl GenericClient, q: &Sql) -> Result<Vec<postgres::Row>> {
@@ -96,10 +96,79 @@ impl Pg {
         Ok(query(&mut *self.client(), &q)?[0].try_get(0)?)
     }
 
-    /// The terms a search uses (see [`plan_terms`]).
-    fn plan(&self, text: &str, typed: bool) -> Result<Vec<String>> {
-        plan_terms(text, typed, |t| self.frequency(t, SEARCH_WINDOW))
+    /// The terms a search uses (see [`plan_terms`]), each with its weight: its inverse
+    /// document frequency as bm25 reckons it, from how many memories hold it (1 for a single
+    /// term, whose weight would not change the order). PostgreSQL's own ranking counts how
+    /// often and how close the words are, not how rare: without this, a speaker's name said in
+    /// half the memories outranked the one rare word a question was about.
+    fn plan(&self, text: &str, typed: bool) -> Result<Vec<(String, f64)>> {
+        let terms = plan_terms(text, typed, |t| self.frequency(t, SEARCH_WINDOW))?;
+        if terms.iter().all(|(_, df)| df.is_none()) {
+            return Ok(terms.into_iter().map(|(t, _)| (t, 1.0)).collect());
+        }
+        let n = self.memory_count()? as f64;
+        Ok(terms
+            .into_iter()
+            .map(|(t, df)| {
+                let df = df.unwrap_or(1) as f64;
+                (t, (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln())
+            })
+            .collect())
     }
+
+    /// How many memories the store holds: the planner's estimate on a large table (counting
+    /// a million rows for each search would cost more than the search), else counted.
+    fn memory_count(&self) -> Result<i64> {
+        let row = self.client().query_one(
+            "SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
+             ELSE (SELECT count(*) FROM memories) END FROM pg_class c WHERE c.oid = 'memories'::regclass",
+            &[],
+        )?;
+        Ok(row.try_get(0)?)
+    }
+}
+
+/// `WITH … ranked (id, rank)`: the newest [`SEARCH_WINDOW`] memories within `filter` that hold
+/// any of the terms (as on SQLite), scored by bm25 as FTS5 computes it — each term's weighted
+/// frequency in the memory (its parts weighted as [`PART_WEIGHT`] says), saturated by `k1`,
+/// discounted by the memory's length against the candidates' average, times the term's rarity.
+/// PostgreSQL's own `ts_rank_cd` has no notion of rarity and no saturation (measured on
+/// LoCoMo, docs/benchmarks.md).
+fn bm25(weighted: &[(String, f64)], filter: &Filter) -> Sql {
+    let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
+    let mut q = Sql::new(
+        Dialect::Postgres,
+        "WITH candidates AS (SELECT m.id, m.search, m.search_length AS dl FROM memories AS m WHERE m.search @@ ",
+    );
+    push_tsquery(&mut q, &terms);
+    filter.push_sql(&mut q);
+    q.bind(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?), ", SqlValue::Int(SEARCH_WINDOW));
+    q.push("average AS (SELECT greatest(avg(dl), 1.0)::float8 AS a FROM candidates), query (stem, prefix, idf) AS (VALUES ");
+    for (i, (t, idf)) in weighted.iter().enumerate() {
+        let prefix = t.ends_with('*');
+        let word = t.trim_end_matches('*').trim_matches('"').to_string();
+        q.push(if i > 0 { ", " } else { "" });
+        q.bind(
+            &format!("((SELECT lexeme FROM unnest(to_tsvector('{TEXT_CONFIG}', ?)) LIMIT 1), {prefix}, {idf}::float8)"),
+            SqlValue::Text(word),
+        );
+    }
+    // Only the query's words are kept from each candidate's words: by equality (a hash join)
+    // unless a word is a typed prefix.
+    let matches = if weighted.iter().any(|(t, _)| t.ends_with('*')) {
+        "u.lexeme = q.stem OR (q.prefix AND starts_with(u.lexeme, q.stem))"
+    } else {
+        "u.lexeme = q.stem"
+    };
+    q.push(&format!(
+        "), frequencies AS MATERIALIZED (SELECT c.id, c.dl, q.idf, (SELECT sum({PART_WEIGHT}) FROM unnest(u.weights) AS w) AS f \
+         FROM candidates AS c CROSS JOIN LATERAL unnest(c.search) AS u JOIN query AS q ON {matches}), \
+         ranked AS (SELECT f.id, sum(f.idf * f.f * {k1p1} / (f.f + {BM25_K1} * ({one_b} + {BM25_B} * f.dl / a.a))) AS rank \
+         FROM frequencies AS f, average AS a GROUP BY f.id)",
+        k1p1 = BM25_K1 + 1.0,
+        one_b = 1.0 - BM25_B,
+    ));
+    q
 }
 
 impl TextSearch for Pg {
@@ -111,21 +180,16 @@ impl TextSearch for Pg {
         typed: bool,
         marks: Option<(&str, &str)>,
     ) -> Result<Vec<SearchHit>> {
-        let terms = self.plan(text, typed)?;
-        if terms.is_empty() {
+        let weighted = self.plan(text, typed)?;
+        if weighted.is_empty() {
             return Ok(Vec::new());
         }
-        // The newest SEARCH_WINDOW matches are ranked, as on SQLite.
-        let mut q = Sql::new(Dialect::Postgres, format!("SELECT m.id, ts_rank_cd('{RANK_WEIGHTS}', m.search, "));
-        push_tsquery(&mut q, &terms);
-        q.push(&format!(", {RANK_NORMALIZATION}) AS rank FROM memories AS m WHERE m.search @@ "));
-        push_tsquery(&mut q, &terms);
-        filter.push_sql(&mut q);
-        q.bind(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?", SqlValue::Int(SEARCH_WINDOW));
-        let inner = std::mem::take(&mut q.text);
+        let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
+        let mut q = bm25(&weighted, filter);
+        let ranked = std::mem::take(&mut q.text);
         q.text = format!(
-            "SELECT {MEMORY_COLUMNS}, w.rank::float8 FROM ({inner}) AS w JOIN memories AS m ON m.id = w.id \
-             ORDER BY w.rank DESC, m.id DESC LIMIT ?"
+            "{ranked} SELECT {MEMORY_COLUMNS}, r.rank::float8 FROM ranked AS r JOIN memories AS m ON m.id = r.id \
+             ORDER BY r.rank DESC, m.id DESC LIMIT ?"
         );
         q.values.push(SqlValue::Int(limit.clamp(1, 1000) as i64));
         let rows = query(&mut *self.client(), &q)?;
@@ -142,7 +206,7 @@ impl TextSearch for Pg {
     }
 
     fn count_typed_matches(&self, text: &str, filter: &Filter, cap: u64) -> Result<u64> {
-        let terms = self.plan(text, true)?;
+        let terms: Vec<String> = self.plan(text, true)?.into_iter().map(|(t, _)| t).collect();
         if terms.is_empty() {
             return Ok(0);
         }

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 
 /// The shipped migrations, in order. Append only: a test pins their checksums.
-pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../../migrations/postgres/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../../migrations/postgres/0001_init.sql")),
+    ("0002_search_length", include_str!("../../migrations/postgres/0002_search_length.sql")),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

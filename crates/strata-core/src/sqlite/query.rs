@@ -68,6 +68,7 @@ impl Db {
             self.prepare_cached("SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)")?;
         let terms =
             plan_terms(text, typed, |t| Ok(stmt.query_row(rusqlite::params![t, SEARCH_WINDOW + 1], |r| r.get(0))?))?;
+        let terms: Vec<String> = terms.into_iter().map(|(t, _)| t).collect();
         Ok((!terms.is_empty()).then(|| terms.join(" OR ")))
     }
 
