@@ -122,7 +122,7 @@ fn writers_of_one_database_wait_for_each_other() {
 }
 
 /// Every row version (live or dead) of `table`'s heap pages, read with `pageinspect`.
-fn row_versions(c: &mut ::postgres::Client, table: &str) -> Vec<Vec<u8>> {
+fn row_versions(c: &mut strata_core::postgres::driver::Client, table: &str) -> Vec<Vec<u8>> {
     c.query(
         "SELECT t_data FROM generate_series(0, (pg_relation_size($1::text::regclass) / current_setting('block_size')::int) - 1) \
          AS b, heap_page_items(get_raw_page($1::text, b::int)) WHERE t_data IS NOT NULL",
@@ -134,7 +134,7 @@ fn row_versions(c: &mut ::postgres::Client, table: &str) -> Vec<Vec<u8>> {
     .collect()
 }
 
-fn holding(c: &mut ::postgres::Client, needle: &str) -> Vec<&'static str> {
+fn holding(c: &mut strata_core::postgres::driver::Client, needle: &str) -> Vec<&'static str> {
     let tables = ["events", "memories", "memory_tags", "memory_links", "memory_vectors"];
     tables
         .into_iter()
@@ -163,8 +163,11 @@ fn forget_on_postgres_leaves_no_row_version_holding_the_content() {
     // Another session's open snapshot keeps the old versions: forget says it could not scrub.
     let other = f.add(concept("locker", &[("code", "heron-2208")]));
     let mut reader = server::connect(&url);
-    let mut snapshot =
-        reader.build_transaction().isolation_level(::postgres::IsolationLevel::RepeatableRead).start().unwrap();
+    let mut snapshot = reader
+        .build_transaction()
+        .isolation_level(strata_core::postgres::driver::IsolationLevel::RepeatableRead)
+        .start()
+        .unwrap();
     snapshot.query("SELECT count(*) FROM memories", &[]).unwrap();
     let out = f.store.forget(other.id, &user()).unwrap();
     assert!(!out.scrubbed, "VACUUM could not remove what an open snapshot may still read");

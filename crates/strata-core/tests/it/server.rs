@@ -10,6 +10,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use strata_core::postgres::driver;
+
 /// The URL of the server's `postgres` database (an administrator's connection).
 fn admin_url() -> &'static str {
     static URL: OnceLock<String> = OnceLock::new();
@@ -113,12 +115,12 @@ pub fn fresh_database() -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let admin = admin_url();
     let name = format!("strata_test_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    let mut client = postgres::Client::connect(admin, postgres::NoTls).expect("connect to the test server");
+    let mut client = driver::Client::connect(admin, driver::NoTls).expect("connect to the test server");
     client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
     url_of(&name)
 }
 
 /// A connection of the test's own to `url` (to look at what the engine wrote).
-pub fn connect(url: &str) -> postgres::Client {
-    postgres::Client::connect(url, postgres::NoTls).expect("connect to the test database")
+pub fn connect(url: &str) -> driver::Client {
+    driver::Client::connect(url, driver::NoTls).expect("connect to the test database")
 }
