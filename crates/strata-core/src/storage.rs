@@ -47,6 +47,11 @@ pub(crate) trait Log {
     fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>>;
     /// Empties every projection (the start of a replay).
     fn clear_projections(&self) -> Result<()>;
+    /// How many events the log holds.
+    fn events_held(&self) -> Result<i64>;
+    /// Writes a restored event as it was recorded, its `seq` included (a backup's restore; its
+    /// payload already encoded at `schema_version`). [`Log::reindex`] runs after the last.
+    fn restore_event(&self, event: &RecordedEvent, payload: &str, schema_version: i64) -> Result<()>;
     /// Calls `f` with every event of the log in order; returns how many.
     fn each_event(&self, f: &mut dyn FnMut(RecordedEvent) -> Result<()>) -> Result<u64>;
     /// After a replay: drops what the new projections no longer hold (vectors of memories gone)
@@ -291,6 +296,12 @@ impl Log for EngineTx<'_> {
     }
     fn clear_projections(&self) -> Result<()> {
         on_engine!(self, t => t.clear_projections())
+    }
+    fn events_held(&self) -> Result<i64> {
+        on_engine!(self, t => t.events_held())
+    }
+    fn restore_event(&self, event: &RecordedEvent, payload: &str, schema_version: i64) -> Result<()> {
+        on_engine!(self, t => t.restore_event(event, payload, schema_version))
     }
     fn each_event(&self, f: &mut dyn FnMut(RecordedEvent) -> Result<()>) -> Result<u64> {
         on_engine!(self, t => t.each_event(f))

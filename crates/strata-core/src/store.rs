@@ -162,15 +162,6 @@ impl Store {
         }
     }
 
-    /// [`Store::sqlite`], to write.
-    pub(crate) fn sqlite_mut(&mut self) -> Result<&mut Db> {
-        match &mut self.engine {
-            Engine::Sqlite(db) => Ok(db),
-            #[cfg(feature = "postgres")]
-            Engine::Postgres(_) => Err(crate::storage::not_on_postgres()),
-        }
-    }
-
     /// The database file, if not in memory.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()

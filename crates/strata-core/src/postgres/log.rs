@@ -113,6 +113,35 @@ impl Log for PgTx<'_> {
         projection::clear_all(&mut self.tx())
     }
 
+    fn events_held(&self) -> Result<i64> {
+        Ok(self.tx().query_one("SELECT count(*) FROM events", &[])?.try_get(0)?)
+    }
+
+    fn restore_event(&self, ev: &RecordedEvent, payload: &str, schema_version: i64) -> Result<()> {
+        self.tx().execute(
+            "INSERT INTO events (seq, event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
+             client, session_id, correlation_id, causation_id, recorded_at, redacted_at) OVERRIDING SYSTEM VALUE \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            &[
+                &ev.seq,
+                &ev.event_id,
+                &ev.stream_id.to_string(),
+                &(ev.stream_version as i64),
+                &ev.change.event_type(),
+                &(schema_version as i32),
+                &payload,
+                &ev.meta.actor.as_str(),
+                &ev.meta.client,
+                &ev.meta.session_id,
+                &ev.meta.correlation_id,
+                &ev.meta.causation_id,
+                &to_ms(ev.recorded_at),
+                &ev.redacted_at.map(to_ms),
+            ],
+        )?;
+        Ok(())
+    }
+
     fn each_event(&self, f: &mut dyn FnMut(RecordedEvent) -> Result<()>) -> Result<u64> {
         let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > $1 ORDER BY seq LIMIT $2");
         let (mut after, mut n) = (0i64, 0u64);
@@ -132,8 +161,14 @@ impl Log for PgTx<'_> {
     }
 
     fn reindex(&self) -> Result<()> {
-        self.tx().execute(
+        let mut tx = self.tx();
+        tx.execute(
             "DELETE FROM memory_vectors v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)",
+            &[],
+        )?;
+        // After a restore wrote sequence numbers of its own: the next append follows the last.
+        tx.execute(
+            "SELECT setval(pg_get_serial_sequence('events', 'seq'), coalesce((SELECT max(seq) FROM events), 0) + 1, false)",
             &[],
         )?;
         Ok(())

@@ -108,6 +108,35 @@ impl Log for Tx<'_> {
         projection::clear_all(self)
     }
 
+    fn events_held(&self) -> Result<i64> {
+        Ok(self.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?)
+    }
+
+    fn restore_event(&self, ev: &RecordedEvent, payload: &str, schema_version: i64) -> Result<()> {
+        self.prepare_cached(
+            "INSERT INTO events (seq, event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
+             client, session_id, correlation_id, causation_id, recorded_at, redacted_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?
+        .execute(params![
+            ev.seq,
+            ev.event_id,
+            ev.stream_id.to_string(),
+            ev.stream_version as i64,
+            ev.change.event_type(),
+            schema_version,
+            payload,
+            ev.meta.actor.as_str(),
+            ev.meta.client,
+            ev.meta.session_id,
+            ev.meta.correlation_id,
+            ev.meta.causation_id,
+            to_ms(ev.recorded_at),
+            ev.redacted_at.map(to_ms),
+        ])?;
+        Ok(())
+    }
+
     fn each_event(&self, f: &mut dyn FnMut(RecordedEvent) -> Result<()>) -> Result<u64> {
         let mut stmt = self.prepare(&format!("SELECT {} FROM events ORDER BY seq", rows::EVENT_COLUMNS))?;
         let mut rows = stmt.query([])?;

@@ -1,5 +1,4 @@
-//! SQLite's side of `crate::interchange`: backups read and restored, seed files' lookups.
+//! SQLite's side of `crate::interchange`: seed files' lookups and duplicates.
 
-mod backup;
 pub(crate) mod duplicates;
 mod seed;
