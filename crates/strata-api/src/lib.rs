@@ -23,6 +23,7 @@ pub mod forms;
 pub mod graph;
 pub mod health;
 mod interchange;
+pub mod migrate;
 pub mod on_device;
 mod ranking;
 mod search;

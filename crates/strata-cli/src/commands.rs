@@ -56,6 +56,9 @@ pub fn run(cli: Cli) -> Result<()> {
         context: context_settings(),
         recall_records_days: strata_api::settings::UsageSettings::records_days_saved(),
     };
+    if let Command::Migrate { from, to } = command {
+        return crate::migrate::run(&from, &to, opts, &out);
+    }
     if let Command::Scrub = command {
         let done = Engine::finish_scrub(&db)?;
         return if done { Ok(()) } else { bail!("another process kept reading {} for a whole day", db.display()) };
@@ -178,6 +181,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         | Command::Train(_)
         | Command::Serve { .. }
         | Command::Scrub
+        | Command::Migrate { .. }
         | Command::Mcp { .. } => {
             unreachable!("these run before dispatch")
         }
@@ -414,7 +418,7 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
 }
 
 /// Runs the embedding job, reporting progress on stderr when there is much to do.
-fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::embedding::EmbedProgress> {
+pub(crate) fn embed_with_progress(engine: &mut Engine, out: &Out) -> Result<strata_api::embedding::EmbedProgress> {
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let show = !out.json && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();

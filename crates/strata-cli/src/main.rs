@@ -38,6 +38,7 @@ mod commands;
 mod concepts;
 mod curation;
 mod extract;
+mod migrate;
 mod models;
 mod render;
 mod requests;

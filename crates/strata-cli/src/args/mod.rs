@@ -156,6 +156,16 @@ pub enum Command {
     /// Embed every memory that has no vector from the current model (resumable: Ctrl-C stops
     /// it, running it again goes on).
     Embed,
+    /// Copy a store into another, empty one, through its event log: a SQLite file to a
+    /// PostgreSQL database (`postgres://USER:PASSWORD@HOST/DB`) or back. All or nothing; the
+    /// copy's memories are compared with the source's. Vectors are embedded again in the
+    /// target (as `strata embed` does).
+    Migrate {
+        /// The store to copy: a database file or a postgres:// URL.
+        from: std::path::PathBuf,
+        /// The empty store to copy into: a file (created) or a postgres:// URL.
+        to: std::path::PathBuf,
+    },
     /// Change a memory's content or importance.
     Update(UpdateArgs),
     /// Add tags to a memory.

@@ -280,6 +280,21 @@ impl Out {
         Ok(())
     }
 
+    /// What `strata migrate` copied, and how many memories it embedded in the target.
+    pub fn migrated(&self, moved: &strata_api::migrate::Migrated, embedded: u64) -> Result<()> {
+        if self.json {
+            return print_json(&serde_json::json!({
+                "events": moved.events, "memories": moved.memories, "embedded": embedded
+            }));
+        }
+        say!(
+            "Copied {} events: {} memories, the same as the source's. Embedded {embedded} of them.",
+            moved.events,
+            moved.memories
+        );
+        Ok(())
+    }
+
     pub fn history(&self, events: &[EventView]) -> Result<()> {
         if self.json {
             return print_json(events);

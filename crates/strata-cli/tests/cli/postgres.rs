@@ -61,3 +61,50 @@ fn a_postgres_that_cannot_serve_strata_is_one_line_without_the_password() {
     let said = e.err_with(&["train", "candidates"], Path::new(&url), None);
     assert!(said.contains("PostgreSQL"), "{said}");
 }
+
+#[test]
+fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "tea", "--fact", "likes=oolong", "--tag", "drinks"]);
+    e.json(&[
+        "add",
+        "episodic",
+        "--speaker",
+        "Ana",
+        "--text",
+        "We adopted a cat called Pixel",
+        "--at",
+        "2026-01-02T09:00Z",
+    ]);
+    let forgotten = e.json(&["add", "semantic", "old_code", "--fact", "pin=4312"]);
+    e.ok(&["forget", forgotten["id"].as_str().unwrap(), "--yes"]);
+    let url = server::fresh_database();
+    let db = e.db();
+    let moved = e.json(&["migrate", db.to_str().unwrap(), &url]);
+    assert_eq!(moved["memories"], 2, "{moved}");
+    assert_eq!(moved["embedded"], 2, "the target's vectors are made: {moved}");
+    assert!(moved["events"].as_u64().unwrap() >= 4, "{moved}");
+    // The copy answers as the source did, a search by meaning included.
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let r = e.run_with(&all, Path::new(&url), None);
+        assert_eq!(r.code, 0, "strata {args:?} failed: {}", r.stderr);
+        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()
+    };
+    assert_eq!(run(&["get", "tea"])["facts"]["likes"], "oolong");
+    let recalled = run(&["recall", "a pet we took in"]);
+    assert!(recalled.to_string().contains("Pixel"), "{recalled}");
+    let gone = e.err_with(&["get", forgotten["id"].as_str().unwrap()], Path::new(&url), None);
+    assert!(gone.contains("was forgotten"), "forgetting came along: {gone}");
+
+    // And back to a new file.
+    let back = e.dir.path().join("back.db");
+    let again = e.json(&["migrate", &url, back.to_str().unwrap()]);
+    assert_eq!(again["memories"], 2, "{again}");
+    // A target that holds events is refused, and left as it was.
+    let full = e.err(&["migrate", back.to_str().unwrap(), &url]);
+    assert!(full.contains("already holds") && full.contains("migrate into an empty store"), "{full}");
+    let missing = e.err(&["migrate", "/nonexistent/strata.db", &url]);
+    assert!(missing.contains("there is no database at /nonexistent/strata.db"), "{missing}");
+}
