@@ -8,18 +8,21 @@ use crate::Env;
 #[allow(dead_code)]
 mod server;
 
+/// `strata ARGS --json` on the store at `db`, which must succeed: what it printed.
+fn json_on(e: &Env, db: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let r = e.run_with(&all, db, None);
+    assert_eq!(r.code, 0, "strata {args:?} failed: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
 #[test]
 fn the_commands_work_on_a_postgres_store() {
     let e = Env::new();
     let url = server::fresh_database();
     let db = Path::new(&url);
-    let json = |args: &[&str]| -> serde_json::Value {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let r = e.run_with(&all, db, None);
-        assert_eq!(r.code, 0, "strata {args:?} failed: {}", r.stderr);
-        serde_json::from_str(&r.stdout).unwrap()
-    };
+    let json = |args: &[&str]| json_on(&e, db, args);
     let tea = json(&["add", "semantic", "tea", "--fact", "likes=oolong", "--tag", "drinks"]);
     json(&[
         "add",
@@ -85,13 +88,7 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     assert_eq!(moved["embedded"], 2, "the target's vectors are made: {moved}");
     assert!(moved["events"].as_u64().unwrap() >= 4, "{moved}");
     // The copy answers as the source did, a search by meaning included.
-    let run = |args: &[&str]| {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let r = e.run_with(&all, Path::new(&url), None);
-        assert_eq!(r.code, 0, "strata {args:?} failed: {}", r.stderr);
-        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()
-    };
+    let run = |args: &[&str]| json_on(&e, Path::new(&url), args);
     assert_eq!(run(&["get", "tea"])["facts"]["likes"], "oolong");
     let recalled = run(&["recall", "a pet we took in"]);
     assert!(recalled.to_string().contains("Pixel"), "{recalled}");
