@@ -36,6 +36,8 @@ const WRITER_LOCK: i64 = 0x5354_5241;
 /// called from blocking threads, as SQLite's is).
 pub(crate) struct Pg {
     client: RefCell<postgres::Client>,
+    /// Statements prepared on this connection, by their text (see `query::Pg::run`).
+    statements: RefCell<std::collections::HashMap<String, postgres::Statement>>,
     /// The URL without its password, for messages.
     pub(crate) shown: String,
     /// The URL as given (with its password): only to open another connection, never shown.
@@ -48,13 +50,13 @@ impl Pg {
     pub(crate) fn open(url: &str) -> Result<Pg> {
         let (mut client, shown) = connect::connect(url)?;
         schema::migrate(&mut client, &shown)?;
-        Ok(Pg { client: RefCell::new(client), shown, url: url.to_string() })
+        Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: url.to_string() })
     }
 
     /// Another connection to the same database (its schema is already up to date).
     pub(crate) fn another(&self) -> Result<Pg> {
         let (client, shown) = connect::connect(&self.url)?;
-        Ok(Pg { client: RefCell::new(client), shown, url: self.url.clone() })
+        Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: self.url.clone() })
     }
 
     /// The connection, for a read.

@@ -2,7 +2,6 @@
 //! `crate::sql` for the first three; search over the `tsvector` column ranked by bm25,
 //! snippets by `ts_headline`.
 
-use postgres::GenericClient;
 use postgres::types::ToSql;
 
 use super::Pg;
@@ -24,37 +23,64 @@ const BM25_B: f64 = 0.75;
 /// 0.3)` weighs its columns: the title (A) 3, the body (B) 1, an episode's context (C) 0.3.
 const PART_WEIGHT: &str = "CASE w WHEN 'A' THEN 3.0 WHEN 'B' THEN 1.0 WHEN 'C' THEN 0.3 ELSE 0.0 END";
 
-/// Runs a shared statement.
-pub(crate) fn query(c: &mut impl GenericClient, q: &Sql) -> Result<Vec<postgres::Row>> {
-    let boxed: Vec<Box<dyn ToSql + Sync>> = q
-        .values
+/// The statement's values as the driver binds them.
+fn values(q: &Sql) -> Vec<Box<dyn ToSql + Sync>> {
+    q.values
         .iter()
         .map(|v| -> Box<dyn ToSql + Sync> {
             match v {
                 SqlValue::Text(s) => Box::new(s.clone()),
                 SqlValue::Int(i) => Box::new(*i),
+                SqlValue::Real(x) => Box::new(*x),
                 SqlValue::Vector(v) => Box::new(pgvector::Vector::from(v.clone())),
             }
         })
-        .collect();
-    let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
-    Ok(c.query(&q.text(), &refs)?)
+        .collect()
 }
+
+impl Pg {
+    /// Runs a shared statement on the store's connection, prepared once per text: a search is
+    /// several statements, and planning each afresh cost 2–3 ms apiece (measured).
+    pub(crate) fn run(&self, q: &Sql) -> Result<Vec<postgres::Row>> {
+        let text = q.text();
+        let mut client = self.client();
+        let prepared = self.statements.borrow().get(&text).cloned();
+        let statement = match prepared {
+            Some(s) => s,
+            None => {
+                let s = client.prepare(&text)?;
+                let mut cache = self.statements.borrow_mut();
+                if cache.len() >= STATEMENTS_KEPT {
+                    cache.clear();
+                }
+                cache.insert(text, s.clone());
+                s
+            }
+        };
+        let boxed = values(q);
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
+        Ok(client.query(&statement, &refs)?)
+    }
+}
+
+/// How many prepared statements a connection keeps (the shapes of searches: a few per number of
+/// words and filter); past it the cache starts again.
+const STATEMENTS_KEPT: usize = 256;
 
 impl MemoryLists for Pg {
     fn count(&self, filter: &Filter) -> Result<u64> {
-        let rows = query(&mut *self.client(), &sql::count(filter, Dialect::Postgres))?;
+        let rows = self.run(&sql::count(filter, Dialect::Postgres))?;
         Ok(rows[0].try_get::<_, i64>(0)? as u64)
     }
 
     fn list_rows(&self, filter: &Filter, order: Order, limit: usize, cursor: Option<&str>) -> Result<Vec<Memory>> {
         let q = sql::list(filter, order, limit, cursor, MEMORY_COLUMNS, Dialect::Postgres)?;
-        query(&mut *self.client(), &q)?.iter().map(memory_from_row).collect()
+        self.run(&q)?.iter().map(memory_from_row).collect()
     }
 
     fn sessions(&self, filter: &Filter, prefix: &str, limit: usize) -> Result<Vec<SessionSummary>> {
         let q = sql::sessions(filter, prefix, limit, Dialect::Postgres);
-        query(&mut *self.client(), &q)?
+        self.run(&q)?
             .iter()
             .map(|r| {
                 Ok(SessionSummary {
@@ -93,7 +119,7 @@ impl Pg {
         let mut q = Sql::new(Dialect::Postgres, "SELECT count(*) FROM (SELECT 1 FROM memories AS m WHERE m.search @@ ");
         push_tsquery(&mut q, &[term.to_string()]);
         q.bind(" LIMIT ?) AS x", SqlValue::Int(cap + 1));
-        Ok(query(&mut *self.client(), &q)?[0].try_get(0)?)
+        Ok(self.run(&q)?[0].try_get(0)?)
     }
 
     /// The terms a search uses (see [`plan_terms`]), each with its weight: its inverse
@@ -149,9 +175,10 @@ fn bm25(weighted: &[(String, f64)], filter: &Filter) -> Sql {
         let word = t.trim_end_matches('*').trim_matches('"').to_string();
         q.push(if i > 0 { ", " } else { "" });
         q.bind(
-            &format!("((SELECT lexeme FROM unnest(to_tsvector('{TEXT_CONFIG}', ?)) LIMIT 1), {prefix}, {idf}::float8)"),
+            &format!("((SELECT lexeme FROM unnest(to_tsvector('{TEXT_CONFIG}', ?)) LIMIT 1), {prefix}, "),
             SqlValue::Text(word),
-        );
+        )
+        .bind("?::float8)", SqlValue::Real(*idf));
     }
     // Only the query's words are kept from each candidate's words: by equality (a hash join)
     // unless a word is a typed prefix.
@@ -192,7 +219,7 @@ impl TextSearch for Pg {
              ORDER BY r.rank DESC, m.id DESC LIMIT ?"
         );
         q.values.push(SqlValue::Int(limit.clamp(1, 1000) as i64));
-        let rows = query(&mut *self.client(), &q)?;
+        let rows = self.run(&q)?;
         let mut hits = Vec::with_capacity(rows.len());
         for r in &rows {
             let memory = memory_from_row(r)?;
@@ -214,7 +241,7 @@ impl TextSearch for Pg {
         push_tsquery(&mut q, &terms);
         filter.push_sql(&mut q);
         q.bind(" LIMIT ?) AS x", SqlValue::Int(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)));
-        Ok(query(&mut *self.client(), &q)?[0].try_get::<_, i64>(0)? as u64)
+        Ok(self.run(&q)?[0].try_get::<_, i64>(0)? as u64)
     }
 }
 
@@ -228,6 +255,6 @@ impl Pg {
         q.bind(&format!("SELECT ts_headline('{TEXT_CONFIG}', ?, "), SqlValue::Text(search_text(&m.content).1));
         push_tsquery(&mut q, terms);
         q.bind(", ?)", SqlValue::Text(options));
-        Ok(query(&mut *self.client(), &q)?[0].try_get(0)?)
+        Ok(self.run(&q)?[0].try_get(0)?)
     }
 }

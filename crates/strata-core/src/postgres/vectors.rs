@@ -6,7 +6,6 @@
 use pgvector::Vector;
 
 use super::Pg;
-use super::query::query;
 use super::rows::{MEMORY_COLUMNS, memories, memory_from_row};
 use crate::error::Result;
 use crate::model::{Memory, MemoryId};
@@ -91,7 +90,7 @@ impl Pg {
         filter.push_sql(&mut sql);
         sql.bind(" ORDER BY v.vector <=> ?::vector, m.id", SqlValue::Vector(q.to_vec()));
         sql.bind(" LIMIT ?", SqlValue::Int(limit.clamp(1, 1000) as i64));
-        let rows = query(&mut *self.client(), &sql)?;
+        let rows = self.run(&sql)?;
         rows.iter().map(|r| Ok(VectorHit { memory: memory_from_row(r)?, similarity: r.try_get(18)? })).collect()
     }
 
@@ -107,10 +106,7 @@ impl Pg {
         sql.values.push(SqlValue::Text(model.to_string()));
         filter.push_sql(&mut sql);
         sql.push(" ORDER BY m.id");
-        query(&mut *self.client(), &sql)?
-            .iter()
-            .map(|r| Ok((memory_from_row(r)?, r.try_get::<_, Vector>(18)?.to_vec())))
-            .collect()
+        self.run(&sql)?.iter().map(|r| Ok((memory_from_row(r)?, r.try_get::<_, Vector>(18)?.to_vec()))).collect()
     }
 
     /// The cosine similarity of `q` to a memory's vector from `model`, if it has one.

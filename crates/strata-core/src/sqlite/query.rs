@@ -16,6 +16,7 @@ fn value(v: &SqlValue) -> Value {
     match v {
         SqlValue::Text(s) => Value::Text(s.clone()),
         SqlValue::Int(i) => Value::Integer(*i),
+        SqlValue::Real(x) => Value::Real(*x),
         SqlValue::Vector(v) => Value::Blob(crate::sqlite::vector_index::to_blob(v)),
     }
 }
