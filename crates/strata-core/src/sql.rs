@@ -11,6 +11,7 @@ use crate::query::{Filter, IMPORTED_APPS, Order, Origin, decode_cursor};
 pub(crate) enum SqlValue {
     Text(String),
     Int(i64),
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Real(f64),
     /// An embedding (a blob of little-endian f32 on SQLite, pgvector's `vector` on PostgreSQL).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
