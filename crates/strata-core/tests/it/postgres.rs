@@ -175,3 +175,25 @@ fn forget_on_postgres_leaves_no_row_version_holding_the_content() {
     assert!(f.store.scrub().unwrap(), "once the reader is done, scrubbing again completes");
     assert_eq!(holding(&mut c, "heron-2208"), Vec::<&str>::new());
 }
+
+#[test]
+fn pgvector_that_this_user_may_not_enable_is_said_plainly() {
+    // A fresh database has no extension yet; a user who is not a superuser may not create
+    // pgvector's (it is not a trusted extension).
+    let url = server::fresh_database();
+    server::connect(&url)
+        .batch_execute(
+            "DO $$ BEGIN CREATE ROLE strata_plain LOGIN PASSWORD 'plain-pw'; \
+             EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        )
+        .unwrap();
+    let plain = url.replacen(&format!("postgres:{}@", server::PASSWORD), "strata_plain:plain-pw@", 1);
+    assert_ne!(plain, url);
+    let said = open(&plain).unwrap_err().to_string();
+    assert!(
+        said.contains("pgvector is installed on the server")
+            && said.ends_with("ask the database's owner to run CREATE EXTENSION vector"),
+        "{said}"
+    );
+    assert!(!said.contains("plain-pw"), "{said}");
+}
