@@ -124,6 +124,9 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
         s.all("#candidates-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("Rejected"))
     });
     assert_eq!(said, "Rejected: Old phone: colour grey.");
+    // Said with the list as it now is: the rejected one is no longer there to be chosen.
+    let waiting = s.texts("#candidate-list .candidate-title");
+    assert_eq!(waiting, ["Maya chen: dog Biscuit", "Office: floor the ninth floor"]);
     for e in s.all("#candidate-list .candidate input[type=checkbox]") {
         s.click(&e);
     }
@@ -134,6 +137,7 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
             .map(|e| s.text(e))
             .filter(|t| t == "Approved: Maya chen: dog Biscuit, Office: floor the ninth floor.")
     });
+    screenshot(&s, "training-approved");
     s.click(&s.find("#candidate-status option[value=rejected]"));
     let status = s.wait_for("the rejected one", |s| s.all(".candidate-status").first().map(|e| s.text(e)));
     assert!(status.starts_with("Rejected by you") && status.ends_with("— “I have a new phone”"), "{status}");

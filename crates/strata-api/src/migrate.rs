@@ -24,8 +24,7 @@ pub struct Migrated {
 /// Opens a store that must already exist (a file), or a PostgreSQL database.
 fn open_existing(location: &Path, clock: Arc<dyn Clock>) -> ApiResult<Store> {
     let text = location.to_string_lossy();
-    let url = text.starts_with("postgres://") || text.starts_with("postgresql://");
-    if !url && !location.exists() {
+    if !strata_core::store::is_database_url(&text) && !location.exists() {
         return Err(ApiError::invalid(format!("there is no database at {}", location.display())));
     }
     Ok(Store::open_location(&text, clock)?)

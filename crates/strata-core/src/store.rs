@@ -42,6 +42,12 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Whether `location` names a PostgreSQL database (`postgres://` or `postgresql://`) rather
+/// than a file.
+pub fn is_database_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
 /// What a new memory starts with besides its content.
 #[derive(Debug, Clone, Default)]
 pub struct NewMemory {
@@ -101,14 +107,13 @@ impl Store {
     /// Opens the store at `location`: a `postgres://` (or `postgresql://`) URL, or a database
     /// file's path.
     pub fn open_location(location: &str, clock: Arc<dyn Clock>) -> Result<Store> {
+        if !is_database_url(location) {
+            return Store::open_with_clock(location, clock);
+        }
         #[cfg(feature = "postgres")]
-        if crate::postgres::is_url(location) {
-            return Store::open_postgres(location, clock);
-        }
-        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-            return Err(Error::Unsupported("this build of Strata has no PostgreSQL engine".into()));
-        }
-        Store::open_with_clock(location, clock)
+        return Store::open_postgres(location, clock);
+        #[cfg(not(feature = "postgres"))]
+        Err(Error::Unsupported("this build of Strata has no PostgreSQL engine".into()))
     }
 
     /// Connects to a PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DATABASE`),

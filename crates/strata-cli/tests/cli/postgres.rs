@@ -8,6 +8,10 @@ use crate::Env;
 #[allow(dead_code)]
 mod server;
 
+/// An episode both tests add (and find by its words or its meaning).
+const PIXEL: &[&str] =
+    &["add", "episodic", "--speaker", "Ana", "--text", "We adopted a cat called Pixel", "--at", "2026-01-02T09:00Z"];
+
 /// `strata ARGS --json` on the store at `db`, which must succeed: what it printed.
 fn json_on(e: &Env, db: &Path, args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();
@@ -24,16 +28,7 @@ fn the_commands_work_on_a_postgres_store() {
     let db = Path::new(&url);
     let json = |args: &[&str]| json_on(&e, db, args);
     let tea = json(&["add", "semantic", "tea", "--fact", "likes=oolong", "--tag", "drinks"]);
-    json(&[
-        "add",
-        "episodic",
-        "--speaker",
-        "Ana",
-        "--text",
-        "We adopted a cat called Pixel",
-        "--at",
-        "2026-01-02T09:00Z",
-    ]);
+    json(PIXEL);
     let id = tea["id"].as_str().unwrap();
     assert_eq!(json(&["get", "tea"])["facts"]["likes"], "oolong");
     assert_eq!(json(&["list"])["items"].as_array().unwrap().len(), 2);
@@ -69,16 +64,7 @@ fn a_postgres_that_cannot_serve_strata_is_one_line_without_the_password() {
 fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     let e = Env::new();
     e.json(&["add", "semantic", "tea", "--fact", "likes=oolong", "--tag", "drinks"]);
-    e.json(&[
-        "add",
-        "episodic",
-        "--speaker",
-        "Ana",
-        "--text",
-        "We adopted a cat called Pixel",
-        "--at",
-        "2026-01-02T09:00Z",
-    ]);
+    e.json(PIXEL);
     let forgotten = e.json(&["add", "semantic", "old_code", "--fact", "pin=4312"]);
     e.ok(&["forget", forgotten["id"].as_str().unwrap(), "--yes"]);
     let url = server::fresh_database();

@@ -15,11 +15,6 @@ pub(crate) const MIN_PGVECTOR: (u32, u32) = (0, 7);
 /// How long a connection attempt waits when the URL does not say (`connect_timeout`).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Whether `location` names a PostgreSQL database rather than a file.
-pub(crate) fn is_url(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
-}
-
 /// `url` with its password replaced by `***` (for messages and logs).
 pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };

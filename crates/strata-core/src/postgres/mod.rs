@@ -23,7 +23,6 @@ use std::cell::{RefCell, RefMut};
 /// The driver itself, for tests and tools that look at a database as another client would
 /// (so that they need no dependency of their own on it).
 pub use ::postgres as driver;
-pub(crate) use connect::is_url;
 pub use connect::recreate_database;
 pub use forget::FORGET_COVERS;
 

@@ -197,3 +197,28 @@ fn pgvector_that_this_user_may_not_enable_is_said_plainly() {
     );
     assert!(!said.contains("plain-pw"), "{said}");
 }
+
+#[test]
+fn another_connection_reads_what_the_first_wrote_and_an_in_memory_store_has_none() {
+    let url = server::fresh_database();
+    let mut first = open(&url).unwrap();
+    let second = first.open_another().unwrap();
+    assert!(first.has_second_connection());
+    let m = first.create(concept("tea", &[("likes", "green")]), NewMemory::default(), &user()).unwrap();
+    assert_eq!(second.get(m.id).unwrap(), m, "committed writes are read at once by another connection");
+    assert_eq!(second.location(), url.replace(server::PASSWORD, "***"), "its location hides the password");
+    let memory = Store::in_memory(Arc::new(ManualClock::new(t0()))).unwrap();
+    assert!(!memory.has_second_connection());
+    assert!(memory.open_another().is_err());
+}
+
+#[test]
+fn a_database_is_made_afresh_for_a_benchmark_and_a_bad_name_is_refused() {
+    let url = server::fresh_database();
+    open(&url).unwrap().create(concept("tea", &[("likes", "green")]), NewMemory::default(), &user()).unwrap();
+    strata_core::postgres::recreate_database(&url).unwrap();
+    assert_eq!(open(&url).unwrap().event_count().unwrap(), 0, "dropped and made again, empty");
+    let bad = server::url_of("no; DROP TABLE x");
+    let said = strata_core::postgres::recreate_database(&bad).unwrap_err().to_string();
+    assert!(said.contains("is not a database name of letters, digits and _"), "{said}");
+}
