@@ -29,6 +29,12 @@ fn screenshot(s: &Session, name: &str) {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
     std::fs::create_dir_all(&dir).unwrap();
+    // What the DOM says is painted two frames later: WebKit captures the last painted frame
+    // (a screenshot right after a wait showed the screen as it was before the change).
+    s.execute_async(
+        "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        serde_json::json!([]),
+    );
     let png = s.screenshot();
     assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
