@@ -233,6 +233,11 @@ impl Engine {
         hits: Vec<RecallHit>,
         prompt: Option<PromptRecord>,
     ) -> Option<i64> {
+        let name = match purpose {
+            Purpose::Search => "search",
+            Purpose::Prompt => "prompt",
+        };
+        crate::monitor::recall(name, took);
         let days = self.options().recall_records_days?;
         let latency_ms = took.as_secs_f64() * 1000.0;
         let keep_since = self.now() - chrono::Duration::days(i64::from(days));

@@ -24,7 +24,9 @@ pub mod graph;
 pub mod health;
 mod interchange;
 pub mod migrate;
+pub mod monitor;
 pub mod on_device;
+pub mod people;
 mod ranking;
 mod search;
 pub mod settings;
@@ -41,5 +43,6 @@ pub use engine::{AddRequest, Engine, EngineOptions, ReplayReport, Target, Update
 pub use error::{ApiError, ApiResult, ErrorCode};
 pub use extract::{DecisionView, DocumentView, ExtractParams, ExtractReport, Extractor, FactView, Review};
 pub use interchange::{ImportFormat, ImportOptions, ImportReport};
+pub use people::{Caller, Gate, NewPerson, Refusal};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, ExtractionSettings, OnDeviceSettings, Settings};

@@ -19,6 +19,14 @@ pub enum Ranking {
 }
 
 impl Engine {
+    /// For benchmarks: the PostgreSQL store's HNSW index's and the exact answer to `query`
+    /// within this caller's scope, each timed (`None` without an embedder or an index).
+    pub fn index_check(&self, query: &str, limit: usize) -> ApiResult<Option<strata_core::vectors::IndexCheck>> {
+        let Some(embedder) = self.embedder() else { return Ok(None) };
+        let filter = self.scoped(Filter::default());
+        Ok(self.store_view().index_and_exact(embedder.as_ref(), query, &filter, limit)?)
+    }
+
     /// Up to `limit` memories in the caller's scope, ranked for `text` by `ranking`. Nothing is
     /// recorded: ranking the same query twice gives the same order. A breakdown carries what
     /// the method computed (the keyword score, the similarity, or every part for hybrid).

@@ -99,7 +99,7 @@ const ADDED: usize = 1000;
 pub fn scale(data: &Path, work: &Path, embedder: Arc<dyn Embedder>, size: usize) -> ApiResult<ScaleCompaction> {
     let (turns, _) = locomo::texts(data)?;
     let path = work.join(format!("compact-scale-{size}.db"));
-    let jittered: Arc<dyn Embedder> = Arc::new(Jittered::new(scalebench::caching(embedder)));
+    let jittered = jittered(scalebench::caching(embedder));
     scalebench::fill(&path, &turns, size, jittered.clone())?;
     let mut engine = Engine::open(&path, EngineOptions { user_id: scalebench::USER.into(), ..Default::default() })?;
     engine.use_embedder(jittered, false)?;
@@ -128,6 +128,11 @@ pub fn scale(data: &Path, work: &Path, embedder: Arc<dyn Embedder>, size: usize)
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
+}
+
+/// `embedder` with every vector moved a little, differently each call ([`Jittered`]).
+pub fn jittered(embedder: Arc<dyn Embedder>) -> Arc<dyn Embedder> {
+    Arc::new(Jittered::new(embedder))
 }
 
 /// A model whose every vector is moved a little, differently each call (deterministically), so

@@ -17,6 +17,7 @@ pub mod extracttrain;
 pub mod factrecall;
 pub mod locomo;
 pub mod mcpbench;
+pub mod pgscale;
 mod reference;
 pub mod scalebench;
 pub mod tokenbench;

@@ -153,27 +153,33 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, sizes: &[us
         let write_seconds = fill(&path, &turns, size, cached.clone())?;
         let mut engine = Engine::open(&path, options())?;
         engine.use_embedder(embedder.clone(), false)?;
-        let mut latencies = BTreeMap::new();
-        let rankings = [
-            ("bm25", Ranking::Keyword),
-            ("vector", Ranking::Meaning),
-            ("hybrid_rerank", Ranking::Hybrid(HybridOptions::default())),
-        ];
-        for (name, ranking) in rankings {
-            let mut ms = Vec::with_capacity(questions.len());
-            // A first pass warms the caches; the second is timed.
-            for timed in [false, true] {
-                for q in &questions {
-                    let t = Instant::now();
-                    engine.rank(ranking, q, Filter::default(), 20)?;
-                    if timed {
-                        ms.push(t.elapsed().as_secs_f64() * 1000.0);
-                    }
-                }
-            }
-            latencies.insert(name.to_string(), latency(ms));
-        }
+        let latencies = time_rankings(&engine, &questions)?;
         report.sizes.push(SizeReport { memories: size, write_seconds, latency: latencies });
     }
     Ok(report)
+}
+
+/// Recall's latency over `questions` by ranking (`bm25`, `vector`, `hybrid_rerank`), top 20;
+/// a first pass warms the caches, the second is timed.
+pub fn time_rankings(engine: &Engine, questions: &[String]) -> ApiResult<BTreeMap<String, Latency>> {
+    let mut latencies = BTreeMap::new();
+    let rankings = [
+        ("bm25", Ranking::Keyword),
+        ("vector", Ranking::Meaning),
+        ("hybrid_rerank", Ranking::Hybrid(HybridOptions::default())),
+    ];
+    for (name, ranking) in rankings {
+        let mut ms = Vec::with_capacity(questions.len());
+        for timed in [false, true] {
+            for q in questions {
+                let t = Instant::now();
+                engine.rank(ranking, q, Filter::default(), 20)?;
+                if timed {
+                    ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+        }
+        latencies.insert(name.to_string(), latency(ms));
+    }
+    Ok(latencies)
 }

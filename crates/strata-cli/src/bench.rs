@@ -20,10 +20,16 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let strata = std::env::current_exe()?;
             out.mcp_bench(&strata_bench::mcpbench::run(&data, size, python, &strata, &mut |s| note!("{s}"))?)
         }
-        BenchCommand::Recall { data, sizes } => {
+        BenchCommand::Recall { data, sizes, postgres: None } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);
             out.scale_bench(&strata_bench::scalebench::run(&data, work.path(), model, &sizes)?)
+        }
+        BenchCommand::Recall { data, sizes, postgres: Some(url) } => {
+            let model = Arc::new(strata_models::MiniLm::load_default()?);
+            let report = strata_bench::pgscale::run(&data, &url, model, &sizes)?;
+            say!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
         }
         BenchCommand::Tokens { data, reference, ranks } => {
             let (turns, _) = locomo::texts(&data)?;

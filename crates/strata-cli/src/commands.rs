@@ -142,6 +142,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => crate::concepts::concepts(engine, action, out),
+        Command::People { action } => crate::people::people(engine, action, out),
         Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
             let range = range_of(since, until, by, kind, client, tag);
             analytics(engine, what, range, fix.map(|f| (f, apply)), &Out { csv, ..*out })
@@ -492,18 +493,16 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
     load_embedder(&mut engine, out)?;
     let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider.clone(), active_adapter(&engine)?)?);
     let extractor = crate::extract::background_extractor(Some(provider))?;
+    let (provider, model) = (chat.provider().to_string(), chat.model().to_string());
+    // Opened before the runtime: the proxy's gate connects to the store with a blocking driver.
+    let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access)?.with_extractor(extractor));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen.addr)
             .await
             .with_context(|| format!("cannot listen on {}", listen.addr))?;
         let addr = listener.local_addr()?;
-        note!(
-            "Strata's memory proxy: http://{addr}/v1 (answers from {} {}). Ctrl-C stops it.",
-            chat.provider(),
-            chat.model()
-        );
-        let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access).with_extractor(extractor));
+        note!("Strata's memory proxy: http://{addr}/v1 (answers from {provider} {model}). Ctrl-C stops it.");
         strata_proxy::serve(listener, proxy, async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -40,6 +40,7 @@ mod curation;
 mod extract;
 mod migrate;
 mod models;
+mod people;
 mod render;
 mod requests;
 mod runs;

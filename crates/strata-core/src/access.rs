@@ -118,6 +118,37 @@ pub fn allows_origin(header: Option<&str>) -> bool {
         && is_loopback(&host_of(authority))
 }
 
+/// Each person's request rate: a bucket of `per_minute` requests that refills evenly over the
+/// minute, so a person may send a burst of their whole minute's allowance, then one request
+/// every `60 / per_minute` seconds. Kept by each server process: several servers over one store
+/// each allow a person their rate.
+#[derive(Debug, Default)]
+pub struct RateLimiter {
+    buckets: std::sync::Mutex<std::collections::HashMap<String, (f64, std::time::Instant)>>,
+}
+
+impl RateLimiter {
+    /// Takes one request from `who`'s allowance of `per_minute`: `Err(seconds)` to wait (at
+    /// least 1) when none is left.
+    pub fn take(&self, who: &str, per_minute: u32) -> Result<(), u64> {
+        self.take_at(who, per_minute, std::time::Instant::now())
+    }
+
+    fn take_at(&self, who: &str, per_minute: u32, now: std::time::Instant) -> Result<(), u64> {
+        let full = f64::from(per_minute.max(1));
+        let per_second = full / 60.0;
+        let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (left, since) = buckets.entry(who.to_string()).or_insert((full, now));
+        *left = (*left + now.saturating_duration_since(*since).as_secs_f64() * per_second).min(full);
+        *since = now;
+        if *left >= 1.0 - 1e-9 {
+            *left -= 1.0;
+            return Ok(());
+        }
+        Err(((1.0 - *left) / per_second).ceil().max(1.0) as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +207,21 @@ mod tests {
         assert!(tunnelled.is_remote() && !Hosts::loopback().is_remote(), "a named server requires a token");
         let behind_nat = Hosts::remote("192.0.2.7".parse().unwrap(), vec![host_name("2001:DB8:0::5").unwrap()]);
         check(&behind_nat, &["[2001:db8::5]:8765"], &["[2001:db8::6]", "203.0.113.5"]);
+    }
+
+    #[test]
+    fn a_person_gets_a_burst_of_their_minute_then_waits_for_the_refill() {
+        let limiter = RateLimiter::default();
+        let t0 = std::time::Instant::now();
+        for _ in 0..3 {
+            assert_eq!(limiter.take_at("ana", 3, t0), Ok(()));
+        }
+        // One request every 20 s comes back: the fourth waits for it.
+        assert_eq!(limiter.take_at("ana", 3, t0), Err(20));
+        assert_eq!(limiter.take_at("ana", 3, t0 + std::time::Duration::from_secs(15)), Err(5));
+        assert_eq!(limiter.take_at("ana", 3, t0 + std::time::Duration::from_secs(20)), Ok(()));
+        // Someone else's allowance is their own.
+        assert_eq!(limiter.take_at("ben", 3, t0), Ok(()));
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod forget;
 pub mod interchange;
 pub mod model;
 mod names;
+pub mod people;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod protocol;

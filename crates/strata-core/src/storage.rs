@@ -405,3 +405,32 @@ impl Engine {
         }
     }
 }
+
+/// Statements over the small tables both engines hold alike (the people a server lets in),
+/// written once with `?` placeholders; values come back plainly (`None` for NULL).
+pub(crate) trait PlainSql {
+    /// Runs a statement that returns no rows: how many it changed.
+    fn execute(&self, q: &crate::sql::Sql) -> Result<u64>;
+    /// Runs a query: each row's values, in the statement's column order.
+    fn rows(&self, q: &crate::sql::Sql) -> Result<Vec<Vec<Option<crate::sql::SqlValue>>>>;
+}
+
+impl Engine {
+    /// The engine's [`PlainSql`].
+    pub(crate) fn plain(&self) -> &dyn PlainSql {
+        match self {
+            Engine::Sqlite(db) => db,
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.as_ref(),
+        }
+    }
+
+    /// How the engine writes the SQL both share.
+    pub(crate) fn dialect(&self) -> crate::sql::Dialect {
+        match self {
+            Engine::Sqlite(_) => crate::sql::Dialect::Sqlite,
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(_) => crate::sql::Dialect::Postgres,
+        }
+    }
+}

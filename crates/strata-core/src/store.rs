@@ -181,7 +181,14 @@ impl Store {
     /// across processes; others wait up to the busy timeout).
     pub fn write(&mut self) -> Result<StoreTx<'_>> {
         let tx = self.engine.write()?;
-        Ok(StoreTx { tx, clock: self.clock.as_ref(), last_id: &mut self.last_id, recent: None, poisoned: None })
+        Ok(StoreTx {
+            tx,
+            clock: self.clock.as_ref(),
+            last_id: &mut self.last_id,
+            recent: None,
+            poisoned: None,
+            appended: 0,
+        })
     }
 
     /// Runs `f` in one write transaction and commits it; on error nothing is written.
@@ -354,6 +361,16 @@ pub struct StoreTx<'a> {
     recent: Option<Memory>,
     /// Set when a write failed after changing something: the transaction cannot commit.
     poisoned: Option<String>,
+    /// Events appended so far (counted in [`events_appended`] once committed).
+    appended: u64,
+}
+
+/// Events this process has appended to any store's log (committed ones), for monitoring.
+static APPENDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many events this process has appended and committed, to every store it opened.
+pub fn events_appended() -> u64 {
+    APPENDED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 impl StoreTx<'_> {
@@ -363,7 +380,9 @@ impl StoreTx<'_> {
         if let Some(why) = self.poisoned {
             return Err(Error::invalid(format!("nothing was saved: a write failed midway ({why})")));
         }
-        self.tx.commit()
+        self.tx.commit()?;
+        APPENDED.fetch_add(self.appended, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 
     /// A new memory id, increasing within a millisecond so ids sort in creation order.
@@ -459,6 +478,7 @@ impl StoreTx<'_> {
             }
             e => e,
         })?;
+        self.appended += 1;
 
         // Projections after the event row: a conflicting append fails before touching them. If
         // the projection refuses (a duplicate key), the event goes too, so a caller that goes

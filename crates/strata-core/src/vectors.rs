@@ -163,6 +163,34 @@ impl crate::store::Store {
         self.nearest(embedder.model_id(), &q, filter, limit)
     }
 
+    /// For measuring an index: the `limit` memories nearest to `query` by the PostgreSQL
+    /// store's HNSW index and exactly, each with the milliseconds it took; `None` where there
+    /// is no index to compare (a SQLite store, or fewer vectors than
+    /// [`crate::postgres::EXACT_BELOW`]).
+    #[cfg(feature = "postgres")]
+    pub fn index_and_exact(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        filter: &crate::query::Filter,
+        limit: usize,
+    ) -> Result<Option<IndexCheck>> {
+        let crate::storage::Engine::Postgres(pg) = &self.engine else { return Ok(None) };
+        let q = embed_one(embedder, query)?;
+        let model = embedder.model_id();
+        if !pg.has_index(model, q.len())? {
+            return Ok(None);
+        }
+        let timed = |indexed: bool| -> Result<(Vec<crate::model::MemoryId>, f64)> {
+            let started = std::time::Instant::now();
+            let hits = pg.nearest_by(model, &q, filter, limit, indexed)?;
+            Ok((hits.into_iter().map(|h| h.memory.id).collect(), started.elapsed().as_secs_f64() * 1000.0))
+        };
+        let (index, index_ms) = timed(true)?;
+        let (exact, exact_ms) = timed(false)?;
+        Ok(Some(IndexCheck { index, index_ms, exact, exact_ms }))
+    }
+
     /// Whether the store searches with this model's vectors.
     pub(crate) fn is_indexed_for(&self, model: &str) -> Result<bool> {
         on_engine!(self, e => e.is_indexed_for(model))
@@ -198,4 +226,18 @@ impl crate::store::Store {
     pub(crate) fn similarity_to(&self, model: &str, id: crate::model::MemoryId, q: &[f32]) -> Result<Option<f64>> {
         on_engine!(self, e => e.similarity_to(model, id, q))
     }
+}
+
+/// The index's answer and the exact one to one query ([`Store::index_and_exact`]).
+#[cfg(feature = "postgres")]
+#[derive(Debug, Clone)]
+pub struct IndexCheck {
+    /// The nearest memories by the HNSW index, best first.
+    pub index: Vec<crate::model::MemoryId>,
+    /// Milliseconds the index search took.
+    pub index_ms: f64,
+    /// The nearest memories by comparing every vector, best first.
+    pub exact: Vec<crate::model::MemoryId>,
+    /// Milliseconds the exact search took.
+    pub exact_ms: f64,
 }

@@ -1,4 +1,6 @@
-//! Streamable HTTP: `POST/GET/DELETE /mcp`, behind a bearer token. Requests must name a host
+//! Streamable HTTP: `POST/GET/DELETE /mcp`, behind a bearer token: the server's own, or a
+//! person's (`strata people add`; see [`strata_api::people`]), whose rate and request size are
+//! their own and whose calls act as them. Requests must name a host
 //! the server's [`Hosts`] allow and come from no page or a loopback page (`Origin`), against DNS
 //! rebinding; bodies over [`crate::MAX_REQUEST_BYTES`] are refused, and a body that is not a
 //! JSON-RPC message gets the JSON-RPC error for it; every client gets its own session.
@@ -12,10 +14,13 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+
+use strata_api::{Caller, Gate, Refusal};
 
 use crate::StrataMcp;
 
@@ -65,15 +70,24 @@ pub async fn serve_for(server: StrataMcp, addr: SocketAddr, token: String, hosts
         .with_max_request_body_bytes(crate::MAX_REQUEST_BYTES)
         .with_json_response(true)
         .with_cancellation_token(stop.child_token());
+    // The gate opens a connection of its own: off the async runtime (a blocking driver).
+    let gate = {
+        let server = server.clone();
+        tokio::task::spawn_blocking(move || server.gate(Some(token))).await.map_err(std::io::Error::other)?
+    };
+    let gate = Arc::new(gate.map_err(std::io::Error::other)?);
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
-    let token = Arc::new(format!("Bearer {token}"));
     let hosts = Arc::new(hosts);
     let app = Router::new()
         .nest_service(PATH, service)
         .layer(middleware::from_fn(require_json_rpc))
-        .layer(middleware::from_fn_with_state(token, require_token))
-        .layer(middleware::from_fn_with_state(hosts, require_allowed_host));
+        .layer(middleware::from_fn_with_state(gate.clone(), require_token))
+        // Monitoring answers without a token (counts and timings, nothing remembered).
+        .route("/metrics", get(metrics))
+        .route("/health", get(health).with_state(gate))
+        .layer(middleware::from_fn_with_state(hosts, require_allowed_host))
+        .layer(middleware::from_fn(timed));
     let shutdown = stop.clone();
     let task = tokio::spawn(async move {
         axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
@@ -81,19 +95,81 @@ pub async fn serve_for(server: StrataMcp, addr: SocketAddr, token: String, hosts
     Ok(Running { addr, stop, task })
 }
 
-/// 401 unless the request carries the bearer token (compared in constant time).
-async fn require_token(State(expected): State<Arc<String>>, request: Request, next: Next) -> Response {
-    let given = request.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes).unwrap_or_default();
-    if !strata_core::access::same_secret(given, expected.as_bytes()) {
-        let mut response = (
-            StatusCode::UNAUTHORIZED,
-            "a bearer token is required: Authorization: Bearer TOKEN (strata mcp --http prints it)",
-        )
-            .into_response();
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"strata\""));
-        return response;
+/// 401 unless the request carries the server's token or a person's (compared in constant
+/// time, or looked up by its hash); 429 with `Retry-After` for a person over their rate; 413
+/// for a body over their limit. The request goes on with its [`Caller`] in its extensions.
+async fn require_token(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let admitted = tokio::task::spawn_blocking({
+        let gate = gate.clone();
+        move || gate.admit(authorization.as_deref())
+    })
+    .await;
+    let caller = match admitted {
+        Ok(Ok(caller)) => caller,
+        Ok(Err(refusal)) => return refused(&refusal),
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    };
+    let mut request = request;
+    if let Caller::Person(p) = &caller
+        && request.method() == Method::POST
+    {
+        let limit = p.limits.max_request_bytes as usize;
+        let (parts, body) = request.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+            strata_api::monitor::refused("size");
+            let message = format!("Payload Too Large: the body is over {limit} bytes, {}'s limit", p.name);
+            return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+        };
+        request = Request::from_parts(parts, Body::from(bytes));
     }
+    request.extensions_mut().insert(caller);
     next.run(request).await
+}
+
+/// A request the gate turned away.
+fn refused(refusal: &Refusal) -> Response {
+    let message = refusal.message();
+    match refusal {
+        Refusal::Unauthorized => {
+            let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"strata\""));
+            response
+        }
+        Refusal::TooMany { retry_after, .. } => {
+            let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+            response
+        }
+        Refusal::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, message).into_response(),
+    }
+}
+
+/// `GET /metrics`: this process's series for Prometheus ([`strata_api::monitor`]).
+async fn metrics() -> Response {
+    ([(header::CONTENT_TYPE, strata_api::monitor::CONTENT_TYPE)], strata_api::monitor::encode()).into_response()
+}
+
+/// `GET /health`: 200 when the store answers, 503 (saying why) when it does not.
+async fn health(State(gate): State<Arc<Gate>>) -> Response {
+    let ready = tokio::task::spawn_blocking(move || gate.ready()).await.unwrap_or_else(|e| Err(e.to_string()));
+    let (status, body) = match ready {
+        Ok(()) => (StatusCode::OK, serde_json::json!({"status": "ready"})),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, serde_json::json!({"status": "unavailable", "reason": why})),
+    };
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+/// Times every request into the monitor, by route (`/mcp`, `/metrics`, `/health`, `other`).
+async fn timed(request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let route = [PATH, "/metrics", "/health"].into_iter().find(|r| *r == path).unwrap_or("other");
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    strata_api::monitor::http_request("mcp", route, response.status().as_u16(), started.elapsed());
+    response
 }
 
 /// 403 unless the request names a host `hosts` allows; 400 if it names none.

@@ -36,7 +36,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool_handler};
 use serde::Serialize;
 pub use strata_api::Extractor;
-use strata_api::{ApiError, ApiResult, Engine, EngineOptions, ErrorCode};
+use strata_api::{ApiError, ApiResult, Caller, Engine, EngineOptions, ErrorCode};
 
 /// How the server behaves.
 #[derive(Debug, Clone)]
@@ -83,6 +83,7 @@ impl StrataMcp {
         if settings.graph_tools {
             tools += StrataMcp::graph_tools();
         }
+        strata_api::monitor::connections("open", 1);
         let shared = Shared { base: Mutex::new(engine), callers: Mutex::new(HashMap::new()), settings };
         StrataMcp { shared: Arc::new(shared), tools: Arc::new(tools) }
     }
@@ -98,14 +99,34 @@ impl StrataMcp {
         normalize_identity(named.as_deref().unwrap_or(""))
     }
 
-    /// The engine of the client behind `ctx` (opened on its first call).
-    fn engine_for(&self, ctx: &RequestContext<RoleServer>) -> ApiResult<Arc<Mutex<Engine>>> {
-        let who = self.identity(ctx);
+    /// The person an HTTP request was let in as (by their own token), if any.
+    fn person(ctx: &RequestContext<RoleServer>) -> Option<strata_api::people::Person> {
+        let parts = ctx.extensions.get::<axum::http::request::Parts>()?;
+        match parts.extensions.get::<Caller>()? {
+            Caller::Person(p) => Some(p.clone()),
+            Caller::Owner => None,
+        }
+    }
+
+    /// The gate of an HTTP server over this server's store whose own token is `token`.
+    pub(crate) fn gate(&self, token: Option<String>) -> ApiResult<strata_api::Gate> {
+        strata_api::Gate::new(&self.shared.base.lock().unwrap_or_else(|p| p.into_inner()), token)
+    }
+
+    /// The engine of `who` (opened on their first call; blocks, for the connection): a
+    /// person's, when the request came with their token (whatever the client calls itself).
+    fn engine_for(&self, who: String, person: Option<strata_api::people::Person>) -> ApiResult<Arc<Mutex<Engine>>> {
         let mut callers = self.shared.callers.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = callers.get(&who) {
             return Ok(e.clone());
         }
         let base = self.shared.base.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = person {
+            let engine = Arc::new(Mutex::new(base.for_person(&p, "mcp", true)?));
+            strata_api::monitor::connections("open", 1);
+            callers.insert(who, engine.clone());
+            return Ok(engine);
+        }
         let opts = EngineOptions {
             agent_id: Some(who.clone()),
             client: format!("mcp:{who}"),
@@ -114,6 +135,7 @@ impl StrataMcp {
             ..base.options().clone()
         };
         let engine = Arc::new(Mutex::new(base.for_caller(opts)?));
+        strata_api::monitor::connections("open", 1);
         callers.insert(who, engine.clone());
         Ok(engine)
     }
@@ -124,9 +146,16 @@ impl StrataMcp {
         ctx: &RequestContext<RoleServer>,
         f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
     ) -> ApiResult<T> {
-        let engine = self.engine_for(ctx)?;
+        let person = Self::person(ctx);
+        let who = match &person {
+            Some(p) => format!("person:{}", p.name),
+            None => self.identity(ctx),
+        };
+        let this = self.clone();
         tokio::task::spawn_blocking(move || {
+            let engine = this.engine_for(who, person)?;
             let mut e = engine.lock().unwrap_or_else(|p| p.into_inner());
+            let _busy = strata_api::monitor::busy();
             f(&mut e)
         })
         .await

@@ -5,26 +5,33 @@
 //! remembered. Errors come back in OpenAI's shape, with OpenAI's status codes.
 #![deny(missing_docs)]
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Extension, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use strata_api::{ApiError, AskParams, Engine, ErrorCode};
+use strata_api::{ApiError, ApiResult, AskParams, Caller, Engine, ErrorCode, Gate, Refusal};
 use strata_core::{ChatModel, Message, Role};
 
-/// The largest request body accepted (larger ones get 413).
-pub const MAX_BODY: usize = 1 << 20;
+/// The largest request body accepted (larger ones get 413); a person's own limit may be lower.
+pub const MAX_BODY: usize = strata_api::people::MAX_REQUEST_BYTES as usize;
+
+type Shared = Arc<Mutex<Engine>>;
 
 /// What the proxy serves with.
 pub struct Proxy {
-    engine: Mutex<Engine>,
+    /// The owner's engine (the server's own token, or none needed).
+    engine: Shared,
+    /// Each person's engine, opened on their first request (see [`Engine::for_person`]).
+    people: Mutex<HashMap<String, Shared>>,
+    gate: Gate,
     model: Arc<dyn ChatModel>,
     access: Access,
     extractor: Option<strata_api::Extractor>,
@@ -41,9 +48,29 @@ pub struct Access {
 }
 
 impl Proxy {
-    /// Serves `engine`'s memory with `model` upstream, to the callers `access` lets in.
-    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, access: Access) -> Proxy {
-        Proxy { engine: Mutex::new(engine), model, access, extractor: None }
+    /// Serves `engine`'s memory with `model` upstream, to the callers `access` lets in and the
+    /// people the store lets in (`strata people add`), each with their own token.
+    pub fn new(engine: Engine, model: Arc<dyn ChatModel>, access: Access) -> ApiResult<Proxy> {
+        let gate = Gate::new(&engine, access.token.clone())?;
+        strata_api::monitor::connections("open", 1);
+        let engine = Arc::new(Mutex::new(engine));
+        Ok(Proxy { engine, people: Mutex::default(), gate, model, access, extractor: None })
+    }
+
+    /// The engine `caller` is served by. Blocks (a person's first request opens a connection).
+    fn engine_for(&self, caller: &Caller) -> ApiResult<Shared> {
+        let Caller::Person(person) = caller else { return Ok(self.engine.clone()) };
+        let mut people = self.people.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(e) = people.get(&person.name) {
+            return Ok(e.clone());
+        }
+        // A person's conversations through the proxy are their own unless they share them.
+        let opened =
+            self.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner).for_person(person, "proxy", false)?;
+        strata_api::monitor::connections("open", 1);
+        let opened = Arc::new(Mutex::new(opened));
+        people.insert(person.name.clone(), opened.clone());
+        Ok(opened)
     }
 
     /// Extracts facts from each exchange, in the background, with `extractor`.
@@ -78,20 +105,62 @@ fn api_error(e: &ApiError) -> Response {
 
 /// Every route, before anything else: a `Host` that is not loopback (or named), a foreign
 /// `Origin`, a POST whose body is not declared JSON (what a page's plain cross-site request
-/// sends) get 403 / 415; with a token configured, a request without
-/// `Authorization: Bearer <token>` gets 401. All in OpenAI's error shape.
+/// sends) get 403 / 415; then the [`Gate`]: a token that is neither the server's (when it has
+/// one) nor a person's gets 401, a person over their rate 429 (with `Retry-After`), a body
+/// over the caller's limit 413. All in OpenAI's error shape. The handler gets the [`Caller`].
 async fn guard(
     State(proxy): State<Arc<Proxy>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    match refusal(&proxy.access, &request) {
-        Some(refused) => refused,
-        None => next.run(request).await,
+    if let Some(refused) = refusal(&proxy.access, &request) {
+        return refused;
+    }
+    // Monitoring answers without a token (it tells counts and timings, nothing remembered).
+    if matches!(request.uri().path(), "/metrics" | "/health") {
+        return next.run(request).await;
+    }
+    let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let gate = proxy.clone();
+    let caller = match tokio::task::spawn_blocking(move || gate.gate.admit(authorization.as_deref())).await {
+        Ok(Ok(caller)) => caller,
+        Ok(Err(refusal)) => return refused(&refusal),
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", None, &e.to_string()),
+    };
+    let limit = caller.max_request_bytes();
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        strata_api::monitor::refused("size");
+        let whose = caller.name().map_or("this server's".to_string(), |n| format!("{n}'s"));
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            None,
+            &format!("the request is over {limit} bytes, {whose} limit"),
+        );
+    };
+    let mut request = axum::extract::Request::from_parts(parts, Body::from(bytes));
+    request.extensions_mut().insert(caller);
+    next.run(request).await
+}
+
+/// A request the [`Gate`] turned away, in OpenAI's shape.
+fn refused(refusal: &Refusal) -> Response {
+    let message = refusal.message();
+    match refusal {
+        Refusal::Unauthorized => {
+            error(StatusCode::UNAUTHORIZED, "authentication_error", Some("invalid_api_key"), &message)
+        }
+        Refusal::TooMany { retry_after, .. } => {
+            let mut r = error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("rate_limit_exceeded"), &message);
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+            r
+        }
+        Refusal::Unavailable(_) => error(StatusCode::SERVICE_UNAVAILABLE, "server_error", None, &message),
     }
 }
 
-/// Why `request` is refused, if it is.
+/// Why `request` is refused before anyone is asked who sent it, if it is.
 fn refusal(access: &Access, request: &axum::extract::Request) -> Option<Response> {
     let header = |name: header::HeaderName| request.headers().get(name).and_then(|v| v.to_str().ok());
     let forbidden = |message: &str| error(StatusCode::FORBIDDEN, "permission_error", None, message);
@@ -109,16 +178,7 @@ fn refusal(access: &Access, request: &axum::extract::Request) -> Option<Response
             "the request body must be JSON (Content-Type: application/json)",
         ));
     }
-    let given = header(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer ")).unwrap_or_default();
-    match &access.token {
-        Some(t) if !strata_core::access::same_secret(given.as_bytes(), t.as_bytes()) => Some(error(
-            StatusCode::UNAUTHORIZED,
-            "authentication_error",
-            Some("invalid_api_key"),
-            "a bearer token is required",
-        )),
-        _ => None,
-    }
+    None
 }
 
 /// Whether a `Content-Type` is JSON (`application/json`, any parameters).
@@ -218,7 +278,11 @@ fn chunk(id: &str, created: u64, model: &str, delta: Value, finish: Option<&str>
     format!("data: {v}\n\n")
 }
 
-async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -> Response {
+async fn completions(
+    State(proxy): State<Arc<Proxy>>,
+    Extension(caller): Extension<Caller>,
+    body: axum::body::Bytes,
+) -> Response {
     let body: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &format!("not JSON: {e}")),
@@ -241,7 +305,9 @@ async fn completions(State(proxy): State<Arc<Proxy>>, body: axum::body::Bytes) -
     let worker = {
         let (proxy, cancel) = (proxy.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
-            let mut engine = proxy.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let engine = proxy.engine_for(&caller)?;
+            let mut engine = engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _busy = strata_api::monitor::busy();
             let result = engine.ask(
                 params,
                 proxy.model.as_ref(),
@@ -380,13 +446,41 @@ async fn async_stream(
     Ok(tokio_stream::wrappers::UnboundedReceiverStream::new(events))
 }
 
+/// `GET /metrics`: this process's series for Prometheus ([`strata_api::monitor`]).
+async fn metrics() -> Response {
+    ([(header::CONTENT_TYPE, strata_api::monitor::CONTENT_TYPE)], strata_api::monitor::encode()).into_response()
+}
+
+/// `GET /health`: 200 when the store answers, 503 (saying why) when it does not.
+async fn health(State(proxy): State<Arc<Proxy>>) -> Response {
+    let ready = tokio::task::spawn_blocking(move || proxy.gate.ready()).await.unwrap_or_else(|e| Err(e.to_string()));
+    match ready {
+        Ok(()) => axum::Json(json!({"status": "ready"})).into_response(),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "unavailable", "reason": why})))
+            .into_response(),
+    }
+}
+
+/// Times every request into the monitor, by route (an unknown path counts as `other`).
+async fn timed(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    const ROUTES: &[&str] = &["/v1/models", "/v1/chat/completions", "/metrics", "/health"];
+    let route = ROUTES.iter().find(|r| **r == request.uri().path()).copied().unwrap_or("other");
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    strata_api::monitor::http_request("proxy", route, response.status().as_u16(), started.elapsed());
+    response
+}
+
 /// The proxy's routes.
 pub fn router(proxy: Arc<Proxy>) -> Router {
     Router::new()
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(completions))
+        .route("/metrics", get(metrics))
+        .route("/health", get(health))
         .layer(axum::middleware::from_fn_with_state(proxy.clone(), guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn(timed))
         .with_state(proxy)
 }
 

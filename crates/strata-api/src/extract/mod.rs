@@ -395,7 +395,9 @@ impl Engine {
     ) -> ApiResult<std::thread::JoinHandle<ApiResult<ExtractReport>>> {
         let mut own = self.for_caller(self.options().clone())?;
         let params = ExtractParams { review: extractor.review, ..params };
+        let queued = crate::monitor::extraction();
         Ok(std::thread::spawn(move || {
+            let _queued = queued;
             let cancel = AtomicBool::new(false);
             let result =
                 own.extract(&params, extractor.model.as_ref(), &mut strata_core::interchange::no_tick, &cancel);

@@ -44,6 +44,11 @@ pub enum BenchCommand {
         /// Store sizes to measure.
         #[arg(long, value_delimiter = ',', default_value = "2760,100000")]
         sizes: Vec<usize>,
+        /// Run on a PostgreSQL server instead of SQLite files: its URL (a user that may create
+        /// databases); each size gets a database `strata_scale_<size>`, made afresh, and the
+        /// HNSW index is measured against exact search.
+        #[arg(long, value_name = "URL")]
+        postgres: Option<String>,
     },
     /// Token counting speed (o200k_base, cl100k_base) over a LoCoMo-layout file's turns, one by
     /// one and as one document; with --reference, the Python tiktoken package on the same texts

@@ -305,6 +305,13 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ConceptsCommand>,
     },
+    /// The people the servers over this store let in (`strata serve`, `strata mcp --http`),
+    /// each with a token of their own, their own rate and request size: what they keep
+    /// private only they see, what they share the team sees. Lists them by default.
+    People {
+        #[command(subcommand)]
+        action: Option<PeopleCommand>,
+    },
     /// Analytics: what your store holds and how it changed (`summary`: by type, tier, the app
     /// that wrote it, agent and tag; embedding coverage; concepts; memories created and tier
     /// moves with the rules behind them), what recall did (`recalls`: hit rate, latency, the
@@ -407,6 +414,30 @@ pub enum BucketArg {
     Day,
     /// Weeks from Monday (UTC).
     Week,
+}
+
+/// What `strata people` does.
+#[derive(Debug, Subcommand)]
+pub enum PeopleCommand {
+    /// Everyone with a token, or who had one.
+    List,
+    /// Let someone in: prints their token, once (only its SHA-256 is kept).
+    Add {
+        /// Their name (letters, digits, '.', '-', '_'): also the name their private memories
+        /// are kept under.
+        name: String,
+        /// Requests a minute they may send (a burst of this many, then evenly).
+        #[arg(long, default_value_t = strata_api::people::Limits::default().per_minute, value_parser = clap::value_parser!(u32).range(1..=i64::from(strata_api::people::MAX_PER_MINUTE)))]
+        per_minute: u32,
+        /// The largest request they may send, in KiB (at most 1024).
+        #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        max_kib: u32,
+    },
+    /// Take someone's token away: every server over this store refuses it from now on.
+    Revoke {
+        /// Their name.
+        name: String,
+    },
 }
 
 /// `strata concepts …`

@@ -17,6 +17,7 @@ mod mcp;
 mod postgres;
 mod providers;
 mod surfaces;
+mod team;
 mod train;
 
 /// The `strata` program, with settings of its own: extraction after exchanges off, so no test

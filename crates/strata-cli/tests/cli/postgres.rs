@@ -91,3 +91,90 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     let missing = e.err(&["migrate", "/nonexistent/strata.db", &url]);
     assert!(missing.contains("there is no database at /nonexistent/strata.db"), "{missing}");
 }
+
+/// The official MCP client's `mode` against a server: what it printed.
+fn mcp_client(args: &[&str]) -> serde_json::Value {
+    let script = crate::in_crate("tests/fixtures/mcp_client.py");
+    let out = std::process::Command::new(crate::python()).arg(script).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Two `strata mcp --http` processes over one PostgreSQL store behave as one: what one writes
+/// the other reads at once (nothing is cached), and killing one (SIGKILL) in the middle of
+/// writes loses nothing it acknowledged, half-writes nothing, and the other goes on serving.
+#[test]
+fn two_servers_over_one_postgres_act_as_one_and_a_killed_one_loses_nothing() {
+    let e = Env::new();
+    let url = server::fresh_database();
+    let serve = || {
+        crate::spawn_server(
+            &e,
+            &["--db", &url, "mcp", "--http", "127.0.0.1:0", "--token", "local-secret"],
+            "MCP server",
+        )
+    };
+    let (mut first, at_first) = serve();
+    let (mut second, at_second) = serve();
+
+    let wrote = mcp_client(&["writer", &at_first, "local-secret", "alpha", "20"]);
+    assert_eq!(wrote["written"], 20, "{wrote}");
+    let seen = mcp_client(&["peek", &at_second, "local-secret", "alpha"]);
+    assert_eq!((seen["seen"].as_u64(), &seen["secrets"]), (Some(21), &serde_json::json!(["alpha secret"])));
+
+    // Kill the first in the middle of a client's steady writes.
+    let writer = std::process::Command::new(crate::python())
+        .args([&crate::in_crate("tests/fixtures/mcp_client.py"), "steady", &at_first, "local-secret", "beta", "5000"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if notes_of(&e, &url, "beta steady note") >= 30 {
+            break;
+        }
+    }
+    let _ = first.kill(); // SIGKILL
+    let _ = first.wait();
+    let out = writer.wait_with_output().unwrap();
+    let steady: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let acknowledged = steady["acknowledged"].as_array().unwrap().len();
+    assert!((30..5000).contains(&acknowledged) && !steady["failure"].is_null(), "{steady}");
+
+    // Every acknowledged note is there once; at most the one in flight beyond them.
+    let texts = all_texts(&e, &url);
+    for i in 0..acknowledged {
+        let text = format!("beta steady note {i}");
+        assert_eq!(texts.iter().filter(|t| **t == text).count(), 1, "{text}");
+    }
+    let beyond = texts.iter().filter(|t| t.starts_with("beta steady note")).count() - acknowledged;
+    assert!(beyond <= 1, "only the write in flight may have landed unacknowledged: {beyond}");
+    // Nothing half-written: the projections rebuilt from the log are what was served.
+    let replay = json_on(&e, Path::new(&url), &["replay"]);
+    assert_eq!(
+        (replay["memories"].as_u64(), replay["matched"].as_bool()),
+        (Some(texts.len() as u64), Some(true)),
+        "{replay}"
+    );
+    assert_eq!(all_texts(&e, &url), texts, "replaying the log gives the same memories");
+    // The other server goes on serving, and sees everything.
+    let seen = mcp_client(&["peek", &at_second, "local-secret", "beta"]);
+    assert_eq!(seen["seen"].as_u64(), Some(texts.len() as u64 - 1), "all but alpha's secret: {seen}");
+    let _ = second.kill();
+    let _ = second.wait();
+}
+
+/// Every memory's text on the store at `url` (the user sees all of them), sorted.
+fn all_texts(e: &Env, url: &str) -> Vec<String> {
+    let listed = json_on(e, Path::new(url), &["list", "--limit", "1000"]);
+    let mut texts: Vec<String> =
+        listed["items"].as_array().unwrap().iter().map(|m| m["body"]["text"].as_str().unwrap().to_string()).collect();
+    texts.sort();
+    texts
+}
+
+/// How many memories on the store at `url` hold `words`.
+fn notes_of(e: &Env, url: &str, words: &str) -> usize {
+    all_texts(e, url).iter().filter(|t| t.contains(words)).count()
+}

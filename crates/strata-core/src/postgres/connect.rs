@@ -117,6 +117,11 @@ fn check_server(client: &mut postgres::Client, shown: &str) -> Result<()> {
             "the database at {shown} has pgvector {found}; Strata needs 0.7 or newer: install a newer pgvector on the server, then run ALTER EXTENSION vector UPDATE"
         )));
     }
+    // How HNSW searches on this connection (see postgres::vectors).
+    client.batch_execute(&format!("SET hnsw.ef_search = {}", super::vectors::EF_SEARCH))?;
+    if (major, minor) >= (0, 8) {
+        client.batch_execute("SET hnsw.iterative_scan = relaxed_order")?;
+    }
     Ok(())
 }
 

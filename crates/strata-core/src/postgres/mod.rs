@@ -25,6 +25,7 @@ use std::cell::{RefCell, RefMut};
 pub use ::postgres as driver;
 pub use connect::recreate_database;
 pub use forget::FORGET_COVERS;
+pub use vectors::{EF_SEARCH, EXACT_BELOW};
 
 use crate::error::{Error, Result};
 

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::model::{Memory, search_text};
 use crate::query::{Filter, Order, SEARCH_WINDOW, SearchHit, SessionSummary, plan_terms};
 use crate::sql::{self, Dialect, Sql, SqlValue};
-use crate::storage::{MemoryLists, TextSearch};
+use crate::storage::{MemoryLists, PlainSql, TextSearch};
 
 /// bm25's parameters, as SQLite's FTS5 uses them: term-frequency saturation `k1`, and `b`,
 /// how much a long memory's length discounts its matches.
@@ -66,6 +66,40 @@ impl Pg {
 /// How many prepared statements a connection keeps (the shapes of searches: a few per number of
 /// words and filter); past it the cache starts again.
 const STATEMENTS_KEPT: usize = 256;
+
+impl PlainSql for Pg {
+    fn execute(&self, q: &Sql) -> Result<u64> {
+        let boxed = values(q);
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
+        Ok(self.client().execute(q.text().as_str(), &refs)?)
+    }
+
+    fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
+        self.run(q)?.iter().map(|row| (0..row.len()).map(|i| plain(row, i)).collect()).collect()
+    }
+}
+
+/// Column `i` of `row` as [`PlainSql`] reads it: integers, floats and text (anything else as
+/// its text).
+fn plain(row: &postgres::Row, i: usize) -> Result<Option<SqlValue>> {
+    use postgres::types::Type;
+    let t = row.columns()[i].type_();
+    Ok(if *t == Type::INT8 {
+        row.try_get::<_, Option<i64>>(i)?.map(SqlValue::Int)
+    } else if *t == Type::INT4 {
+        row.try_get::<_, Option<i32>>(i)?.map(|v| SqlValue::Int(v.into()))
+    } else if *t == Type::INT2 {
+        row.try_get::<_, Option<i16>>(i)?.map(|v| SqlValue::Int(v.into()))
+    } else if *t == Type::BOOL {
+        row.try_get::<_, Option<bool>>(i)?.map(|v| SqlValue::Int(v.into()))
+    } else if *t == Type::FLOAT8 {
+        row.try_get::<_, Option<f64>>(i)?.map(SqlValue::Real)
+    } else if *t == Type::FLOAT4 {
+        row.try_get::<_, Option<f32>>(i)?.map(|v| SqlValue::Real(v.into()))
+    } else {
+        row.try_get::<_, Option<String>>(i)?.map(SqlValue::Text)
+    })
+}
 
 impl MemoryLists for Pg {
     fn count(&self, filter: &Filter) -> Result<u64> {

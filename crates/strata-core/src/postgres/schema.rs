@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../../migrations/postgres/0001_init.sql")),
     ("0002_search_length", include_str!("../../migrations/postgres/0002_search_length.sql")),
+    ("0003_people", include_str!("../../migrations/postgres/0003_people.sql")),
 ];
 
 /// The schema version this build writes.

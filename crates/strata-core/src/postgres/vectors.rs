@@ -1,7 +1,13 @@
 //! Vectors on PostgreSQL with pgvector: one row per memory and model in `memory_vectors`
-//! (`vector` without a fixed size, so models of any dimension share the table), searched
-//! exactly by cosine distance (`<=>`) within the filter. Which model the store searches with is
-//! kept in `settings` (`indexed_model`), as SQLite's index records it.
+//! (`vector` without a fixed size, so models of any dimension share the table). Which model the
+//! store searches with is kept in `settings` (`indexed_model`), as SQLite's index records it.
+//!
+//! A search compares every vector within the filter (exact) until a model has
+//! [`EXACT_BELOW`] vectors; then an HNSW index of that model's vectors (a partial index on the
+//! column cast to the model's dimension, built `CONCURRENTLY`, so writers go on) answers, with
+//! `hnsw.ef_search` = [`EF_SEARCH`] and, on pgvector 0.8 or newer, iterative scans, so that a
+//! filter that leaves out most candidates still gets its `limit` (docs/benchmarks.md measures
+//! both figures).
 
 use pgvector::Vector;
 
@@ -13,7 +19,58 @@ use crate::query::Filter;
 use crate::sql::{Dialect, Sql, SqlValue};
 use crate::vectors::VectorHit;
 
+/// Below this many vectors of one model, a search is exact: an exact scan is fast enough
+/// there and needs no index (docs/benchmarks.md).
+pub const EXACT_BELOW: i64 = 20_000;
+
+/// The candidates HNSW keeps while searching (`hnsw.ef_search`): the value whose recall@10
+/// against exact search is at least 0.95 at 1,000,000 memories (docs/benchmarks.md).
+pub const EF_SEARCH: u32 = 100;
+
+/// The HNSW index of `model`'s vectors of `dim` dimensions.
+fn index_name(model: &str, dim: usize) -> String {
+    let hash = model.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("memory_vectors_hnsw_{dim}_{hash:016x}")
+}
+
+/// `text` as an SQL string literal.
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
 impl Pg {
+    /// Whether `model`'s vectors of `dim` dimensions have a valid HNSW index.
+    pub(crate) fn has_index(&self, model: &str, dim: usize) -> Result<bool> {
+        let row = self.client().query_opt(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1",
+            &[&index_name(model, dim)],
+        )?;
+        Ok(row.is_some_and(|r| r.get::<_, bool>(0)))
+    }
+
+    /// Builds the HNSW index of `model`'s vectors once they are [`EXACT_BELOW`] or more, without
+    /// blocking writers (`CREATE INDEX CONCURRENTLY`); one left invalid by an interrupted build
+    /// is built again. Nothing to do when it exists or the model has fewer vectors.
+    pub(crate) fn ensure_vector_index(&self, model: &str, dim: usize) -> Result<()> {
+        if dim == 0 || self.has_index(model, dim)? {
+            return Ok(());
+        }
+        let n: i64 = self.client().query_one("SELECT count(*) FROM memory_vectors WHERE model = $1", &[&model])?.get(0);
+        if n < EXACT_BELOW {
+            return Ok(());
+        }
+        let name = index_name(model, dim);
+        tracing::info!(model, vectors = n, "building the HNSW index of a model's vectors");
+        let mut client = self.client();
+        client.batch_execute(&format!("DROP INDEX CONCURRENTLY IF EXISTS {name}"))?;
+        client.batch_execute(&format!(
+            "CREATE INDEX CONCURRENTLY {name} ON memory_vectors USING hnsw ((vector::vector({dim})) vector_cosine_ops) \
+             WHERE model = {}",
+            literal(model)
+        ))?;
+        Ok(())
+    }
+
     /// Memories with no vector from `model` yet.
     pub(crate) fn pending_embeddings(&self, model: &str) -> Result<u64> {
         let row = self.client().query_one(
@@ -72,26 +129,59 @@ impl Pg {
         }
         drop(t);
         tx.commit()?;
+        if let Some((_, v)) = embedded.first() {
+            self.ensure_vector_index(model, v.len())?;
+        }
         Ok(done)
     }
 
-    /// The memories within `filter` nearest to `q` by cosine similarity, best first (an exact
-    /// search: every vector of the user's within the filter is compared).
+    /// The memories within `filter` nearest to `q` by cosine similarity, best first: exact
+    /// below [`EXACT_BELOW`] vectors, by the model's HNSW index from there on.
     pub(crate) fn nearest(&self, model: &str, q: &[f32], filter: &Filter, limit: usize) -> Result<Vec<VectorHit>> {
+        let indexed = self.has_index(model, q.len())?;
+        self.nearest_by(model, q, filter, limit, indexed)
+    }
+
+    /// [`Pg::nearest`], by the HNSW index (`indexed`, which must exist) or exactly.
+    pub(crate) fn nearest_by(
+        &self,
+        model: &str,
+        q: &[f32],
+        filter: &Filter,
+        limit: usize,
+        indexed: bool,
+    ) -> Result<Vec<VectorHit>> {
+        // The index answers an ORDER BY on the expression it was built on, for its model.
+        let (column, model_is) = if indexed {
+            (format!("v.vector::vector({})", q.len()), format!("v.model = {}", literal(model)))
+        } else {
+            ("v.vector".to_string(), "v.model = ?".to_string())
+        };
         let mut sql = Sql::new(
             Dialect::Postgres,
             format!(
-                "SELECT {MEMORY_COLUMNS}, (1 - (v.vector <=> ?::vector))::float8 FROM memories AS m \
-                 JOIN memory_vectors AS v ON v.memory_id = m.id AND v.model = ? WHERE 1 = 1"
+                "SELECT {MEMORY_COLUMNS}, (1 - ({column} <=> ?::vector))::float8 FROM memories AS m \
+                 JOIN memory_vectors AS v ON v.memory_id = m.id AND {model_is} WHERE 1 = 1"
             ),
         );
         sql.values.push(SqlValue::Vector(q.to_vec()));
-        sql.values.push(SqlValue::Text(model.to_string()));
+        if !indexed {
+            sql.values.push(SqlValue::Text(model.to_string()));
+        }
         filter.push_sql(&mut sql);
-        sql.bind(" ORDER BY v.vector <=> ?::vector, m.id", SqlValue::Vector(q.to_vec()));
+        sql.bind(&format!(" ORDER BY {column} <=> ?::vector"), SqlValue::Vector(q.to_vec()));
+        if !indexed {
+            sql.push(", m.id");
+        }
         sql.bind(" LIMIT ?", SqlValue::Int(limit.clamp(1, 1000) as i64));
         let rows = self.run(&sql)?;
-        rows.iter().map(|r| Ok(VectorHit { memory: memory_from_row(r)?, similarity: r.try_get(18)? })).collect()
+        let mut hits: Vec<VectorHit> = rows
+            .iter()
+            .map(|r| Ok(VectorHit { memory: memory_from_row(r)?, similarity: r.try_get(18)? }))
+            .collect::<Result<_>>()?;
+        // An iterative index scan may give neighbours slightly out of order.
+        hits.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.memory.id.cmp(&b.memory.id)));
+        Ok(hits)
     }
 
     /// Every memory within `filter` with a vector from `model`, with it, in id order.

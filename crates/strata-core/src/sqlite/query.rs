@@ -10,7 +10,7 @@ use crate::query::{Filter, Order, SEARCH_WINDOW, SearchHit, SessionSummary, plan
 use crate::sql::{self, Dialect, Sql, SqlValue};
 use crate::sqlite::Db;
 use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
-use crate::storage::{MemoryLists, TextSearch};
+use crate::storage::{MemoryLists, PlainSql, TextSearch};
 
 fn value(v: &SqlValue) -> Value {
     match v {
@@ -31,6 +31,33 @@ pub(crate) fn push_filter(filter: &Filter, sql: &mut String, params: &mut Vec<Va
 
 fn params(q: &Sql) -> rusqlite::ParamsFromIter<Vec<Value>> {
     rusqlite::params_from_iter(q.values.iter().map(value).collect::<Vec<_>>())
+}
+
+impl PlainSql for Db {
+    fn execute(&self, q: &Sql) -> Result<u64> {
+        Ok(self.prepare_cached(&q.text())?.execute(params(q))? as u64)
+    }
+
+    fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
+        let mut stmt = self.prepare_cached(&q.text())?;
+        let columns = stmt.column_count();
+        let rows = stmt.query_map(params(q), |r| (0..columns).map(|i| plain(r.get_ref(i)?)).collect())?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+/// A column's value as [`PlainSql`] reads it (blobs are not among the values it reads).
+fn plain(v: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<Option<SqlValue>> {
+    use rusqlite::types::ValueRef;
+    Ok(match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(SqlValue::Int(i)),
+        ValueRef::Real(x) => Some(SqlValue::Real(x)),
+        ValueRef::Text(t) => Some(SqlValue::Text(String::from_utf8_lossy(t).into_owned())),
+        ValueRef::Blob(_) => {
+            return Err(rusqlite::Error::InvalidColumnType(0, "blob".into(), rusqlite::types::Type::Blob));
+        }
+    })
 }
 
 impl MemoryLists for Db {

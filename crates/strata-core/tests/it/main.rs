@@ -13,6 +13,7 @@ mod format;
 mod hostile_files;
 mod interchange;
 mod open;
+mod people;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod protocol;
