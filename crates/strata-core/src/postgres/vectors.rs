@@ -20,7 +20,8 @@ use crate::sql::{Dialect, Sql, SqlValue};
 use crate::vectors::VectorHit;
 
 /// Below this many vectors of one model, a search is exact: an exact scan is fast enough
-/// there and needs no index (docs/benchmarks.md).
+/// there and needs no index (docs/benchmarks.md). A store may set its own in `settings`
+/// (`vector_index_from`: an operator's choice, and the tests').
 pub const EXACT_BELOW: i64 = 20_000;
 
 /// The candidates HNSW keeps while searching (`hnsw.ef_search`): the value whose recall@10
@@ -56,7 +57,9 @@ impl Pg {
             return Ok(());
         }
         let n: i64 = self.client().query_one("SELECT count(*) FROM memory_vectors WHERE model = $1", &[&model])?.get(0);
-        if n < EXACT_BELOW {
+        let from = self.client().query_opt("SELECT value FROM settings WHERE key = 'vector_index_from'", &[])?;
+        let from = from.and_then(|r| r.get::<_, String>(0).trim().parse::<i64>().ok()).unwrap_or(EXACT_BELOW);
+        if n < from {
             return Ok(());
         }
         let name = index_name(model, dim);

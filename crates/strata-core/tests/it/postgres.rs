@@ -225,3 +225,62 @@ fn a_database_is_made_afresh_for_a_benchmark_and_a_bad_name_is_refused() {
     let said = strata_core::postgres::recreate_database(&bad).unwrap_err().to_string();
     assert!(said.contains("is not a database name of letters, digits and _"), "{said}");
 }
+
+/// Past its threshold (`vector_index_from`, 40 here; 20,000 by default) a model's vectors get
+/// an HNSW index, built without blocking writers and kept up as vectors come; searches then go
+/// through it and find what the exact search finds on a store this small.
+#[test]
+fn past_its_threshold_a_models_vectors_get_an_hnsw_index_that_finds_what_exact_search_finds() {
+    const E: HashEmbedder = HashEmbedder { id: "hash-64", dim: 64 };
+    let mut f = Fixture::postgres();
+    let url = f.url.clone().unwrap();
+    server::connect(&url).execute("INSERT INTO settings (key, value) VALUES ('vector_index_from', '40')", &[]).unwrap();
+    let indexes =
+        |f: &Fixture| f.count_rows("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'memory_vectors_hnsw_64_%'");
+    let words = ["tea", "cat", "garden", "piano", "river", "bread", "train", "winter"];
+    let add = |f: &mut Fixture, i: usize| {
+        let text = format!("{} and {} on day {i}", words[i % 8], words[(i / 8) % 8]);
+        f.add(utterance("Ana", &text, t0()));
+    };
+    for i in 0..30 {
+        add(&mut f, i);
+    }
+    while f.store.embed_pending(&E, 16).unwrap() > 0 {}
+    assert_eq!(indexes(&f), 0, "below the threshold, exact search and no index");
+    let filter = Filter { user_id: Some("default".into()), ..Default::default() };
+    assert!(f.store.index_and_exact(&E, "tea", &filter, 5).unwrap().is_none());
+
+    for i in 30..64 {
+        add(&mut f, i);
+    }
+    while f.store.embed_pending(&E, 16).unwrap() > 0 {}
+    assert_eq!(indexes(&f), 1, "the index is built once past the threshold");
+    let valid = f.count_rows(
+        "SELECT count(*) FROM pg_index WHERE indisvalid AND indexrelid::regclass::text LIKE 'memory_vectors_hnsw_%'",
+    );
+    assert_eq!(valid, 1);
+    for q in ["tea and cat", "piano and bread"] {
+        let check = f.store.index_and_exact(&E, q, &filter, 10).unwrap().expect("an index to compare");
+        // Ties in similarity may be cut differently at the tenth place.
+        let found = check.index.iter().filter(|id| check.exact.contains(id)).count();
+        assert!(found >= 8 && check.index[..3] == check.exact[..3], "{q}: {check:?}");
+        let searched: Vec<MemoryId> =
+            f.store.vector_search(&E, q, &filter, 10).unwrap().into_iter().map(|h| h.memory.id).collect();
+        assert_eq!(searched, check.index, "{q}: the product's search goes through the index");
+    }
+    // The search's shape can use the index (on 64 rows the planner rightly prefers a scan:
+    // with scans off, the plan shows the index).
+    let mut c = server::connect(&url);
+    c.batch_execute("SET enable_seqscan = off").unwrap();
+    let plan: Vec<String> = c
+        .query(
+            "EXPLAIN SELECT memory_id FROM memory_vectors v WHERE v.model = 'hash-64' \
+             ORDER BY v.vector::vector(64) <=> (SELECT vector FROM memory_vectors LIMIT 1)::vector(64) LIMIT 10",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(plan.iter().any(|l| l.contains("memory_vectors_hnsw_64_")), "{plan:?}");
+}
