@@ -59,13 +59,39 @@ impl Pg {
         Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: self.url.clone() })
     }
 
-    /// The connection, for a read.
+    /// The connection, for a read: a new one when the last was lost (the server restarted, or
+    /// the connection was cut); if that fails too, the lost one, whose next statement says so.
     pub(crate) fn client(&self) -> RefMut<'_, postgres::Client> {
+        self.reconnect_if_lost();
         self.client.borrow_mut()
     }
 
+    /// Replaces a lost connection with a new one (its prepared statements go with it).
+    fn reconnect_if_lost(&self) {
+        if self.client.borrow().is_closed() {
+            self.reconnect();
+        }
+    }
+
+    /// Replaces the connection with a new one, if one can be made.
+    fn reconnect(&self) {
+        match connect::connect(&self.url) {
+            Ok((client, _)) => {
+                tracing::info!(store = %self.shown, "the connection to PostgreSQL was lost; connected again");
+                *self.client.borrow_mut() = client;
+                self.statements.borrow_mut().clear();
+            }
+            Err(e) => {
+                tracing::warn!(store = %self.shown, "the connection to PostgreSQL was lost and cannot be made again: {e}")
+            }
+        }
+    }
+
     /// Starts the one write transaction: the writers' advisory lock, held until commit or drop.
+    /// A write on a lost connection fails, saying so, and writes nothing; the next one connects
+    /// again (a write is not retried here: its caller decides whether it is safe to repeat).
     pub(crate) fn write(&mut self) -> Result<PgTx<'_>> {
+        self.reconnect_if_lost();
         let mut tx = self.client.get_mut().transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])?;
         Ok(PgTx(RefCell::new(tx)))
@@ -87,6 +113,12 @@ impl<'a> PgTx<'a> {
     }
 }
 
+/// Whether `e` says the connection is gone: closed, or cut by the server (class 08, or 57P0x:
+/// shut down, terminated by an administrator, not accepting connections yet).
+pub(crate) fn is_lost(e: &postgres::Error) -> bool {
+    e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("08") || c.code().starts_with("57P"))
+}
+
 impl From<postgres::Error> for Error {
     fn from(e: postgres::Error) -> Self {
         use postgres::error::SqlState;
@@ -95,7 +127,7 @@ impl From<postgres::Error> for Error {
             Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
                 Error::Corrupt(connect::words(&e))
             }
-            _ if e.is_closed() => Error::Storage(format!(
+            _ if is_lost(&e) => Error::Storage(format!(
                 "the connection to PostgreSQL was lost ({}); nothing more was written, try again",
                 connect::words(&e)
             )),

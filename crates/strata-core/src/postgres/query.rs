@@ -42,6 +42,18 @@ impl Pg {
     /// Runs a shared statement on the store's connection, prepared once per text: a search is
     /// several statements, and planning each afresh cost 2–3 ms apiece (measured).
     pub(crate) fn run(&self, q: &Sql) -> Result<Vec<postgres::Row>> {
+        match self.run_once(q) {
+            // A read is safe to repeat: once more, on a new connection.
+            Err(e) if super::is_lost(&e) => {
+                tracing::info!("a read lost its connection to PostgreSQL ({e}); trying it again");
+                self.reconnect();
+                Ok(self.run_once(q)?)
+            }
+            other => Ok(other?),
+        }
+    }
+
+    fn run_once(&self, q: &Sql) -> std::result::Result<Vec<postgres::Row>, postgres::Error> {
         let text = q.text();
         let mut client = self.client();
         let prepared = self.statements.borrow().get(&text).cloned();
@@ -59,7 +71,7 @@ impl Pg {
         };
         let boxed = values(q);
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
-        Ok(client.query(&statement, &refs)?)
+        client.query(&statement, &refs)
     }
 }
 

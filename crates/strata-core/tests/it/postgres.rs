@@ -284,3 +284,37 @@ fn past_its_threshold_a_models_vectors_get_an_hnsw_index_that_finds_what_exact_s
         .collect();
     assert!(plan.iter().any(|l| l.contains("memory_vectors_hnsw_64_")), "{plan:?}");
 }
+
+/// A connection the server cuts (a restart, a failover, an idle timeout): a read is tried once
+/// more on a new connection; a write says the connection was lost and writes nothing, and the
+/// next one connects again.
+#[test]
+fn a_lost_connection_is_said_plainly_reads_retry_and_the_next_write_reconnects() {
+    let mut f = Fixture::postgres();
+    let url = f.url.clone().unwrap();
+    let cut = || {
+        server::connect(&url)
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .unwrap()
+    };
+    f.add(concept("tea", &[("likes", "oolong")]));
+    let everyone = Filter { user_id: Some("default".into()), ..Default::default() };
+    cut();
+    let page = f.store.list_by(&everyone, Order::Added, 10, None).unwrap();
+    assert_eq!(page.items.len(), 1, "the read went on, on a new connection");
+
+    cut();
+    let err = f.store.create(concept("coffee", &[("likes", "none")]), NewMemory::default(), &user()).unwrap_err();
+    assert!(
+        err.to_string().contains("the connection to PostgreSQL was lost")
+            && err.to_string().contains("nothing more was written"),
+        "{err}"
+    );
+    assert_eq!(f.count_rows("SELECT count(*) FROM memories"), 1);
+    f.store.create(concept("coffee", &[("likes", "none")]), NewMemory::default(), &user()).unwrap();
+    assert_eq!(f.count_rows("SELECT count(*) FROM memories"), 2, "the next write connected again");
+}
