@@ -12,6 +12,7 @@ mod jobs;
 mod models;
 mod settings;
 mod state;
+mod store_choice;
 mod training;
 mod transfer;
 
@@ -76,6 +77,9 @@ pub fn bindings() -> Builder<tauri::Wry> {
         settings::set_mcp,
         settings::providers,
         settings::set_key,
+        store_choice::store_location,
+        store_choice::use_team_database,
+        store_choice::use_this_computer,
         training::flag_candidates,
         training::training_candidates,
         training::decide_candidates,
@@ -119,6 +123,10 @@ pub fn typescript_bindings() -> Result<String, String> {
 /// and a model of its own): the Training screen shows the checks over time and warns when
 /// they fall.
 fn schedule_adapter_checks(state: &state::AppState) {
+    // Adapters stay with this computer's file.
+    if state.location().team {
+        return;
+    }
     let trainer = state.trainer();
     let Ok(mut engine) = state.engine_apart() else { return };
     std::thread::spawn(move || {

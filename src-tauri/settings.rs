@@ -101,7 +101,7 @@ pub(crate) async fn set_mcp(state: State<'_, AppState>, on: bool, port: u16) -> 
         let _ = old.running.stop().await;
     }
     if on {
-        let server = strata_mcp::StrataMcp::new(state.engine_for_mcp()?, strata_mcp::McpSettings::default());
+        let server = strata_mcp::StrataMcp::new(state.engine_for_mcp().await?, strata_mcp::McpSettings::default());
         let token = strata_mcp::http::new_token();
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         let running = strata_mcp::http::serve(server, addr, token.clone()).await.map_err(|e| {

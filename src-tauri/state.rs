@@ -19,8 +19,10 @@ pub struct AppState {
     trainer: Trainer,
     /// The MCP server over HTTP, when switched on in Settings.
     pub mcp: tokio::sync::Mutex<Option<McpServer>>,
-    /// Where the database is.
+    /// This computer's database file.
     pub db_path: PathBuf,
+    /// Where the memories the window shows are kept (the file, or a team's database).
+    location: Arc<Mutex<crate::store_choice::StoreView>>,
     /// The long jobs running, by the id the window gave them: their stop flags.
     pub jobs: crate::jobs::Jobs,
 }
@@ -92,7 +94,8 @@ impl AppState {
             recall_records_days: strata_api::settings::UsageSettings::records_days_saved(),
             ..Default::default()
         };
-        let engine = Arc::new(Mutex::new(Engine::open(&path, opts)?));
+        let (engine, location) = open_chosen(&path, opts)?;
+        let engine = Arc::new(Mutex::new(engine));
         strata_api::flush_periodically(&engine);
         let path = path.clone();
         let background = engine.clone();
@@ -105,16 +108,51 @@ impl AppState {
             }
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         });
-        // The active crystallized adapter, if any, is applied when the model loads.
-        let adapter = engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(adapter_in_use);
+        // The active crystallized adapter, if any, is applied when the model loads (adapters
+        // stay with this computer's file).
+        let adapter = match location.team {
+            true => None,
+            false => engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(adapter_in_use),
+        };
         Ok(AppState {
             engine,
             on_device: std::sync::RwLock::new(OnDevice::new(adapter)),
             trainer: Trainer::default(),
             mcp: tokio::sync::Mutex::new(None),
             db_path: path,
+            location: Arc::new(Mutex::new(location)),
             jobs: Default::default(),
         })
+    }
+
+    /// Where the memories the window shows are kept.
+    pub fn location(&self) -> crate::store_choice::StoreView {
+        self.location.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Opens the store at `location` (a file's path or a `postgres://` URL) with the window's
+    /// options and puts it in place of the window's (the embedder goes along), said by `view`.
+    /// Off the async runtime: it connects, and closes the store it replaces. When it cannot be
+    /// opened, nothing changes.
+    pub async fn switch(&self, location: String, view: crate::store_choice::StoreView) -> ApiResult<()> {
+        let (engine, said) = (self.engine.clone(), self.location.clone());
+        let adapter = tauri::async_runtime::spawn_blocking(move || -> ApiResult<_> {
+            let opts = engine.lock().unwrap_or_else(|p| p.into_inner()).options().clone();
+            let mut fresh = Engine::open(std::path::Path::new(&location), opts)?;
+            let embedder = engine.lock().unwrap_or_else(|p| p.into_inner()).embedder().cloned();
+            if let Some(embedder) = embedder {
+                fresh.use_embedder(embedder, true)?;
+            }
+            let adapter = if view.team { None } else { fresh.active_adapter()?.map(adapter_in_use) };
+            let old = std::mem::replace(&mut *engine.lock().unwrap_or_else(|p| p.into_inner()), fresh);
+            drop(old);
+            *said.lock().unwrap_or_else(|p| p.into_inner()) = view;
+            Ok(adapter)
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the store could not be switched: {e}")))??;
+        self.use_adapter(adapter);
+        Ok(())
     }
 
     /// The on-device model that extracts facts (Settings' choice, else the chat's model): an
@@ -155,11 +193,17 @@ impl AppState {
         *on = OnDevice::new(on.adapter.take());
     }
 
-    /// An engine of its own for the MCP server (same database, embedder and worker).
-    pub fn engine_for_mcp(&self) -> ApiResult<Engine> {
-        let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        let opts = EngineOptions { client: "mcp".into(), ..e.options().clone() };
-        e.for_caller(opts)
+    /// An engine of its own for the MCP server (same database, embedder and worker), opened
+    /// off the async runtime (on PostgreSQL it connects).
+    pub async fn engine_for_mcp(&self) -> ApiResult<Engine> {
+        let engine = self.engine.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            let e = engine.lock().unwrap_or_else(|p| p.into_inner());
+            let opts = EngineOptions { client: "mcp".into(), ..e.options().clone() };
+            e.for_caller(opts)
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the MCP server's engine failed: {e}")))?
     }
 
     /// An engine of its own over the window's database (same person, embedder and worker).
@@ -174,10 +218,17 @@ impl AppState {
         &self,
         f: impl FnOnce(&mut Engine) -> ApiResult<T> + Send + 'static,
     ) -> ApiResult<T> {
-        let mut apart = self.engine_apart()?;
-        tauri::async_runtime::spawn_blocking(move || f(&mut apart))
-            .await
-            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the job failed: {e}")))?
+        let engine = self.engine.clone();
+        // Opened off the async runtime too: on PostgreSQL it connects.
+        tauri::async_runtime::spawn_blocking(move || {
+            let mut apart = {
+                let e = engine.lock().unwrap_or_else(|p| p.into_inner());
+                e.for_caller(e.options().clone())?
+            };
+            f(&mut apart)
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the job failed: {e}")))?
     }
 
     /// Runs `f` on the engine off the async runtime.
@@ -198,6 +249,25 @@ impl AppState {
 /// The adapter record as the on-device model applies it.
 pub fn adapter_in_use(a: strata_core::adapters::AdapterRecord) -> strata_models::AdapterInUse {
     strata_models::AdapterInUse { dir: a.path, id: a.id, base_model: a.base_model }
+}
+
+/// The store Settings chose (a team's database) unless `STRATA_DB` names a file, else the file
+/// at `path`; a team database that cannot be opened leaves the file open, saying why.
+fn open_chosen(path: &std::path::Path, opts: EngineOptions) -> ApiResult<(Engine, crate::store_choice::StoreView)> {
+    use crate::store_choice::{StoreView, connect_url};
+    let file = |problem: Option<String>| -> ApiResult<_> {
+        let view = StoreView { team: false, shown: path.display().to_string(), problem };
+        Ok((Engine::open(path, opts.clone())?, view))
+    };
+    let team = Settings::load().unwrap_or_default().team_database;
+    let Some(shown) = team.filter(|_| std::env::var_os("STRATA_DB").is_none()) else { return file(None) };
+    match connect_url(&shown).and_then(|url| Engine::open(std::path::Path::new(&url), opts.clone())) {
+        Ok(engine) => Ok((engine, StoreView { team: true, shown, problem: None })),
+        Err(e) => file(Some(format!(
+            "The team's database ({shown}) could not be opened: {}. This computer's file is open instead.",
+            e.message
+        ))),
+    }
 }
 
 fn database_path() -> ApiResult<PathBuf> {

@@ -12,6 +12,7 @@ mod facts;
 mod jobs;
 mod models;
 mod providers;
+mod team;
 mod theme;
 mod training;
 mod webdriver;

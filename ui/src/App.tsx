@@ -3,6 +3,8 @@ import { Chat } from "./Chat";
 import { Facts } from "./Facts";
 import { Memories } from "./Memories";
 import { Settings } from "./Settings";
+import { commands, type StoreView } from "./bindings";
+import { answered } from "./loaded";
 
 // The analytics screen and its charts load when first opened (ECharts is most of its size).
 const Analytics = lazy(() => import("./Analytics").then((m) => ({ default: m.Analytics })));
@@ -15,6 +17,11 @@ const THEME_KEY = "strata.theme";
 // The shell: a navigation rail and one screen.
 export function App() {
   const [screen, setScreen] = useState<Screen>("memories");
+  // Where the memories shown are kept (this computer's file or a team's database).
+  const [store, setStore] = useState<StoreView | null>(null);
+  useEffect(() => {
+    answered(commands.storeLocation(), setStore);
+  }, []);
   // A memory to open in the list (from chat's "memories used").
   const [opening, setOpening] = useState<string | null>(null);
   const openMemory = (id: string) => {
@@ -37,6 +44,11 @@ export function App() {
     <div className="shell">
       <nav className="rail" aria-label="Screens">
         <div className="brand">Strata</div>
+        {store && (
+          <div className="where" id="where" title={store.shown}>
+            {store.team ? "Team memory" : "On this computer"}
+          </div>
+        )}
         {(["memories", "chat", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
@@ -63,7 +75,7 @@ export function App() {
             <Training active dark={dark} onOpenMemory={openMemory} />
           </Suspense>
         )}
-        {screen === "settings" && <Settings />}
+        {screen === "settings" && <Settings onStoreChanged={setStore} />}
       </main>
     </div>
   );

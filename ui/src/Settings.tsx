@@ -1,14 +1,15 @@
 import { useEffect, useState } from "react";
-import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView } from "./bindings";
+import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView, type StoreView } from "./bindings";
 import { answered, failed } from "./loaded";
 import { count } from "./format";
 import { OnDeviceModels } from "./Models";
+import { StoreChoice } from "./StoreChoice";
 import { Tiers } from "./Tiers";
 
 // Where Strata keeps things; model providers and their keys (in the OS keychain); the tier
 // rule's thresholds, maintenance and re-embedding; and the MCP server for other AI tools
 // (Claude Desktop, Cursor…) with the address and token to paste into their configuration.
-export function Settings() {
+export function Settings({ onStoreChanged }: { onStoreChanged: (v: StoreView) => void }) {
   const [view, setView] = useState<SettingsView | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -23,7 +24,7 @@ export function Settings() {
       <section>
         <h3>Where things are</h3>
         <dl>
-          <dt>Database</dt>
+          <dt>This computer's file</dt>
           <dd id="database">{view.database}</dd>
           <dt>Models</dt>
           <dd>
@@ -38,6 +39,7 @@ export function Settings() {
           <dd>{view.settings_file}</dd>
         </dl>
       </section>
+      <StoreChoice onChanged={onStoreChanged} />
       <OnDeviceModels initial={view.on_device} />
       <Providers />
       <Extraction view={view} onSaved={setView} />

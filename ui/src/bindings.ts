@@ -174,6 +174,19 @@ export const commands = {
 	providers: () => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("providers")),
 	/**  Files a provider's key in the OS keychain (`key` empty: removes it). */
 	setKey: (provider: string, key: string) => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("set_key", { provider, key })),
+	/**  Where the window's memories are kept now. */
+	storeLocation: () => typedError<StoreView_Serialize, ApiError>(__TAURI_INVOKE("store_location")),
+	/**
+	 *  Opens the team's database at `url` (the password in `password`, or in the URL) in place of
+	 *  what is open. Nothing changes when it cannot be opened: the answer says why. On success
+	 *  the URL is saved without the password, and the password filed in the OS keychain.
+	 */
+	useTeamDatabase: (url: string, password: string) => typedError<StoreView_Serialize, ApiError>(__TAURI_INVOKE("use_team_database", { url, password })),
+	/**
+	 *  Goes back to this computer's file; the team's address is forgotten by Settings and its
+	 *  password by the keychain.
+	 */
+	useThisComputer: () => typedError<StoreView_Serialize, ApiError>(__TAURI_INVOKE("use_this_computer")),
 	/**
 	 *  Flags the memories that meet the training criteria (Settings' `training.criteria`), with
 	 *  progress; a stopped pass changes nothing.
@@ -2966,6 +2979,11 @@ export type Settings_Deserialize = {
 	training?: TrainingSettings_Deserialize,
 	/**  Which on-device models answer and extract. */
 	on_device?: OnDeviceSettings_Deserialize,
+	/**
+	 *  A team's PostgreSQL database the desktop app opens instead of this computer's file:
+	 *  its URL without the password (which the OS keychain holds). None: the file.
+	 */
+	team_database?: string | null,
 };
 
 /**  What is kept between sessions. */
@@ -2982,6 +3000,11 @@ export type Settings_Serialize = {
 	training: TrainingSettings_Serialize,
 	/**  Which on-device models answer and extract. */
 	on_device: OnDeviceSettings_Serialize,
+	/**
+	 *  A team's PostgreSQL database the desktop app opens instead of this computer's file:
+	 *  its URL without the password (which the OS keychain holds). None: the file.
+	 */
+	team_database: string | null,
 };
 
 /**  Where a memory came from. */
@@ -3005,6 +3028,35 @@ export type SourceShape_Serialize = {
 	provider?: string | null,
 	/**  The model. */
 	model?: string | null,
+};
+
+/**  Where the memories the window shows are kept. */
+export type StoreView = StoreView_Serialize | StoreView_Deserialize;
+
+/**  Where the memories the window shows are kept. */
+export type StoreView_Deserialize = {
+	/**  A team's database (else this computer's file). */
+	team: boolean,
+	/**  The file's path, or the database's URL without its password. */
+	shown: string,
+	/**
+	 *  Why the team's database chosen in Settings is not the one open (it could not be
+	 *  reached at start, say).
+	 */
+	problem?: string | null,
+};
+
+/**  Where the memories the window shows are kept. */
+export type StoreView_Serialize = {
+	/**  A team's database (else this computer's file). */
+	team: boolean,
+	/**  The file's path, or the database's URL without its password. */
+	shown: string,
+	/**
+	 *  Why the team's database chosen in Settings is not the one open (it could not be
+	 *  reached at start, say).
+	 */
+	problem: string | null,
 };
 
 /**  The tier rule's weights and thresholds (`strata_core::TierPolicy`). */

@@ -28,6 +28,9 @@ pub struct Settings {
     pub training: TrainingSettings,
     /// Which on-device models answer and extract.
     pub on_device: OnDeviceSettings,
+    /// A team's PostgreSQL database the desktop app opens instead of this computer's file:
+    /// its URL without the password (which the OS keychain holds). None: the file.
+    pub team_database: Option<String>,
 }
 
 /// The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:

@@ -45,6 +45,15 @@ pub(crate) trait Log {
     fn find_by_key(&self, user: &str, agent: Option<&str>, kind: Option<MemoryKind>, key: &str) -> Result<Vec<Memory>>;
     /// The memories that link to `id`, with each link's relation.
     fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>>;
+    /// The live episodes of a user (and agent, and session) that happened at `occurred_ms`
+    /// (what an imported episode is compared with).
+    fn episodes_at(
+        &self,
+        user: &str,
+        agent: Option<&str>,
+        session: Option<&str>,
+        occurred_ms: i64,
+    ) -> Result<Vec<Memory>>;
     /// Empties every projection (the start of a replay).
     fn clear_projections(&self) -> Result<()>;
     /// How many events the log holds.
@@ -293,6 +302,15 @@ impl Log for EngineTx<'_> {
     }
     fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
         on_engine!(self, t => t.linking_to(id))
+    }
+    fn episodes_at(
+        &self,
+        user: &str,
+        agent: Option<&str>,
+        session: Option<&str>,
+        occurred_ms: i64,
+    ) -> Result<Vec<Memory>> {
+        on_engine!(self, t => t.episodes_at(user, agent, session, occurred_ms))
     }
     fn clear_projections(&self) -> Result<()> {
         on_engine!(self, t => t.clear_projections())

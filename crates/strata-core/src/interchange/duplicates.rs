@@ -91,3 +91,23 @@ impl std::fmt::Display for ImportSummary {
         Ok(())
     }
 }
+
+/// The stored memory in `scope` that `content` duplicates: the same key and type, or for an
+/// episode the same time, body and session.
+pub(crate) fn stored(
+    tx: &crate::store::StoreTx<'_>,
+    scope: &crate::model::Scope,
+    content: &Content,
+) -> crate::error::Result<Option<crate::model::Memory>> {
+    use crate::storage::Log;
+    if let Some(key) = content.key() {
+        let found = tx.find_by_key(&scope.user_id, scope.agent_id.as_deref(), Some(content.kind()), key)?;
+        return Ok(found.into_iter().next());
+    }
+    let Content::Episodic(e) = content else { return Ok(None) };
+    let at = crate::clock::to_ms(e.occurred_at);
+    let same = tx.tx.episodes_at(&scope.user_id, scope.agent_id.as_deref(), scope.session_id.as_deref(), at)?;
+    Ok(same
+        .into_iter()
+        .find(|m| matches!(&m.content, Content::Episodic(s) if s.occurred_at == e.occurred_at && s.body == e.body)))
+}

@@ -16,7 +16,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::duplicates::{OnDuplicate, Outcome, merged};
-use crate::sqlite::interchange::duplicates::stored;
+use crate::interchange::duplicates::stored;
 
 use super::json::parse_in;
 

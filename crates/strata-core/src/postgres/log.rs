@@ -109,6 +109,22 @@ impl Log for PgTx<'_> {
         rows::linking_to(&mut *self.tx(), id)
     }
 
+    fn episodes_at(
+        &self,
+        user: &str,
+        agent: Option<&str>,
+        session: Option<&str>,
+        occurred_ms: i64,
+    ) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {} FROM memories AS m WHERE m.kind = 'episodic' AND m.user_id = $1 \
+             AND coalesce(m.agent_id, '') = $2 AND m.session_id IS NOT DISTINCT FROM $3 AND m.occurred_at = $4 \
+             ORDER BY m.created_at, m.id",
+            rows::MEMORY_COLUMNS
+        );
+        rows::memories(&mut *self.tx(), &sql, &[&user, &agent.unwrap_or(""), &session, &occurred_ms])
+    }
+
     fn clear_projections(&self) -> Result<()> {
         projection::clear_all(&mut self.tx())
     }

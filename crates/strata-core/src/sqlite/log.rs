@@ -104,6 +104,24 @@ impl Log for Tx<'_> {
         rows::linking_to(self, id)
     }
 
+    fn episodes_at(
+        &self,
+        user: &str,
+        agent: Option<&str>,
+        session: Option<&str>,
+        occurred_ms: i64,
+    ) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {} FROM memories AS m WHERE m.kind = 'episodic' AND m.user_id = ?1 \
+             AND coalesce(m.agent_id, '') = ?2 AND m.session_id IS ?3 AND m.occurred_at = ?4 ORDER BY m.rid",
+            rows::MEMORY_COLUMNS
+        );
+        let mut stmt = self.prepare_cached(&sql)?;
+        let found =
+            stmt.query_map(rusqlite::params![user, agent.unwrap_or(""), session, occurred_ms], rows::memory_from_row)?;
+        Ok(found.collect::<rusqlite::Result<_>>()?)
+    }
+
     fn clear_projections(&self) -> Result<()> {
         projection::clear_all(self)
     }

@@ -231,74 +231,74 @@ fn counts(semantic: u64, episodic: u64, procedural: u64) -> ImportCounts {
     ImportCounts { semantic, episodic, procedural }
 }
 
-#[test]
-fn importing_a_document_twice_skips_or_merges_what_is_stored() {
-    let mut f = Fixture::new();
-    import(&mut f, SEED).unwrap();
-    let before = f.store.stats().unwrap().events;
+on_both_engines! {
+    fn importing_a_document_twice_skips_or_merges_what_is_stored(f: &mut Fixture) {
+        import(f, SEED).unwrap();
+        let before = f.store.stats().unwrap().events;
 
-    // Skip: nothing written, everything counted as skipped.
-    let s = import_choosing(&mut f, SEED, OnDuplicate::Skip).unwrap();
-    assert_eq!((s.added, s.skipped, s.merged), (counts(0, 0, 0), counts(2, 2, 2), counts(0, 0, 0)));
-    assert_eq!(s.to_string(), "0 added, 6 skipped (already there)");
-    assert_eq!(f.store.stats().unwrap().events, before, "a skip writes nothing");
+        // Skip: nothing written, everything counted as skipped.
+        let s = import_choosing(f, SEED, OnDuplicate::Skip).unwrap();
+        assert_eq!((s.added, s.skipped, s.merged), (counts(0, 0, 0), counts(2, 2, 2), counts(0, 0, 0)));
+        assert_eq!(s.to_string(), "0 added, 6 skipped (already there)");
+        assert_eq!(f.store.stats().unwrap().events, before, "a skip writes nothing");
 
-    // Merge of the same file: all unchanged, nothing written.
-    let s = import_choosing(&mut f, SEED, OnDuplicate::Merge).unwrap();
-    assert_eq!((s.added, s.unchanged), (counts(0, 0, 0), counts(2, 2, 2)));
-    assert_eq!(f.store.stats().unwrap().events, before, "an unchanged merge writes nothing");
+        // Merge of the same file: all unchanged, nothing written.
+        let s = import_choosing(f, SEED, OnDuplicate::Merge).unwrap();
+        assert_eq!((s.added, s.unchanged), (counts(0, 0, 0), counts(2, 2, 2)));
+        assert_eq!(f.store.stats().unwrap().events, before, "an unchanged merge writes nothing");
 
-    // Merge of a changed file: a new fact and a changed one, a new concept, new steps.
-    let changed = r#"{"semantic": {
-  "napoleon_bonaparte": {"birth": "1769, Ajaccio", "height": "1.69 m"},
-  "marie_curie": {"field": "physics"}},
- "procedural": {"evaluate_scientific_theory": {"steps": ["1. Read it"]}}}"#;
-    let s = import_choosing(&mut f, changed, OnDuplicate::Merge).unwrap();
-    assert_eq!((s.added, s.merged, s.unchanged), (counts(1, 0, 0), counts(1, 0, 1), counts(0, 0, 0)));
-    assert_eq!(s.to_string(), "1 added, 2 merged");
-    let napoleon = &f.store.find_by_key("default", None, Some(MemoryKind::Semantic), "napoleon_bonaparte").unwrap()[0];
-    let Content::Semantic(c) = &napoleon.content else { panic!() };
-    let facts: Vec<_> = c.facts.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-    assert_eq!(facts.len(), 4, "{facts:?}");
-    assert_eq!(c.facts["birth"], FactValue::Text("1769, Ajaccio".into()));
-    assert_eq!(c.facts["death"], FactValue::Text("1821, Saint Helena".into()), "a fact the file lacks is kept");
-    assert_eq!(napoleon.version, 2, "one content update, with history");
-    let proc =
-        &f.store.find_by_key("default", None, Some(MemoryKind::Procedural), "evaluate_scientific_theory").unwrap();
-    let Content::Procedural(p) = &proc[0].content else { panic!() };
-    assert_eq!(p.steps, vec!["1. Read it".to_string()]);
+        // Merge of a changed file: a new fact and a changed one, a new concept, new steps.
+        let changed = r#"{"semantic": {
+      "napoleon_bonaparte": {"birth": "1769, Ajaccio", "height": "1.69 m"},
+      "marie_curie": {"field": "physics"}},
+     "procedural": {"evaluate_scientific_theory": {"steps": ["1. Read it"]}}}"#;
+        let s = import_choosing(f, changed, OnDuplicate::Merge).unwrap();
+        assert_eq!((s.added, s.merged, s.unchanged), (counts(1, 0, 0), counts(1, 0, 1), counts(0, 0, 0)));
+        assert_eq!(s.to_string(), "1 added, 2 merged");
+        let napoleon = &f.store.find_by_key("default", None, Some(MemoryKind::Semantic), "napoleon_bonaparte").unwrap()[0];
+        let Content::Semantic(c) = &napoleon.content else { panic!() };
+        let facts: Vec<_> = c.facts.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+        assert_eq!(facts.len(), 4, "{facts:?}");
+        assert_eq!(c.facts["birth"], FactValue::Text("1769, Ajaccio".into()));
+        assert_eq!(c.facts["death"], FactValue::Text("1821, Saint Helena".into()), "a fact the file lacks is kept");
+        assert_eq!(napoleon.version, 2, "one content update, with history");
+        let proc =
+            &f.store.find_by_key("default", None, Some(MemoryKind::Procedural), "evaluate_scientific_theory").unwrap();
+        let Content::Procedural(p) = &proc[0].content else { panic!() };
+        assert_eq!(p.steps, vec!["1. Read it".to_string()]);
 
-    // Stop (the default) still refuses the first one, naming its line.
-    let err = import_choosing(&mut f, changed, OnDuplicate::Stop).unwrap_err().to_string();
-    assert!(
-        err.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of seed.json)"),
-        "{err}"
-    );
+        // Stop (the default) still refuses the first one, naming its line.
+        let err = import_choosing(f, changed, OnDuplicate::Stop).unwrap_err().to_string();
+        assert!(
+            err.starts_with("\u{201c}napoleon_bonaparte\u{201d} is already in your memories (line 2 of seed.json)"),
+            "{err}"
+        );
+    }
 }
 
-#[test]
-fn an_identical_episode_is_a_duplicate_and_a_different_one_is_not() {
-    let mut f = Fixture::new();
-    let doc = |text: &str, session: &str| {
-        format!(
-            r#"{{"episodic": [{{"timestamp": "2023-07-15T14:32:45", "speaker": "user", "text": "{text}", "metadata": {{"session_id": "{session}"}}}}]}}"#
-        )
-    };
-    import(&mut f, &doc("hello", "s1")).unwrap();
-    let err = import(&mut f, &doc("hello", "s1")).unwrap_err().to_string();
-    assert_eq!(
-        err,
-        "the episode of 2023-07-15 14:32:45 is already in your memories (line 1 of seed.json); nothing was imported"
-    );
-    for choice in [OnDuplicate::Skip, OnDuplicate::Merge] {
-        let s = import_choosing(&mut f, &doc("hello", "s1"), choice).unwrap();
-        assert_eq!(s.added.total(), 0, "{choice}");
-        assert_eq!(s.skipped.episodic + s.unchanged.episodic, 1, "{choice}");
+on_both_engines! {
+    fn an_identical_episode_is_a_duplicate_and_a_different_one_is_not(f: &mut Fixture) {
+        let doc = |text: &str, session: &str| {
+            format!(
+                r#"{{"episodic": [{{"timestamp": "2023-07-15T14:32:45", "speaker": "user", "text": "{text}", "metadata": {{"session_id": "{session}"}}}}]}}"#
+            )
+        };
+        import(f, &doc("hello", "s1")).unwrap();
+        let err = import(f, &doc("hello", "s1")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "the episode of 2023-07-15 14:32:45 is already in your memories (line 1 of seed.json); nothing was imported"
+        );
+        for choice in [OnDuplicate::Skip, OnDuplicate::Merge] {
+            let s = import_choosing(f, &doc("hello", "s1"), choice).unwrap();
+            assert_eq!(s.added.total(), 0, "{choice}");
+            assert_eq!(s.skipped.episodic + s.unchanged.episodic, 1, "{choice}");
+        }
+        // Other words, or another session, make another episode.
+        assert_eq!(import(f, &doc("hello!", "s1")).unwrap().episodic, 1);
+        assert_eq!(import(f, &doc("hello", "s2")).unwrap().episodic, 1);
+        assert_eq!(f.store.stats().unwrap().memories, 3);
     }
-    // Other words, or another session, make another episode.
-    assert_eq!(import(&mut f, &doc("hello!", "s1")).unwrap().episodic, 1);
-    assert_eq!(import(&mut f, &doc("hello", "s2")).unwrap().episodic, 1);
-    assert_eq!(f.store.stats().unwrap().memories, 3);
 }
 
 #[test]

@@ -1,4 +1,3 @@
 //! SQLite's side of `crate::interchange`: seed files' lookups and duplicates.
 
-pub(crate) mod duplicates;
 mod seed;
