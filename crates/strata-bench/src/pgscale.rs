@@ -22,6 +22,8 @@ use crate::scalebench::{self, Latency, latency};
 pub struct IndexFigures {
     /// `hnsw.ef_search`.
     pub ef_search: u32,
+    /// Questions compared.
+    pub questions: usize,
     /// The share of the exact ten nearest the index found, over the questions.
     pub recall_at_10: f64,
     /// The index's search.
@@ -35,16 +37,19 @@ pub struct IndexFigures {
 pub struct PgSize {
     /// Memories in the store.
     pub memories: usize,
-    /// Seconds to write them (one transaction per 1,000).
-    pub write_seconds: f64,
+    /// Seconds to write them (one transaction per 1,000); none when an earlier run's store
+    /// was measured again.
+    pub write_seconds: Option<f64>,
     /// Seconds to embed and store their vectors (the index kept up as they come).
-    pub embed_seconds: f64,
+    pub embed_seconds: Option<f64>,
     /// Memories written and embedded a second.
-    pub ingest_per_second: f64,
-    /// Recall's latency by ranking (`bm25`, `vector`, `hybrid_rerank`).
+    pub ingest_per_second: Option<f64>,
+    /// Recall's latency by ranking (`bm25`, `vector`, `hybrid_rerank`), at the shipped
+    /// `ef_search`.
     pub latency: BTreeMap<String, Latency>,
-    /// The index against exact search (none below the size that builds one).
-    pub index: Option<IndexFigures>,
+    /// The index against exact search at each `ef_search` asked (none below the size that
+    /// builds an index).
+    pub index: Vec<IndexFigures>,
 }
 
 /// The run.
@@ -57,8 +62,16 @@ pub struct PgScaleReport {
 }
 
 /// Fills a database per size on the server at `url` (a user that may create databases; each
-/// is `strata_scale_<size>`, made afresh) and measures it.
-pub fn run(data: &Path, url: &str, embedder: Arc<dyn Embedder>, sizes: &[usize]) -> ApiResult<PgScaleReport> {
+/// is `strata_scale_<size>`, made afresh unless `reuse` finds it filled by an earlier run) and
+/// measures it, the index at each of `ef_values` (none: the shipped one).
+pub fn run(
+    data: &Path,
+    url: &str,
+    embedder: Arc<dyn Embedder>,
+    sizes: &[usize],
+    ef_values: &[u32],
+    reuse: bool,
+) -> ApiResult<PgScaleReport> {
     let (turns, questions) = crate::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(200).collect();
     let jittered = crate::compactbench::jittered(scalebench::caching(embedder.clone()));
@@ -66,29 +79,40 @@ pub fn run(data: &Path, url: &str, embedder: Arc<dyn Embedder>, sizes: &[usize])
     let mut report = PgScaleReport { questions: questions.len(), sizes: Vec::new() };
     for &size in sizes {
         let db = format!("{base}/strata_scale_{size}");
-        strata_core::postgres::recreate_database(&db)?;
-        let started = Instant::now();
-        let write_seconds = scalebench::fill(Path::new(&db), &turns, size, jittered.clone())?;
-        let total = started.elapsed().as_secs_f64();
-        let mut engine = Engine::open(Path::new(&db), scalebench::options())?;
-        engine.use_embedder(embedder.clone(), false)?;
-        let latency = scalebench::time_rankings(&engine, &questions)?;
-        let index = index_figures(&engine, &questions)?;
-        report.sizes.push(PgSize {
-            memories: size,
-            write_seconds,
-            embed_seconds: round2(total - write_seconds),
-            ingest_per_second: round2(size as f64 / total),
-            latency,
-            index,
-        });
+        let (mut write_seconds, mut embed_seconds, mut ingest_per_second) = (None, None, None);
+        if !(reuse && filled(&db, size)) {
+            strata_core::postgres::recreate_database(&db)?;
+            let started = Instant::now();
+            let written = scalebench::fill(Path::new(&db), &turns, size, jittered.clone())?;
+            let total = started.elapsed().as_secs_f64();
+            (write_seconds, embed_seconds) = (Some(written), Some(round2(total - written)));
+            ingest_per_second = Some(round2(size as f64 / total));
+        }
+        let open = || -> ApiResult<Engine> {
+            let mut engine = Engine::open(Path::new(&db), scalebench::options())?;
+            engine.use_embedder(embedder.clone(), false)?;
+            Ok(engine)
+        };
+        let latency = scalebench::time_rankings(&open()?, &questions)?;
+        let mut index = Vec::new();
+        let shipped = [strata_core::postgres::EF_SEARCH];
+        for &ef in if ef_values.is_empty() { &shipped[..] } else { ef_values } {
+            set_ef_search(&db, Some(ef))?;
+            index.extend(index_figures(&open()?, &questions, ef)?);
+        }
+        set_ef_search(&db, None)?;
+        report.sizes.push(PgSize { memories: size, write_seconds, embed_seconds, ingest_per_second, latency, index });
     }
     Ok(report)
 }
 
-/// The index's recall@10 against exact search over `questions`, and each one's latency (a
-/// first pass warms the caches).
-fn index_figures(engine: &Engine, questions: &[String]) -> ApiResult<Option<IndexFigures>> {
+/// Questions the index is compared on (an exact search of a million vectors takes a second).
+const COMPARED: usize = 50;
+
+/// The index's recall@10 against exact search over the first [`COMPARED`] `questions`, and
+/// each one's latency (a first pass warms the caches).
+fn index_figures(engine: &Engine, questions: &[String], ef_search: u32) -> ApiResult<Option<IndexFigures>> {
+    let questions = &questions[..questions.len().min(COMPARED)];
     let (mut found, mut index_ms, mut exact_ms) = (0usize, Vec::new(), Vec::new());
     for timed in [false, true] {
         for q in questions {
@@ -102,11 +126,40 @@ fn index_figures(engine: &Engine, questions: &[String]) -> ApiResult<Option<Inde
     }
     let wanted = (questions.len() * 10).max(1);
     Ok(Some(IndexFigures {
-        ef_search: strata_core::postgres::EF_SEARCH,
+        ef_search,
+        questions: questions.len(),
         recall_at_10: (found as f64 / wanted as f64 * 1000.0).round() / 1000.0,
         index: latency(index_ms),
         exact: latency(exact_ms),
     }))
+}
+
+/// Whether the database `db` exists and holds `size` memories, each with a vector.
+fn filled(db: &str, size: usize) -> bool {
+    let Ok(mut c) = strata_core::postgres::driver::Client::connect(db, strata_core::postgres::driver::NoTls) else {
+        return false;
+    };
+    let count = |c: &mut strata_core::postgres::driver::Client, table: &str| {
+        c.query_one(&format!("SELECT count(*) FROM {table}"), &[]).map(|r| r.get::<_, i64>(0)).unwrap_or(-1)
+    };
+    count(&mut c, "memories") == size as i64 && count(&mut c, "memory_vectors") == size as i64
+}
+
+/// Sets the store's own `hnsw_ef_search` (none: back to the shipped value) for the
+/// connections opened after.
+fn set_ef_search(db: &str, ef: Option<u32>) -> ApiResult<()> {
+    let fail = |e: strata_core::postgres::driver::Error| strata_api::ApiError::invalid(format!("{db}: {e}"));
+    let mut c =
+        strata_core::postgres::driver::Client::connect(db, strata_core::postgres::driver::NoTls).map_err(fail)?;
+    match ef {
+        Some(ef) => c.execute(
+            "INSERT INTO settings (key, value) VALUES ('hnsw_ef_search', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&ef.to_string()],
+        ),
+        None => c.execute("DELETE FROM settings WHERE key = 'hnsw_ef_search'", &[]),
+    }
+    .map_err(fail)?;
+    Ok(())
 }
 
 fn round2(x: f64) -> f64 {

@@ -20,14 +20,14 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             let strata = std::env::current_exe()?;
             out.mcp_bench(&strata_bench::mcpbench::run(&data, size, python, &strata, &mut |s| note!("{s}"))?)
         }
-        BenchCommand::Recall { data, sizes, postgres: None } => {
+        BenchCommand::Recall { data, sizes, postgres: None, .. } => {
             let work = tempfile::tempdir()?;
             let model = Arc::new(strata_models::MiniLm::load_default()?);
             out.scale_bench(&strata_bench::scalebench::run(&data, work.path(), model, &sizes)?)
         }
-        BenchCommand::Recall { data, sizes, postgres: Some(url) } => {
+        BenchCommand::Recall { data, sizes, postgres: Some(url), ef_search, reuse } => {
             let model = Arc::new(strata_models::MiniLm::load_default()?);
-            let report = strata_bench::pgscale::run(&data, &url, model, &sizes)?;
+            let report = strata_bench::pgscale::run(&data, &url, model, &sizes, &ef_search, reuse)?;
             say!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())
         }

@@ -49,6 +49,14 @@ pub enum BenchCommand {
         /// HNSW index is measured against exact search.
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
+        /// With --postgres: the HNSW `ef_search` values to measure the index at (default: the
+        /// one shipped).
+        #[arg(long, value_delimiter = ',')]
+        ef_search: Vec<u32>,
+        /// With --postgres: measure a store an earlier run filled (of the same size) again
+        /// instead of filling it afresh.
+        #[arg(long)]
+        reuse: bool,
     },
     /// Token counting speed (o200k_base, cl100k_base) over a LoCoMo-layout file's turns, one by
     /// one and as one document; with --reference, the Python tiktoken package on the same texts

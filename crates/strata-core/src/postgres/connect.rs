@@ -117,11 +117,20 @@ fn check_server(client: &mut postgres::Client, shown: &str) -> Result<()> {
             "the database at {shown} has pgvector {found}; Strata needs 0.7 or newer: install a newer pgvector on the server, then run ALTER EXTENSION vector UPDATE"
         )));
     }
-    // How HNSW searches on this connection (see postgres::vectors).
-    client.batch_execute(&format!("SET hnsw.ef_search = {}", super::vectors::EF_SEARCH))?;
+    // Iterative index scans (pgvector 0.8): a filter that drops most of HNSW's candidates
+    // still gets its limit (see postgres::vectors).
     if (major, minor) >= (0, 8) {
         client.batch_execute("SET hnsw.iterative_scan = relaxed_order")?;
     }
+    Ok(())
+}
+
+/// How wide HNSW searches on this connection: the store's own `hnsw_ef_search` setting, else
+/// [`super::vectors::EF_SEARCH`]. Once the schema is there (after the migrations).
+pub(crate) fn set_ef_search(client: &mut postgres::Client) -> Result<()> {
+    let own = client.query_opt("SELECT value FROM settings WHERE key = 'hnsw_ef_search'", &[])?;
+    let ef = own.and_then(|r| r.get::<_, String>(0).trim().parse::<u32>().ok()).filter(|n| (1..=1000).contains(n));
+    client.batch_execute(&format!("SET hnsw.ef_search = {}", ef.unwrap_or(super::vectors::EF_SEARCH)))?;
     Ok(())
 }
 

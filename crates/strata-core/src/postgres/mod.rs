@@ -50,12 +50,14 @@ impl Pg {
     pub(crate) fn open(url: &str) -> Result<Pg> {
         let (mut client, shown) = connect::connect(url)?;
         schema::migrate(&mut client, &shown)?;
+        connect::set_ef_search(&mut client)?;
         Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: url.to_string() })
     }
 
     /// Another connection to the same database (its schema is already up to date).
     pub(crate) fn another(&self) -> Result<Pg> {
-        let (client, shown) = connect::connect(&self.url)?;
+        let (mut client, shown) = connect::connect(&self.url)?;
+        connect::set_ef_search(&mut client)?;
         Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: self.url.clone() })
     }
 
@@ -75,7 +77,7 @@ impl Pg {
 
     /// Replaces the connection with a new one, if one can be made.
     fn reconnect(&self) {
-        match connect::connect(&self.url) {
+        match connect::connect(&self.url).and_then(|(mut c, s)| connect::set_ef_search(&mut c).map(|()| (c, s))) {
             Ok((client, _)) => {
                 tracing::info!(store = %self.shown, "the connection to PostgreSQL was lost; connected again");
                 *self.client.borrow_mut() = client;

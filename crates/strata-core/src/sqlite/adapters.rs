@@ -108,6 +108,10 @@ impl Store {
 
     /// The active adapter, if any.
     pub fn active_adapter(&self) -> Result<Option<AdapterRecord>> {
+        // Adapters stay with the desktop's SQLite file: none is active on a server's store.
+        if !self.keeps_training() {
+            return Ok(None);
+        }
         Ok(self
             .sqlite()?
             .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE status = 'active'"), [], row)
