@@ -102,7 +102,8 @@ pub(crate) fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
     let checked = conn.prepare("PRAGMA quick_check").and_then(|mut stmt| {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            findings.push(row.get::<_, String>(0)?);
+            // One line each: a finding may span several ("*** in database main ***\nTree 60 …").
+            findings.push(row.get::<_, String>(0)?.split_whitespace().collect::<Vec<_>>().join(" "));
         }
         Ok(())
     });
