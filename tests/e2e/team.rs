@@ -39,7 +39,9 @@ fn the_window_moves_to_a_teams_database_and_back() {
     s.wait_for("where the memories are", |s| (where_(s) == "On this computer").then_some(()));
 
     s.click(&s.find("#nav-settings"));
-    let now = s.wait_for("the store's place", |s| s.all("#store-now").first().map(|e| s.text(e)));
+    let now = s.wait_for("the store's place", |s| {
+        s.all("#store-now").first().map(|e| s.text(e)).filter(|t| t.starts_with("On "))
+    });
     assert!(now.starts_with("On this computer: ") && now.ends_with("strata.db"), "{now}");
     s.type_into(&s.find("input[name=team-url]"), &shown);
     s.type_into(&s.find("input[name=team-password]"), "not-the-password");

@@ -44,11 +44,10 @@ export function App() {
     <div className="shell">
       <nav className="rail" aria-label="Screens">
         <div className="brand">Strata</div>
-        {store && (
-          <div className="where" id="where" title={store.shown}>
-            {store.team ? "Team memory" : "On this computer"}
-          </div>
-        )}
+        {/* Its line is there from the start: the rail must not move under a click. */}
+        <div className="where" id="where" title={store?.shown}>
+          {store ? (store.team ? "Team memory" : "On this computer") : "\u00a0"}
+        </div>
         {(["memories", "chat", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}

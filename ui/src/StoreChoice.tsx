@@ -42,15 +42,15 @@ export function StoreChoice({ onChanged }: { onChanged: (v: StoreView) => void }
     switched(res.data, "The window now shows the memories kept on this computer.");
   };
 
-  if (!view) return null;
+  // Drawn whole at once, its line filled in when known: nothing below moves under a click.
   return (
     <section className="store-choice">
       <h3>Where your memories are kept</h3>
       <p id="store-now">
-        {view.team ? "On your team's database: " : "On this computer: "}
-        <span className="path">{view.shown}</span>
+        {view ? (view.team ? "On your team's database: " : "On this computer: ") : "\u00a0"}
+        {view && <span className="path">{view.shown}</span>}
       </p>
-      {view.problem && (
+      {view?.problem && (
         <div className="error" role="alert" id="store-problem">
           {view.problem}
         </div>
@@ -79,7 +79,7 @@ export function StoreChoice({ onChanged }: { onChanged: (v: StoreView) => void }
         <button type="submit" id="team-connect" disabled={busy || !url.trim()}>
           {busy ? "Connecting…" : "Use this team database"}
         </button>{" "}
-        {view.team && (
+        {view?.team && (
           <button type="button" id="use-this-computer" disabled={busy} onClick={useFile}>
             Use this computer's file again
           </button>
