@@ -44,6 +44,17 @@ fn the_commands_work_on_a_postgres_store() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let gone = e.err_with(&["get", id], db, None);
     assert!(gone.contains("was forgotten"), "{gone}");
+    // The people a server over it lets in are kept in it too (their tokens as hashes).
+    let added = json(&["people", "add", "ana", "--per-minute", "30"]);
+    let token = added["token"].as_str().unwrap();
+    assert_eq!(added["person"]["limits"]["per_minute"], 30);
+    let listed = json(&["people"]);
+    assert_eq!((listed[0]["name"].as_str(), listed.to_string().contains(token)), (Some("ana"), false));
+    let mut c = server::connect(&url);
+    let kept: i64 = c.query_one("SELECT count(*) FROM people WHERE token_sha256 IS NOT NULL", &[]).unwrap().get(0);
+    assert_eq!(kept, 1);
+    json(&["people", "revoke", "ana"]);
+    assert!(json(&["people"])[0]["revoked_at"].is_string());
 }
 
 #[test]
