@@ -112,6 +112,23 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// The HTTP status it is answered with: 401, 429 or 503.
+    pub fn status(&self) -> u16 {
+        match self {
+            Refusal::Unauthorized => 401,
+            Refusal::TooMany { .. } => 429,
+            Refusal::Unavailable(_) => 503,
+        }
+    }
+
+    /// Seconds to wait before trying again (`Retry-After`), for a person over their rate.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Refusal::TooMany { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+
     /// What the caller reads.
     pub fn message(&self) -> String {
         match self {

@@ -129,22 +129,15 @@ async fn require_token(State(gate): State<Arc<Gate>>, request: Request, next: Ne
 
 /// A request the gate turned away.
 fn refused(refusal: &Refusal) -> Response {
-    let message = refusal.message();
-    match refusal {
-        Refusal::Unauthorized => {
-            let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"strata\""));
-            response
-        }
-        Refusal::TooMany { retry_after, .. } => {
-            let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
-            response
-        }
-        Refusal::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, message).into_response(),
+    let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, refusal.message()).into_response();
+    if matches!(refusal, Refusal::Unauthorized) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"strata\""));
     }
+    if let Some(seconds) = refusal.retry_after() {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
 }
 
 /// `GET /metrics`: this process's series for Prometheus ([`strata_api::monitor`]).

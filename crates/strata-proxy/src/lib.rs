@@ -146,18 +146,17 @@ async fn guard(
 
 /// A request the [`Gate`] turned away, in OpenAI's shape.
 fn refused(refusal: &Refusal) -> Response {
-    let message = refusal.message();
-    match refusal {
-        Refusal::Unauthorized => {
-            error(StatusCode::UNAUTHORIZED, "authentication_error", Some("invalid_api_key"), &message)
-        }
-        Refusal::TooMany { retry_after, .. } => {
-            let mut r = error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("rate_limit_exceeded"), &message);
-            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
-            r
-        }
-        Refusal::Unavailable(_) => error(StatusCode::SERVICE_UNAVAILABLE, "server_error", None, &message),
+    let (kind, code) = match refusal {
+        Refusal::Unauthorized => ("authentication_error", Some("invalid_api_key")),
+        Refusal::TooMany { .. } => ("rate_limit_error", Some("rate_limit_exceeded")),
+        Refusal::Unavailable(_) => ("server_error", None),
+    };
+    let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = error(status, kind, code, &refusal.message());
+    if let Some(seconds) = refusal.retry_after() {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    response
 }
 
 /// Why `request` is refused before anyone is asked who sent it, if it is.
