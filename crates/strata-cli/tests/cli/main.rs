@@ -40,18 +40,43 @@ fn test_settings() -> PathBuf {
     dir.path().join("settings.json")
 }
 
+/// A server process that is killed when dropped: a test that fails midway leaves none behind.
+struct Server(std::process::Child);
+
+impl std::ops::Deref for Server {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains
 /// `banner` and the server's `http://` address; returns the server and that address. The rest
 /// of its stderr is drained so it never blocks on a full pipe.
-fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (std::process::Child, String) {
+fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (Server, String) {
     use std::io::BufRead;
-    let mut server = crate::strata()
-        .args(args)
-        .env("STRATA_DB", e.db())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Server(
+        crate::strata()
+            .args(args)
+            .env("STRATA_DB", e.db())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
     let mut line = String::new();
     while !line.contains(banner) {

@@ -25,7 +25,7 @@ fn run_client(args: &[&str]) -> Value {
 }
 
 /// `strata mcp --http` on a free port; returns the server and its URL.
-fn http_server(e: &Env, extra: &[&str]) -> (Child, String) {
+fn http_server(e: &Env, extra: &[&str]) -> (crate::Server, String) {
     let mut args = vec!["mcp", "--http", "127.0.0.1:0", "--token", "local-secret"];
     args.extend_from_slice(extra);
     spawn_server(e, &args, "MCP server")
