@@ -74,7 +74,7 @@ export function App() {
             <Training active dark={dark} onOpenMemory={openMemory} />
           </Suspense>
         )}
-        {screen === "settings" && <Settings onStoreChanged={setStore} />}
+        {screen === "settings" && <Settings store={store} onStoreChanged={setStore} />}
       </main>
     </div>
   );

@@ -9,7 +9,7 @@ import { Tiers } from "./Tiers";
 // Where Strata keeps things; model providers and their keys (in the OS keychain); the tier
 // rule's thresholds, maintenance and re-embedding; and the MCP server for other AI tools
 // (Claude Desktop, Cursor…) with the address and token to paste into their configuration.
-export function Settings({ onStoreChanged }: { onStoreChanged: (v: StoreView) => void }) {
+export function Settings({ store, onStoreChanged }: { store: StoreView | null; onStoreChanged: (v: StoreView) => void }) {
   const [view, setView] = useState<SettingsView | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -39,7 +39,7 @@ export function Settings({ onStoreChanged }: { onStoreChanged: (v: StoreView) =>
           <dd>{view.settings_file}</dd>
         </dl>
       </section>
-      <StoreChoice onChanged={onStoreChanged} />
+      <StoreChoice view={store} onChanged={onStoreChanged} />
       <OnDeviceModels initial={view.on_device} />
       <Providers />
       <Extraction view={view} onSaved={setView} />

@@ -1,24 +1,18 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { commands, type StoreView } from "./bindings";
-import { answered, failed } from "./loaded";
+import { failed } from "./loaded";
 
 // Where the memories the window shows are kept: this computer's file, or a team's database
 // (PostgreSQL with pgvector). The address is saved without its password, which goes to the
-// OS keychain.
-export function StoreChoice({ onChanged }: { onChanged: (v: StoreView) => void }) {
-  const [view, setView] = useState<StoreView | null>(null);
+// OS keychain. `view` is the shell's (what the rail says), `onChanged` tells it of a switch.
+export function StoreChoice({ view, onChanged }: { view: StoreView | null; onChanged: (v: StoreView) => void }) {
   const [url, setUrl] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  useEffect(() => {
-    answered(commands.storeLocation(), setView, setError);
-  }, []);
-
   const switched = (v: StoreView, said: string) => {
-    setView(v);
     onChanged(v);
     setNotice(said);
   };

@@ -16,9 +16,12 @@ mod hardening;
 mod mcp;
 mod postgres;
 mod providers;
+mod servers;
 mod surfaces;
 mod team;
 mod train;
+
+use servers::{Server, python, spawn_server};
 
 /// The `strata` program, with settings of its own: extraction after exchanges off, so no test
 /// starts a background `strata extract` (nor calls a loopback model once more) unless it asks
@@ -38,66 +41,6 @@ fn test_settings() -> PathBuf {
         dir
     });
     dir.path().join("settings.json")
-}
-
-/// A server process that is killed when dropped: a test that fails midway leaves none behind.
-struct Server(std::process::Child);
-
-impl std::ops::Deref for Server {
-    type Target = std::process::Child;
-    fn deref(&self) -> &std::process::Child {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Server {
-    fn deref_mut(&mut self) -> &mut std::process::Child {
-        &mut self.0
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `strata ARGS` on `e`'s database and waits for the line of stderr that contains
-/// `banner` and the server's `http://` address; returns the server and that address. The rest
-/// of its stderr is drained so it never blocks on a full pipe.
-fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (Server, String) {
-    use std::io::BufRead;
-    let mut server = Server(
-        crate::strata()
-            .args(args)
-            .env("STRATA_DB", e.db())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains(banner) {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "the server stopped: {line}");
-    }
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
-    std::thread::spawn(move || for _ in stderr.lines() {});
-    (server, url)
-}
-
-/// The Python with the official client SDKs (set up by scripts/setup).
-fn python() -> PathBuf {
-    let python = std::env::var_os("STRATA_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
-        cache.join("strata/pyenv/bin/python")
-    });
-    assert!(python.exists(), "{} is missing: run scripts/setup", python.display());
-    python
 }
 
 struct Env {
