@@ -42,6 +42,9 @@ pub(crate) struct Pg {
     pub(crate) shown: String,
     /// The URL as given (with its password): only to open another connection, never shown.
     url: String,
+    /// Set when a write found the connection cut: the driver may not have seen the socket
+    /// close yet, and the next write must not try it again.
+    lost: std::cell::Cell<bool>,
 }
 
 impl Pg {
@@ -51,14 +54,26 @@ impl Pg {
         let (mut client, shown) = connect::connect(url)?;
         schema::migrate(&mut client, &shown)?;
         connect::set_ef_search(&mut client)?;
-        Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: url.to_string() })
+        Ok(Pg {
+            client: RefCell::new(client),
+            statements: Default::default(),
+            shown,
+            url: url.to_string(),
+            lost: Default::default(),
+        })
     }
 
     /// Another connection to the same database (its schema is already up to date).
     pub(crate) fn another(&self) -> Result<Pg> {
         let (mut client, shown) = connect::connect(&self.url)?;
         connect::set_ef_search(&mut client)?;
-        Ok(Pg { client: RefCell::new(client), statements: Default::default(), shown, url: self.url.clone() })
+        Ok(Pg {
+            client: RefCell::new(client),
+            statements: Default::default(),
+            shown,
+            url: self.url.clone(),
+            lost: Default::default(),
+        })
     }
 
     /// The connection, for a read: a new one when the last was lost (the server restarted, or
@@ -70,7 +85,7 @@ impl Pg {
 
     /// Replaces a lost connection with a new one (its prepared statements go with it).
     fn reconnect_if_lost(&self) {
-        if self.client.borrow().is_closed() {
+        if self.lost.get() || self.client.borrow().is_closed() {
             self.reconnect();
         }
     }
@@ -82,6 +97,7 @@ impl Pg {
                 tracing::info!(store = %self.shown, "the connection to PostgreSQL was lost; connected again");
                 *self.client.borrow_mut() = client;
                 self.statements.borrow_mut().clear();
+                self.lost.set(false);
             }
             Err(e) => {
                 tracing::warn!(store = %self.shown, "the connection to PostgreSQL was lost and cannot be made again: {e}")
@@ -94,8 +110,10 @@ impl Pg {
     /// again (a write is not retried here: its caller decides whether it is safe to repeat).
     pub(crate) fn write(&mut self) -> Result<PgTx<'_>> {
         self.reconnect_if_lost();
-        let mut tx = self.client.get_mut().transaction()?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])?;
+        let lost = &self.lost;
+        let noted = |e: &postgres::Error| lost.set(lost.get() || is_lost(e));
+        let mut tx = self.client.get_mut().transaction().inspect_err(noted)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK]).inspect_err(noted)?;
         Ok(PgTx(RefCell::new(tx)))
     }
 }
