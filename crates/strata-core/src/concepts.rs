@@ -10,8 +10,11 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::error::Result;
 use crate::model::{Concept, Content, FactValue, Facts, Memory, MemoryId};
-
+use crate::sql::{Dialect, Row, Sql, SqlValue};
+use crate::storage::PlainSql;
+use crate::store::{Store, StoreTx};
 use crate::time::{format_time, parse_time};
 
 /// A concept's link to each of its members.
@@ -228,6 +231,41 @@ pub fn contains_word(text: &str, word: &str) -> bool {
         let after = text[i + word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
         before && after
     })
+}
+
+/// How many grouping passes have written concepts (`concept_passes` in `settings`). A pass
+/// reads it before it plans and writes only if it has not moved
+/// ([`StoreTx::bump_concept_passes`]): two passes at once never both write (each would form
+/// the same concepts again, every member in two).
+fn passes(sql: &dyn PlainSql, dialect: Dialect) -> Result<i64> {
+    let q = Sql::new(dialect, "SELECT value FROM settings WHERE key = 'concept_passes'");
+    let value = match sql.rows(&q)?.pop() {
+        Some(r) => Row::new(r, "settings").opt_text(0)?,
+        None => None,
+    };
+    Ok(value.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+impl Store {
+    /// How many grouping passes have written concepts (see [`StoreTx::bump_concept_passes`]).
+    pub fn concept_passes(&self) -> Result<i64> {
+        passes(self.engine.plain(), self.engine.dialect())
+    }
+}
+
+impl StoreTx<'_> {
+    /// Inside the transaction that writes a grouping pass: whether no other pass wrote since
+    /// this one read [`Store::concept_passes`] as `seen` — then counts this pass
+    /// and returns true; otherwise writes nothing and returns false.
+    pub fn bump_concept_passes(&mut self, seen: i64) -> Result<bool> {
+        if passes(self.tx.plain(), self.tx.dialect())? != seen {
+            return Ok(false);
+        }
+        let mut q = Sql::new(self.tx.dialect(), "INSERT INTO settings (key, value) VALUES ('concept_passes', ");
+        q.bind("?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SqlValue::Text((seen + 1).to_string()));
+        self.tx.plain().execute(&q)?;
+        Ok(true)
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use crate::model::{MemoryId, Scope};
 
 use crate::names::named_enum;
 
+mod records;
+
 /// A fact's link to an episode its current value rests on.
 pub const FACT_SOURCE: &str = "extracted_from";
 

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
-use crate::sql::{Sql, SqlValue};
+use crate::sql::{Row, Sql, SqlValue};
 use crate::store::Store;
 
 /// The most bytes one request may carry on Strata's servers; a person's limit is at most this.
@@ -94,25 +94,14 @@ pub fn token_sha256(token: &str) -> String {
 
 const COLUMNS: &str = "name, per_minute, max_request_bytes, created_at, revoked_at";
 
-fn person_of(row: Vec<Option<SqlValue>>) -> Result<Person> {
-    let int = |v: &Option<SqlValue>| match v {
-        Some(SqlValue::Int(i)) => Ok(Some(*i)),
-        None => Ok(None),
-        other => Err(Error::Storage(format!("a person's row holds {other:?} where a number belongs"))),
-    };
-    let name = match &row[0] {
-        Some(SqlValue::Text(s)) => s.clone(),
-        other => return Err(Error::Storage(format!("a person's row holds {other:?} where the name belongs"))),
-    };
-    let number = |i: usize| int(&row[i])?.ok_or_else(|| Error::Storage(format!("{name}'s row lacks column {i}")));
+fn person_of(values: Vec<Option<SqlValue>>) -> Result<Person> {
+    let row = Row::new(values, "people");
+    let limit = |i: usize| row.int(i).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     Ok(Person {
-        limits: Limits {
-            per_minute: u32::try_from(number(1)?).unwrap_or(u32::MAX),
-            max_request_bytes: u32::try_from(number(2)?).unwrap_or(u32::MAX),
-        },
-        created_at: from_ms(number(3)?),
-        revoked_at: int(&row[4])?.map(from_ms),
-        name,
+        limits: Limits { per_minute: limit(1)?, max_request_bytes: limit(2)? },
+        created_at: from_ms(row.int(3)?),
+        revoked_at: row.opt_int(4)?.map(from_ms),
+        name: row.text(0)?,
     })
 }
 

@@ -16,6 +16,20 @@ pub(crate) enum SqlValue {
     /// An embedding (a blob of little-endian f32 on SQLite, pgvector's `vector` on PostgreSQL).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Vector(Vec<f32>),
+    /// NULL, in a column of any type.
+    Null,
+}
+
+impl SqlValue {
+    /// Text, or NULL.
+    pub(crate) fn opt_text(v: Option<impl Into<String>>) -> SqlValue {
+        v.map_or(SqlValue::Null, |s| SqlValue::Text(s.into()))
+    }
+
+    /// A whole number, or NULL.
+    pub(crate) fn opt_int(v: Option<i64>) -> SqlValue {
+        v.map_or(SqlValue::Null, SqlValue::Int)
+    }
 }
 
 /// Where the engines' SQL differs.
@@ -184,4 +198,77 @@ pub(crate) fn sessions(filter: &Filter, prefix: &str, limit: usize, dialect: Dia
         SqlValue::Int(limit.clamp(1, 1000) as i64),
     );
     q
+}
+
+/// One row as [`crate::storage::PlainSql`] reads it, decoded by column: each accessor names the
+/// table in its error, so a damaged row says where it is.
+pub(crate) struct Row<'a> {
+    values: Vec<Option<SqlValue>>,
+    table: &'a str,
+}
+
+impl<'a> Row<'a> {
+    pub(crate) fn new(values: Vec<Option<SqlValue>>, table: &'a str) -> Row<'a> {
+        Row { values, table }
+    }
+
+    fn bad(&self, i: usize, wanted: &str) -> crate::error::Error {
+        crate::error::Error::Corrupt(format!(
+            "a row of {} holds {:?} in column {} where {wanted} belongs",
+            self.table,
+            self.values.get(i),
+            i + 1
+        ))
+    }
+
+    /// Column `i` as text, if not NULL.
+    pub(crate) fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        match self.values.get(i) {
+            Some(None) => Ok(None),
+            Some(Some(SqlValue::Text(s))) => Ok(Some(s.clone())),
+            _ => Err(self.bad(i, "text")),
+        }
+    }
+
+    /// Column `i` as text.
+    pub(crate) fn text(&self, i: usize) -> Result<String> {
+        self.opt_text(i)?.ok_or_else(|| self.bad(i, "text"))
+    }
+
+    /// Column `i` as a whole number, if not NULL.
+    pub(crate) fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match self.values.get(i) {
+            Some(None) => Ok(None),
+            Some(Some(SqlValue::Int(n))) => Ok(Some(*n)),
+            _ => Err(self.bad(i, "a whole number")),
+        }
+    }
+
+    /// Column `i` as a whole number.
+    pub(crate) fn int(&self, i: usize) -> Result<i64> {
+        self.opt_int(i)?.ok_or_else(|| self.bad(i, "a whole number"))
+    }
+
+    /// Column `i` parsed from its text (an id, a name of a kind), said as the table's when it
+    /// does not parse.
+    pub(crate) fn parsed<T: std::str::FromStr>(&self, i: usize) -> Result<T>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text = self.text(i)?;
+        text.parse().map_err(|e| {
+            crate::error::Error::Corrupt(format!("a row of {} holds {text:?} in column {}: {e}", self.table, i + 1))
+        })
+    }
+
+    /// Column `i`'s JSON text, decoded.
+    pub(crate) fn json<T: serde::de::DeserializeOwned>(&self, i: usize) -> Result<T> {
+        serde_json::from_str(&self.text(i)?).map_err(|e| {
+            crate::error::Error::Corrupt(format!(
+                "a row of {} holds JSON that does not parse in column {}: {e}",
+                self.table,
+                i + 1
+            ))
+        })
+    }
 }

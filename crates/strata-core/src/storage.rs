@@ -264,6 +264,24 @@ impl EngineTx<'_> {
     pub(crate) fn commit(self) -> Result<()> {
         on_engine!(self, t => t.commit())
     }
+
+    /// The transaction's [`PlainSql`]: statements inside it.
+    pub(crate) fn plain(&self) -> &dyn PlainSql {
+        match self {
+            EngineTx::Sqlite(tx) => &**tx,
+            #[cfg(feature = "postgres")]
+            EngineTx::Postgres(tx) => tx,
+        }
+    }
+
+    /// How the transaction's engine writes the SQL both share.
+    pub(crate) fn dialect(&self) -> crate::sql::Dialect {
+        match self {
+            EngineTx::Sqlite(_) => crate::sql::Dialect::Sqlite,
+            #[cfg(feature = "postgres")]
+            EngineTx::Postgres(_) => crate::sql::Dialect::Postgres,
+        }
+    }
 }
 
 impl Log for EngineTx<'_> {
@@ -437,7 +455,7 @@ impl Engine {
     /// The engine's [`PlainSql`].
     pub(crate) fn plain(&self) -> &dyn PlainSql {
         match self {
-            Engine::Sqlite(db) => db,
+            Engine::Sqlite(db) => &**db,
             #[cfg(feature = "postgres")]
             Engine::Postgres(pg) => pg.as_ref(),
         }

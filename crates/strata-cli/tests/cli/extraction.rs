@@ -29,8 +29,13 @@ fn openai(_: &str, body: &str) -> (u16, &'static str, String) {
 }
 
 fn strata(e: &Env, url: &str, settings: Option<&Path>, args: &[&str]) -> Output {
+    strata_on(&e.db(), url, settings, args)
+}
+
+/// `strata ARGS` on the store `db` (a file or a `postgres://` URL) with OpenAI at `url`.
+fn strata_on(db: &Path, url: &str, settings: Option<&Path>, args: &[&str]) -> Output {
     let mut cmd = crate::strata();
-    cmd.args(args).env("STRATA_DB", e.db()).env("OPENAI_API_KEY", KEY).env("OPENAI_BASE_URL", url);
+    cmd.args(args).env("STRATA_DB", db).env("OPENAI_API_KEY", KEY).env("OPENAI_BASE_URL", url);
     if let Some(s) = settings {
         cmd.env("STRATA_SETTINGS", s);
     }
@@ -43,20 +48,61 @@ fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-fn say(e: &Env, session: &str, when: &str, text: &str) {
-    e.ok(&["add", "episodic", "--speaker", "user", "--text", text, "--session", session, "--at", when]);
+fn say(e: &Env, db: &Path, session: &str, when: &str, text: &str) {
+    let args = ["add", "episodic", "--speaker", "user", "--text", text, "--session", session, "--at", when];
+    let r = e.run_with(&args, db, None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
 }
 
 #[test]
 fn extract_applies_then_proposes_an_update_that_review_accepts_with_its_history() {
     let e = Env::new();
-    say(&e, "s1", "2023-05-06T10:00:00Z", "My sister Ana lives in Lisbon.");
-    say(&e, "s1", "2023-05-06T10:01:00Z", "She works as a nurse there.");
+    extract_then_review(&e, &e.db());
+    // The key went only into request headers.
+    let db = std::fs::read(e.db()).unwrap();
+    assert!(!db.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+}
+
+#[test]
+fn extraction_and_review_work_on_a_postgres_store() {
+    let e = Env::new();
+    let url = crate::postgres::server::fresh_database();
+    extract_then_review(&e, Path::new(&url));
+    // The key went only into request headers: no text column of any table holds it.
+    let mut c = crate::postgres::server::connect(&url);
+    let columns = c
+        .query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND data_type = 'text'",
+            &[],
+        )
+        .unwrap();
+    assert!(columns.len() > 20, "the schema was read");
+    for col in columns {
+        let (table, column): (String, String) = (col.get(0), col.get(1));
+        let found: i64 = c
+            .query_one(&format!("SELECT count(*) FROM {table} WHERE {column} LIKE '%' || $1 || '%'"), &[&KEY])
+            .unwrap()
+            .get(0);
+        assert_eq!(found, 0, "{table}.{column} holds the key");
+    }
+}
+
+/// Extraction applies facts, proposes an update that review accepts, and keeps its history, on
+/// the store `db`.
+fn extract_then_review(e: &Env, db: &Path) {
+    let strata = |url: &str, args: &[&str]| strata_on(db, url, None, args);
+    let json = |args: &[&str]| -> Value {
+        let out = strata("http://127.0.0.1:9", &[args, &["--json"]].concat());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    say(e, db, "s1", "2023-05-06T10:00:00Z", "My sister Ana lives in Lisbon.");
+    say(e, db, "s1", "2023-05-06T10:01:00Z", "She works as a nurse there.");
     let (url, seen) = loopback(openai);
     let gpt = ["--provider", "openai", "--model", "gpt-4o-mini"];
 
     // A provider's model applies at once (the settings say nothing of review).
-    let out = strata(&e, &url, None, &[&["extract"][..], &gpt].concat());
+    let out = strata(&url, &[&["extract"][..], &gpt].concat());
     let shown = text(&out);
     assert!(shown.starts_with("Read 2 turns of 1 conversation: 2 changes."), "{shown}");
     assert!(shown.contains("Ana lives in Lisbon") && shown.contains("nothing was known about this subject"), "{shown}");
@@ -64,35 +110,32 @@ fn extract_applies_then_proposes_an_update_that_review_accepts_with_its_history(
     assert_eq!(sent["tools"][0]["function"]["name"], "extract_facts");
     assert!(sent["messages"][1]["content"].as_str().unwrap().contains("[1] user: My sister Ana lives in Lisbon."));
     assert!(sent["messages"][0]["content"].as_str().unwrap().contains("Saturday 2023-05-06"), "the date is given");
-    let facts = text(&strata(&e, &url, None, &["facts"]));
+    let facts = text(&strata(&url, &["facts"]));
     assert_eq!(facts.trim(), "Ana — The user's sister.\n- Ana lives in Lisbon\n- Ana works as a nurse");
-    let again = text(&strata(&e, &url, None, &[&["extract"][..], &gpt].concat()));
+    let again = text(&strata(&url, &[&["extract"][..], &gpt].concat()));
     assert_eq!(again.trim(), "Nothing new to read: every turn has been read for facts.");
 
     // Ana moved: proposed, so not recalled until accepted.
-    say(&e, "s2", "2024-03-02T09:00:00Z", "Ana moved to Porto last month.");
-    let out = strata(&e, &url, None, &[&["extract", "--review", "propose"][..], &gpt].concat());
+    say(e, db, "s2", "2024-03-02T09:00:00Z", "Ana moved to Porto last month.");
+    let out = strata(&url, &[&["extract", "--review", "propose"][..], &gpt].concat());
     assert!(text(&out).contains("1 change, 1 waiting for `strata review`"), "{}", text(&out));
-    let waiting = e.json(&["review"]);
+    let waiting = json(&["review"]);
     let proposal = &waiting.as_array().unwrap()[0];
     assert_eq!(
         (proposal["action"].as_str(), proposal["previous"].as_str()),
         (Some("update"), Some("Ana lives in Lisbon"))
     );
     assert_eq!(proposal["reason"], "Ana moved");
-    let facts = text(&strata(&e, &url, None, &["facts", "Ana"]));
+    let facts = text(&strata(&url, &["facts", "Ana"]));
     assert!(facts.contains("- Ana lives in Lisbon"), "not applied yet: {facts}");
-    let accepted = text(&strata(&e, &url, None, &["review", "accept", "--all"]));
+    let accepted = text(&strata(&url, &["review", "accept", "--all"]));
     assert!(accepted.starts_with("Accepted ") && accepted.contains("Ana lives in Porto"), "{accepted}");
-    let facts = text(&strata(&e, &url, None, &["facts", "Ana"]));
+    let facts = text(&strata(&url, &["facts", "Ana"]));
     assert!(facts.contains("- Ana lives in Porto (said 2024-03-02)"), "{facts}");
     assert!(facts.contains("    before: Ana lives in Lisbon (from 2023-05-06 until 2024-03-02)"), "{facts}");
-    assert_eq!(text(&strata(&e, &url, None, &["review"])).trim(), "Nothing waiting for review.");
-    let err = e.err(&["review", "accept"]);
+    assert_eq!(text(&strata(&url, &["review"])).trim(), "Nothing waiting for review.");
+    let err = e.err_with(&["review", "accept"], db, None);
     assert!(err.contains("name the proposals to accept"), "{err}");
-    // The key went only into request headers.
-    let db = std::fs::read(e.db()).unwrap();
-    assert!(!db.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::Env;
 #[path = "../../../strata-core/tests/it/server.rs"]
 #[allow(dead_code)]
-mod server;
+pub(crate) mod server;
 
 /// An episode both tests add (and find by its words or its meaning).
 const PIXEL: &[&str] =

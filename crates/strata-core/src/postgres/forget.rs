@@ -16,12 +16,22 @@ pub const FORGET_COVERS: &[(&str, &str, &str)] = &[
     ("memory_links", "source_id", "deleted with the projection"),
     ("memory_links", "target_id", "the linking memories re-projected or forgotten by the cascade"),
     ("memory_vectors", "memory_id", "deleted with the projection, and again here"),
+    ("extraction_reads", "episode_id", "deleted"),
+    ("extraction_decisions", "target_id", "deleted"),
+    ("extraction_decisions", "sources", "deleted"),
 ];
 
 /// Inside a forgetting transaction: erases `id`'s records outside the log and its projections.
 /// PostgreSQL holds no training records (they stay with the desktop's SQLite), so no adapter
 /// is retired here.
 pub(crate) fn erase_records(tx: &mut Transaction<'_>, id: MemoryId) -> Result<Vec<String>> {
-    tx.execute("DELETE FROM memory_vectors WHERE memory_id = $1", &[&id.to_string()])?;
+    let id = id.to_string();
+    for sql in [
+        "DELETE FROM memory_vectors WHERE memory_id = $1",
+        "DELETE FROM extraction_reads WHERE episode_id = $1",
+        "DELETE FROM extraction_decisions WHERE target_id = $1 OR sources::jsonb @> jsonb_build_array($1::text)",
+    ] {
+        tx.execute(sql, &[&id])?;
+    }
     Ok(Vec::new())
 }

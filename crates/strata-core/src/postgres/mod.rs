@@ -157,7 +157,8 @@ impl From<postgres::Error> for Error {
 }
 
 /// The tables forget writes to, vacuumed after it (docs/security.md).
-const FORGET_TABLES: [&str; 5] = ["events", "memories", "memory_tags", "memory_links", "memory_vectors"];
+const FORGET_TABLES: [&str; 7] =
+    ["events", "memories", "memory_tags", "memory_links", "memory_vectors", "extraction_reads", "extraction_decisions"];
 
 impl Pg {
     /// Removes the old row versions a forget left in its tables (`VACUUM`); returns whether

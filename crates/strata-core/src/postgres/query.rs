@@ -23,6 +23,27 @@ const BM25_B: f64 = 0.75;
 /// 0.3)` weighs its columns: the title (A) 3, the body (B) 1, an episode's context (C) 0.3.
 const PART_WEIGHT: &str = "CASE w WHEN 'A' THEN 3.0 WHEN 'B' THEN 1.0 WHEN 'C' THEN 0.3 ELSE 0.0 END";
 
+/// NULL bound to a parameter of any type (the driver checks a typed `None` against the
+/// column's type; NULL fits every column).
+#[derive(Debug)]
+struct Null;
+
+impl ToSql for Null {
+    fn to_sql(
+        &self,
+        _: &postgres::types::Type,
+        _: &mut postgres::types::private::BytesMut,
+    ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(postgres::types::IsNull::Yes)
+    }
+
+    fn accepts(_: &postgres::types::Type) -> bool {
+        true
+    }
+
+    postgres::types::to_sql_checked!();
+}
+
 /// The statement's values as the driver binds them.
 fn values(q: &Sql) -> Vec<Box<dyn ToSql + Sync>> {
     q.values
@@ -33,6 +54,7 @@ fn values(q: &Sql) -> Vec<Box<dyn ToSql + Sync>> {
                 SqlValue::Int(i) => Box::new(*i),
                 SqlValue::Real(x) => Box::new(*x),
                 SqlValue::Vector(v) => Box::new(pgvector::Vector::from(v.clone())),
+                SqlValue::Null => Box::new(Null),
             }
         })
         .collect()
@@ -87,8 +109,26 @@ impl PlainSql for Pg {
     }
 
     fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
-        self.run(q)?.iter().map(|row| (0..row.len()).map(|i| plain(row, i)).collect()).collect()
+        plain_rows(&self.run(q)?)
     }
+}
+
+impl PlainSql for super::PgTx<'_> {
+    fn execute(&self, q: &Sql) -> Result<u64> {
+        let boxed = values(q);
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
+        Ok(self.tx().execute(q.text().as_str(), &refs)?)
+    }
+
+    fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
+        let boxed = values(q);
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
+        plain_rows(&self.tx().query(q.text().as_str(), &refs)?)
+    }
+}
+
+fn plain_rows(rows: &[postgres::Row]) -> Result<Vec<Vec<Option<SqlValue>>>> {
+    rows.iter().map(|row| (0..row.len()).map(|i| plain(row, i)).collect()).collect()
 }
 
 /// Column `i` of `row` as [`PlainSql`] reads it: integers, floats and text (anything else as

@@ -12,6 +12,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_search_length", include_str!("../../migrations/postgres/0002_search_length.sql")),
     ("0003_people", include_str!("../../migrations/postgres/0003_people.sql")),
     ("0004_session_index", include_str!("../../migrations/postgres/0004_session_index.sql")),
+    ("0005_extraction", include_str!("../../migrations/postgres/0005_extraction.sql")),
 ];
 
 /// The schema version this build writes.

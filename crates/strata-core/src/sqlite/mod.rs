@@ -8,9 +8,7 @@
 
 pub(crate) mod adapters;
 pub(crate) mod analytics;
-pub(crate) mod concepts;
 pub(crate) mod curation;
-pub(crate) mod extraction;
 pub(crate) mod forget;
 pub(crate) mod fts;
 pub(crate) mod interchange;

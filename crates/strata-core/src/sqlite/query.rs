@@ -18,6 +18,7 @@ fn value(v: &SqlValue) -> Value {
         SqlValue::Int(i) => Value::Integer(*i),
         SqlValue::Real(x) => Value::Real(*x),
         SqlValue::Vector(v) => Value::Blob(crate::sqlite::vector_index::to_blob(v)),
+        SqlValue::Null => Value::Null,
     }
 }
 
@@ -33,7 +34,7 @@ fn params(q: &Sql) -> rusqlite::ParamsFromIter<Vec<Value>> {
     rusqlite::params_from_iter(q.values.iter().map(value).collect::<Vec<_>>())
 }
 
-impl PlainSql for Db {
+impl PlainSql for rusqlite::Connection {
     fn execute(&self, q: &Sql) -> Result<u64> {
         Ok(self.prepare_cached(&q.text())?.execute(params(q))? as u64)
     }
