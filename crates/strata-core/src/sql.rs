@@ -150,6 +150,19 @@ fn push_in<'a>(q: &mut Sql, col: &str, names: impl Iterator<Item = &'a str>) {
     q.values.extend(names.into_iter().map(|n| SqlValue::Text(n.to_string())));
 }
 
+/// Every memory of one scope (`user_id`'s shared ones, or `agent_id`'s private ones), in the
+/// order they happened; `columns` are the engine's memory columns.
+pub(crate) fn scope(user_id: &str, agent_id: Option<&str>, columns: &str, dialect: Dialect) -> Sql {
+    let mut q = Sql::new(dialect, format!("SELECT {columns} FROM memories AS m WHERE "));
+    q.bind("m.user_id = ?", SqlValue::Text(user_id.into()));
+    match agent_id {
+        Some(a) => q.bind(" AND m.agent_id = ?", SqlValue::Text(a.into())),
+        None => q.push(" AND m.agent_id IS NULL"),
+    };
+    q.push(" ORDER BY m.occurred_at, m.id");
+    q
+}
+
 /// How many memories match `filter`.
 pub(crate) fn count(filter: &Filter, dialect: Dialect) -> Sql {
     let mut q = Sql::new(dialect, "SELECT count(*) FROM memories AS m WHERE 1 = 1");

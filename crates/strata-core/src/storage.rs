@@ -404,6 +404,9 @@ pub(crate) trait MemoryLists {
         prefix: &str,
         limit: usize,
     ) -> Result<Vec<crate::query::SessionSummary>>;
+    /// Every memory of one scope — `user_id`'s shared ones (`agent_id` none) or one agent's
+    /// private ones — expired ones included, in the order they happened.
+    fn scope_rows(&self, user_id: &str, agent_id: Option<&str>) -> Result<Vec<Memory>>;
 }
 
 /// Keyword search over the memories' searchable text (title, body, an episode's context).

@@ -6,6 +6,7 @@ pub mod backup;
 pub mod duplicates;
 pub mod json;
 pub mod seed;
+mod seed_store;
 
 use crate::error::Error;
 

@@ -154,6 +154,11 @@ fn plain(row: &postgres::Row, i: usize) -> Result<Option<SqlValue>> {
 }
 
 impl MemoryLists for Pg {
+    fn scope_rows(&self, user_id: &str, agent_id: Option<&str>) -> Result<Vec<Memory>> {
+        let q = sql::scope(user_id, agent_id, MEMORY_COLUMNS, Dialect::Postgres);
+        self.run(&q)?.iter().map(memory_from_row).collect()
+    }
+
     fn count(&self, filter: &Filter) -> Result<u64> {
         let rows = self.run(&sql::count(filter, Dialect::Postgres))?;
         Ok(rows[0].try_get::<_, i64>(0)? as u64)

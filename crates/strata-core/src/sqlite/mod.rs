@@ -11,7 +11,6 @@ pub(crate) mod analytics;
 pub(crate) mod curation;
 pub(crate) mod forget;
 pub(crate) mod fts;
-pub(crate) mod interchange;
 pub(crate) mod log;
 pub(crate) mod projection;
 pub(crate) mod query;

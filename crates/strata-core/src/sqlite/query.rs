@@ -62,6 +62,12 @@ fn plain(v: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<Option<SqlValue>>
 }
 
 impl MemoryLists for Db {
+    fn scope_rows(&self, user_id: &str, agent_id: Option<&str>) -> Result<Vec<Memory>> {
+        let q = sql::scope(user_id, agent_id, MEMORY_COLUMNS, Dialect::Sqlite);
+        let mut stmt = self.prepare(&q.text())?;
+        Ok(stmt.query_map(params(&q), memory_from_row)?.collect::<rusqlite::Result<_>>()?)
+    }
+
     fn count(&self, filter: &Filter) -> Result<u64> {
         let q = sql::count(filter, Dialect::Sqlite);
         let n: i64 = self.prepare_cached(&q.text())?.query_row(params(&q), |r| r.get(0))?;

@@ -4,7 +4,7 @@
 
 use strata_core::*;
 
-use crate::support::{Fixture, concept, on_both_engines, t0, user, utterance};
+use crate::support::{concept, on_both_engines, t0, user, utterance};
 
 fn decision(id: &str, episode: MemoryId, status: DecisionStatus) -> Decision {
     Decision {

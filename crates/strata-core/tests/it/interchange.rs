@@ -18,22 +18,22 @@ fn export(f: &Fixture) -> String {
     String::from_utf8(out).unwrap()
 }
 
-#[test]
-fn the_seed_document_round_trips_exactly() {
-    let mut f = Fixture::new();
-    let counts = import(&mut f, SEED).unwrap();
-    assert_eq!((counts.semantic, counts.episodic, counts.procedural), (2, 2, 2));
-    assert_eq!(export(&f), SEED, "export(import(seed)) must be the seed itself");
+on_both_engines! {
+    fn the_seed_document_round_trips_exactly(f: &mut Fixture) {
+        let counts = import(f, SEED).unwrap();
+        assert_eq!((counts.semantic, counts.episodic, counts.procedural), (2, 2, 2));
+        assert_eq!(export(f), SEED, "export(import(seed)) must be the seed itself");
 
-    // And the other way: import(export(store)) gives the same memories.
-    let mut g = Fixture::new();
-    import(&mut g, &export(&f)).unwrap();
-    let strip = |s: Snapshot| s.memories.into_iter().map(|m| (m.content, m.scope, m.tier)).collect::<Vec<_>>();
-    assert_eq!(strip(g.store.snapshot().unwrap()), strip(f.store.snapshot().unwrap()));
+        // And the other way: import(export(store)) gives the same memories.
+        let mut g = Fixture::new();
+        import(&mut g, &export(f)).unwrap();
+        let strip = |s: Snapshot| s.memories.into_iter().map(|m| (m.content, m.scope, m.tier)).collect::<Vec<_>>();
+        assert_eq!(strip(g.store.snapshot().unwrap()), strip(f.store.snapshot().unwrap()));
 
-    let ep = f.store.list(&Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() }, 10, None).unwrap();
-    assert_eq!(ep.items[0].scope.session_id.as_deref(), Some("abc123"));
-    assert_eq!(strata_core::time::format_time(ep.items[1].occurred_at()), "2023-07-15T14:32:45Z");
+        let ep = f.store.list(&Filter { kinds: vec![MemoryKind::Episodic], ..Default::default() }, 10, None).unwrap();
+        assert_eq!(ep.items[0].scope.session_id.as_deref(), Some("abc123"));
+        assert_eq!(strata_core::time::format_time(ep.items[1].occurred_at()), "2023-07-15T14:32:45Z");
+    }
 }
 
 #[test]
@@ -327,42 +327,42 @@ fn a_merge_that_fails_midway_imports_and_changes_nothing() {
     assert_eq!(export(&f), before, "all or nothing");
 }
 
-#[test]
-fn tags_tiers_pins_and_importance_survive_an_export_and_import() {
-    let mut f = Fixture::new();
-    import(&mut f, SEED).unwrap();
-    let all = f.store.snapshot().unwrap().memories;
-    f.store
-        .transact(|tx| {
-            for (i, m) in all.iter().enumerate() {
-                tx.tag(m.id, &format!("tag-{i}"), &user())?;
-                if i % 2 == 0 {
-                    tx.pin(m.id, &user())?;
-                    tx.set_tier(m.id, Tier::Long, "test", &user())?;
+on_both_engines! {
+    fn tags_tiers_pins_and_importance_survive_an_export_and_import(f: &mut Fixture) {
+        import(f, SEED).unwrap();
+        let all = f.store.snapshot().unwrap().memories;
+        f.store
+            .transact(|tx| {
+                for (i, m) in all.iter().enumerate() {
+                    tx.tag(m.id, &format!("tag-{i}"), &user())?;
+                    if i % 2 == 0 {
+                        tx.pin(m.id, &user())?;
+                        tx.set_tier(m.id, Tier::Long, "test", &user())?;
+                    }
+                    if i % 3 == 0 {
+                        tx.set_importance(m.id, Importance::new(0.9)?, &user())?;
+                    }
                 }
-                if i % 3 == 0 {
-                    tx.set_importance(m.id, Importance::new(0.9)?, &user())?;
-                }
-            }
-            Ok(())
-        })
-        .unwrap();
-    let text = export(&f);
-    assert!(text.contains("\"strata\": {"), "{text}");
-    let mut g = Fixture::new();
-    assert_eq!(import(&mut g, &text).unwrap().total(), 6);
-    let keep = |s: Snapshot| {
-        let mut v: Vec<_> =
-            s.memories.into_iter().map(|m| (m.content, m.tags, m.tier, m.pinned, m.importance)).collect();
-        v.sort_by_key(|m| format!("{:?}", m.0));
-        v
-    };
-    assert_eq!(keep(g.store.snapshot().unwrap()), keep(f.store.snapshot().unwrap()));
-    assert_eq!(export(&g), text, "and it exports as the same document");
-    // Extras naming a memory the document lacks are refused with their line.
-    let orphan = "{\"semantic\": {\"a\": {\"x\": \"1\"}},\n \"strata\": {\"semantic\": {\"b\": {\"pinned\": true}}}}";
-    let err = import(&mut Fixture::new(), orphan).unwrap_err().to_string();
-    assert!(err.starts_with("seed.json:2: field `strata.semantic.b`"), "{err}");
+                Ok(())
+            })
+            .unwrap();
+        let text = export(f);
+        assert!(text.contains("\"strata\": {"), "{text}");
+        let mut g = Fixture::new();
+        assert_eq!(import(&mut g, &text).unwrap().total(), 6);
+        let keep = |s: Snapshot| {
+            let mut v: Vec<_> =
+                s.memories.into_iter().map(|m| (m.content, m.tags, m.tier, m.pinned, m.importance)).collect();
+            v.sort_by_key(|m| format!("{:?}", m.0));
+            v
+        };
+        assert_eq!(keep(g.store.snapshot().unwrap()), keep(f.store.snapshot().unwrap()));
+        assert_eq!(export(&g), text, "and it exports as the same document");
+        // Extras naming a memory the document lacks are refused with their line.
+        let orphan = "{\"semantic\": {\"a\": {\"x\": \"1\"}},\n \"strata\": {\"semantic\": {\"b\": {\"pinned\": true}}}}";
+        let err = import(&mut Fixture::new(), orphan).unwrap_err().to_string();
+        assert!(err.starts_with("seed.json:2: field `strata.semantic.b`"), "{err}");
+    }
 }
 
 #[test]

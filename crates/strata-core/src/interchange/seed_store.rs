@@ -1,14 +1,14 @@
-//! SQLite's side of `crate::interchange`: its statements and row decoding.
+//! Seed-002 documents in and out of a store, on either engine (the document's shapes are
+//! `super::seed`'s).
 
 use crate::error::{Error, Result};
 use crate::event::EventMeta;
 use crate::interchange::duplicates::{ImportSummary, OnDuplicate};
 use crate::model::{Content, EpisodeBody};
-use crate::sqlite::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::store::{NewMemory, Store};
 use std::io::Write;
 
-use crate::interchange::seed::*;
+use super::seed::*;
 
 impl Store {
     /// Imports a seed-002 document in one transaction; nothing on any error, a memory that is
@@ -71,16 +71,10 @@ impl Store {
         out: &mut dyn Write,
         tick: crate::interchange::Tick,
     ) -> Result<ImportCounts> {
-        let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.user_id = ?1 AND m.agent_id IS ?2 \
-             ORDER BY m.occurred_at, m.rid"
-        );
-        let mut stmt = self.sqlite()?.prepare(&sql)?;
-        let memories = stmt.query_map(rusqlite::params![user_id, agent_id], memory_from_row)?;
+        let memories = self.engine.lists().scope_rows(user_id, agent_id)?;
         let mut doc = Doc::default();
         let mut counts = ImportCounts::default();
-        for (read, m) in memories.enumerate() {
-            let m = m?;
+        for (read, m) in memories.into_iter().enumerate() {
             if (read as u64).is_multiple_of(crate::interchange::TICK_EVERY) {
                 tick(read as u64, 0)?;
             }
