@@ -337,8 +337,11 @@ impl Store {
         }
         // Keyword-only candidates: their similarity from the stored vector, if any.
         if let Some((model, q)) = &query_vector {
+            let ids: Vec<MemoryId> =
+                found.values().filter(|r| r.breakdown.similarity.is_none()).map(|r| r.memory.id).collect();
+            let similar = self.similarities_to(model, &ids, q)?;
             for r in found.values_mut().filter(|r| r.breakdown.similarity.is_none()) {
-                r.breakdown.similarity = self.similarity_to(model, r.memory.id, q)?;
+                r.breakdown.similarity = similar.get(&r.memory.id).copied();
             }
         }
 

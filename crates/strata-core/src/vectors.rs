@@ -222,9 +222,15 @@ impl crate::store::Store {
         on_engine!(self, e => e.embedded(model, filter))
     }
 
-    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
-    pub(crate) fn similarity_to(&self, model: &str, id: crate::model::MemoryId, q: &[f32]) -> Result<Option<f64>> {
-        on_engine!(self, e => e.similarity_to(model, id, q))
+    /// The cosine similarity of `q` to each of `ids`' stored vectors from `model` (those that
+    /// have one), in one request where the engine is a server.
+    pub(crate) fn similarities_to(
+        &self,
+        model: &str,
+        ids: &[crate::model::MemoryId],
+        q: &[f32],
+    ) -> Result<std::collections::HashMap<crate::model::MemoryId, f64>> {
+        on_engine!(self, e => e.similarities_to(model, ids, q))
     }
 }
 

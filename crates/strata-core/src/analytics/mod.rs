@@ -44,6 +44,9 @@ pub use passes::*;
 
 pub use recalls::*;
 
+mod usage;
+pub(crate) use usage::PART_COLUMNS;
+
 /// How a series is bucketed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]

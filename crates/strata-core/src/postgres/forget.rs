@@ -19,6 +19,9 @@ pub const FORGET_COVERS: &[(&str, &str, &str)] = &[
     ("extraction_reads", "episode_id", "deleted"),
     ("extraction_decisions", "target_id", "deleted"),
     ("extraction_decisions", "sources", "deleted"),
+    ("recalls", "answer_id", "deleted"),
+    ("recall_hits", "memory_id", "deleted with their recall"),
+    ("feedback", "memory_id", "deleted"),
 ];
 
 /// Inside a forgetting transaction: erases `id`'s records outside the log and its projections.
@@ -30,6 +33,8 @@ pub(crate) fn erase_records(tx: &mut Transaction<'_>, id: MemoryId) -> Result<Ve
         "DELETE FROM memory_vectors WHERE memory_id = $1",
         "DELETE FROM extraction_reads WHERE episode_id = $1",
         "DELETE FROM extraction_decisions WHERE target_id = $1 OR sources::jsonb @> jsonb_build_array($1::text)",
+        "DELETE FROM recalls WHERE id IN (SELECT recall_id FROM recall_hits WHERE memory_id = $1) OR answer_id = $1",
+        "DELETE FROM feedback WHERE memory_id = $1",
     ] {
         tx.execute(sql, &[&id])?;
     }

@@ -157,8 +157,18 @@ impl From<postgres::Error> for Error {
 }
 
 /// The tables forget writes to, vacuumed after it (docs/security.md).
-const FORGET_TABLES: [&str; 7] =
-    ["events", "memories", "memory_tags", "memory_links", "memory_vectors", "extraction_reads", "extraction_decisions"];
+const FORGET_TABLES: [&str; 10] = [
+    "events",
+    "memories",
+    "memory_tags",
+    "memory_links",
+    "memory_vectors",
+    "extraction_reads",
+    "extraction_decisions",
+    "recalls",
+    "recall_hits",
+    "feedback",
+];
 
 impl Pg {
     /// Removes the old row versions a forget left in its tables (`VACUUM`); returns whether

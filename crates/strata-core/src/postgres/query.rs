@@ -10,7 +10,7 @@ use super::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::clock::from_ms;
 use crate::error::Result;
 use crate::model::{Memory, search_text};
-use crate::query::{Filter, Order, SEARCH_WINDOW, SearchHit, SessionSummary, plan_terms};
+use crate::query::{Filter, Order, SEARCH_WINDOW, SearchHit, SessionSummary, fts_terms, plan_terms, typed_terms};
 use crate::sql::{self, Dialect, Sql, SqlValue};
 use crate::storage::{MemoryLists, PlainSql, TextSearch};
 
@@ -64,20 +64,34 @@ impl Pg {
     /// Runs a shared statement on the store's connection, prepared once per text: a search is
     /// several statements, and planning each afresh cost 2–3 ms apiece (measured).
     pub(crate) fn run(&self, q: &Sql) -> Result<Vec<postgres::Row>> {
-        match self.run_once(q) {
+        self.run_as(q, Plan::Kept)
+    }
+
+    /// Runs a shared statement, planned for its values each time (see [`Plan::Each`]).
+    pub(crate) fn run_planned(&self, q: &Sql) -> Result<Vec<postgres::Row>> {
+        self.run_as(q, Plan::Each)
+    }
+
+    fn run_as(&self, q: &Sql, plan: Plan) -> Result<Vec<postgres::Row>> {
+        match self.run_once(q, plan) {
             // A read is safe to repeat: once more, on a new connection.
             Err(e) if super::is_lost(&e) => {
                 tracing::info!("a read lost its connection to PostgreSQL ({e}); trying it again");
                 self.reconnect();
-                Ok(self.run_once(q)?)
+                Ok(self.run_once(q, plan)?)
             }
             other => Ok(other?),
         }
     }
 
-    fn run_once(&self, q: &Sql) -> std::result::Result<Vec<postgres::Row>, postgres::Error> {
+    fn run_once(&self, q: &Sql, plan: Plan) -> std::result::Result<Vec<postgres::Row>, postgres::Error> {
         let text = q.text();
+        let boxed = values(q);
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
         let mut client = self.client();
+        if plan == Plan::Each {
+            return client.query(text.as_str(), &refs);
+        }
         let prepared = self.statements.borrow().get(&text).cloned();
         let statement = match prepared {
             Some(s) => s,
@@ -91,10 +105,20 @@ impl Pg {
                 s
             }
         };
-        let boxed = values(q);
-        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
         client.query(&statement, &refs)
     }
+}
+
+/// How a statement is planned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// Prepared once per text; PostgreSQL may settle on one plan for every value.
+    Kept,
+    /// Planned for its values each time: a keyword search, whose best plan depends on how
+    /// rare its words are (a backward scan of the newest memories for common words, the text
+    /// index for rare ones). A plan kept for every value took 137 ms where the values' own took
+    /// 39 ms, at 1,000,000 memories (docs/benchmarks.md).
+    Each,
 }
 
 /// How many prepared statements a connection keeps (the shapes of searches: a few per number of
@@ -205,43 +229,47 @@ fn push_tsquery(q: &mut Sql, terms: &[String]) {
 }
 
 impl Pg {
-    /// How many memories hold `term`, counted up to `cap` + 1.
-    fn frequency(&self, term: &str, cap: i64) -> Result<i64> {
-        let mut q = Sql::new(Dialect::Postgres, "SELECT count(*) FROM (SELECT 1 FROM memories AS m WHERE m.search @@ ");
-        push_tsquery(&mut q, &[term.to_string()]);
-        q.bind(" LIMIT ?) AS x", SqlValue::Int(cap + 1));
-        Ok(self.run(&q)?[0].try_get(0)?)
-    }
-
     /// The terms a search uses (see [`plan_terms`]), each with its weight: its inverse
     /// document frequency as bm25 reckons it, from how many memories hold it (1 for a single
     /// term, whose weight would not change the order). PostgreSQL's own ranking counts how
     /// often and how close the words are, not how rare: without this, a speaker's name said in
     /// half the memories outranked the one rare word a question was about.
     fn plan(&self, text: &str, typed: bool) -> Result<Vec<(String, f64)>> {
-        let terms = plan_terms(text, typed, |t| self.frequency(t, SEARCH_WINDOW))?;
-        if terms.iter().all(|(_, df)| df.is_none()) {
-            return Ok(terms.into_iter().map(|(t, _)| (t, 1.0)).collect());
+        let words = if typed { typed_terms(text) } else { fts_terms(text) };
+        if words.len() <= 1 {
+            return Ok(words.into_iter().map(|t| (t, 1.0)).collect());
         }
-        let n = self.memory_count()? as f64;
+        let (n, counted) = self.frequencies(&words, SEARCH_WINDOW)?;
+        let terms = plan_terms(text, typed, |t| {
+            Ok(words.iter().position(|w| w == t).map_or(SEARCH_WINDOW + 1, |i| counted[i]))
+        })?;
         Ok(terms
             .into_iter()
             .map(|(t, df)| {
                 let df = df.unwrap_or(1) as f64;
-                (t, (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln())
+                (t, (1.0 + (n as f64 - df + 0.5).max(0.0) / (df + 0.5)).ln())
             })
             .collect())
     }
 
-    /// How many memories the store holds: the planner's estimate on a large table (counting
-    /// a million rows for each search would cost more than the search), else counted.
-    fn memory_count(&self) -> Result<i64> {
-        let row = self.client().query_one(
-            "SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
-             ELSE (SELECT count(*) FROM memories) END FROM pg_class c WHERE c.oid = 'memories'::regclass",
-            &[],
-        )?;
-        Ok(row.try_get(0)?)
+    /// How many memories the store holds, and how many hold each of `terms` (counted up to
+    /// `cap` + 1), in one statement planned for its words: a round trip and a plan each cost
+    /// more than the counting. The store's size is the planner's estimate on a large table
+    /// (counting a million rows for each search would cost more than the search).
+    fn frequencies(&self, terms: &[String], cap: i64) -> Result<(i64, Vec<i64>)> {
+        let mut q = Sql::new(
+            Dialect::Postgres,
+            "SELECT (SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
+             ELSE (SELECT count(*) FROM memories) END FROM pg_class c WHERE c.oid = 'memories'::regclass)",
+        );
+        for t in terms {
+            q.push(", (SELECT count(*) FROM (SELECT 1 FROM memories AS m WHERE m.search @@ ");
+            push_tsquery(&mut q, std::slice::from_ref(t));
+            q.bind(" LIMIT ?) AS x)", SqlValue::Int(cap + 1));
+        }
+        let row = self.run_planned(&q)?.pop().ok_or_else(|| crate::error::Error::Storage("no counts".into()))?;
+        let counts = (1..=terms.len()).map(|i| row.try_get::<_, i64>(i)).collect::<std::result::Result<_, _>>()?;
+        Ok((row.try_get(0)?, counts))
     }
 }
 
@@ -310,7 +338,7 @@ impl TextSearch for Pg {
              ORDER BY r.rank DESC, m.id DESC LIMIT ?"
         );
         q.values.push(SqlValue::Int(limit.clamp(1, 1000) as i64));
-        let rows = self.run(&q)?;
+        let rows = self.run_planned(&q)?;
         let mut hits = Vec::with_capacity(rows.len());
         for r in &rows {
             let memory = memory_from_row(r)?;
@@ -332,7 +360,7 @@ impl TextSearch for Pg {
         push_tsquery(&mut q, &terms);
         filter.push_sql(&mut q);
         q.bind(" LIMIT ?) AS x", SqlValue::Int(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)));
-        Ok(self.run(&q)?[0].try_get::<_, i64>(0)? as u64)
+        Ok(self.run_planned(&q)?[0].try_get::<_, i64>(0)? as u64)
     }
 }
 

@@ -18,7 +18,6 @@ pub(crate) mod reads;
 pub(crate) mod rows;
 pub(crate) mod runs;
 pub mod schema;
-pub(crate) mod store;
 pub(crate) mod vector_index;
 pub(crate) mod vector_scan;
 pub(crate) mod vectors;

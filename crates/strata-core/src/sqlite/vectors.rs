@@ -101,13 +101,23 @@ impl Db {
         Ok(rows)
     }
 
-    /// The cosine similarity of `q` to a memory's stored vector from `model`, if it has one.
-    pub(crate) fn similarity_to(&self, model: &str, id: MemoryId, q: &[f32]) -> Result<Option<f64>> {
-        let blob: Option<Vec<u8>> = self
-            .prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?
-            .query_row(params![id.to_string(), model], |r| r.get(0))
-            .optional()?;
-        Ok(blob.and_then(|b| cosine_with(&b, q)))
+    /// The cosine similarity of `q` to each of `ids`' stored vectors from `model` (those that
+    /// have one).
+    pub(crate) fn similarities_to(
+        &self,
+        model: &str,
+        ids: &[MemoryId],
+        q: &[f32],
+    ) -> Result<std::collections::HashMap<MemoryId, f64>> {
+        let mut stmt = self.prepare_cached("SELECT vector FROM memory_vectors WHERE memory_id = ?1 AND model = ?2")?;
+        let mut out = std::collections::HashMap::new();
+        for id in ids {
+            let blob: Option<Vec<u8>> = stmt.query_row(params![id.to_string(), model], |r| r.get(0)).optional()?;
+            if let Some(similarity) = blob.and_then(|b| cosine_with(&b, q)) {
+                out.insert(*id, similarity);
+            }
+        }
+        Ok(out)
     }
 }
 

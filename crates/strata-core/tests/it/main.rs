@@ -25,4 +25,5 @@ mod seam;
 mod server;
 mod store;
 mod tiers;
+mod usage;
 mod vectors;

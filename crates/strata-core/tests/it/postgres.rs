@@ -55,6 +55,7 @@ fn shipped_postgres_migrations_are_append_only() {
         ("0003_people", 16_427_432_900_783_925_942),
         ("0004_session_index", 8_999_888_268_272_212_454),
         ("0005_extraction", 16_549_634_268_619_452_649),
+        ("0006_usage", 6_058_988_659_303_131_261),
     ];
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");

@@ -8,6 +8,7 @@ use rusqlite::params;
 
 use super::recalls::{NEVER_RECALLED, RECALL_SCOPE};
 use super::*;
+use crate::analytics::PART_COLUMNS;
 
 impl Store {
     /// `user`'s memories created in `range` (of its type and client), newest first.
@@ -125,9 +126,6 @@ impl Store {
         rows.map(|id| id.map_err(crate::error::Error::from).and_then(|id| id.parse())).collect()
     }
 }
-
-/// `recall_hits`' columns of [`ScoreParts`], in the order [`parts_at`] reads them.
-pub(crate) const PART_COLUMNS: &str = "matched, similarity, time_boost, recency, frequency, importance, tier_boost";
 
 /// The [`ScoreParts`] in a row's [`PART_COLUMNS`] from column `at` (none where not recorded).
 pub(crate) fn parts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<ScoreParts>> {

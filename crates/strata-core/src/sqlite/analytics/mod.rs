@@ -2,7 +2,6 @@
 
 mod drill;
 mod health;
-mod passes;
 mod recalls;
 
 use crate::concepts::{GROUPS, KEY_PREFIX};

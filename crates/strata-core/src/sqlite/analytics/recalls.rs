@@ -1,14 +1,10 @@
 //! SQLite's side of `crate::analytics`: its statements and row decoding.
 
-use crate::clock::to_ms;
 use crate::error::{Error, Result};
-use crate::model::MemoryId;
 use crate::store::Store;
-use chrono::{DateTime, Utc};
 use rusqlite::params;
 use std::collections::BTreeMap;
 
-use super::drill::PART_COLUMNS;
 use super::*;
 use crate::analytics::recalls::*;
 
@@ -21,149 +17,6 @@ pub(crate) const NEVER_RECALLED: &str =
     "m.expired_at IS NULL AND NOT EXISTS (SELECT 1 FROM recall_hits h WHERE h.memory_id = m.id)";
 
 impl Store {
-    /// Keeps one recall's usage record (see the module documentation) and, in the same
-    /// transaction, lets the records from before `keep_since` go ([`Store::prune_recalls`]);
-    /// returns its id.
-    pub fn record_recall(&mut self, r: &RecallRecord<'_>, keep_since: Option<DateTime<Utc>>) -> Result<i64> {
-        let at = self.clock().now();
-        self.record_at(r, at, keep_since)
-    }
-
-    /// [`Store::record_recall`] as if it ran at `at`, nothing pruned (benchmarks, imports of
-    /// usage history).
-    pub fn record_recall_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>) -> Result<i64> {
-        self.record_at(r, at, None)
-    }
-
-    fn record_at(&mut self, r: &RecallRecord<'_>, at: DateTime<Utc>, keep_since: Option<DateTime<Utc>>) -> Result<i64> {
-        let at = to_ms(at);
-        self.transact(|tx| {
-            // A memory found was forgotten since the recall ran: its record would outlive the
-            // forget that deletes the records of recalls that found it. Forgetting wins.
-            let found: Vec<crate::model::MemoryId> = r.hits.iter().map(|h| h.memory).collect();
-            tx.still_live(&found)?;
-            if let Some(before) = keep_since {
-                prune(tx.conn()?, before)?;
-            }
-            let c = tx.conn()?;
-            let prompt =
-                r.prompt.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::invalid(e.to_string()))?;
-            c.prepare_cached(
-                "INSERT INTO recalls (at, user_id, agent_id, client, purpose, query, found, latency_ms, prompt) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                at,
-                r.user_id,
-                r.agent_id,
-                r.client,
-                r.purpose.as_str(),
-                r.query,
-                r.hits.len() as i64,
-                r.latency_ms,
-                prompt
-            ])?;
-            let id = c.last_insert_rowid();
-            let mut hit = c.prepare_cached(&format!(
-                "INSERT INTO recall_hits (recall_id, rank, memory_id, score, in_prompt, {PART_COLUMNS}) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-            ))?;
-            for (rank, h) in r.hits.iter().enumerate() {
-                let p = h.parts.as_ref();
-                let part = |f: fn(&ScoreParts) -> f64| p.map(f);
-                hit.execute(params![
-                    id,
-                    rank as i64 + 1,
-                    h.memory.to_string(),
-                    h.score,
-                    h.in_prompt,
-                    part(|p| p.matched),
-                    p.and_then(|p| p.similarity),
-                    part(|p| p.time),
-                    part(|p| p.recency),
-                    part(|p| p.frequency),
-                    part(|p| p.importance),
-                    part(|p| p.tier),
-                ])?;
-            }
-            Ok(id)
-        })
-    }
-
-    /// Records what the answer to the prompt recall `recall` was for drew on: of the memories
-    /// the prompt included, `used` ones and no others; and `answer`, the exchange it was
-    /// recorded as, if it was.
-    pub fn record_answer(&mut self, recall: i64, used: &[MemoryId], answer: Option<MemoryId>) -> Result<()> {
-        self.transact(|tx| {
-            let c = tx.conn()?;
-            c.execute("UPDATE recall_hits SET used = 0 WHERE recall_id = ?1 AND in_prompt = 1", [recall])?;
-            let mut mark = c.prepare_cached(
-                "UPDATE recall_hits SET used = 1 WHERE recall_id = ?1 AND in_prompt = 1 AND memory_id = ?2",
-            )?;
-            for id in used {
-                mark.execute(params![recall, id.to_string()])?;
-            }
-            c.execute(
-                "UPDATE recalls SET answer_id = ?2 WHERE id = ?1",
-                params![recall, answer.map(|a| a.to_string())],
-            )?;
-            Ok(())
-        })
-    }
-
-    /// The prompt the recorded answer `answer` was given, as its usage record kept it: its
-    /// figures and the memories it included with their scores, in rank order. `None` where no
-    /// record was kept (usage records off, or pruned).
-    pub fn prompt_of_answer(&self, answer: MemoryId) -> Result<Option<AnswerPrompt>> {
-        use rusqlite::OptionalExtension;
-        let row: Option<(i64, Option<String>)> = self
-            .sqlite()?
-            .query_row(
-                "SELECT id, prompt FROM recalls WHERE answer_id = ?1 ORDER BY id DESC LIMIT 1",
-                [answer.to_string()],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((recall, Some(prompt))) = row else { return Ok(None) };
-        let prompt: PromptRecord = serde_json::from_str(&prompt).map_err(|e| Error::invalid(e.to_string()))?;
-        let mut stmt = self.sqlite()?.prepare_cached(
-            "SELECT memory_id, score FROM recall_hits WHERE recall_id = ?1 AND in_prompt = 1 ORDER BY rank",
-        )?;
-        let hits = stmt
-            .query_map([recall], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?)))?
-            .filter_map(|r| r.ok().and_then(|(id, score)| id.parse().ok().map(|id| (id, score))))
-            .collect();
-        Ok(Some((prompt, hits)))
-    }
-
-    /// Records what `user` said of a memory or a recorded answer (`about`): helpful or not.
-    pub fn record_feedback(&mut self, user: &str, memory: MemoryId, about: About, helpful: bool) -> Result<()> {
-        let at = to_ms(self.clock().now());
-        self.transact(|tx| {
-            tx.conn()?.execute(
-                "INSERT INTO feedback (at, user_id, memory_id, about, helpful) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![at, user, memory.to_string(), about.as_str(), helpful],
-            )?;
-            Ok(())
-        })
-    }
-
-    /// Deletes the usage records of recalls before `before`; returns how many.
-    /// (And what people said, and the records of compaction passes, before then.)
-    pub fn prune_recalls(&mut self, before: DateTime<Utc>) -> Result<u64> {
-        self.transact(|tx| prune(tx.conn()?, before))
-    }
-
-    /// Deletes every usage record of `user`'s recalls, what they said of answers and memories,
-    /// and the records of compaction passes; returns how many recalls.
-    pub fn clear_recalls(&mut self, user: &str) -> Result<u64> {
-        self.transact(|tx| {
-            tx.conn()?.execute("DELETE FROM feedback WHERE user_id = ?1", [user])?;
-            super::passes::delete_passes(tx.conn()?, Some(user), None)?;
-            Ok(tx.conn()?.execute("DELETE FROM recalls WHERE user_id = ?1", [user])? as u64)
-        })
-    }
-
     /// What `user`'s recalls did over `range`.
     pub fn recall_metrics(&self, user: &str, range: &Range) -> Result<RecallMetrics> {
         let c = &self.sqlite()?;
@@ -357,12 +210,4 @@ impl Store {
             .collect();
         Ok(m)
     }
-}
-
-/// Inside a transaction: deletes the usage records from before `before` (recalls, what people
-/// said, compaction passes); returns how many recalls.
-fn prune(c: &rusqlite::Connection, before: DateTime<Utc>) -> Result<u64> {
-    c.prepare_cached("DELETE FROM feedback WHERE at < ?1")?.execute([to_ms(before)])?;
-    super::passes::delete_passes(c, None, Some(before))?;
-    Ok(c.prepare_cached("DELETE FROM recalls WHERE at < ?1")?.execute([to_ms(before)])? as u64)
 }
