@@ -44,7 +44,9 @@ pub use passes::*;
 
 pub use recalls::*;
 
+mod found;
 mod usage;
+pub(crate) use found::NEVER_RECALLED;
 pub(crate) use usage::PART_COLUMNS;
 
 /// How a series is bucketed.

@@ -100,3 +100,19 @@ on_both_engines! {
         assert_eq!((count(f, "recalls"), count(f, "recall_hits"), count(f, "feedback")), (0, 0, 0));
     }
 }
+
+on_both_engines! {
+    fn stale_and_unembedded_memories_are_counted_and_listed_oldest_first(f: &mut Fixture) {
+        let a = f.add(utterance("Ana", "I live in Lisbon now.", t0())).id;
+        f.tick(60);
+        let b = f.add(utterance("Ana", "I drink green tea.", t0())).id;
+        assert_eq!(f.store.unembedded("default", "hash", 10).unwrap(), (2, vec![a, b]));
+        assert_eq!(f.store.unembedded("default", "hash", 1).unwrap(), (2, vec![a]), "the count is of all");
+        assert_eq!(f.store.unembedded("someone-else", "hash", 10).unwrap(), (0, vec![]));
+        let later = t0() + chrono::Duration::hours(1);
+        assert_eq!(f.store.stale("default", later, 10).unwrap(), (2, vec![a, b]));
+        f.store.transact(|tx| tx.pin(a, &user())).unwrap();
+        record(f, vec![hit(b, 0.5, false)]);
+        assert_eq!(f.store.stale("default", later, 10).unwrap(), (0, vec![]), "pinned, or recalled");
+    }
+}

@@ -6,8 +6,9 @@ use crate::model::MemoryId;
 use crate::store::Store;
 use rusqlite::params;
 
-use super::recalls::{NEVER_RECALLED, RECALL_SCOPE};
+use super::recalls::RECALL_SCOPE;
 use super::*;
+use crate::analytics::NEVER_RECALLED;
 use crate::analytics::PART_COLUMNS;
 
 impl Store {

@@ -6,15 +6,12 @@ use rusqlite::params;
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::analytics::NEVER_RECALLED;
 use crate::analytics::recalls::*;
 
 /// Which recalls a metric counts: `user`'s (`?1`) from `?2` to `?3` (ms) run by one app or
 /// client (`?4`, none: any), as a condition on `recalls r`.
 pub(crate) const RECALL_SCOPE: &str = "r.user_id = ?1 AND r.at >= ?2 AND r.at < ?3 AND (?4 IS NULL OR r.client = ?4)";
-
-/// A live memory (`memories m`) that no usage record shows recalled.
-pub(crate) const NEVER_RECALLED: &str =
-    "m.expired_at IS NULL AND NOT EXISTS (SELECT 1 FROM recall_hits h WHERE h.memory_id = m.id)";
 
 impl Store {
     /// What `user`'s recalls did over `range`.
