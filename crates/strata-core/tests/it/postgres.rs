@@ -141,7 +141,16 @@ fn row_versions(c: &mut strata_core::postgres::driver::Client, table: &str) -> V
 }
 
 fn holding(c: &mut strata_core::postgres::driver::Client, needle: &str) -> Vec<&'static str> {
-    let tables = ["events", "memories", "memory_tags", "memory_links", "memory_vectors"];
+    let tables = [
+        "events",
+        "memories",
+        "memory_tags",
+        "memory_links",
+        "memory_vectors",
+        "extraction_decisions",
+        "recalls",
+        "recall_hits",
+    ];
     tables
         .into_iter()
         .filter(|t| row_versions(c, t).iter().any(|d| d.windows(needle.len()).any(|w| w == needle.as_bytes())))
@@ -156,10 +165,40 @@ fn forget_on_postgres_leaves_no_row_version_holding_the_content() {
     f.store.transact(|tx| tx.tag(m.id, "private", &user())).unwrap();
     let changed = concept("vault", &[("code", "zebra-4471 and opal-9")]);
     f.store.transact(|tx| tx.update_content(m.id, changed, Expected::Any, &user())).unwrap();
+    // A recall that found it (its query quotes it) and a decision resting on it.
+    let hit = strata_core::analytics::RecallHit { memory: m.id, score: 1.0, parts: None, in_prompt: false, used: None };
+    let recall = strata_core::analytics::RecallRecord {
+        user_id: "default",
+        agent_id: None,
+        client: None,
+        purpose: strata_core::analytics::Purpose::Search,
+        query: "the vault's code zebra-4471",
+        latency_ms: 1.0,
+        hits: vec![hit],
+        prompt: None,
+    };
+    f.store.record_recall(&recall, None).unwrap();
+    let decision = Decision {
+        id: "01DEC0000000000000000000C1".into(),
+        run_id: "run".into(),
+        scope: Scope::user("default"),
+        made_at: t0(),
+        model: "test".into(),
+        action: DecisionAction::Noop,
+        subject: "vault".into(),
+        target: Some(m.id),
+        detail: DecisionDetail { fact: "The vault's code is zebra-4471.".into(), ..Default::default() },
+        sources: vec![],
+        status: DecisionStatus::Applied,
+        decided_at: None,
+        decided_by: None,
+    };
+    f.store.transact(|tx| tx.record_decision(&decision)).unwrap();
     let mut c = server::connect(&url);
     c.batch_execute("CREATE EXTENSION IF NOT EXISTS pageinspect").unwrap();
-    // The check sees the text where it is: in the log and the projection, old versions too.
-    assert_eq!(holding(&mut c, "zebra-4471"), ["events", "memories"]);
+    // The check sees the text where it is: in the log, the projection and the records made from
+    // them, old versions too.
+    assert_eq!(holding(&mut c, "zebra-4471"), ["events", "memories", "extraction_decisions", "recalls"]);
 
     let out = f.store.forget(m.id, &user()).unwrap();
     assert!(out.scrubbed, "no open transaction kept VACUUM from removing the old versions");
