@@ -41,8 +41,24 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
+    /// The day (UTC, `YYYY-MM-DD`) of a column of milliseconds since the epoch.
+    pub(crate) fn day_of_ms(self, column: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("date({column} / 1000, 'unixepoch')"),
+            Dialect::Postgres => format!("to_char(to_timestamp({column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"),
+        }
+    }
+
+    /// The Monday (`YYYY-MM-DD`) of the week of a `YYYY-MM-DD` text expression.
+    pub(crate) fn monday_of(self, day: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("date({day}, 'weekday 0', '-6 days')"),
+            Dialect::Postgres => format!("to_char(date_trunc('week', ({day})::date), 'YYYY-MM-DD')"),
+        }
+    }
+
     /// The text of field `field` of the JSON object stored as text in `column`.
-    fn json_text(self, column: &str, field: &str) -> String {
+    pub(crate) fn json_text(self, column: &str, field: &str) -> String {
         match self {
             Dialect::Sqlite => format!("json_extract({column}, '$.{field}')"),
             Dialect::Postgres => format!("({column}::jsonb ->> '{field}')"),
@@ -260,6 +276,31 @@ impl<'a> Row<'a> {
     /// Column `i` as a whole number.
     pub(crate) fn int(&self, i: usize) -> Result<i64> {
         self.opt_int(i)?.ok_or_else(|| self.bad(i, "a whole number"))
+    }
+
+    /// Column `i` as a number (a whole one read as it is), if not NULL.
+    pub(crate) fn opt_real(&self, i: usize) -> Result<Option<f64>> {
+        match self.values.get(i) {
+            Some(None) => Ok(None),
+            Some(Some(SqlValue::Real(x))) => Ok(Some(*x)),
+            Some(Some(SqlValue::Int(n))) => Ok(Some(*n as f64)),
+            _ => Err(self.bad(i, "a number")),
+        }
+    }
+
+    /// Column `i` as a number.
+    pub(crate) fn real(&self, i: usize) -> Result<f64> {
+        self.opt_real(i)?.ok_or_else(|| self.bad(i, "a number"))
+    }
+
+    /// Column `i` as a count (a whole number, none below 0).
+    pub(crate) fn count(&self, i: usize) -> Result<u64> {
+        Ok(self.opt_int(i)?.unwrap_or(0).max(0) as u64)
+    }
+
+    /// Column `i` as a flag (a whole number, 0 false; NULL false).
+    pub(crate) fn flag(&self, i: usize) -> Result<bool> {
+        Ok(self.opt_int(i)?.is_some_and(|n| n != 0))
     }
 
     /// Column `i` parsed from its text (an id, a name of a kind), said as the table's when it

@@ -229,11 +229,12 @@ pub(crate) enum EngineTx<'a> {
     Postgres(crate::postgres::PgTx<'a>),
 }
 
-/// What a feature that PostgreSQL does not serve yet answers.
+/// What training's records (adapters, curation, runs) answer on PostgreSQL, which does not
+/// keep them (docs/decisions/0007-postgresql-engine.md).
 #[cfg(feature = "postgres")]
 pub(crate) fn not_on_postgres() -> Error {
     Error::Unsupported(
-        "this is not available on a PostgreSQL store yet (it serves memories, their history and the write path); use a SQLite store for it".into(),
+        "training (adapters, curation and training runs) stays with the desktop's SQLite store: a PostgreSQL store does not keep it; use a SQLite store for it".into(),
     )
 }
 

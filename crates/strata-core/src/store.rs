@@ -158,7 +158,8 @@ impl Store {
         matches!(self.engine, Engine::Sqlite(_))
     }
 
-    /// The SQLite database, for the features only the SQLite engine serves yet.
+    /// The SQLite database, for training's records (adapters, curation, runs), which only the
+    /// SQLite engine keeps, and its own vector search.
     pub(crate) fn sqlite(&self) -> Result<&Db> {
         match &self.engine {
             Engine::Sqlite(db) => Ok(db),

@@ -4,7 +4,15 @@ use crate::Env;
 
 #[test]
 fn analytics_says_what_the_store_holds_and_what_changed() {
-    let e = Env::new();
+    says_what_the_store_holds_and_what_changed(&Env::new());
+}
+
+#[test]
+fn analytics_says_what_the_store_holds_and_what_changed_on_postgres() {
+    says_what_the_store_holds_and_what_changed(&Env::postgres());
+}
+
+fn says_what_the_store_holds_and_what_changed(e: &Env) {
     e.json(&["add", "semantic", "tea", "--fact", "likes=oolong", "--tag", "drinks"]);
     e.json(&["add", "episodic", "--speaker", "Ana", "--text", "We adopted Pixel", "--at", "2026-01-02T09:00Z"]);
     let m = e.json(&["analytics"]);
@@ -53,7 +61,15 @@ fn analytics_says_what_the_store_holds_and_what_changed() {
 
 #[test]
 fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good() {
-    let e = Env::new();
+    narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good(&Env::new());
+}
+
+#[test]
+fn analytics_narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good_on_postgres() {
+    narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good(&Env::postgres());
+}
+
+fn narrows_exports_csv_and_finds_and_fixes_what_does_the_store_no_good(e: &Env) {
     e.json(&["add", "semantic", "tea", "--fact", "likes=oolong"]);
     for text in ["We adopted Pixel the grey kitten today", "we adopted pixel, the grey kitten, today!"] {
         e.json(&["add", "episodic", "--speaker", "Ana", "--text", text, "--at", "2026-01-02T09:00Z"]);

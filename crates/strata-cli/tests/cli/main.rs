@@ -45,6 +45,8 @@ fn test_settings() -> PathBuf {
 
 struct Env {
     dir: tempfile::TempDir,
+    /// The store, when not the file in `dir`: a fresh database of the test PostgreSQL server.
+    store: Option<PathBuf>,
 }
 
 struct Run {
@@ -55,11 +57,16 @@ struct Run {
 
 impl Env {
     fn new() -> Env {
-        Env { dir: tempfile::tempdir().unwrap() }
+        Env { dir: tempfile::tempdir().unwrap(), store: None }
+    }
+
+    /// An environment whose store is a fresh database of the test PostgreSQL server.
+    fn postgres() -> Env {
+        Env { store: Some(PathBuf::from(postgres::server::fresh_database())), ..Env::new() }
     }
 
     fn db(&self) -> PathBuf {
-        self.dir.path().join("strata.db")
+        self.store.clone().unwrap_or_else(|| self.dir.path().join("strata.db"))
     }
 
     fn run_with(&self, args: &[&str], db: &Path, stdin: Option<&str>) -> Run {

@@ -21,6 +21,52 @@ pub struct Vacuumed {
     pub after: u64,
 }
 
+impl crate::store::Store {
+    /// The space each table takes on disk (its indexes, and on SQLite an FTS or vector index's
+    /// shadow tables, counted with it), the largest first. Every person's rows are counted: the
+    /// file, or the database, is shared.
+    pub fn table_sizes(&self) -> crate::Result<Vec<TableSize>> {
+        let mut out = match &self.engine {
+            crate::storage::Engine::Sqlite(db) => crate::sqlite::health::table_sizes(db)?,
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.table_sizes()?,
+        };
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.table.cmp(&b.table)));
+        Ok(out)
+    }
+
+    /// The store's size in bytes: the database file's pages, or the PostgreSQL database's size.
+    pub fn file_bytes(&self) -> crate::Result<u64> {
+        match &self.engine {
+            crate::storage::Engine::Sqlite(db) => crate::sqlite::health::file_bytes(db),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.database_bytes(),
+        }
+    }
+
+    /// Bytes a vacuum would give back: the file's free pages on SQLite; none on PostgreSQL,
+    /// whose plain vacuum keeps the space for reuse (the PostgreSQL engine's `health.rs`).
+    pub fn free_bytes(&self) -> crate::Result<u64> {
+        match &self.engine {
+            crate::storage::Engine::Sqlite(db) => crate::sqlite::health::free_bytes(db),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(_) => Ok(0),
+        }
+    }
+
+    /// Gives back the space deleted rows left: SQLite's `VACUUM` rewrites the file; on
+    /// PostgreSQL, a `VACUUM` of Strata's tables marks it for reuse.
+    pub fn vacuum(&mut self) -> crate::Result<Vacuumed> {
+        let before = self.file_bytes()?;
+        match &self.engine {
+            crate::storage::Engine::Sqlite(db) => crate::sqlite::health::vacuum(db)?,
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.vacuum_all()?,
+        }
+        Ok(Vacuumed { before, after: self.file_bytes()? })
+    }
+}
+
 /// The table a shadow table belongs to: an FTS5 table's `_data`, `_idx`, `_content`,
 /// `_docsize`, `_config` and sqlite-vec's `_chunks`, `_rowids`, `_vector_chunksNN`, `_info`,
 /// `_auxiliary` go with their virtual table; `sqlite_schema` and the like stay as they are.

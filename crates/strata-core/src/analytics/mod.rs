@@ -46,6 +46,7 @@ pub use recalls::*;
 
 mod found;
 mod usage;
+mod views;
 pub(crate) use found::NEVER_RECALLED;
 pub(crate) use usage::PART_COLUMNS;
 
@@ -73,19 +74,16 @@ impl std::str::FromStr for Bucket {
 
 impl Bucket {
     /// The SQL expression for the bucket (its first day) of a `YYYY-MM-DD` column.
-    pub(crate) fn of_day(self, column: &str) -> String {
+    pub(crate) fn of_day(self, column: &str, dialect: crate::sql::Dialect) -> String {
         match self {
             Bucket::Day => column.to_string(),
-            Bucket::Week => format!("date({column}, 'weekday 0', '-6 days')"),
+            Bucket::Week => dialect.monday_of(column),
         }
     }
 
     /// The SQL expression for the bucket (its first day, `YYYY-MM-DD`) of a millisecond column.
-    pub(crate) fn of(self, column: &str) -> String {
-        match self {
-            Bucket::Day => format!("date({column} / 1000, 'unixepoch')"),
-            Bucket::Week => format!("date({column} / 1000, 'unixepoch', 'weekday 0', '-6 days')"),
-        }
+    pub(crate) fn of(self, column: &str, dialect: crate::sql::Dialect) -> String {
+        self.of_day(&dialect.day_of_ms(column), dialect)
     }
 }
 

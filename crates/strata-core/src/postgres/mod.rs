@@ -10,6 +10,7 @@
 
 mod connect;
 mod forget;
+mod health;
 mod log;
 mod projection;
 mod query;

@@ -7,10 +7,10 @@
 //! processes; every write of the log happens inside that transaction ([`Tx`]).
 
 pub(crate) mod adapters;
-pub(crate) mod analytics;
 pub(crate) mod curation;
 pub(crate) mod forget;
 pub(crate) mod fts;
+pub(crate) mod health;
 pub(crate) mod log;
 pub(crate) mod projection;
 pub(crate) mod query;
