@@ -79,40 +79,33 @@ impl Store {
     /// `user`'s memory metrics over `range` (see the module documentation); `model`, the
     /// embedding model whose coverage is counted (none: the one with the most vectors).
     pub fn memory_metrics(&self, user: &str, range: &Range, model: Option<&str>) -> Result<MemoryMetrics> {
-        let model = match model {
-            Some(m) => Some(m.to_string()),
-            None => self.most_embedded(user)?,
-        };
-        let rolled = |select: &str, more: &str| -> Result<BTreeMap<String, u64>> {
-            let mut q = self.statement(format!("SELECT {select}, CAST(sum(n) AS BIGINT) FROM "));
-            Counts::Memories.push_from(&mut q, user, Some(range));
-            counts_scope(&mut q, user, range);
-            q.push(&format!("{more} GROUP BY 1 HAVING sum(n) > 0"));
-            self.read(&q, "memory_counts")?.iter().map(|r| Ok((r.text(0)?, r.count(1)?))).collect()
-        };
-        let by_expired = rolled("CASE WHEN c.expired THEN 'expired' ELSE 'live' END", "")?;
-        let mut m = MemoryMetrics {
-            memories: by_expired.values().sum(),
-            expired: by_expired.get("expired").copied().unwrap_or(0),
-            by_type: rolled("c.kind", "")?,
-            by_tier: rolled("c.tier", " AND NOT c.expired")?,
-            by_app: rolled("c.app", "")?,
-            by_agent: rolled("c.agent", "")?,
-            embedding_model: model.clone(),
-            ..MemoryMetrics::default()
-        };
+        let mut m = MemoryMetrics::default();
+        // One pass over the counts by type, tier, app, agent and whether expired.
+        let mut q = self.statement(
+            "SELECT c.kind, c.tier, c.app, c.agent, CASE WHEN c.expired THEN 1 ELSE 0 END AS gone, \
+             CAST(sum(n) AS BIGINT) FROM ",
+        );
+        Counts::Memories.push_from(&mut q, user, Some(range));
+        counts_scope(&mut q, user, range);
+        q.push(" GROUP BY c.kind, c.tier, c.app, c.agent, gone HAVING sum(n) > 0");
+        for r in self.read(&q, "memory_counts")? {
+            let n = r.count(5)?;
+            m.memories += n;
+            if r.flag(4)? {
+                m.expired += n;
+            } else {
+                *m.by_tier.entry(r.text(1)?).or_default() += n;
+            }
+            *m.by_type.entry(r.text(0)?).or_default() += n;
+            *m.by_app.entry(r.text(2)?).or_default() += n;
+            *m.by_agent.entry(r.text(3)?).or_default() += n;
+        }
         let mut q =
             self.statement("SELECT t.tag, count(*) FROM memory_tags t JOIN memories m ON m.id = t.memory_id WHERE ");
         memory_scope(&mut q, user, range);
         q.bind(" GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ?", SqlValue::Int(TOP_TAGS as i64));
         m.tags = self.read(&q, "memory_tags")?.iter().map(|r| Ok((r.text(0)?, r.count(1)?))).collect::<Result<_>>()?;
-        if let Some(model) = model {
-            let mut q = self.statement("SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM ");
-            Counts::Vectors.push_from(&mut q, user, Some(range));
-            counts_scope(&mut q, user, range);
-            q.bind(" AND c.model = ?", SqlValue::Text(model));
-            m.embedded = self.count_of(&q)?;
-        }
+        (m.embedding_model, m.embedded) = self.embedded_by(user, range, model)?;
         let concepts = |q: &mut Sql| {
             q.bind("SELECT id FROM memories WHERE user_id = ?", SqlValue::Text(user.into()))
                 .push(&format!(" AND kind = 'semantic' AND expired_at IS NULL AND key LIKE '{KEY_PREFIX}%'"));
@@ -131,13 +124,37 @@ impl Store {
         Ok(m)
     }
 
-    /// The embedding model with the most of `user`'s vectors.
-    fn most_embedded(&self, user: &str) -> Result<Option<String>> {
-        let mut q = self.statement("SELECT c.model FROM ");
+    /// The embedding model counted (`model`, or the one with the most of `user`'s vectors) and
+    /// how many of the range's memories it embedded: one pass over the vectors' counts by
+    /// model, type and app, and a second only when the range names a tag.
+    fn embedded_by(&self, user: &str, range: &Range, model: Option<&str>) -> Result<(Option<String>, u64)> {
+        let mut q = self.statement("SELECT c.model, c.kind, c.app, CAST(sum(n) AS BIGINT) FROM ");
         Counts::Vectors.push_from(&mut q, user, None);
         q.bind(" WHERE c.user_id = ?", SqlValue::Text(user.into()));
-        q.push(" GROUP BY c.model HAVING sum(n) > 0 ORDER BY sum(n) DESC, c.model LIMIT 1");
-        self.read(&q, "vector_counts")?.first().map(|r| r.text(0)).transpose()
+        q.push(" GROUP BY c.model, c.kind, c.app HAVING sum(n) > 0");
+        let rows = self.read(&q, "vector_counts")?;
+        let mut by_model: BTreeMap<String, u64> = BTreeMap::new();
+        for r in &rows {
+            *by_model.entry(r.text(0)?).or_default() += r.count(3)?;
+        }
+        let most = by_model.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0))).map(|(m, _)| m.clone());
+        let Some(model) = model.map(str::to_string).or(most) else { return Ok((None, 0)) };
+        if range.tag.is_some() {
+            let mut q = self.statement("SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM ");
+            Counts::Vectors.push_from(&mut q, user, Some(range));
+            counts_scope(&mut q, user, range);
+            q.bind(" AND c.model = ?", SqlValue::Text(model.clone()));
+            return Ok((Some(model), self.count_of(&q)?));
+        }
+        let mut embedded = 0;
+        for r in &rows {
+            let kind_fits = range.kind.is_none_or(|k| r.text(1).is_ok_and(|t| t == k.as_str()));
+            let app_fits = range.client.as_ref().is_none_or(|c| r.text(2).is_ok_and(|a| &a == c));
+            if r.text(0)? == model && kind_fits && app_fits {
+                embedded += r.count(3)?;
+            }
+        }
+        Ok((Some(model), embedded))
     }
 
     /// Memories created per bucket, by type (whole days, UTC).
