@@ -1,7 +1,8 @@
 //! A team's database chosen in Settings (a real PostgreSQL, the test server of strata-core's
 //! tests): a wrong password is refused in words and changes nothing; the right one moves the
 //! window to the team's memories, files the password in the OS keychain (never in the settings
-//! file) and says where the memories are; and back to this computer's file.
+//! file) and says where the memories are, its analytics included; and back to this computer's
+//! file.
 
 use std::path::Path;
 
@@ -70,6 +71,10 @@ fn the_window_moves_to_a_teams_database_and_back() {
     s.click(&s.find("#nav-memories"));
     let titles = s.wait_for("the team's memories", |s| Some(s.texts(".list li .title")).filter(|t| !t.is_empty()));
     assert_eq!(titles, ["Standup: time 9:30 every weekday"], "{titles:?}");
+    // Analytics reads the team's database too.
+    s.click(&s.find("#nav-analytics"));
+    let held = s.wait_for("the cards", |s| s.all("#card-memories").first().map(|e| s.text(e)));
+    assert!(held.starts_with("1 memory0 expired"), "{held}");
 
     // And back to this computer's file, with its own memories.
     s.click(&s.find("#nav-settings"));
