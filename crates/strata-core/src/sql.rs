@@ -95,6 +95,14 @@ impl Sql {
         self
     }
 
+    /// Appends `?, ?, …` holding `values` (nothing for none).
+    pub(crate) fn bind_list(&mut self, values: impl IntoIterator<Item = SqlValue>) -> &mut Sql {
+        for (i, v) in values.into_iter().enumerate() {
+            self.bind(if i == 0 { "?" } else { ", ?" }, v);
+        }
+        self
+    }
+
     /// The text as the engine writes placeholders: `?` for SQLite, `$1`, `$2`, … for PostgreSQL
     /// (the statements hold no `?` but placeholders).
     pub(crate) fn text(&self) -> String {

@@ -27,10 +27,7 @@ fn real(x: Option<f64>) -> SqlValue {
 
 /// Appends `(?, ?, …)` holding `values`.
 fn values(q: &mut Sql, values: Vec<SqlValue>) {
-    for (i, v) in values.into_iter().enumerate() {
-        q.bind(if i == 0 { "(?" } else { ", ?" }, v);
-    }
-    q.push(")");
+    q.push("(").bind_list(values).push(")");
 }
 
 impl StoreTx<'_> {
@@ -41,6 +38,22 @@ impl StoreTx<'_> {
 
     fn statement(&self, text: &str) -> Sql {
         Sql::new(self.tx.dialect(), text)
+    }
+
+    /// Whether every one of `ids` has a memory (one statement; [`StoreTx::still_live`] says
+    /// which does not).
+    fn all_live(&self, ids: &[MemoryId]) -> Result<bool> {
+        let mut wanted: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        if wanted.is_empty() {
+            return Ok(true);
+        }
+        let mut q = self.statement("SELECT count(*) FROM memories WHERE id IN (");
+        q.bind_list(wanted.iter().cloned().map(SqlValue::Text)).push(")");
+        let rows = self.tx.plain().rows(&q)?;
+        let found = rows.into_iter().next().map(|r| Row::new(r, "memories").int(0)).transpose()?.unwrap_or(0);
+        Ok(found == wanted.len() as i64)
     }
 
     /// Deletes the usage records from before `before` (none: every one of `user`'s, when
@@ -85,7 +98,9 @@ impl Store {
             // A memory found was forgotten since the recall ran: its record would outlive the
             // forget that deletes the records of recalls that found it. Forgetting wins.
             let found: Vec<MemoryId> = r.hits.iter().map(|h| h.memory).collect();
-            tx.still_live(&found)?;
+            if !tx.all_live(&found)? {
+                tx.still_live(&found)?;
+            }
             if let Some(before) = keep_since {
                 tx.delete_usage(None, Some(before))?;
             }
@@ -109,28 +124,33 @@ impl Store {
             q.push(" RETURNING id");
             let rows = tx.tx.plain().rows(&q)?;
             let id = Row::new(rows.into_iter().next().unwrap_or_default(), "recalls").int(0)?;
-            for (rank, h) in r.hits.iter().enumerate() {
-                let p = h.parts.as_ref();
+            // Every result in one statement: the record is written under the writers' lock,
+            // and a round trip per row held it as long again on a server (docs/benchmarks.md).
+            if !r.hits.is_empty() {
                 let mut q = tx.statement(&format!(
                     "INSERT INTO recall_hits (recall_id, rank, memory_id, score, in_prompt, {PART_COLUMNS}) VALUES "
                 ));
-                values(
-                    &mut q,
-                    vec![
-                        SqlValue::Int(id),
-                        SqlValue::Int(rank as i64 + 1),
-                        SqlValue::Text(h.memory.to_string()),
-                        SqlValue::Real(h.score),
-                        SqlValue::Int(h.in_prompt.into()),
-                        real(p.map(|p| p.matched)),
-                        real(p.and_then(|p| p.similarity)),
-                        real(p.map(|p| p.time)),
-                        real(p.map(|p| p.recency)),
-                        real(p.map(|p| p.frequency)),
-                        real(p.map(|p| p.importance)),
-                        real(p.map(|p| p.tier)),
-                    ],
-                );
+                for (rank, h) in r.hits.iter().enumerate() {
+                    let p = h.parts.as_ref();
+                    q.push(if rank == 0 { "" } else { ", " });
+                    values(
+                        &mut q,
+                        vec![
+                            SqlValue::Int(id),
+                            SqlValue::Int(rank as i64 + 1),
+                            SqlValue::Text(h.memory.to_string()),
+                            SqlValue::Real(h.score),
+                            SqlValue::Int(h.in_prompt.into()),
+                            real(p.map(|p| p.matched)),
+                            real(p.and_then(|p| p.similarity)),
+                            real(p.map(|p| p.time)),
+                            real(p.map(|p| p.recency)),
+                            real(p.map(|p| p.frequency)),
+                            real(p.map(|p| p.importance)),
+                            real(p.map(|p| p.tier)),
+                        ],
+                    );
+                }
                 tx.run(&q)?;
             }
             Ok(id)
@@ -145,10 +165,11 @@ impl Store {
             let mut q = tx.statement("UPDATE recall_hits SET used = 0 WHERE in_prompt = 1 AND ");
             q.bind("recall_id = ?", SqlValue::Int(recall));
             tx.run(&q)?;
-            for id in used {
+            if !used.is_empty() {
                 let mut q = tx.statement("UPDATE recall_hits SET used = 1 WHERE in_prompt = 1 AND ");
-                q.bind("recall_id = ?", SqlValue::Int(recall))
-                    .bind(" AND memory_id = ?", SqlValue::Text(id.to_string()));
+                q.bind("recall_id = ? AND memory_id IN (", SqlValue::Int(recall))
+                    .bind_list(used.iter().map(|id| SqlValue::Text(id.to_string())))
+                    .push(")");
                 tx.run(&q)?;
             }
             let mut q = tx.statement("UPDATE recalls SET ");

@@ -132,10 +132,7 @@ impl StoreTx<'_> {
             SqlValue::opt_int(d.decided_at.map(to_ms)),
             SqlValue::opt_text(d.decided_by.clone()),
         ];
-        for (i, v) in values.into_iter().enumerate() {
-            q.bind(if i == 0 { "?" } else { ", ?" }, v);
-        }
-        q.push(")");
+        q.bind_list(values).push(")");
         self.tx.plain().execute(&q)?;
         Ok(())
     }
