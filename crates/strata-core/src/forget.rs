@@ -11,6 +11,23 @@ pub use crate::sqlite::forget::finish_scrub;
 use crate::storage::Log;
 use crate::store::{NewMemory, Store, StoreTx};
 
+/// Every column outside `memories` that names a memory on both engines, and what forget does
+/// to its rows (table, column, what happens). Each engine's schema test reads its catalogue
+/// and fails on a column named as a memory's that this list and the engine's own lack.
+pub const FORGET_COVERS: &[(&str, &str, &str)] = &[
+    ("events", "stream_id", "payloads erased, a `forgotten` event appended"),
+    ("memory_tags", "memory_id", "deleted with the projection"),
+    ("memory_links", "source_id", "deleted with the projection"),
+    ("memory_links", "target_id", "the linking memories re-projected or forgotten by the cascade"),
+    ("memory_vectors", "memory_id", "deleted with the projection"),
+    ("extraction_reads", "episode_id", "deleted"),
+    ("extraction_decisions", "target_id", "deleted"),
+    ("extraction_decisions", "sources", "deleted"),
+    ("recalls", "answer_id", "deleted"),
+    ("recall_hits", "memory_id", "deleted with their recall"),
+    ("feedback", "memory_id", "deleted"),
+];
+
 /// What `forget` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForgetOutcome {

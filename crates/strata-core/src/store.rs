@@ -18,7 +18,7 @@ use crate::sqlite::Db;
 use crate::storage::{Engine, EngineTx, Log};
 use crate::tiers::{self, Move, TierPolicy};
 
-pub use crate::forget::{ForgetOutcome, Forgot, SCRUB_PATIENCE, finish_scrub};
+pub use crate::forget::{FORGET_COVERS, ForgetOutcome, Forgot, SCRUB_PATIENCE, finish_scrub};
 
 /// A Strata database: the event log and its projections.
 pub struct Store {

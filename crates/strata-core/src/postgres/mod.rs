@@ -25,7 +25,6 @@ use std::cell::{RefCell, RefMut};
 /// (so that they need no dependency of their own on it).
 pub use ::postgres as driver;
 pub use connect::recreate_database;
-pub use forget::FORGET_COVERS;
 pub use vectors::{EF_SEARCH, EXACT_BELOW};
 
 use crate::error::{Error, Result};

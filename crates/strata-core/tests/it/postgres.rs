@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use crate::server;
 use crate::support::*;
-use strata_core::postgres::{FORGET_COVERS, schema};
+use strata_core::postgres::schema;
+use strata_core::store::FORGET_COVERS;
 use strata_core::*;
 
 fn open(url: &str) -> Result<Store> {
