@@ -49,6 +49,12 @@ impl Engine {
         Ok(self.store_view().person_with_token(token)?)
     }
 
+    /// Takes one request from `person`'s allowance in the store itself, shared by every server
+    /// over it (`None`: the store keeps none, each server keeps its own).
+    pub fn take_request(&self, person: &Person) -> ApiResult<Option<Result<(), u64>>> {
+        Ok(self.store_view().take_request(&person.name, person.limits.per_minute)?)
+    }
+
     /// An engine for `person` on a shared server (its own connection): they act as the agent
     /// named after them, so what they keep private only they see, and everything shared the
     /// whole team sees. `shared_writes`: whether their new memories are the team's unless they
@@ -168,6 +174,20 @@ impl Gate {
         engine.store_view().ping().map_err(|e| crate::ApiError::from(e).message)
     }
 
+    /// Takes one request from `p`'s allowance: the store's, shared by every server over it,
+    /// where it keeps one (PostgreSQL), else this server's.
+    fn take(&self, p: &Person) -> Result<Result<(), u64>, Refusal> {
+        let engine = self.lookups.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match engine.take_request(p) {
+            Ok(Some(taken)) => Ok(taken),
+            Ok(None) => Ok(self.limiter.take(&p.name, p.limits.per_minute)),
+            Err(e) => {
+                crate::monitor::refused("store");
+                Err(Refusal::Unavailable(e.message))
+            }
+        }
+    }
+
     /// Who the request with `Authorization` header `authorization` is. Blocks: it reads the
     /// store (call it off the async runtime).
     pub fn admit(&self, authorization: Option<&str>) -> Result<Caller, Refusal> {
@@ -190,7 +210,7 @@ impl Gate {
             }
         };
         match person {
-            Some(p) => match self.limiter.take(&p.name, p.limits.per_minute) {
+            Some(p) => match self.take(&p)? {
                 Ok(()) => Ok(Caller::Person(p)),
                 Err(retry_after) => {
                     Err(Refusal::TooMany { name: p.name, per_minute: p.limits.per_minute, retry_after })

@@ -120,8 +120,8 @@ pub fn allows_origin(header: Option<&str>) -> bool {
 
 /// Each person's request rate: a bucket of `per_minute` requests that refills evenly over the
 /// minute, so a person may send a burst of their whole minute's allowance, then one request
-/// every `60 / per_minute` seconds. Kept by each server process: several servers over one store
-/// each allow a person their rate.
+/// every `60 / per_minute` seconds. Kept by each server process over a SQLite store; over
+/// PostgreSQL the store keeps the same bucket, shared by every server (`Store::take_request`).
 #[derive(Debug, Default)]
 pub struct RateLimiter {
     buckets: std::sync::Mutex<std::collections::HashMap<String, (f64, std::time::Instant)>>,

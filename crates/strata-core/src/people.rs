@@ -163,6 +163,17 @@ impl Store {
         self.engine.plain().rows(&q).map(drop)
     }
 
+    /// Takes one request from `name`'s allowance of `per_minute` in the store itself, shared by
+    /// every server over it: `None` where the store keeps no allowances (a SQLite file, whose
+    /// servers each keep their own), else `Err(seconds)` to wait when none is left.
+    pub fn take_request(&self, name: &str, per_minute: u32) -> Result<Option<std::result::Result<(), u64>>> {
+        match &self.engine {
+            crate::storage::Engine::Sqlite(_) => Ok(None),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.take_request(name, per_minute).map(Some),
+        }
+    }
+
     /// Whose token `token` is (none: nobody's, or revoked).
     pub fn person_with_token(&self, token: &str) -> Result<Option<Person>> {
         let mut q = Sql::new(self.engine.dialect(), "");

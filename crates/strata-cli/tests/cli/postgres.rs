@@ -157,7 +157,7 @@ fn mcp_client(args: &[&str]) -> serde_json::Value {
 /// the other reads at once (nothing is cached), and killing one (SIGKILL) in the middle of
 /// writes loses nothing it acknowledged, half-writes nothing, and the other goes on serving.
 #[test]
-fn two_servers_over_one_postgres_act_as_one_and_a_killed_one_loses_nothing() {
+fn two_servers_over_one_postgres_act_as_one_share_rates_and_a_killed_one_loses_nothing() {
     let e = Env::new();
     let url = server::fresh_database();
     let serve = || {
@@ -169,6 +169,17 @@ fn two_servers_over_one_postgres_act_as_one_and_a_killed_one_loses_nothing() {
     };
     let (mut first, at_first) = serve();
     let (mut second, at_second) = serve();
+
+    // A person's rate is the store's, not each server's: three a minute across both.
+    let carol = json_on(&e, Path::new(&url), &["people", "add", "carol", "--per-minute", "3"]);
+    let carol = carol["token"].as_str().unwrap();
+    let on_first = mcp_client(&["knock", &at_first, carol, "2", "300"]);
+    let on_second = mcp_client(&["knock", &at_second, carol, "2", "300"]);
+    assert_eq!(
+        (&on_first["statuses"], &on_second["statuses"]),
+        (&serde_json::json!([200, 200]), &serde_json::json!([200, 429]))
+    );
+    assert!(on_second["body"].as_str().unwrap().contains("carol may send 3 requests a minute"), "{on_second}");
 
     let wrote = mcp_client(&["writer", &at_first, "local-secret", "alpha", "20"]);
     assert_eq!(wrote["written"], 20, "{wrote}");

@@ -14,6 +14,7 @@ mod health;
 mod log;
 mod projection;
 mod query;
+mod rates;
 mod reads;
 mod rows;
 pub mod schema;

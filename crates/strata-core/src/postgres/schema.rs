@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_session_index", include_str!("../../migrations/postgres/0004_session_index.sql")),
     ("0005_extraction", include_str!("../../migrations/postgres/0005_extraction.sql")),
     ("0006_usage", include_str!("../../migrations/postgres/0006_usage.sql")),
+    ("0007_rates", include_str!("../../migrations/postgres/0007_rates.sql")),
 ];
 
 /// The schema version this build writes.

@@ -52,3 +52,26 @@ on_both_engines! {
         assert_eq!(f.count_rows("SELECT count(*) FROM people"), 0);
     }
 }
+
+/// On PostgreSQL a person's allowance is the store's, shared by every connection (every
+/// server): three requests a minute, taken through two stores, then a wait.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_persons_rate_is_shared_by_every_server_over_postgres() {
+    let f = crate::support::Fixture::postgres();
+    let other = strata_core::Store::open_postgres(f.url.as_ref().unwrap(), f.clock.clone()).unwrap();
+    let taken: Vec<_> = [&f.store, &other, &f.store]
+        .iter()
+        .map(|s| s.take_request("carol", 3).unwrap().expect("the store keeps allowances"))
+        .collect();
+    assert_eq!(taken, [Ok(()), Ok(()), Ok(())]);
+    let wait = other.take_request("carol", 3).unwrap().unwrap().unwrap_err();
+    assert!((1..=20).contains(&wait), "one request comes back every 20 s: {wait}");
+    assert_eq!(f.store.take_request("dan", 3).unwrap(), Some(Ok(())), "each person has their own");
+}
+
+#[test]
+fn a_sqlite_store_leaves_rates_to_each_server() {
+    let f = crate::support::Fixture::new();
+    assert_eq!(f.store.take_request("carol", 3).unwrap(), None);
+}

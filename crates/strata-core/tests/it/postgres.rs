@@ -57,6 +57,7 @@ fn shipped_postgres_migrations_are_append_only() {
         ("0004_session_index", 8_999_888_268_272_212_454),
         ("0005_extraction", 16_549_634_268_619_452_649),
         ("0006_usage", 6_058_988_659_303_131_261),
+        ("0007_rates", 12_768_764_142_743_214_646),
     ];
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
