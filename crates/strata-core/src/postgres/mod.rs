@@ -134,10 +134,13 @@ impl<'a> PgTx<'a> {
     }
 }
 
-/// Whether `e` says the connection is gone: closed, or cut by the server (class 08, or 57P0x:
-/// shut down, terminated by an administrator, not accepting connections yet).
+/// Whether `e` says the connection is gone: closed, cut by the server (class 08, or 57P0x:
+/// shut down, terminated by an administrator, not accepting connections yet), or broken under
+/// the driver (an I/O error: a reset, when the server's goodbye did not arrive first).
 pub(crate) fn is_lost(e: &postgres::Error) -> bool {
-    e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("08") || c.code().starts_with("57P"))
+    e.is_closed()
+        || e.code().is_some_and(|c| c.code().starts_with("08") || c.code().starts_with("57P"))
+        || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
 }
 
 impl From<postgres::Error> for Error {
