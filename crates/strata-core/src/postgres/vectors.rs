@@ -78,6 +78,9 @@ impl Pg {
 
     /// Memories with no vector from `model` yet.
     pub(crate) fn pending_embeddings(&self, model: &str) -> Result<u64> {
+        if self.all_embedded(model)? {
+            return Ok(0);
+        }
         let row = self.client().query_one(
             "SELECT count(*) FROM memories m WHERE NOT EXISTS \
              (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = $1)",
@@ -86,17 +89,22 @@ impl Pg {
         Ok(row.try_get::<_, i64>(0)? as u64)
     }
 
-    /// Up to `batch` memories with no vector from `model` yet, oldest first. When there are as
-    /// many of the model's vectors as memories (each vector's memory exists: forget and a
-    /// content change delete them with it), there are none, found by two counts: an idle
-    /// embedding worker asks every 5 s, and at 1,000,000 memories the counts take 146 ms where
-    /// looking for the memories without one takes 648 ms (docs/benchmarks.md).
-    pub(crate) fn unembedded(&self, model: &str, batch: usize) -> Result<Vec<Memory>> {
+    /// Whether every memory has a vector from `model`: as many of its vectors as memories
+    /// (each vector's memory exists: forget and a content change delete them with it). Two
+    /// counts: an idle embedding worker asks every 5 s, and at 1,000,000 memories they take
+    /// 146 ms where looking for the memories without one takes 648 ms (docs/benchmarks.md).
+    fn all_embedded(&self, model: &str) -> Result<bool> {
         let all = self.client().query_one(
             "SELECT (SELECT count(*) FROM memories) = (SELECT count(*) FROM memory_vectors WHERE model = $1)",
             &[&model],
         )?;
-        if all.try_get::<_, bool>(0)? {
+        Ok(all.try_get(0)?)
+    }
+
+    /// Up to `batch` memories with no vector from `model` yet, oldest first (none, at once,
+    /// when [`Pg::all_embedded`]).
+    pub(crate) fn unembedded(&self, model: &str, batch: usize) -> Result<Vec<Memory>> {
+        if self.all_embedded(model)? {
             return Ok(Vec::new());
         }
         let sql = format!(
