@@ -75,6 +75,7 @@ fn the_window_moves_to_a_teams_database_and_back() {
     s.click(&s.find("#nav-analytics"));
     let held = s.wait_for("the cards", |s| s.all("#card-memories").first().map(|e| s.text(e)));
     assert!(held.starts_with("1 memory0 expired"), "{held}");
+    screenshot(&s, "analytics-team-database");
 
     // And back to this computer's file, with its own memories.
     s.click(&s.find("#nav-settings"));
