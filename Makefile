@@ -49,7 +49,7 @@ clippy:
 # build made (no second build of the CLI).
 build-tests:
 	@test -n "$(CLIPPY_DRIVER)" || { echo "make: clippy-driver is missing (rustup component add clippy)" >&2; exit 1; }
-	$(LINTED) $(CARGO) test --workspace --all-targets --locked --no-run
+	$(LINTED) $(CARGO) test --workspace --all-targets --locked --no-run --timings
 	@STRATA_BIN="$(TARGET_DIR)/debug/strata" scripts/models
 
 # Every test run (over the linted build).
