@@ -4,7 +4,6 @@ import {
   commands,
   type ChatEvent_Deserialize as ChatEvent,
   type ChatChoice_Serialize as ChatChoice,
-  type ChatTurnView_Serialize as Turn,
   type ConversationTurnView_Serialize as Kept,
   type ConversationView as Conversation,
   type OnDeviceModelView,
@@ -12,59 +11,10 @@ import {
   type SettingsView_Serialize as SettingsView,
 } from "./bindings";
 import { answered, failed } from "./loaded";
-import { Compare } from "./Compare";
 import { ForgetDialog, forgotten } from "./Forget";
-import { remember, titleOf } from "./Models";
-import { count, title, when } from "./format";
-
-// One turn on screen: what was asked and answered, the recorded exchange's id, and what a
-// person did with it since (marked wrong, forgotten).
-type Entry = {
-  question: string;
-  answer: string;
-  id?: string | null;
-  by?: string | null;
-  turn?: Turn;
-  // The memories found for the question, known before the model's first word.
-  found?: Extract<ChatEvent, { kind: "found" }>["value"];
-  error?: string;
-  wrong?: boolean;
-  notice?: string;
-  gone?: boolean;
-};
-
-// The parts of a prompt in the words the memory list uses.
-const SECTIONS: Record<string, [string, string]> = {
-  system: ["Instructions", "#98a2b3"],
-  facts: ["Facts", "#13867a"],
-  procedures: ["Procedures", "#7a5af8"],
-  episodes: ["Episodes", "#f79009"],
-  history: ["This conversation", "#2e90fa"],
-  message: ["Your question", "#667085"],
-  framing: ["Layout", "#d0d5dd"],
-};
-const sectionWord = (s: string) => SECTIONS[s]?.[0] ?? s;
-
-// The token budget as a bar: one segment per part of the prompt.
-function Budget({ turn }: { turn: Turn }) {
-  const parts = turn.sections.filter(([, t]) => t > 0);
-  return (
-    <div className="budget" title={`${turn.used} of ${turn.budget} tokens (${turn.tokenizer})`}>
-      <div className="bar">
-        {parts.map(([s, t]) => (
-          <span
-            key={s}
-            style={{ width: `${(100 * t) / Math.max(turn.budget, 1)}%`, background: SECTIONS[s]?.[1] ?? "#999" }}
-            title={`${sectionWord(s)}: ${t} tokens`}
-          />
-        ))}
-      </div>
-      <div className="legend">
-        The question used {turn.used} of {turn.budget} tokens: {parts.map(([s, t]) => `${sectionWord(s).toLowerCase()} ${t}`).join(", ")}
-      </div>
-    </div>
-  );
-}
+import { remember } from "./Models";
+import { count, when } from "./format";
+import { type Entry, TurnView, answeredBy } from "./ChatTurn";
 
 const ON_DEVICE: ChatChoice = { provider: "on-device", model: "", base_url: null };
 
@@ -153,15 +103,6 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
 }
 
 const newId = () => `chat-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-// Who answered, in words.
-// Who answered, in words; the on-device model's name ends `+ad_…` when a trained adapter was
-// in use.
-const answeredBy = (provider?: string | null, model?: string | null) => {
-  if (provider !== "on-device") return [provider, model].filter(Boolean).join(" ") || null;
-  const [file, adapter] = (model ?? "the model").split("+");
-  const base = titleOf(file);
-  return adapter ? `${base} on this computer, with what it learned from your memories (adapter ${adapter})` : `${base} on this computer`;
-};
 // A kept turn, with the prompt it was answered from where the usage records kept it: the
 // memories used, the budget and Compare, as when it was answered.
 const kept = (t: Kept): Entry => ({
@@ -222,88 +163,20 @@ function Conversations({
   );
 }
 
-// What a person can do with a remembered answer: mark it wrong (kept, crossed out, never used
-// again) or have it not remembered at all (forgotten everywhere).
-// Whether a memory put in the prompt helped: said once, counted in Analytics.
-function RateMemory({ id }: { id: string }) {
-  const [said, setSaid] = useState<boolean | null>(null);
-  const rate = (helpful: boolean) => commands.rate(id, "memory", helpful).then((r) => !failed(r) && setSaid(helpful));
-  if (said !== null) return <span className="rated"> · {said ? "useful" : "not useful"}, noted</span>;
-  return (
-    <span className="rate">
-      {" "}
-      <button className="link" onClick={() => rate(true)} title="This memory helped: count it in Analytics">
-        useful
-      </button>{" "}
-      /{" "}
-      <button className="link" onClick={() => rate(false)} title="This memory did not help: count it in Analytics">
-        not useful
-      </button>
-    </span>
-  );
-}
-
-function AnswerActions({ entry, onWrong, onForget }: { entry: Entry; onWrong: () => void; onForget: () => void }) {
-  const [helpful, setHelpful] = useState(false);
-  if (!entry.id || entry.gone) return null;
-  const id = entry.id;
-  const rate = () => commands.rate(id, "answer", true).then((r) => !failed(r) && setHelpful(true));
-  return (
-    <div className="answer-actions">
-      {!entry.wrong &&
-        (helpful ? (
-          <span className="helpful-said">Noted as helpful</span>
-        ) : (
-          <button className="link helpful" onClick={rate} title="Count this answer as helpful in Analytics">
-            Helpful
-          </button>
-        ))}
-      {!entry.wrong && (
-        <button className="link wrong-answer" onClick={onWrong} title="Strata will not use this answer again">
-          Wrong answer
-        </button>
-      )}
-      <button className="link dont-remember" onClick={onForget} title="Erase this question and answer from memory">
-        Don’t remember this
-      </button>
-    </div>
-  );
-}
-
 // Chat with memory: each answer streams in, with the memories that were put in its prompt
 // (each opens in the memory list) and how the token budget was spent. Every exchange is
 // remembered in its conversation; conversations are kept in the store and listed beside.
-export function Chat({
-  active,
-  onOpenMemory,
-  onOpenFacts,
-}: {
-  active: boolean;
-  onOpenMemory: (id: string) => void;
-  onOpenFacts: () => void;
-}) {
+// The conversation on screen and the list beside it: the one used last opens first; the list
+// is read again when the screen is shown (conversations forgotten or added elsewhere).
+function useConversations(active: boolean, setError: (e: string | null) => void) {
   const [conversation, setConversation] = useState(newId);
   const [list, setList] = useState<Conversation[]>([]);
   const [entries, setEntries] = useState<Entry[]>([]);
-  const [input, setInput] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  // The running answer's job id, for Stop.
-  const [job, setJob] = useState<string | null>(null);
-  // Reading the conversation for facts after an answer: its job while it runs, then what it found.
-  const [factsJob, setFactsJob] = useState<string | null>(null);
-  const [factsNote, setFactsNote] = useState<{ text: string; review: boolean } | null>(null);
-  const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
-  const [saved, setSaved] = useState<SettingsView | null>(null);
-  const [forgetting, setForgetting] = useState<number | null>(null);
-  const turnsEnd = useRef<HTMLDivElement>(null);
-
   const refreshList = () =>
     commands.conversations().then((r) => {
       if (!failed(r, setError)) setList(r.data);
       return failed(r) ? [] : r.data;
     });
-
   const open = async (id: string) => {
     const res = await commands.conversation(id);
     if (failed(res, setError)) return;
@@ -311,29 +184,32 @@ export function Chat({
     setConversation(id);
     setEntries(res.data.map(kept));
   };
-
-  // The conversation used last is where the window opens.
   useEffect(() => {
     refreshList().then((l) => {
       if (l.length > 0) open(l[0].id);
     });
+  }, []);
+  useEffect(() => {
+    if (active) refreshList();
+  }, [active]);
+  const startNew = () => {
+    setConversation(newId());
+    setEntries([]);
+  };
+  return { conversation, list, entries, setEntries, refreshList, open, startNew };
+}
+
+// Which model answers: the saved choice, saved again as it changes.
+function useChatChoice() {
+  const [choice, setChoice] = useState<ChatChoice>(ON_DEVICE);
+  const [saved, setSaved] = useState<SettingsView | null>(null);
+  useEffect(() => {
     commands.settings().then((r) => {
       if (failed(r)) return;
       setSaved(r.data);
       if (r.data.saved.chat) setChoice(r.data.saved.chat);
     });
   }, []);
-
-  // Conversations forgotten or added elsewhere show when the screen is shown again.
-  useEffect(() => {
-    if (active) refreshList();
-  }, [active]);
-
-  // The newest answer stays in view as it streams in.
-  useEffect(() => {
-    turnsEnd.current?.scrollIntoView?.({ block: "end" });
-  }, [entries]);
-
   // Saves go one after another, so the last choice typed is the one kept (a save per
   // keystroke that finished out of order could leave "gpt-4o-min").
   const saving = useRef<Promise<unknown>>(Promise.resolve());
@@ -346,6 +222,166 @@ export function Chat({
         .then((r) => !failed(r) && setSaved(r.data));
     }
   };
+
+  return { choice, choose };
+}
+
+type FactsNoteState = { text: string; review: boolean } | null;
+
+// After an answer, the conversation is read for facts in the background (the settings say
+// whether, and whether they wait for review). One reading at a time: turns not read yet
+// are read by the next one.
+function useFactsReading(conversation: string, choice: ChatChoice) {
+  // Its job while it runs, then what it found.
+  const [factsJob, setFactsJob] = useState<string | null>(null);
+  const [factsNote, setFactsNote] = useState<FactsNoteState>(null);
+  const readFacts = async () => {
+    if (factsJob) return;
+    const id = `facts-${Date.now()}`;
+    setFactsJob(id);
+    setFactsNote({ text: "Looking for facts to remember in this conversation…", review: false });
+    const res = await commands.extractConversation(id, conversation, choice.provider === "on-device" ? null : choice, new Channel());
+    setFactsJob(null);
+    if (failed(res, (words) => setFactsNote({ text: `Facts could not be read from this conversation: ${words}`, review: false }))) return;
+    const { on, proposed, applied } = res.data;
+    if (!on || proposed + applied === 0) return setFactsNote(null);
+    if (proposed > 0)
+      return setFactsNote({
+        text: `${count(proposed, "fact", "facts")} from this conversation ${proposed === 1 ? "is" : "are"} waiting for your review.`,
+        review: true,
+      });
+    setFactsNote({ text: `Strata remembered ${count(applied, "new fact", "new facts")} from this conversation.`, review: true });
+  };
+
+  return { factsJob, factsNote, setFactsNote, readFacts };
+}
+
+// What reading the conversation for facts found, with a way to see them or stop the reading.
+function FactsNote({ note, job, onOpenFacts }: { note: FactsNoteState; job: string | null; onOpenFacts: () => void }) {
+  if (!note) return null;
+  return (
+    <div className="facts-note" id="facts-note" role="status">
+      {note.text}{" "}
+      {note.review && (
+        <button className="link" id="open-facts" onClick={onOpenFacts}>
+          See the facts
+        </button>
+      )}
+      {job && (
+        <button className="link" id="facts-stop" onClick={() => commands.cancelJob(job)}>
+          Stop
+        </button>
+      )}
+    </div>
+  );
+}
+
+// The question box: Send, or Stop while an answer comes.
+function AskBox(p: { input: string; setInput: (v: string) => void; busy: boolean; job: string | null; onSend: () => void }) {
+  return (
+    <form
+      className="ask"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        p.onSend();
+      }}
+    >
+      <input id="chat-input" value={p.input} onChange={(ev) => p.setInput(ev.target.value)} placeholder="Ask…" disabled={p.busy} />
+      {p.busy ? (
+        <button id="chat-stop" type="button" disabled={!p.job} onClick={() => p.job && commands.cancelJob(p.job)}>
+          Stop
+        </button>
+      ) : (
+        <button id="chat-send" type="submit" disabled={!p.input.trim()}>
+          Send
+        </button>
+      )}
+    </form>
+  );
+}
+
+type Update = (index: number, f: (e: Entry) => Entry) => void;
+
+// Marking an answer wrong (kept, crossed out, never used again) and forgetting a turn.
+function useTurnActions(entries: Entry[], update: Update, refreshList: () => void, closeDialog: () => void) {
+  const markWrong = async (index: number) => {
+    const res = await commands.markAnswerWrong(entries[index].id!);
+    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
+    update(index, (e) => ({
+      ...e,
+      wrong: true,
+      notice:
+        "Marked wrong. Strata will not give this answer to a model again, and search will not find it. It stays here, crossed out, so you can see what was said.",
+    }));
+  };
+
+  const forget = async (index: number) => {
+    closeDialog();
+    const res = await commands.forget(entries[index].id!);
+    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
+    update(index, (e) => ({ ...e, gone: true, notice: forgotten("this question and its answer", res.data) }));
+    refreshList();
+  };
+
+  return { markWrong, forget };
+}
+
+// The turns of the conversation, or what to do on an empty one.
+function Turns(p: {
+  entries: Entry[];
+  busy: boolean;
+  onWrong: (i: number) => void;
+  onForget: (i: number) => void;
+  onOpenMemory: (id: string) => void;
+  end: React.RefObject<HTMLDivElement | null>;
+}) {
+  return (
+    <div className="turns">
+      {p.entries.length === 0 && (
+        <div className="empty">
+          Ask anything. The model answers with what Strata remembers, and the conversation is remembered too. If an answer is
+          wrong, say so under it: Strata will not use it again.
+        </div>
+      )}
+      {p.entries.map((e, i) => (
+        <TurnView
+          key={i}
+          entry={e}
+          answering={p.busy && i === p.entries.length - 1}
+          onWrong={() => p.onWrong(i)}
+          onForget={() => p.onForget(i)}
+          onOpenMemory={p.onOpenMemory}
+        />
+      ))}
+      <div ref={p.end} />
+    </div>
+  );
+}
+
+export function Chat({
+  active,
+  onOpenMemory,
+  onOpenFacts,
+}: {
+  active: boolean;
+  onOpenMemory: (id: string) => void;
+  onOpenFacts: () => void;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  const { conversation, list, entries, setEntries, refreshList, open, startNew } = useConversations(active, setError);
+  const { choice, choose } = useChatChoice();
+  const { factsJob, factsNote, setFactsNote, readFacts } = useFactsReading(conversation, choice);
+  const [input, setInput] = useState("");
+  const [busy, setBusy] = useState(false);
+  // The running answer's job id, for Stop.
+  const [job, setJob] = useState<string | null>(null);
+  const [forgetting, setForgetting] = useState<number | null>(null);
+  const turnsEnd = useRef<HTMLDivElement>(null);
+
+  // The newest answer stays in view as it streams in.
+  useEffect(() => {
+    turnsEnd.current?.scrollIntoView?.({ block: "end" });
+  }, [entries]);
 
   const update = (index: number, f: (e: Entry) => Entry) => setEntries((old) => old.map((e, i) => (i === index ? f(e) : e)));
 
@@ -377,55 +413,19 @@ export function Chat({
     if (ok && res.data.recorded_id) readFacts();
   };
 
-  // After an answer, the conversation is read for facts in the background (the settings say
-  // whether, and whether they wait for review). One reading at a time: turns not read yet
-  // are read by the next one.
-  const readFacts = async () => {
-    if (factsJob) return;
-    const id = `facts-${Date.now()}`;
-    setFactsJob(id);
-    setFactsNote({ text: "Looking for facts to remember in this conversation…", review: false });
-    const res = await commands.extractConversation(id, conversation, choice.provider === "on-device" ? null : choice, new Channel());
-    setFactsJob(null);
-    if (failed(res, (words) => setFactsNote({ text: `Facts could not be read from this conversation: ${words}`, review: false }))) return;
-    const { on, proposed, applied } = res.data;
-    if (!on || proposed + applied === 0) return setFactsNote(null);
-    if (proposed > 0)
-      return setFactsNote({
-        text: `${count(proposed, "fact", "facts")} from this conversation ${proposed === 1 ? "is" : "are"} waiting for your review.`,
-        review: true,
-      });
-    setFactsNote({ text: `Strata remembered ${count(applied, "new fact", "new facts")} from this conversation.`, review: true });
-  };
-
-  const markWrong = async (index: number) => {
-    const res = await commands.markAnswerWrong(entries[index].id!);
-    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
-    update(index, (e) => ({
-      ...e,
-      wrong: true,
-      notice:
-        "Marked wrong. Strata will not give this answer to a model again, and search will not find it. It stays here, crossed out, so you can see what was said.",
-    }));
-  };
-
-  const forget = async (index: number) => {
-    setForgetting(null);
-    const res = await commands.forget(entries[index].id!);
-    if (failed(res, (words) => update(index, (e) => ({ ...e, notice: words })))) return;
-    update(index, (e) => ({ ...e, gone: true, notice: forgotten("this question and its answer", res.data) }));
-    refreshList();
-  };
-
-  const startNew = () => {
-    setConversation(newId());
-    setEntries([]);
-    setFactsNote(null);
-  };
+  const { markWrong, forget } = useTurnActions(entries, update, refreshList, () => setForgetting(null));
 
   return (
     <div className="chat-screen">
-      <Conversations list={list} current={conversation} onOpen={open} onNew={startNew} />
+      <Conversations
+        list={list}
+        current={conversation}
+        onOpen={open}
+        onNew={() => {
+          startNew();
+          setFactsNote(null);
+        }}
+      />
       <div className="chat">
         <Picker choice={choice} onChange={choose} active={active} />
         {error && (
@@ -433,121 +433,16 @@ export function Chat({
             {error}
           </div>
         )}
-        <div className="turns">
-          {entries.length === 0 && (
-            <div className="empty">
-              Ask anything. The model answers with what Strata remembers, and the conversation is remembered too. If an answer
-              is wrong, say so under it: Strata will not use it again.
-            </div>
-          )}
-          {entries.map((e, i) => (
-            <div className="turn" key={i}>
-              <div className="question">{e.question}</div>
-              {e.gone ? null : e.answer ? (
-                <div className={`answer ${e.wrong ? "wrong" : ""}`}>{e.answer}</div>
-              ) : (
-                busy && i === entries.length - 1 && !e.error && <div className="answer thinking">Thinking…</div>
-              )}
-              {!e.turn && e.found && busy && i === entries.length - 1 && (
-                <div className="found muted" id="found">
-                  {e.found.length === 0
-                    ? "No memory bears on this question."
-                    : `Found ${count(e.found.length, "memory", "memories")}: ${e.found
-                        .slice(0, 4)
-                        .map((m) => m.title)
-                        .join(" · ")}${e.found.length > 4 ? " …" : ""}`}
-                </div>
-              )}
-              {e.turn?.guess && !e.gone && (
-                <div className="guess muted">
-                  The model guessed “{e.turn.guess.trim()}”, but none of the memories it was given says so, so it is not shown as the
-                  answer.
-                </div>
-              )}
-              {e.turn?.source?.memory && !e.gone && !e.wrong && (
-                <div className="source">
-                  The memory closest to your question:{" "}
-                  <button className="link" onClick={() => onOpenMemory(e.turn!.source!.id)} title="Open this memory">
-                    {title(e.turn.source.memory)}
-                  </button>
-                </div>
-              )}
-              {e.error && (
-                <div className="error" role="alert">
-                  {e.error}
-                </div>
-              )}
-              {e.notice && <div className="notice">{e.notice}</div>}
-              {e.turn?.finish === "cancelled" && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
-              {!(busy && i === entries.length - 1) && (
-                <AnswerActions entry={e} onWrong={() => markWrong(i)} onForget={() => setForgetting(i)} />
-              )}
-              {e.turn && !e.gone && (
-                <div className="why">
-                  <Budget turn={e.turn} />
-                  <div className="injected">
-                    <strong>Memories used ({e.turn.injected.length})</strong>
-                    <ul>
-                      {e.turn.injected.map((m) => (
-                        <li key={m.id}>
-                          <span className="section">{sectionWord(m.section)}</span>{" "}
-                          {m.memory ? (
-                            <button className="link" onClick={() => onOpenMemory(m.id)} title="Open this memory">
-                              {title(m.memory)}
-                            </button>
-                          ) : (
-                            m.title
-                          )}
-                          {m.memory && <RateMemory id={m.id} />}
-                        </li>
-                      ))}
-                    </ul>
-                    <div className="by">
-                      Answered by {answeredBy(e.turn.provider, e.turn.model)}
-                      {e.turn.recorded_id ? " · remembered in this conversation" : ""}
-                    </div>
-                    <Compare question={e.question} model={e.turn.model} budget={e.turn.budget} onOpenMemory={onOpenMemory} />
-                  </div>
-                </div>
-              )}
-              {!e.turn && e.by && <div className="by">Answered by {e.by}</div>}
-            </div>
-          ))}
-          <div ref={turnsEnd} />
-        </div>
-        {factsNote && (
-          <div className="facts-note" id="facts-note" role="status">
-            {factsNote.text}{" "}
-            {factsNote.review && (
-              <button className="link" id="open-facts" onClick={onOpenFacts}>
-                See the facts
-              </button>
-            )}
-            {factsJob && (
-              <button className="link" id="facts-stop" onClick={() => commands.cancelJob(factsJob)}>
-                Stop
-              </button>
-            )}
-          </div>
-        )}
-        <form
-          className="ask"
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            send();
-          }}
-        >
-          <input id="chat-input" value={input} onChange={(ev) => setInput(ev.target.value)} placeholder="Ask…" disabled={busy} />
-          {busy ? (
-            <button id="chat-stop" type="button" disabled={!job} onClick={() => job && commands.cancelJob(job)}>
-              Stop
-            </button>
-          ) : (
-            <button id="chat-send" type="submit" disabled={!input.trim()}>
-              Send
-            </button>
-          )}
-        </form>
+        <Turns
+          entries={entries}
+          busy={busy}
+          onWrong={markWrong}
+          onForget={setForgetting}
+          onOpenMemory={onOpenMemory}
+          end={turnsEnd}
+        />
+        <FactsNote note={factsNote} job={factsJob} onOpenFacts={onOpenFacts} />
+        <AskBox input={input} setInput={setInput} busy={busy} job={job} onSend={send} />
       </div>
       {forgetting !== null && (
         <ForgetDialog name={entries[forgetting].question} onForget={() => forget(forgetting)} onKeep={() => setForgetting(null)} />

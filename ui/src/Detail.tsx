@@ -30,7 +30,7 @@ export function Detail({
   onForgotten: (what: string) => void;
 }) {
   const [history, setHistory] = useState<EventView[]>([]);
-  const [asOf, setAsOf] = useState<{ event: EventView; memory: MemoryView; changes: string[] } | null>(null);
+  const [asOf, setAsOf] = useState<AsOf | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [taught, setTaught] = useState<string | null>(null);
   useEffect(() => setTaught(null), [memory.id]);
@@ -70,97 +70,19 @@ export function Detail({
 
   const m = asOf?.memory ?? memory;
   const past = asOf !== null;
+  const teach = async () => {
+    const r = await commands.approveByHand(m.id);
+    if (!failed(r, setError)) setTaught("Approved for teaching: it is on the Training screen, ready for “Teach and check”.");
+  };
   return (
     <div id="detail" className={past ? "past" : ""}>
-      {asOf && (
-        <div className="as-of" id="as-of">
-          As it was after “{asOf.event.summary}” ({when(asOf.event.at)}), version {asOf.memory.version}.{" "}
-          {asOf.changes.length === 0 ? (
-            <p id="as-of-changes">It reads the same now.</p>
-          ) : (
-            <>
-              <p>Since then:</p>
-              <ul id="as-of-changes">
-                {asOf.changes.map((c, i) => (
-                  <li key={i}>{c}</li>
-                ))}
-              </ul>
-            </>
-          )}
-          <button id="as-of-now" onClick={() => setAsOf(null)}>
-            Back to now
-          </button>
-          {asOf.changes.length > 0 && (
-            <button id="restore" onClick={restore} title="Its tier and pin stay as they are">
-              Restore this version
-            </button>
-          )}
-        </div>
-      )}
-      {!past && m.expired_at && (
-        <div className="as-of" id="put-away">
-          Expired on {when(m.expired_at)}: Strata no longer recalls it or gives it to a model, but keeps it. Its history says
-          why.{" "}
-          <button id="revive" onClick={() => act(commands.revive(m.id))}>
-            Bring it back
-          </button>
-        </div>
-      )}
+      {asOf && <AsOfBanner asOf={asOf} onNow={() => setAsOf(null)} onRestore={restore} />}
+      {!past && m.expired_at && <Expired at={m.expired_at} onRevive={() => act(commands.revive(m.id))} />}
       <h2>{title(m)}</h2>
-      <dl>
-        <dt>Type</dt>
-        <dd>{kindWord(m)}</dd>
-        <dt>Tier</dt>
-        <dd>
-          {past ? (
-            TIER_WORDS[m.tier]
-          ) : (
-            <select id="tier" value={m.tier} onChange={(e) => act(commands.moveTier(m.id, e.target.value))}>
-              <option value="short">Short-term (this conversation’s working memory)</option>
-              <option value="medium">Medium-term (recent, fades if unused)</option>
-              <option value="long">Long-term (kept)</option>
-            </select>
-          )}
-        </dd>
-        <dt>Pinned</dt>
-        <dd>
-          <label>
-            <input id="pinned" type="checkbox" checked={m.pinned} disabled={past} onChange={(e) => act(commands.pin(m.id, e.target.checked))} />{" "}
-            never moved down by maintenance
-          </label>
-        </dd>
-        <dt>Tags</dt>
-        <dd id="tags">{m.tags.join(", ") || "none"}</dd>
-        <dt>Importance</dt>
-        <dd id="importance">{importanceWords(m.importance)}</dd>
-        <dt>Created</dt>
-        <dd>{when(m.created_at)}</dd>
-        <dt>From</dt>
-        <dd id="from">{origin(m.source)}</dd>
-        {(m.scope.agent_id || m.scope.session_id) && (
-          <>
-            <dt>Who sees it</dt>
-            <dd>
-              {m.scope.agent_id ? `only the AI tool “${m.scope.agent_id}”` : "every AI tool you connect"}
-              {m.scope.session_id ? " · said in one conversation" : ""}
-            </dd>
-          </>
-        )}
-      </dl>
+      <About m={m} past={past} act={act} />
       {isConcept(m) && !past ? <ConceptFields memory={m} onOpen={onOpen} /> : <Fields memory={m} />}
       {why && !past && <WhyTable why={why} />}
-      <h3>History</h3>
-      <p className="muted">Click an event to see the memory as it was then.</p>
-      <ol className="timeline">
-        {history.map((e) => (
-          <li key={e.seq} className={asOf?.event.seq === e.seq ? "current" : ""}>
-            <button className="link" onClick={() => showAsOf(e)} title="Show the memory as of this event">
-              <time>{when(e.at)}</time> {e.summary}
-            </button>{" "}
-            <span className="who">{byWhom(e)}</span>
-          </li>
-        ))}
-      </ol>
+      <Timeline history={history} current={asOf?.event.seq} onShow={showAsOf} />
       {error && (
         <div className="error" role="alert">
           {error}
@@ -174,13 +96,7 @@ export function Detail({
             </button>
           )}
           {!isConcept(m) && m.type !== "episodic" && !m.expired_at && (
-            <button
-              id="teach"
-              onClick={async () => {
-                const r = await commands.approveByHand(m.id);
-                if (!failed(r, setError)) setTaught("Approved for teaching: it is on the Training screen, ready for “Teach and check”.");
-              }}
-            >
+            <button id="teach" onClick={teach}>
               Teach this to the on-device model
             </button>
           )}
@@ -196,6 +112,131 @@ export function Detail({
       )}
       {confirming && <ForgetDialog name={title(memory)} onForget={forget} onKeep={() => setConfirming(false)} />}
     </div>
+  );
+}
+
+type AsOf = { event: EventView; memory: MemoryView; changes: string[] };
+
+// An expired memory: kept, no longer recalled, and a way back.
+function Expired({ at, onRevive }: { at: string; onRevive: () => void }) {
+  return (
+    <div className="as-of" id="put-away">
+      Expired on {when(at)}: Strata no longer recalls it or gives it to a model, but keeps it. Its history says why.{" "}
+      <button id="revive" onClick={onRevive}>
+        Bring it back
+      </button>
+    </div>
+  );
+}
+
+// The memory as it was after an event of its history: what changed since, back to now, restore.
+function AsOfBanner({ asOf, onNow, onRestore }: { asOf: AsOf; onNow: () => void; onRestore: () => void }) {
+  return (
+    <div className="as-of" id="as-of">
+      As it was after “{asOf.event.summary}” ({when(asOf.event.at)}), version {asOf.memory.version}.{" "}
+      {asOf.changes.length === 0 ? (
+        <p id="as-of-changes">It reads the same now.</p>
+      ) : (
+        <>
+          <p>Since then:</p>
+          <ul id="as-of-changes">
+            {asOf.changes.map((c, i) => (
+              <li key={i}>{c}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      <button id="as-of-now" onClick={onNow}>
+        Back to now
+      </button>
+      {asOf.changes.length > 0 && (
+        <button id="restore" onClick={onRestore} title="Its tier and pin stay as they are">
+          Restore this version
+        </button>
+      )}
+    </div>
+  );
+}
+
+// Type, tier and pin (changeable unless seen as it was), tags, importance, origin and who sees it.
+function About({
+  m,
+  past,
+  act,
+}: {
+  m: MemoryView;
+  past: boolean;
+  act: (p: ReturnType<typeof commands.pin>) => void;
+}) {
+  return (
+    <dl>
+      <dt>Type</dt>
+      <dd>{kindWord(m)}</dd>
+      <dt>Tier</dt>
+      <dd>
+        {past ? (
+          TIER_WORDS[m.tier]
+        ) : (
+          <select id="tier" value={m.tier} onChange={(e) => act(commands.moveTier(m.id, e.target.value))}>
+            <option value="short">Short-term (this conversation’s working memory)</option>
+            <option value="medium">Medium-term (recent, fades if unused)</option>
+            <option value="long">Long-term (kept)</option>
+          </select>
+        )}
+      </dd>
+      <dt>Pinned</dt>
+      <dd>
+        <label>
+          <input id="pinned" type="checkbox" checked={m.pinned} disabled={past} onChange={(e) => act(commands.pin(m.id, e.target.checked))} />{" "}
+          never moved down by maintenance
+        </label>
+      </dd>
+      <dt>Tags</dt>
+      <dd id="tags">{m.tags.join(", ") || "none"}</dd>
+      <dt>Importance</dt>
+      <dd id="importance">{importanceWords(m.importance)}</dd>
+      <dt>Created</dt>
+      <dd>{when(m.created_at)}</dd>
+      <dt>From</dt>
+      <dd id="from">{origin(m.source)}</dd>
+      {(m.scope.agent_id || m.scope.session_id) && (
+        <>
+          <dt>Who sees it</dt>
+          <dd>
+            {m.scope.agent_id ? `only the AI tool “${m.scope.agent_id}”` : "every AI tool you connect"}
+            {m.scope.session_id ? " · said in one conversation" : ""}
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+// The memory's events, each a button that shows the memory as it was after it.
+function Timeline({
+  history,
+  current,
+  onShow,
+}: {
+  history: EventView[];
+  current: number | null | undefined;
+  onShow: (e: EventView) => void;
+}) {
+  return (
+    <>
+      <h3>History</h3>
+      <p className="muted">Click an event to see the memory as it was then.</p>
+      <ol className="timeline">
+        {history.map((e) => (
+          <li key={e.seq} className={current === e.seq ? "current" : ""}>
+            <button className="link" onClick={() => onShow(e)} title="Show the memory as of this event">
+              <time>{when(e.at)}</time> {e.summary}
+            </button>{" "}
+            <span className="who">{byWhom(e)}</span>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 

@@ -76,9 +76,6 @@ export function NewMemory({
     if (!failed(res, setError)) onCreated(res.data);
   };
 
-  const setFact = (i: number, j: 0 | 1, v: string) =>
-    setFacts((old) => old.map((f, k) => (k === i ? (j === 0 ? [v, f[1]] : [f[0], v]) : f)));
-
   return (
     <form
       id="new-memory"
@@ -90,72 +87,32 @@ export function NewMemory({
       onChange={() => setError(null)}
     >
       <h2>{e ? "Edit memory" : "New memory"}</h2>
-      <div className="kinds" role="radiogroup" hidden={!!e}>
-        {(Object.keys(LABELS) as Kind[]).map((k) => (
-          <label key={k}>
-            <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> {LABELS[k]}
-          </label>
-        ))}
-      </div>
+      <KindChoice kind={kind} onKind={setKind} hidden={!!e} />
       {kind === "semantic" && (
-        <>
-          <label>
-            About <input name="key" value={key} readOnly={!!e} onChange={(e) => setKey(e.target.value)} placeholder="e.g. pixel, favourite_tea" />
-          </label>
-          {facts.map((f, i) => (
-            <div className="fact" key={i}>
-              <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
-              <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
-              {e?.type === "semantic" && hint(e.facts[keys[f[0]] ?? f[0]]) && <span className="muted hint">{hint(e.facts[keys[f[0]] ?? f[0]])}</span>}
-              {facts.length > 1 && (
-                <button type="button" className="link" name={`remove-fact-${i}`} onClick={() => setFacts((old) => old.filter((_, k) => k !== i))}>
-                  Remove
-                </button>
-              )}
-            </div>
-          ))}
-          <button type="button" id="add-fact" onClick={() => setFacts([...facts, ["", ""]])}>
-            Add a fact
-          </button>
-        </>
+        <FactFields
+          about={key}
+          onAbout={setKey}
+          facts={facts}
+          setFacts={setFacts}
+          editing={e?.type === "semantic" ? e.facts : undefined}
+          keys={keys}
+        />
       )}
       {kind === "episodic" && (
-        <>
-          <label>
-            Who <input name="speaker" value={speaker} readOnly={!!e} onChange={(e) => setSpeaker(e.target.value)} placeholder="user" />
-          </label>
-          <label>
-            What was said <textarea name="text" value={text} onChange={(e) => setText(e.target.value)} />
-          </label>
-          <label>
-            When <input name="when" value={when} readOnly={!!e} onChange={(e) => setWhen(e.target.value)} placeholder="now, 2026-05-01, yesterday, last Saturday…" />
-          </label>
-        </>
+        <SaidFields speaker={speaker} onSpeaker={setSpeaker} text={text} onText={setText} when={when} onWhen={setWhen} editing={!!e} />
       )}
       {kind === "procedural" && (
-        <>
-          <label>
-            Name <input name="name" value={name} readOnly={!!e} onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label>
-            Steps, one per line <textarea name="steps" value={steps} onChange={(e) => setSteps(e.target.value)} />
-          </label>
-          <label>
-            When it applies <input name="context" value={context} onChange={(e) => setContext(e.target.value)} />
-          </label>
-        </>
+        <StepsFields
+          name={name}
+          onName={setName}
+          steps={steps}
+          onSteps={setSteps}
+          context={context}
+          onContext={setContext}
+          editing={!!e}
+        />
       )}
-      <label>
-        Importance{" "}
-        <select name="importance" value={importance} onChange={(e) => setImportance(e.target.value)}>
-          {keep && <option value="">As it is ({e?.importance})</option>}
-          {IMPORTANCE.map(([v, label]) => (
-            <option key={v} value={String(v)}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ImportanceField value={importance} onChange={setImportance} kept={keep ? (e?.importance ?? undefined) : undefined} />
       <label>
         Tags <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="family, health" />
       </label>
@@ -173,5 +130,136 @@ export function NewMemory({
         </button>
       </div>
     </form>
+  );
+}
+
+type Fact = [string, string];
+
+// A fact memory's fields: what it is about, and its facts as name and value, added and removed.
+function FactFields({
+  about,
+  onAbout,
+  facts,
+  setFacts,
+  editing,
+  keys,
+}: {
+  about: string;
+  onAbout: (v: string) => void;
+  facts: Fact[];
+  setFacts: (f: (old: Fact[]) => Fact[]) => void;
+  editing?: Record<string, unknown>;
+  keys: Record<string, string>;
+}) {
+  const setFact = (i: number, j: 0 | 1, v: string) =>
+    setFacts((old) => old.map((f, k) => (k === i ? (j === 0 ? [v, f[1]] : [f[0], v]) : f)));
+  return (
+    <>
+      <label>
+        About <input name="key" value={about} readOnly={!!editing} onChange={(e) => onAbout(e.target.value)} placeholder="e.g. pixel, favourite_tea" />
+      </label>
+      {facts.map((f, i) => (
+        <div className="fact" key={i}>
+          <input name={`fact-name-${i}`} value={f[0]} placeholder="fact (e.g. colour)" onChange={(e) => setFact(i, 0, e.target.value)} />
+          <input name={`fact-value-${i}`} value={f[1]} placeholder="value (e.g. ginger)" onChange={(e) => setFact(i, 1, e.target.value)} />
+          {editing && hint(editing[keys[f[0]] ?? f[0]]) && <span className="muted hint">{hint(editing[keys[f[0]] ?? f[0]])}</span>}
+          {facts.length > 1 && (
+            <button type="button" className="link" name={`remove-fact-${i}`} onClick={() => setFacts((old) => old.filter((_, k) => k !== i))}>
+              Remove
+            </button>
+          )}
+        </div>
+      ))}
+      <button type="button" id="add-fact" onClick={() => setFacts((old) => [...old, ["", ""]])}>
+        Add a fact
+      </button>
+    </>
+  );
+}
+
+// A procedure's fields: its name, its steps one per line, and when it applies.
+function StepsFields(p: {
+  name: string;
+  onName: (v: string) => void;
+  steps: string;
+  onSteps: (v: string) => void;
+  context: string;
+  onContext: (v: string) => void;
+  editing: boolean;
+}) {
+  return (
+    <>
+      <label>
+        Name <input name="name" value={p.name} readOnly={p.editing} onChange={(e) => p.onName(e.target.value)} />
+      </label>
+      <label>
+        Steps, one per line <textarea name="steps" value={p.steps} onChange={(e) => p.onSteps(e.target.value)} />
+      </label>
+      <label>
+        When it applies <input name="context" value={p.context} onChange={(e) => p.onContext(e.target.value)} />
+      </label>
+    </>
+  );
+}
+
+// How important it is, in words; an edited memory's own level, if it is none of them, kept.
+function ImportanceField({ value, onChange, kept }: { value: string; onChange: (v: string) => void; kept?: number }) {
+  return (
+    <label>
+      Importance{" "}
+      <select name="importance" value={value} onChange={(e) => onChange(e.target.value)}>
+        {kept !== undefined && <option value="">As it is ({kept})</option>}
+        {IMPORTANCE.map(([v, label]) => (
+          <option key={v} value={String(v)}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+// What was said: who, the words, and when.
+function SaidFields(p: {
+  speaker: string;
+  onSpeaker: (v: string) => void;
+  text: string;
+  onText: (v: string) => void;
+  when: string;
+  onWhen: (v: string) => void;
+  editing: boolean;
+}) {
+  return (
+    <>
+      <label>
+        Who <input name="speaker" value={p.speaker} readOnly={p.editing} onChange={(e) => p.onSpeaker(e.target.value)} placeholder="user" />
+      </label>
+      <label>
+        What was said <textarea name="text" value={p.text} onChange={(e) => p.onText(e.target.value)} />
+      </label>
+      <label>
+        When{" "}
+        <input
+          name="when"
+          value={p.when}
+          readOnly={p.editing}
+          onChange={(e) => p.onWhen(e.target.value)}
+          placeholder="now, 2026-05-01, yesterday, last Saturday…"
+        />
+      </label>
+    </>
+  );
+}
+
+// Which type of memory a new one is (hidden when editing: a memory keeps its type).
+function KindChoice({ kind, onKind, hidden }: { kind: Kind; onKind: (k: Kind) => void; hidden: boolean }) {
+  return (
+    <div className="kinds" role="radiogroup" hidden={hidden}>
+      {(Object.keys(LABELS) as Kind[]).map((k) => (
+        <label key={k}>
+          <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => onKind(k)} /> {LABELS[k]}
+        </label>
+      ))}
+    </div>
   );
 }

@@ -167,6 +167,8 @@ impl Store {
     /// every server over it: `None` where the store keeps no allowances (a SQLite file, whose
     /// servers each keep their own), else `Err(seconds)` to wait when none is left.
     pub fn take_request(&self, name: &str, per_minute: u32) -> Result<Option<std::result::Result<(), u64>>> {
+        #[cfg(not(feature = "postgres"))]
+        let _ = (name, per_minute);
         match &self.engine {
             crate::storage::Engine::Sqlite(_) => Ok(None),
             #[cfg(feature = "postgres")]
