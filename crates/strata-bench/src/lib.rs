@@ -11,6 +11,7 @@ pub mod answerbench;
 pub mod answertrain;
 pub mod chatbench;
 pub mod compactbench;
+pub mod datasetbench;
 pub mod embedbench;
 pub mod extractbench;
 pub mod extracttrain;

@@ -89,6 +89,17 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
         BenchCommand::Training { data, size } => training_bench(&data, size, out),
+        BenchCommand::Datasets { csv, pdf, chatgpt, search_rows } => {
+            let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+            let work = tempfile::tempdir()?;
+            let inputs = strata_bench::datasetbench::Inputs {
+                csv: csv.as_deref(),
+                pdf: pdf.as_deref(),
+                chatgpt: chatgpt.as_deref(),
+                search_rows,
+            };
+            out.datasets_bench(&strata_bench::datasetbench::run(work.path(), embedder, &inputs)?)
+        }
         BenchCommand::Extract { data: Some(data), sessions, reference_facts: true, .. } => {
             reference_facts_bench(&data, sessions, out)
         }

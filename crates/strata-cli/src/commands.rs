@@ -142,6 +142,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Review { action } => crate::extract::review(engine, action, out),
         Command::Facts { subject } => crate::extract::facts(engine, subject, out),
         Command::Concepts { action } => crate::concepts::concepts(engine, action, out),
+        Command::Datasets { action } => crate::datasets::datasets(engine, action, out),
         Command::People { action } => crate::people::people(engine, action, out),
         Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
             let range = range_of(since, until, by, kind, client, tag);
@@ -220,9 +221,15 @@ fn import(
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?))
     };
+    let text = strata_core::interchange::json::read_text(&name, &mut input)?;
+    // ChatGPT's, Claude's and mem0's exports, told by their shape (`--format` names Strata's own).
+    if format.is_none() && strata_api::history::is_history(&text) {
+        let report = engine.import_history(&name, &text)?;
+        return out.history_imported(&name, &report);
+    }
     let options = ImportOptions { format: format.map(format_of), on_duplicate: on_duplicate_of(on_duplicate) };
     let report = engine
-        .import_report_with(&name, &mut input, options, &mut strata_core::interchange::no_tick)
+        .import_report_with(&name, &mut text.as_bytes(), options, &mut strata_core::interchange::no_tick)
         .map_err(|e| match e.code {
             ErrorCode::DuplicateKey => {
                 anyhow!("{e} (to import the rest, run again with --on-duplicate skip or merge)")

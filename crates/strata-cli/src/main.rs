@@ -37,6 +37,7 @@ mod bench;
 mod commands;
 mod concepts;
 mod curation;
+mod datasets;
 mod extract;
 mod migrate;
 mod models;

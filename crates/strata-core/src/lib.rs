@@ -10,6 +10,7 @@ pub mod chat;
 pub mod clock;
 pub mod concepts;
 pub mod curation;
+pub mod datasets;
 pub mod error;
 pub mod event;
 pub mod evolve;

@@ -213,6 +213,63 @@ fn entry(found: &mut HashMap<MemoryId, Recalled>, memory: Memory) -> &mut Breakd
 }
 
 /// Fills in every candidate's match score (fusion), time boost, relevance terms and total.
+/// One search's candidates as fusion scales them: the range of their keyword scores and the
+/// best similarity. Shared by recall and by datasets' search.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MatchScale {
+    low_keyword: f64,
+    best_keyword: f64,
+    best_similarity: f64,
+}
+
+impl MatchScale {
+    /// The scale of candidates given as (keyword score, similarity).
+    pub(crate) fn of(parts: impl Iterator<Item = (Option<f64>, Option<f64>)>) -> MatchScale {
+        let mut scale =
+            MatchScale { low_keyword: f64::INFINITY, best_keyword: f64::NEG_INFINITY, best_similarity: 0.0 };
+        for (keyword, similarity) in parts {
+            if let Some(k) = keyword {
+                scale.low_keyword = scale.low_keyword.min(k);
+                scale.best_keyword = scale.best_keyword.max(k);
+            }
+            if let Some(s) = similarity {
+                scale.best_similarity = scale.best_similarity.max(s);
+            }
+        }
+        scale.best_similarity = scale.best_similarity.max(f64::MIN_POSITIVE);
+        scale
+    }
+
+    /// The keyword score scaled 0–1. It spans the candidates' range: a term that every
+    /// candidate shares (a name in a store shared by several people) shifts them all alike and
+    /// says nothing. A range under one bm25 unit is noise (a word most memories share scores
+    /// ~0 for all of them): it is not stretched to 0–1; such scores are divided by the best.
+    fn keyword_part(&self, s: f64) -> f64 {
+        if self.best_keyword - self.low_keyword >= KEYWORD_RANGE_FLOOR {
+            (s - self.low_keyword) / (self.best_keyword - self.low_keyword)
+        } else {
+            s / self.best_keyword.max(f64::MIN_POSITIVE)
+        }
+    }
+
+    /// The fused match score of a candidate's ranks and scores (`has_vector`: the query had a
+    /// vector, so similarity counts).
+    pub(crate) fn matched(&self, fusion: Fusion, b: &Breakdown, has_vector: bool) -> f64 {
+        match fusion {
+            Fusion::Weighted { keyword_share } => {
+                let k = b.keyword_score.map_or(0.0, |s| self.keyword_part(s));
+                match b.similarity {
+                    Some(s) if has_vector => {
+                        keyword_share * k + (1.0 - keyword_share) * (s / self.best_similarity).max(0.0)
+                    }
+                    _ => k,
+                }
+            }
+            Fusion::Rrf { k } => [b.keyword_rank, b.vector_rank].iter().flatten().map(|r| 1.0 / (k + *r as f64)).sum(),
+        }
+    }
+}
+
 fn score_all(
     found: &mut HashMap<MemoryId, Recalled>,
     options: &HybridOptions,
@@ -220,33 +277,10 @@ fn score_all(
     phrase: Option<&TimePhrase>,
     now: DateTime<Utc>,
 ) {
-    let scores = |f: fn(&Breakdown) -> Option<f64>| found.values().filter_map(move |r| f(&r.breakdown));
-    let (low_keyword, best_keyword) =
-        scores(|b| b.keyword_score).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)));
-    // The keyword score spans the candidates' range: a term that every candidate shares
-    // (a name in a store shared by several people) shifts them all alike and says nothing.
-    // A range under one bm25 unit is noise (a word most memories share scores ~0 for all of
-    // them): it is not stretched to 0–1; such scores are divided by the best instead.
-    let keyword_part = |s: f64| {
-        if best_keyword - low_keyword >= KEYWORD_RANGE_FLOOR {
-            (s - low_keyword) / (best_keyword - low_keyword)
-        } else {
-            s / best_keyword.max(f64::MIN_POSITIVE)
-        }
-    };
-    let best_similarity = scores(|b| b.similarity).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    let scale = MatchScale::of(found.values().map(|r| (r.breakdown.keyword_score, r.breakdown.similarity)));
     for r in found.values_mut() {
         let b = &mut r.breakdown;
-        b.matched = match options.fusion {
-            Fusion::Weighted { keyword_share } => {
-                let k = b.keyword_score.map_or(0.0, keyword_part);
-                match b.similarity {
-                    Some(s) if has_vector => keyword_share * k + (1.0 - keyword_share) * (s / best_similarity).max(0.0),
-                    _ => k,
-                }
-            }
-            Fusion::Rrf { k } => [b.keyword_rank, b.vector_rank].iter().flatten().map(|r| 1.0 / (k + *r as f64)).sum(),
-        };
+        b.matched = scale.matched(options.fusion, b, has_vector);
         b.said_by_assistant = said_by_assistant(&r.memory);
         if b.said_by_assistant {
             b.matched *= ASSISTANT_WEIGHT;

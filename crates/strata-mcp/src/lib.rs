@@ -14,6 +14,7 @@
 //! memories and its own private ones; every write records the client that made it.
 
 pub mod conversation_tools;
+pub mod dataset_tools;
 pub mod graph_tools;
 pub mod http;
 mod jsonrpc;
@@ -79,7 +80,7 @@ pub struct StrataMcp {
 impl StrataMcp {
     /// A server over `engine`'s database (its embedder, if it has one, serves every client).
     pub fn new(engine: Engine, settings: McpSettings) -> StrataMcp {
-        let mut tools = StrataMcp::native_tools() + StrataMcp::conversation_tools();
+        let mut tools = StrataMcp::native_tools() + StrataMcp::conversation_tools() + StrataMcp::dataset_tools();
         if settings.graph_tools {
             tools += StrataMcp::graph_tools();
         }

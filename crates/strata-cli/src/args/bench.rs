@@ -198,6 +198,23 @@ pub enum BenchCommand {
         #[arg(long)]
         keep: Option<PathBuf>,
     },
+    /// Datasets at scale (inputs from scripts/datasets_bench_data.py): a large CSV kept until
+    /// SQL can query it, then SQL latency; a table's first rows embedded and searched; a long
+    /// PDF kept and embedded; a ChatGPT export imported.
+    Datasets {
+        /// A large CSV (expenses-1m.csv).
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// A long PDF (handbook-500.pdf).
+        #[arg(long)]
+        pdf: Option<PathBuf>,
+        /// A ChatGPT export (chatgpt-2000.json).
+        #[arg(long)]
+        chatgpt: Option<PathBuf>,
+        /// How many of the CSV's rows to embed and search (0: no search).
+        #[arg(long, default_value_t = 100_000)]
+        search_rows: usize,
+    },
     /// Training while the app is used: the 20 example facts approved in a store of this many
     /// memories, trained and evaluated as the app's Train button does (default settings and
     /// gate), with the search box's latency timed alone and while the run goes on.

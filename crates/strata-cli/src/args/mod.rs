@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod bench;
+mod datasets;
 mod models;
 mod train;
 
 pub use bench::BenchCommand;
+pub use datasets::DatasetsCommand;
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
 pub use train::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 
@@ -304,6 +306,13 @@ pub enum Command {
     Concepts {
         #[command(subcommand)]
         action: Option<ConceptsCommand>,
+    },
+    /// Datasets: your files beside your memories — tables (CSV, TSV, JSON, spreadsheets) you
+    /// can query with SQL, documents (Markdown, text, HTML, PDF) you can search, each result
+    /// with where it came from. Lists them by default.
+    Datasets {
+        #[command(subcommand)]
+        action: Option<DatasetsCommand>,
     },
     /// The people the servers over this store let in (`strata serve`, `strata mcp --http`),
     /// each with a token of their own, their own rate and request size: what they keep

@@ -13,6 +13,7 @@ use strata_core::{Content, EpisodeBody, FactValue};
 
 mod analytics;
 mod bench;
+mod datasets;
 mod prompts;
 
 /// Where results go, and in which form.
@@ -33,7 +34,8 @@ fn print_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Re
     let mut w = csv::Writer::from_writer(crate::terminal::Stdout);
     w.write_record(header)?;
     for row in rows {
-        w.write_record(&row)?;
+        // A field a spreadsheet would run as a formula is written to be shown (CSV injection).
+        w.write_record(row.iter().map(|f| strata_core::datasets::csv_safe(f).into_owned()))?;
     }
     w.flush()?;
     Ok(())

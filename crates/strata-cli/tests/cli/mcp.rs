@@ -494,3 +494,26 @@ fn malformed_messages_over_stdio_get_json_rpc_errors_and_non_object_arguments_in
     assert_eq!(answer(3)["error"]["code"], -32601, "a method we do not serve is still not found");
     assert_eq!(answer(4)["result"], serde_json::json!({}), "and the session goes on");
 }
+
+#[test]
+fn an_mcp_client_lists_queries_and_searches_datasets() {
+    let e = Env::new();
+    let data = |f: &str| format!("{}/../strata-datasets/tests/data/{f}", env!("CARGO_MANIFEST_DIR"));
+    e.ok(&["datasets", "load", &data("expenses.csv"), &data("contract.pdf")]);
+    let v = run_client(&["datasets", env!("CARGO_BIN_EXE_strata"), e.db().to_str().unwrap()]);
+    assert_eq!(v["tools"], serde_json::json!(["list_datasets", "query_dataset", "search_datasets"]));
+    let names: Vec<&str> =
+        v["listed"]["datasets"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["contract", "expenses"]);
+    let answer = &v["query"]["value"];
+    assert_eq!(v["query"]["error"], false, "{v}");
+    assert_eq!(answer["columns"], serde_json::json!(["category", "n"]));
+    assert_eq!(answer["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(answer["cut_off"], true, "six categories, two rows asked for");
+    assert!(refused(&v["write"], "invalid_input").contains("begins with DELETE"));
+    assert!(refused(&v["outside"], "invalid_input").contains("it reads memories, which is not this dataset"));
+    let first = &v["search"]["value"]["results"][0];
+    assert_eq!((first["dataset"].as_str(), first["page"].as_u64()), (Some("contract"), Some(3)), "{v}");
+    assert!(first["text"].as_str().unwrap().contains("60 days"), "{first}");
+    assert_eq!(first["file"], "contract.pdf");
+}

@@ -8,6 +8,9 @@
 
 pub(crate) mod adapters;
 pub(crate) mod curation;
+pub(crate) mod dataset_search;
+pub(crate) mod dataset_sql;
+pub(crate) mod datasets;
 pub(crate) mod forget;
 pub(crate) mod fts;
 pub(crate) mod health;

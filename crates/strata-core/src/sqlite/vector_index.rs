@@ -32,6 +32,12 @@ pub(crate) fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// Reads a vector written by [`to_blob`] into `out` (cleared first).
+pub(crate) fn from_blob(blob: &[u8], out: &mut Vec<f32>) {
+    out.clear();
+    out.extend(blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+}
+
 /// How the index is laid out, recorded after the model id in the `vector_model` setting: an
 /// index of another layout is rebuilt from the stored vectors. `l2`: Euclidean distance, which
 /// for unit vectors ranks exactly as cosine (similarity = 1 − d² / 2) and which sqlite-vec

@@ -145,8 +145,7 @@ impl UserVectors {
             if blob.len() != dim * 4 {
                 continue;
             }
-            v.clear();
-            v.extend(blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+            crate::sqlite::vector_index::from_blob(&blob, &mut v);
             out.rids.push(r.get(0)?);
             out.scales.push(quantize(&v, &mut out.codes));
         }

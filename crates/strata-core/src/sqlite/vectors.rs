@@ -94,7 +94,8 @@ impl Db {
             .prepare(&sql)?
             .query_map(rusqlite::params_from_iter(params), |r| {
                 let blob = r.get_ref(17)?.as_blob()?;
-                let v = blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let mut v = Vec::new();
+                crate::sqlite::vector_index::from_blob(blob, &mut v);
                 Ok((memory_from_row(r)?, v))
             })?
             .collect::<rusqlite::Result<_>>()?;

@@ -7,6 +7,7 @@ mod analytics;
 mod asof;
 mod context;
 mod damage;
+mod datasets;
 mod extraction;
 mod fence;
 mod forget;

@@ -1,0 +1,130 @@
+//! `strata datasets`: files read by `strata-datasets`, kept and queried by the engine.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Result, bail};
+use strata_api::Engine;
+use strata_core::datasets::SqlLimits;
+
+use crate::args::DatasetsCommand;
+use crate::render::Out;
+
+/// `strata datasets …`
+pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out: &Out) -> Result<()> {
+    match action.unwrap_or(DatasetsCommand::List) {
+        DatasetsCommand::List => out.datasets(&engine.datasets()?),
+        DatasetsCommand::Load { files, name, no_embed } => {
+            if name.is_some() && files.len() > 1 {
+                bail!("--name names one dataset: load one file with it");
+            }
+            // Every file is read before anything is kept: one that cannot be read loads nothing.
+            let mut read = Vec::new();
+            for file in &files {
+                read.extend(strata_datasets::read_file(file, name.as_deref())?);
+            }
+            let mut loaded = Vec::new();
+            for d in &read {
+                loaded.push(engine.load_dataset(d)?);
+            }
+            out.datasets_loaded(&loaded)?;
+            if !no_embed {
+                embed(engine, out)?;
+            }
+            Ok(())
+        }
+        DatasetsCommand::Show { name, from, limit } => {
+            let d = engine.dataset(&name)?;
+            let offset = from.saturating_sub(1);
+            match d.kind {
+                strata_core::datasets::DatasetKind::Table => {
+                    let rows = engine.dataset_rows(&name, offset, limit)?;
+                    out.dataset_table(&d, from, &rows)
+                }
+                strata_core::datasets::DatasetKind::Document => {
+                    let passages = engine.dataset_passages(&name, offset, limit)?;
+                    out.dataset_document(&d, from, &passages)
+                }
+            }
+        }
+        DatasetsCommand::Sql { name, sql, rows, seconds } => {
+            if !(seconds > 0.0 && seconds <= 600.0) {
+                bail!("--seconds is between 0 and 600");
+            }
+            let limits = SqlLimits { rows, time: std::time::Duration::from_secs_f64(seconds) };
+            out.sql_answer(&engine.query_dataset(&name, &sql, limits)?)
+        }
+        DatasetsCommand::Search { query, only, limit } => {
+            use_embedder(engine);
+            out.dataset_hits(&engine.search_datasets(&only, &query, limit)?, &query)
+        }
+        DatasetsCommand::Embed => embed(engine, out),
+        DatasetsCommand::Export { name } => export(engine, &name),
+        DatasetsCommand::Forget { name } => {
+            if !engine.forget_dataset(&name)? {
+                bail!("no dataset named {name}");
+            }
+            if out.json {
+                return out.json_value(&serde_json::json!({ "forgotten": name }));
+            }
+            note!("Forgot {name}: its rows, passages, words and vectors are gone from the store.");
+            Ok(())
+        }
+    }
+}
+
+/// The sentence embedder, if it is here (searching by keyword alone otherwise).
+fn use_embedder(engine: &mut Engine) {
+    match strata_models::MiniLm::load_default() {
+        Ok(model) => {
+            if let Err(e) = engine.use_embedder(Arc::new(model), false) {
+                note!("{e}\nSearching by keywords only.");
+            }
+        }
+        Err(e) => note!("{e}\nSearching by keywords only."),
+    }
+}
+
+/// Embeds the passages waiting for a vector, with progress.
+fn embed(engine: &mut Engine, out: &Out) -> Result<()> {
+    use_embedder(engine);
+    if engine.embedder().is_none() {
+        return Ok(());
+    }
+    let show = !out.json && std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let done = engine.embed_passages(&AtomicBool::new(false), &mut |done, total| {
+        if show {
+            note_part!("\rEmbedding passages: {done} of {total} ({:.0} s)", started.elapsed().as_secs_f64());
+        }
+    })?;
+    if show && done.embedded > 0 {
+        note!();
+    }
+    Ok(())
+}
+
+/// A table as CSV on standard output, a page of rows at a time.
+fn export(engine: &Engine, name: &str) -> Result<()> {
+    const PAGE: usize = 10_000;
+    let d = engine.dataset(name)?;
+    if d.kind != strata_core::datasets::DatasetKind::Table {
+        bail!("{name} is a document: only tables are exported as CSV");
+    }
+    let mut w = csv::Writer::from_writer(crate::terminal::Stdout);
+    w.write_record(d.columns.iter().map(|c| strata_core::datasets::csv_safe(&c.header).into_owned()))?;
+    let mut offset = 0u64;
+    loop {
+        let rows = engine.dataset_rows(name, offset, PAGE)?;
+        for row in &rows {
+            w.write_record(row.iter().map(strata_datasets::csv_cell))?;
+        }
+        if rows.len() < PAGE {
+            break;
+        }
+        offset += PAGE as u64;
+    }
+    w.flush()?;
+    Ok(())
+}

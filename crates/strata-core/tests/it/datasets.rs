@@ -1,0 +1,269 @@
+//! Datasets on a real SQLite file: kept whole or not at all, read by page, queried by a SQL
+//! statement that may read the dataset and nothing else, searched by keyword and meaning with
+//! their places, reloaded, and forgotten down to the file's bytes.
+
+use std::time::Duration;
+
+use strata_core::datasets::*;
+use strata_core::vectors::HashEmbedder;
+use strata_core::{Embedder, Error};
+
+use crate::support::*;
+
+fn table(name: &str, digest: &str) -> NewDataset {
+    let columns = vec![
+        Column { name: "day".into(), header: "Day".into(), kind: ColumnType::Text },
+        Column { name: "category".into(), header: "Category".into(), kind: ColumnType::Text },
+        Column { name: "amount".into(), header: "Amount (€)".into(), kind: ColumnType::Real },
+    ];
+    let rows: Vec<Vec<Cell>> = [
+        ("2025-01-03", "groceries", 42.5),
+        ("2025-01-10", "rent", 950.0),
+        ("2025-01-17", "groceries", 17.25),
+        ("2025-01-24", "books", 23.0),
+    ]
+    .iter()
+    .map(|(d, c, a)| vec![Cell::Text(d.to_string()), Cell::Text(c.to_string()), Cell::Real(*a)])
+    .collect();
+    let chunks = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Chunk {
+            text: format!("Day: {}; Category: {}; Amount: {}", r[0].display(), r[1].display(), r[2].display()),
+            place: Place { row: Some(i as u64 + 1), ..Place::default() },
+        })
+        .collect();
+    NewDataset {
+        name: name.into(),
+        source: format!("{name}.csv"),
+        format: "csv".into(),
+        digest: digest.into(),
+        kind: DatasetKind::Table,
+        columns,
+        rows,
+        sections: Vec::new(),
+        chunks,
+        notes: vec!["a note".into()],
+    }
+}
+
+fn document(secret: &str) -> NewDataset {
+    let passage = |text: &str, page: u32, line: u32| Chunk {
+        text: text.into(),
+        place: Place { page: Some(page), heading: None, lines: (line, line + 1), row: None },
+    };
+    NewDataset {
+        name: "contract".into(),
+        source: "contract.pdf".into(),
+        format: "pdf".into(),
+        digest: "c1".into(),
+        kind: DatasetKind::Document,
+        columns: Vec::new(),
+        rows: Vec::new(),
+        sections: vec![Section { page: Some(1), heading: Some("Rental agreement".into()), depth: 0, line: 1 }],
+        chunks: vec![
+            passage("The agreement starts on 1 February and runs for two years.", 1, 2),
+            passage(&format!("The monthly rent is 950 euros; the deposit code is {secret}."), 2, 3),
+            passage("Either party may end the agreement with 60 days of notice.", 3, 1),
+        ],
+        notes: Vec::new(),
+    }
+}
+
+fn invalid(e: Error) -> String {
+    match e {
+        Error::Invalid(m) => m,
+        other => panic!("expected a refusal in words, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_table_is_kept_paged_and_queried_by_its_name() {
+    let mut f = Fixture::new();
+    let (d, loaded) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    assert_eq!(loaded, Loaded::Added);
+    assert_eq!((d.kind, d.rows, d.chunks, d.notes.clone()), (DatasetKind::Table, 4, 4, vec!["a note".to_string()]));
+    assert_eq!(f.store.datasets("alex", None).unwrap().len(), 1);
+    assert!(f.store.datasets("bo", None).unwrap().is_empty(), "another person does not see it");
+    let page = f.store.dataset_rows("alex", "expenses", 1, 2).unwrap();
+    assert_eq!(page[0][1], Cell::Text("rent".into()));
+    assert_eq!(page.len(), 2);
+
+    let sum = f
+        .store
+        .dataset_sql(
+            "alex",
+            "expenses",
+            "SELECT category, sum(amount) AS spent FROM expenses GROUP BY category ORDER BY spent DESC",
+            SqlLimits::default(),
+        )
+        .unwrap();
+    assert_eq!(sum.columns, vec!["category", "spent"]);
+    assert_eq!(sum.rows[0], vec![Cell::Text("rent".into()), Cell::Real(950.0)]);
+    assert_eq!(sum.rows[1], vec![Cell::Text("groceries".into()), Cell::Real(59.75)]);
+    assert!(!sum.cut_off);
+
+    let cut = f
+        .store
+        .dataset_sql("alex", "expenses", "SELECT * FROM expenses", SqlLimits { rows: 3, ..SqlLimits::default() })
+        .unwrap();
+    assert_eq!((cut.rows.len(), cut.cut_off), (3, true));
+    assert!(matches!(f.store.dataset_sql("bo", "expenses", "SELECT 1", SqlLimits::default()), Err(Error::NotFound(_))));
+}
+
+#[test]
+fn sql_may_read_the_dataset_and_nothing_else() {
+    let mut f = Fixture::new();
+    f.add(concept("secret", &[("pin", "4321")]));
+    f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    f.store.load_dataset("bo", &table("salaries", "d2")).unwrap();
+    let refused = |sql: &str| invalid(f.store.dataset_sql("alex", "expenses", sql, SqlLimits::default()).unwrap_err());
+    for (sql, says) in [
+        ("DELETE FROM expenses", "only a SELECT"),
+        ("INSERT INTO expenses (day) VALUES ('x')", "only a SELECT"),
+        ("UPDATE expenses SET amount = 0", "only a SELECT"),
+        ("DROP TABLE expenses", "only a SELECT"),
+        ("SELECT content FROM memories", "it reads memories, which is not this dataset"),
+        ("SELECT * FROM events", "it reads events"),
+        ("SELECT count(*) FROM memories", "it reads memories"),
+        ("SELECT count(*) FROM main.events", "it reads events"),
+        ("WITH m AS (SELECT * FROM memories) SELECT count(*) FROM m", "it reads memories"),
+        ("SELECT name FROM sqlite_schema", "it reads sqlite_"),
+        ("SELECT * FROM salaries", "no such table"),
+        ("SELECT * FROM main.dataset_rows_2", "it reads dataset_rows_2"),
+        ("ATTACH DATABASE '/tmp/x.db' AS x", "begins with ATTACH"),
+        ("PRAGMA table_info(expenses)", "begins with PRAGMA"),
+        ("SELECT * FROM pragma_table_info('memories')", "PRAGMA"),
+        ("WITH x AS (SELECT 1) DELETE FROM expenses", "only a SELECT"),
+        ("SELECT load_extension('x')", "load_extension"),
+        ("SELECT 1; DELETE FROM expenses", "one statement at a time"),
+    ] {
+        let message = refused(sql);
+        assert!(message.to_lowercase().contains(&says.to_lowercase()), "{sql}: {message}");
+    }
+    let forever = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n";
+    let started = std::time::Instant::now();
+    let message = invalid(
+        f.store
+            .dataset_sql("alex", "expenses", forever, SqlLimits { time: Duration::from_millis(300), rows: 10 })
+            .unwrap_err(),
+    );
+    assert!(message.contains("stopped after 0.3 s"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Nothing was written by any of it.
+    assert_eq!(f.store.dataset_rows("alex", "expenses", 0, 10).unwrap().len(), 4);
+    assert_eq!(f.count_rows("SELECT count(*) FROM memories"), 1);
+}
+
+#[test]
+fn documents_are_searched_by_keyword_and_meaning_with_their_places() {
+    let mut f = Fixture::new();
+    f.store.load_dataset("alex", &document("zx81")).unwrap();
+    f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    let err = f.store.dataset_sql("alex", "contract", "SELECT 1", SqlLimits::default()).unwrap_err();
+    assert!(invalid(err).contains("is a document"));
+
+    let hits = f.store.search_datasets("alex", &[], "monthly rent deposit", None, 3).unwrap();
+    assert_eq!(hits[0].dataset, "contract");
+    assert_eq!(hits[0].place.describe(), "page 2, lines 3–4");
+    let only = f.store.search_datasets("alex", &["expenses".into()], "rent", None, 3).unwrap();
+    assert!(only.iter().all(|h| h.dataset == "expenses"));
+    assert_eq!(only[0].place.describe(), "row 2");
+    assert!(f.store.search_datasets("bo", &[], "rent", None, 3).unwrap().is_empty());
+
+    let embedder = HashEmbedder { id: "hash-64", dim: 64 };
+    assert_eq!(f.store.dataset_chunks_pending("hash-64").unwrap(), 7);
+    let batch = f.store.dataset_chunks_to_embed("hash-64", 100).unwrap();
+    let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+    let vectors = embedder.embed(&texts).unwrap();
+    let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(r, _)| *r).zip(vectors).collect();
+    assert_eq!(f.store.put_dataset_vectors("hash-64", &pairs).unwrap(), 7);
+    assert_eq!(f.store.dataset_chunks_pending("hash-64").unwrap(), 0);
+    assert_eq!(f.store.dataset("alex", "contract", Some("hash-64")).unwrap().unwrap().embedded, 3);
+    // By meaning alone: no word of the query is in the index's vocabulary as written.
+    let q = embedder.embed_query("notice party agreement").unwrap();
+    let query = QueryVector { model: "hash-64", vector: &q };
+    let hits = f.store.search_datasets("alex", &["contract".into()], "zzzz", Some(query), 2).unwrap();
+    assert_eq!(hits[0].place.page, Some(3), "{hits:?}");
+}
+
+#[test]
+fn the_same_file_changes_nothing_and_a_changed_one_replaces_it_whole() {
+    let mut f = Fixture::new();
+    let (first, _) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    f.tick(60);
+    let (same, loaded) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    assert_eq!((loaded, same.updated_at), (Loaded::Unchanged, first.updated_at));
+    let mut changed = table("expenses", "d2");
+    changed.rows.truncate(2);
+    changed.chunks.truncate(2);
+    let (now, loaded) = f.store.load_dataset("alex", &changed).unwrap();
+    assert_eq!((loaded, now.rows, now.chunks, now.id.clone()), (Loaded::Replaced, 2, 2, first.id.clone()));
+    assert_eq!(now.loaded_at, first.loaded_at);
+    assert!(now.updated_at > first.updated_at);
+    let all = f.store.dataset_sql("alex", "expenses", "SELECT count(*) FROM expenses", SqlLimits::default()).unwrap();
+    assert_eq!(all.rows[0][0], Cell::Int(2));
+    assert_eq!(f.count_rows("SELECT count(*) FROM dataset_chunks"), 2);
+    assert_eq!(f.count_rows("SELECT count(*) FROM dataset_fts"), 2);
+}
+
+#[test]
+fn a_bad_dataset_is_refused_whole() {
+    let mut f = Fixture::new();
+    let mut ragged = table("expenses", "d1");
+    ragged.rows[2].pop();
+    assert!(invalid(f.store.load_dataset("alex", &ragged).unwrap_err()).contains("row 3 has 2 values for 3 columns"));
+    let mut bad_name = table("expenses", "d1");
+    bad_name.name = "Expenses 2025".into();
+    assert!(invalid(f.store.load_dataset("alex", &bad_name).unwrap_err()).contains("expenses_2025"));
+    let mut bad_column = table("expenses", "d1");
+    bad_column.columns[0].name = "day\"; DROP TABLE events; --".into();
+    assert!(f.store.load_dataset("alex", &bad_column).is_err());
+    assert!(f.store.datasets("alex", None).unwrap().is_empty());
+    assert_eq!(f.count_rows("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'dataset_rows_%'"), 0);
+}
+
+#[test]
+fn a_forgotten_dataset_leaves_no_byte_in_the_file() {
+    let mut f = Fixture::new();
+    let secret = "quokkasaffron";
+    let mut t = table("expenses", "d1");
+    t.rows[1][1] = Cell::Text(format!("{secret}rent"));
+    t.chunks[1].text = format!("Category: {secret}rent");
+    f.store.load_dataset("alex", &t).unwrap();
+    f.store.load_dataset("alex", &document(secret)).unwrap();
+    let embedder = HashEmbedder { id: "hash-64", dim: 64 };
+    let batch = f.store.dataset_chunks_to_embed("hash-64", 100).unwrap();
+    let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+    let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(r, _)| *r).zip(embedder.embed(&texts).unwrap()).collect();
+    f.store.put_dataset_vectors("hash-64", &pairs).unwrap();
+    assert!(!f.store.search_datasets("alex", &[], secret, None, 5).unwrap().is_empty());
+
+    assert!(f.store.forget_dataset("alex", "expenses").unwrap());
+    assert!(f.store.forget_dataset("alex", "contract").unwrap());
+    assert!(!f.store.forget_dataset("alex", "contract").unwrap());
+    assert!(f.store.search_datasets("alex", &[], secret, None, 5).unwrap().is_empty());
+    for table in ["datasets", "dataset_chunks", "dataset_fts", "dataset_vectors"] {
+        assert_eq!(f.count_rows(&format!("SELECT count(*) FROM {table}")), 0, "{table}");
+    }
+    assert_eq!(f.count_rows("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'dataset_rows_%'"), 0);
+    let path = f.path();
+    drop(f.store);
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        if let Ok(bytes) = std::fs::read(format!("{}{suffix}", path.display())) {
+            let hay = String::from_utf8_lossy(&bytes).to_lowercase();
+            assert!(!hay.contains(secret), "{secret} is still in strata.db{suffix}");
+        }
+    }
+}
+
+#[test]
+fn sql_needs_a_file_and_names_a_dataset() {
+    let clock = std::sync::Arc::new(strata_core::ManualClock::new(t0()));
+    let mut store = strata_core::Store::in_memory(clock).unwrap();
+    store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    let e = store.dataset_sql("alex", "expenses", "SELECT 1", SqlLimits::default()).unwrap_err();
+    assert!(matches!(e, Error::Unsupported(ref m) if m.contains("kept in a file")), "{e:?}");
+    let e = store.dataset_sql("alex", "nothing", "SELECT 1", SqlLimits::default()).unwrap_err();
+    assert!(matches!(e, Error::NotFound(ref m) if m == "no dataset named nothing"), "{e:?}");
+}
