@@ -92,9 +92,11 @@ fn keep(engine: &mut Engine, path: &Path, name: &str) -> ApiResult<LoadReport> {
     Ok(LoadReport { bytes, items, read_s, keep_s: started.elapsed().as_secs_f64(), embed_s: None })
 }
 
-/// Runs what `inputs` names in a store in `workdir`.
+/// Runs what `inputs` names, each part in a store of its own in `workdir` (embedding the
+/// passages of one store embeds all of them).
 pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> ApiResult<DatasetBenchReport> {
-    let mut engine = Engine::open(&workdir.join("datasets.db"), EngineOptions::default())?;
+    let store = |name: &str| Engine::open(&workdir.join(format!("{name}.db")), EngineOptions::default());
+    let mut engine = store("csv")?;
     let mut report = DatasetBenchReport {
         csv: None,
         sql: Vec::new(),
@@ -115,9 +117,10 @@ pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> 
             }
             report.sql.push((sql.to_string(), latency(ms)));
         }
-        search(&mut engine, csv, embedder.clone(), inputs.search_rows, &mut report)?;
+        search(&mut store("search")?, csv, embedder.clone(), inputs.search_rows, &mut report)?;
     }
     if let Some(pdf) = inputs.pdf {
+        let mut engine = store("pdf")?;
         engine.use_embedder(embedder.clone(), false)?;
         let mut kept = keep(&mut engine, pdf, "handbook")?;
         let started = Instant::now();
@@ -128,13 +131,14 @@ pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> 
     if let Some(export) = inputs.chatgpt {
         let text = std::fs::read_to_string(export).map_err(|e| strata_core::Error::io("cannot read the export", e))?;
         let started = Instant::now();
-        let r = engine.import_history(&export.display().to_string(), &text)?;
+        let r = store("history")?.import_history(&export.display().to_string(), &text)?;
         report.chatgpt = Some((r.conversations, r.added, started.elapsed().as_secs_f64()));
     }
     Ok(report)
 }
 
-/// The first `rows` rows of the CSV kept as a dataset of their own, embedded, then searched.
+/// The first `rows` rows of the CSV kept as a dataset of their own (in a store of their own),
+/// embedded, then searched.
 fn search(
     engine: &mut Engine,
     csv: &Path,

@@ -100,6 +100,7 @@ impl Store {
     /// version is left (docs/security.md).
     pub fn scrub(&mut self) -> Result<bool> {
         *self.vector_cache.borrow_mut() = None;
+        *self.dataset_vector_cache.borrow_mut() = None;
         #[cfg(feature = "postgres")]
         if let crate::storage::Engine::Postgres(pg) = &self.engine {
             return pg.vacuum_forgotten();

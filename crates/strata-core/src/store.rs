@@ -32,6 +32,8 @@ pub struct Store {
     /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
     pub(crate) vector_searches: std::cell::Cell<u32>,
     pub(crate) vector_cache: std::cell::RefCell<Option<crate::sqlite::vector_scan::UserVectors>>,
+    /// The int8 copy of the vectors of the datasets last searched (`sqlite/dataset_search.rs`).
+    pub(crate) dataset_vector_cache: std::cell::RefCell<Option<crate::sqlite::vector_scan::UserVectors>>,
     /// Keeps every file Strata writes off this database while it is open.
     _guard: Option<crate::files::Guard>,
 }
@@ -84,6 +86,7 @@ impl Store {
             last_id: None,
             vector_searches: Default::default(),
             vector_cache: Default::default(),
+            dataset_vector_cache: Default::default(),
         }
     }
 

@@ -15,6 +15,7 @@ use crate::retrieval::{Breakdown, HybridOptions, MatchScale};
 use crate::sqlite::datasets::chunk_from_row;
 use crate::sqlite::vector_index::{from_blob, to_blob};
 use crate::store::Store;
+use crate::vectors::RERANK_FLOOR;
 
 /// How many candidates each list gives fusion.
 const CANDIDATES: usize = 50;
@@ -52,7 +53,7 @@ impl Store {
         let options = HybridOptions::hybrid();
         if let Some(q) = query {
             // What only vaguely resembles the query is no answer to it (recall's floor).
-            let close = nearest(db, q, &within)?.into_iter().filter(|(_, s)| *s >= options.min_similarity);
+            let close = nearest(self, user, q, &within)?.into_iter().filter(|(_, s)| *s >= options.min_similarity);
             for (rank, (rid, similarity)) in close.enumerate() {
                 let b = found.entry(rid).or_default();
                 b.vector_rank = Some(rank + 1);
@@ -113,6 +114,7 @@ impl Store {
             kept += put.execute(params![rid, model, to_blob(v)])?;
         }
         drop(put);
+        crate::sqlite::vector_scan::bump_version(&tx)?;
         tx.commit()?;
         Ok(kept)
     }
@@ -135,26 +137,46 @@ fn keyword(db: &rusqlite::Connection, text: &str, words: &str) -> Result<Vec<(i6
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The chunks most similar to the query among the datasets `within`: (chunk, cosine).
-fn nearest(db: &rusqlite::Connection, q: QueryVector<'_>, within: &str) -> Result<Vec<(i64, f64)>> {
-    let sql = format!(
-        "SELECT v.chunk_rid, v.vector FROM dataset_vectors v JOIN dataset_chunks c ON c.rid = v.chunk_rid \
-         WHERE v.model = ?1 AND c.dataset_rid IN {within}"
-    );
-    let mut stmt = db.prepare(&sql)?;
+/// The chunks most similar to the query among the datasets `within` (a list of rowids, which
+/// with the user, after a `|`, names the copy): (chunk, cosine). An int8 copy of their vectors, kept while
+/// no vector changes (`vector_version`), proposes candidates; their stored vectors decide.
+fn nearest(store: &Store, user: &str, q: QueryVector<'_>, within: &str) -> Result<Vec<(i64, f64)>> {
+    use crate::sqlite::vector_scan::{UserVectors, version};
+    let db = store.datasets_db()?;
+    let key = format!("{within}|{user}");
+    let current = version(db)?;
+    let fresh = matches!(&*store.dataset_vector_cache.borrow(),
+        Some(c) if c.model == q.model && c.user == key && c.version == current);
+    if !fresh {
+        *store.dataset_vector_cache.borrow_mut() = None;
+        let sql = format!(
+            "SELECT v.chunk_rid, v.vector FROM dataset_vectors v JOIN dataset_chunks c ON c.rid = v.chunk_rid \
+             JOIN datasets d ON d.rid = c.dataset_rid WHERE v.model = ?1 AND d.user_id = substr(?2, instr(?2, '|') + 1) \
+             AND c.dataset_rid IN {within}"
+        );
+        *store.dataset_vector_cache.borrow_mut() = Some(UserVectors::read(db, &sql, q.model, &key, q.vector.len())?);
+    }
+    let proposed = match &*store.dataset_vector_cache.borrow() {
+        Some(c) => c.nearest(q.vector, RERANK_FLOOR.max(2 * CANDIDATES)),
+        None => Vec::new(),
+    };
+    if proposed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = proposed.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let mut stmt = db.prepare(&format!(
+        "SELECT chunk_rid, vector FROM dataset_vectors WHERE model = ?1 AND chunk_rid IN ({list})"
+    ))?;
     let mut rows = stmt.query([q.model])?;
     let mut best: Vec<(i64, f64)> = Vec::new();
     let mut v = Vec::with_capacity(q.vector.len());
     while let Some(r) = rows.next()? {
         let blob = r.get_ref(1)?.as_blob().map_err(|e| crate::error::Error::Storage(e.to_string()))?;
         from_blob(blob, &mut v);
-        if v.len() != q.vector.len() {
-            continue;
-        }
         let s: f32 = v.iter().zip(q.vector).map(|(a, b)| a * b).sum();
         best.push((r.get(0)?, f64::from(s)));
     }
-    best.sort_by(|a, b| b.1.total_cmp(&a.1));
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     best.truncate(CANDIDATES);
     Ok(best)
 }

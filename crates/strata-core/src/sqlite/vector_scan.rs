@@ -124,15 +124,20 @@ fn dot_portable(a: &[i8], b: &[i8]) -> i32 {
 impl UserVectors {
     /// Reads `user`'s vectors of `model` from `memory_vectors`.
     pub(crate) fn load(conn: &Connection, model: &str, user: &str, dim: usize) -> Result<UserVectors> {
+        let sql = "SELECT m.rid, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id \
+                   WHERE v.model = ?1 AND m.user_id = ?2";
+        UserVectors::read(conn, sql, model, user, dim)
+    }
+
+    /// Reads the (rid, vector) rows `sql` selects, given `model` and `key` as its two
+    /// parameters; `key` names the copy (a user, or a user's chosen datasets).
+    pub(crate) fn read(conn: &Connection, sql: &str, model: &str, key: &str, dim: usize) -> Result<UserVectors> {
         let version = version(conn)?;
-        let mut stmt = conn.prepare(
-            "SELECT m.rid, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id \
-             WHERE v.model = ?1 AND m.user_id = ?2",
-        )?;
-        let mut rows = stmt.query(rusqlite::params![model, user])?;
+        let mut stmt = conn.prepare(sql)?;
+        let mut rows = stmt.query(rusqlite::params![model, key])?;
         let mut out = UserVectors {
             model: model.to_string(),
-            user: user.to_string(),
+            user: key.to_string(),
             version,
             dim,
             rids: Vec::new(),
