@@ -1,6 +1,7 @@
 //! Resources: a small summary of the store, the procedures, analytics, the training candidates
-//! and adapters (read only), the concepts compaction formed, and templates for one memory by id
-//! and one concept by key. Each reads as JSON.
+//! and adapters (read only), the concepts compaction formed, the person's datasets (each with
+//! its first rows or passages), and templates for one memory by id and one concept by key.
+//! Each reads as JSON.
 
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -9,6 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use strata_api::{ApiResult, ConceptView, Engine, ErrorCode, Target};
 use strata_core::concepts::KEY_PREFIX;
+use strata_core::datasets::{Dataset, DatasetKind};
 use strata_core::{Filter, MemoryKind};
 
 use crate::StrataMcp;
@@ -28,6 +30,9 @@ pub const ADAPTERS: &str = "strata://adapters";
 const ANALYTICS_DAYS: i64 = 30;
 const MEMORY_PREFIX: &str = "strata://memory/";
 const CONCEPT_PREFIX: &str = "strata://concept/";
+const DATASET_PREFIX: &str = "strata://dataset/";
+/// Rows or passages a dataset's resource holds (the tools page through the rest).
+const DATASET_SAMPLE: usize = 20;
 /// The most procedures [`PROCEDURES`] lists.
 const MAX_PROCEDURES: usize = 200;
 /// The most concepts `resources/list` names (the largest first).
@@ -35,8 +40,8 @@ const MAX_LISTED_CONCEPTS: usize = 100;
 const JSON: &str = "application/json";
 
 /// The fixed resources (and the reference server's graph, with the graph tools), then the
-/// largest concepts the caller can see.
-pub fn list(graph: bool, concepts: &[ConceptView]) -> ListResourcesResult {
+/// largest concepts the caller can see, then the caller's datasets.
+pub fn list(graph: bool, concepts: &[ConceptView], datasets: &[Dataset]) -> ListResourcesResult {
     let mut all = vec![
         Resource::new(STATS, "stats")
             .with_title("Memory statistics")
@@ -88,6 +93,23 @@ pub fn list(graph: bool, concepts: &[ConceptView]) -> ListResourcesResult {
             ))
             .with_mime_type(JSON)
     }));
+    all.extend(datasets.iter().map(|d| {
+        let what = match d.kind {
+            DatasetKind::Table => format!(
+                "A table from {}: {} rows; columns {}. Query it with query_dataset.",
+                d.source,
+                d.rows,
+                d.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            DatasetKind::Document => {
+                format!("A document from {}: {} passages. Search it with search_datasets.", d.source, d.chunks)
+            }
+        };
+        Resource::new(format!("{DATASET_PREFIX}{}", d.name), d.name.clone())
+            .with_title(format!("{} ({})", d.name, d.source))
+            .with_description(what)
+            .with_mime_type(JSON)
+    }));
     ListResourcesResult::with_all_items(all)
 }
 
@@ -137,12 +159,15 @@ pub async fn read(
     } else if let Some(key) = uri.strip_prefix(CONCEPT_PREFIX) {
         let key = decode(key);
         server.run(ctx, move |e| concept(e, &key)).await
+    } else if let Some(name) = uri.strip_prefix(DATASET_PREFIX) {
+        let name = decode(name);
+        server.run(ctx, move |e| dataset(e, &name)).await
     } else if let Some(id) = uri.strip_prefix(MEMORY_PREFIX) {
         let target = Target::new(decode(id));
         server.run(ctx, move |e| Ok(serde_json::to_value(e.get(&target, None)?))).await
     } else {
         return Err(not_found(format!(
-            "no resource '{uri}': try {STATS}, {PROCEDURES}, {MEMORY_PREFIX}ID or {CONCEPT_PREFIX}KEY"
+            "no resource '{uri}': try {STATS}, {PROCEDURES}, {MEMORY_PREFIX}ID, {CONCEPT_PREFIX}KEY or {DATASET_PREFIX}NAME"
         )));
     };
     let value = match value {
@@ -179,6 +204,21 @@ fn concept(e: &mut Engine, key: &str) -> ApiResult<serde_json::Result<serde_json
         }
     }
     Ok(serde_json::to_value(e.find_concept(key)?))
+}
+
+/// What `strata://dataset/{name}` reads: the dataset (columns or headings, counts, where it came
+/// from) and its first rows or passages.
+fn dataset(e: &mut Engine, name: &str) -> ApiResult<serde_json::Result<serde_json::Value>> {
+    let d = e.dataset(name)?;
+    let sample = match d.kind {
+        DatasetKind::Table => serde_json::to_value(e.dataset_rows(name, 0, DATASET_SAMPLE)?),
+        DatasetKind::Document => serde_json::to_value(e.dataset_passages(name, 0, DATASET_SAMPLE)?),
+    };
+    Ok(sample.and_then(|sample| {
+        let mut v = serde_json::to_value(&d)?;
+        v["first"] = sample;
+        Ok(v)
+    }))
 }
 
 /// Percent-decodes a URI segment (keys may hold spaces and other characters).

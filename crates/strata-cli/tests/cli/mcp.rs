@@ -516,4 +516,23 @@ fn an_mcp_client_lists_queries_and_searches_datasets() {
     assert_eq!((first["dataset"].as_str(), first["page"].as_u64()), (Some("contract"), Some(3)), "{v}");
     assert!(first["text"].as_str().unwrap().contains("60 days"), "{first}");
     assert_eq!(first["file"], "contract.pdf");
+    // A resource per dataset, with its first rows.
+    let resources = v["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 2, "{v}");
+    let expenses = resources.iter().find(|r| r["uri"] == "strata://dataset/expenses").unwrap();
+    assert_eq!(expenses["title"], "expenses (expenses.csv)");
+    assert!(
+        expenses["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("A table from expenses.csv: 48 rows; columns date, category")
+    );
+    let resource = &v["resource"];
+    assert_eq!(
+        (resource["rows"].as_u64(), resource["first"].as_array().map(Vec::len)),
+        (Some(48), Some(20)),
+        "{resource}"
+    );
+    assert_eq!(resource["first"][1][1], "rent");
+    assert!(v["missing_resource"]["message"].as_str().unwrap().contains("no dataset named nothing"), "{v}");
 }
