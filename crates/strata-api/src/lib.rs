@@ -34,6 +34,7 @@ mod search;
 pub mod settings;
 #[cfg(feature = "specta")]
 pub mod shapes;
+pub mod table_question;
 
 pub use ask::{AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, InjectedView, PromptView};
 pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
@@ -50,3 +51,4 @@ pub use interchange::{ImportFormat, ImportOptions, ImportReport};
 pub use people::{Caller, Gate, NewPerson, Refusal};
 pub use ranking::Ranking;
 pub use settings::{ChatChoice, ExtractionSettings, OnDeviceSettings, Settings};
+pub use table_question::TableAnswer;

@@ -59,6 +59,10 @@ pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out
             use_embedder(engine);
             out.dataset_hits(&engine.search_datasets(&only, &query, limit)?, &query)
         }
+        DatasetsCommand::Ask { name, question, provider } => {
+            let model = crate::commands::open_chat(provider, None)?;
+            out.table_answer(&engine.ask_table(&name, &question, model.as_ref(), SqlLimits::default())?)
+        }
         DatasetsCommand::Embed => embed(engine, out),
         DatasetsCommand::Export { name } => export(engine, &name),
         DatasetsCommand::Forget { name } => {

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
+use super::ProviderArgs;
+
 /// `strata datasets …`
 #[derive(Debug, Subcommand)]
 pub enum DatasetsCommand {
@@ -50,6 +52,16 @@ pub enum DatasetsCommand {
         /// The longest it may run, in seconds.
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
+    },
+    /// Ask a question in words over a table: the model (on-device by default) writes the SQL,
+    /// Strata runs it read-only, and shows the statement with its result.
+    Ask {
+        /// The table's name.
+        name: String,
+        /// The question.
+        question: String,
+        #[command(flatten)]
+        provider: ProviderArgs,
     },
     /// Search the passages and rows of your datasets by keyword and meaning, each result with
     /// where it came from (file, page or heading, lines or row).

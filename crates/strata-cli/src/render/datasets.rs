@@ -217,4 +217,12 @@ impl Out {
         }
         Ok(())
     }
+
+    pub fn table_answer(&self, a: &strata_api::TableAnswer) -> Result<()> {
+        if self.json {
+            return print_json(a);
+        }
+        say!("{} wrote: {}", a.model, a.sql);
+        self.sql_answer(&a.answer)
+    }
 }

@@ -65,3 +65,64 @@ fn files_are_loaded_queried_searched_and_forgotten() {
     assert!(bad.stderr.contains("image.csv is not text: it is a PNG picture"), "{}", bad.stderr);
     assert_eq!(e.json(&["datasets"]).as_array().unwrap().len(), 1);
 }
+
+/// An OpenAI stream whose answer is `text`, in the shape the provider's replays have.
+fn openai_stream(text: &str) -> String {
+    let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+        let v = serde_json::json!({"id": "chatcmpl-sql", "object": "chat.completion.chunk", "created": 1733000000,
+            "model": "gpt-4o-mini-2024-07-18", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {v}\n\n")
+    };
+    let mut s = chunk(serde_json::json!({"role": "assistant", "content": ""}), serde_json::Value::Null);
+    s += &chunk(serde_json::json!({"content": text}), serde_json::Value::Null);
+    s += &chunk(serde_json::json!({}), serde_json::json!("stop"));
+    s + "data: [DONE]\n\n"
+}
+
+/// A question in words over a table, with OpenAI replayed from a loopback server: the model
+/// is shown the table and writes the SQL, Strata runs it and shows both; a statement that
+/// writes is refused with what the model wrote.
+#[test]
+fn a_question_in_words_is_answered_by_the_sql_the_model_wrote() {
+    let e = Env::new();
+    e.ok(&["datasets", "load", "--no-embed", &sample("expenses.csv")]);
+    let ask = |url: &str| {
+        crate::strata()
+            .args(["datasets", "ask", "expenses", "What do I spend most on?", "--provider", "openai"])
+            .env("STRATA_DB", e.db())
+            .env("OPENAI_API_KEY", "sk-test-PLANTED-0043")
+            .env("OPENAI_BASE_URL", url)
+            .output()
+            .unwrap()
+    };
+    let (url, seen) = crate::providers::loopback(|_, _| (200, "text/event-stream", openai_stream_static()));
+    let out = ask(&url);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with(
+            "openai gpt-4o-mini wrote: SELECT category, sum(amount) AS spent FROM expenses GROUP BY category ORDER BY spent DESC LIMIT 1"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("rent") && stdout.contains("7600") && stdout.contains("1 row in"), "{stdout}");
+    let request = &seen.lock().unwrap()[0].1;
+    assert!(request.contains("amount REAL") && request.contains("What do I spend most on?"), "{request}");
+    assert!(request.contains("2025-01-03"), "the model sees the first rows: {request}");
+
+    let (bad, _) = crate::providers::loopback(|_, _| (200, "text/event-stream", openai_stream_delete()));
+    let out = ask(&bad);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("openai gpt-4o-mini did not write a SELECT; it said: DELETE FROM expenses"), "{stderr}");
+}
+
+fn openai_stream_static() -> String {
+    openai_stream(
+        "```sql\nSELECT category, sum(amount) AS spent FROM expenses GROUP BY category ORDER BY spent DESC LIMIT 1;\n```",
+    )
+}
+
+fn openai_stream_delete() -> String {
+    openai_stream("DELETE FROM expenses")
+}
