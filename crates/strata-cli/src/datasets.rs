@@ -72,7 +72,7 @@ pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out
             if out.json {
                 return out.json_value(&serde_json::json!({ "forgotten": name }));
             }
-            note!("Forgot {name}: its rows, passages, words and vectors are gone from the store.");
+            note!("Forgot {name}: everything it held, its words and its vectors are gone from the store.");
             Ok(())
         }
     }
