@@ -165,7 +165,7 @@ pub fn tokenizer(path: &Path) -> Result<Tokenizer> {
             byte_level,
         ])),
         "qwen2" => {
-            tokenizer.with_normalizer(Some(NFC));
+            tokenizer.with_normalizer(Some(NFC)).map_err(|e| bad(&format!("Qwen2's normalizer: {e}")))?;
             let split = Split::new(SplitPattern::Regex(QWEN2_SPLIT.into()), SplitDelimiterBehavior::Isolated, false)
                 .map_err(|e| bad(&format!("Qwen2's pre-tokenizer: {e}")))?;
             PreTokenizerWrapper::Sequence(Sequence::new(vec![
@@ -188,9 +188,9 @@ pub fn tokenizer(path: &Path) -> Result<Tokenizer> {
         }
     };
     let special: Vec<AddedToken> = typed(3).into_iter().map(|t| AddedToken::from(t.clone(), true)).collect();
-    tokenizer.add_special_tokens(&special);
+    tokenizer.add_special_tokens(special).map_err(|e| bad(&format!("special tokens: {e}")))?;
     let user: Vec<AddedToken> = typed(4).into_iter().map(|t| AddedToken::from(t.clone(), false)).collect();
-    tokenizer.add_tokens(&user);
+    tokenizer.add_tokens(user).map_err(|e| bad(&format!("added tokens: {e}")))?;
     Ok(tokenizer)
 }
 
