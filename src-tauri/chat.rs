@@ -46,6 +46,7 @@ pub(crate) async fn chat(
     question: String,
     history: Vec<ChatMessage>,
     model: Option<ChatChoice>,
+    datasets: Vec<String>,
     on_event: Channel<ChatEvent>,
 ) -> Result<ChatTurnView, ApiError> {
     let model = match model.filter(|c| c.provider != ON_DEVICE) {
@@ -72,6 +73,7 @@ pub(crate) async fn chat(
                 max_tokens: Some(160),
                 session_id: Some(conversation),
                 record: true,
+                datasets,
             };
             e.chat_turn(
                 params,

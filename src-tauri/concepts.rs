@@ -100,6 +100,7 @@ pub(crate) async fn compare_contexts(
                 placement: None,
                 concepts: None,
                 without_past_answers: false,
+                datasets: vec![],
             })
         })
         .await

@@ -40,6 +40,8 @@ pub const DONT_KNOW: &[&str] = &[
 
 /// What is presented instead of an answer no memory bears out.
 pub const WITHHELD: &str = "I don't know: none of your memories says that.";
+/// [`WITHHELD`] when the answer could also draw on the person's files.
+pub const WITHHELD_WITH_FILES: &str = "I don't know: none of your memories or files says that.";
 
 /// Lower case, curly apostrophes straightened, runs of white space made one space.
 pub fn normalise(s: &str) -> String {

@@ -40,6 +40,31 @@ pub struct AskParams {
     pub session_id: Option<String>,
     /// Record the exchange as an episode.
     pub record: bool,
+    /// The caller's datasets (by name) the answer may draw on beside memories.
+    pub datasets: Vec<String>,
+}
+
+/// What the system prompt adds when files may be used.
+const CITE_FILES: &str = " Passages from the user's files are labelled with their file and place: when one answers, cite its label, like [3].";
+
+/// A passage of a file that went into a prompt.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FilePassageView {
+    /// Its label in the prompt.
+    pub label: u32,
+    /// The dataset.
+    pub dataset: String,
+    /// The file it came from.
+    pub source: String,
+    /// Where in the file ("page 2, lines 3–5").
+    pub place: String,
+    /// Its text.
+    pub text: String,
+    /// What it cost.
+    pub tokens: u32,
+    /// Whether the answer cites it (by its label) or rests on it (the on-device answer's check).
+    pub cited: bool,
 }
 
 /// A finished turn.
@@ -59,6 +84,9 @@ pub struct AskView {
     pub context: ContextView,
     /// Whether the first try was too long and the budget was shrunk.
     pub shrunk: bool,
+    /// The passages of files in the prompt, in prompt order, with those the answer cites marked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FilePassageView>,
     /// The memory the answer rests on, shown beside it: the one that bears it out
     /// ([`AskView::check`]), else the best-scoring one in the prompt. A small model's sentence alone is often wrong where this memory is right
     /// (docs/benchmarks.md, "Answers from memory").
@@ -105,10 +133,16 @@ impl Engine {
         if params.question.trim().is_empty() {
             return Err(ApiError::invalid("ask needs a question"));
         }
+        let system = match &params.system {
+            Some(s) => s.clone(),
+            None if params.datasets.is_empty() => DEFAULT_SYSTEM.to_string(),
+            None => format!("{DEFAULT_SYSTEM}{CITE_FILES}"),
+        };
         let context_params = |budget: Option<usize>| ContextParams {
             model: model.model().to_string(),
             message: params.question.clone(),
-            system: Some(params.system.clone().unwrap_or_else(|| DEFAULT_SYSTEM.to_string())),
+            system: Some(system.clone()),
+            datasets: params.datasets.clone(),
             history: params.history.clone(),
             history_summary: None,
             budget,
@@ -139,7 +173,14 @@ impl Engine {
         let check = (model.provider() == "on-device" && response.finish != "cancelled")
             .then(|| crate::answer_check::check(&response.content, &params.question, &quoted(&context)));
         let (answer, guess) = match &check {
-            Some(c) if !c.borne_out => (crate::answer_check::WITHHELD.to_string(), Some(response.content.clone())),
+            Some(c) if !c.borne_out => {
+                let withheld = if params.datasets.is_empty() {
+                    crate::answer_check::WITHHELD
+                } else {
+                    crate::answer_check::WITHHELD_WITH_FILES
+                };
+                (withheld.to_string(), Some(response.content.clone()))
+            }
             _ => (response.content.clone(), None),
         };
         let recorded = if params.record && response.finish != "cancelled" && !answer.trim().is_empty() {
@@ -159,8 +200,11 @@ impl Engine {
             .iter()
             .filter(|d| self.store_view().get(d.id).is_ok_and(|m| !strata_core::said_by_assistant(&m)))
             .max_by(|a, b| a.score.total_cmp(&b.score));
-        let source = check.as_ref().and_then(|c| c.memory.clone()).or_else(|| best.map(|d| d.id.to_string()));
+        let rests_on = check.as_ref().and_then(|c| c.memory.clone());
+        let files = file_passages(&context, &response.content, rests_on.as_deref());
+        let source = rests_on.filter(|id| !id.starts_with('[')).or_else(|| best.map(|d| d.id.to_string()));
         Ok(AskView {
+            files,
             source,
             check,
             guess,
@@ -247,6 +291,8 @@ pub struct ChatTurnView {
     pub source: Option<InjectedView>,
     /// The on-device model's own sentence when no memory bore it out (`answer` then says so).
     pub guess: Option<String>,
+    /// The passages of files in the prompt, those the answer cites marked.
+    pub files: Vec<FilePassageView>,
 }
 
 /// A memory that went into a prompt.
@@ -291,6 +337,7 @@ impl Engine {
         let source = view.source.as_ref().and_then(|id| injected.iter().find(|i| &i.id == id)).cloned();
         Ok(ChatTurnView {
             source,
+            files: view.files,
             guess: view.guess,
             answer: view.answer,
             provider: view.provider,
@@ -433,6 +480,31 @@ fn quoted(context: &crate::ContextView) -> Vec<(String, String)> {
         None => text,
     };
     items.into_iter().map(|(n, text)| (id_of(n).unwrap_or_else(|| format!("[{n}]")), said_by_people(text))).collect()
+}
+
+/// The passages of files in `context`'s prompt, in prompt order; those `answer` cites by label
+/// (`[3]`), or the one the on-device answer's check found bearing it out (`rests_on`, `[n]`),
+/// are marked cited.
+fn file_passages(context: &crate::ContextView, answer: &str, rests_on: Option<&str>) -> Vec<FilePassageView> {
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    context
+        .report
+        .passages
+        .iter()
+        .filter_map(|p| {
+            let label = p.label?;
+            let tag = format!("[{label}]");
+            Some(FilePassageView {
+                label: clamp(label),
+                dataset: p.dataset.clone(),
+                source: p.source.clone(),
+                place: p.place.clone(),
+                text: p.text.clone(),
+                tokens: clamp(p.tokens),
+                cited: answer.contains(&tag) || rests_on == Some(tag.as_str()),
+            })
+        })
+        .collect()
 }
 
 /// The memory block of a message: what lies between `<memories>` and `</memories>`.

@@ -43,6 +43,9 @@ impl ContextSettings {
     }
 }
 
+/// How many passages of the chosen datasets search offers the assembler beside memories.
+pub const PASSAGES: usize = 24;
+
 /// How many memories recall offers the assembler: enough to fill a 2,000-token prompt of
 /// conversation turns (LoCoMo's, measured in docs/benchmarks.md), few enough to rank quickly.
 pub const CANDIDATES: usize = 150;
@@ -92,6 +95,9 @@ pub struct ContextParams {
     /// stays): a small on-device model copies the prompt's last lines, and an assistant's
     /// past answer may be wrong (docs/benchmarks.md, "Answers from memory", issue 38).
     pub without_past_answers: bool,
+    /// The caller's datasets (by name) whose passages and rows may go in beside memories,
+    /// searched for the message; none by default.
+    pub datasets: Vec<String>,
 }
 
 /// A built context.
@@ -201,6 +207,7 @@ impl Engine {
         let took = started.elapsed();
         let mut recorded: Vec<_> = recalled.iter().map(|r| crate::analytics::recorded_hit(r, false)).collect();
         let candidates: Vec<Candidate> = recalled.into_iter().map(Candidate::from).collect();
+        let passages = self.passages_for(&params.datasets, &params.message)?;
         let message = params.message.clone();
         let req = ContextRequest {
             system: params.system,
@@ -208,6 +215,7 @@ impl Engine {
             history_summary: params.history_summary,
             message: params.message,
             candidates,
+            passages,
             budget,
         };
         let options = ContextOptions {
@@ -224,5 +232,23 @@ impl Engine {
         let record =
             self.record_recall(strata_core::analytics::Purpose::Prompt, &message, took, recorded, Some(prompt));
         Ok(ContextView { model: params.model, notes, messages: assembled.messages, report: assembled.report, record })
+    }
+
+    /// The passages of `datasets` that best match `message`, as the assembler takes them.
+    fn passages_for(&self, datasets: &[String], message: &str) -> ApiResult<Vec<strata_context::Passage>> {
+        if datasets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hits = self.search_datasets(datasets, message, PASSAGES)?;
+        Ok(hits
+            .into_iter()
+            .map(|h| strata_context::Passage {
+                place: h.place.describe(),
+                dataset: h.dataset,
+                source: h.source,
+                text: h.text,
+                score: h.score,
+            })
+            .collect())
     }
 }

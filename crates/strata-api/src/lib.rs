@@ -36,7 +36,9 @@ pub mod settings;
 pub mod shapes;
 pub mod table_question;
 
-pub use ask::{AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, InjectedView, PromptView};
+pub use ask::{
+    AskParams, AskView, ChatTurnView, ComparedView, ConceptUseView, FilePassageView, InjectedView, PromptView,
+};
 pub use compact::{CompactParams, CompactReport, ConceptView, ExpandedConcept, SentenceView};
 pub use concept_writer::{WriteParams, WriteReport};
 pub use context::{ContextParams, ContextSettings, ContextView};

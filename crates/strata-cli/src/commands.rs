@@ -388,7 +388,7 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
 
 /// `strata context`: the prompt a model would get for a message, with its report.
 fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
-    let ContextArgs { model, query, budget, system, history, placement, compare, filter } = args;
+    let ContextArgs { model, query, budget, system, history, placement, compare, datasets, filter } = args;
     let history: Vec<strata_core::Message> = match history {
         Some(p) => {
             let text = strata_core::files::read_text(&p, 16 << 20, "a conversation's history")?;
@@ -411,6 +411,7 @@ fn context(engine: &mut Engine, args: ContextArgs, out: &Out) -> Result<()> {
         placement: Some(placement),
         concepts: None,
         without_past_answers: false,
+        datasets,
     };
     let counter = counting_model(engine, &params.model)?;
     if !compare {
@@ -571,6 +572,7 @@ fn ask_turn(
         max_tokens: turn.max_tokens,
         session_id,
         record,
+        datasets: turn.datasets.clone(),
         ..Default::default()
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);

@@ -17,10 +17,10 @@ use strata_core::chat::{MEMORIES_CLOSE, MEMORIES_OPEN};
 use strata_core::{ChatModel, Error, Message, Result, Role, ToolCall};
 use strata_tokens::{REPLY_PRIMING, TokenManager, count_message, count_messages};
 
-use crate::render::{body_for, item};
-use crate::report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
+use crate::render::{body_for, item, passage_item};
+use crate::report::{ConceptUse, Decision, HistoryReport, PassageDecision, Reason, Report, Section, SectionReport};
 use crate::similar::Signature;
-use crate::{Assembled, ContextOptions, ContextRequest, Order, Placement};
+use crate::{Assembled, Candidate, ContextOptions, ContextRequest, Order, Passage, Placement};
 
 /// The tool call that [`Placement::ToolResult`] answers.
 pub const TOOL_NAME: &str = "recall_memories";
@@ -36,11 +36,50 @@ const MISSES_BEFORE_GIVING_UP: usize = 48;
 /// let short, barely related turns crowd out the evidence (recall within 2,000 tokens 0.70,
 /// against 0.88 with this value and with [`Order::Score`]).
 const VALUE_SHARPNESS: i32 = 8;
-/// The memory sections, in the order they appear in the block.
-const MEMORY_SECTIONS: [Section; 3] = [Section::Facts, Section::Procedures, Section::Episodes];
+/// The block's sections, in the order they appear in it.
+const BLOCK_SECTIONS: [Section; 4] = [Section::Facts, Section::Procedures, Section::Episodes, Section::Files];
+
+/// What an item puts in the prompt: a memory recall found, or a passage of a file.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    Memory(&'a Candidate),
+    Passage(&'a Passage),
+}
+
+impl<'a> Origin<'a> {
+    fn memory(self) -> Option<&'a strata_core::Memory> {
+        match self {
+            Origin::Memory(c) => Some(&c.memory),
+            Origin::Passage(_) => None,
+        }
+    }
+
+    fn score(self) -> f64 {
+        match self {
+            Origin::Memory(c) => c.score,
+            Origin::Passage(p) => p.score,
+        }
+    }
+
+    /// How duplicates and the report name it: a memory's id, a passage's citation.
+    fn id(self) -> String {
+        match self {
+            Origin::Memory(c) => c.memory.id.to_string(),
+            Origin::Passage(p) => p.citation(),
+        }
+    }
+
+    /// Its item in the block, labelled `[label]`.
+    fn render(self, label: usize, body: &str) -> String {
+        match self {
+            Origin::Memory(c) => item(label, &c.memory, body),
+            Origin::Passage(p) => passage_item(label, p, body),
+        }
+    }
+}
 
 struct Item<'a> {
-    memory: &'a strata_core::Memory,
+    origin: Origin<'a>,
     section: Section,
     body: String,
     /// Rendered when first needed (most of 10,000 candidates never are).
@@ -129,7 +168,7 @@ impl<'t> Plan<'t> {
         let framing =
             count_messages(tokens, &carriers(opts.placement, block(&opts.preamble, &[]), query))? - REPLY_PRIMING;
         let mut headings = HashMap::new();
-        for s in MEMORY_SECTIONS {
+        for s in BLOCK_SECTIONS {
             headings.insert(s, tokens.count(s.heading())?);
         }
         Ok(Plan {
@@ -165,7 +204,7 @@ impl<'t> Plan<'t> {
         let cost = match it.cost {
             Some(c) => c,
             None => {
-                let text = it.text.get_or_insert_with(|| item(LABEL_FOR_COST, it.memory, &it.body));
+                let text = it.text.get_or_insert_with(|| it.origin.render(LABEL_FOR_COST, &it.body));
                 *it.cost.insert(self.tokens.count(text)?)
             }
         };
@@ -199,7 +238,7 @@ pub fn assemble_with(
     opts.validate()?;
     let frame = Frame::of(tokens, &req)?;
     let available = req.budget - frame.cost();
-    let quota = quotas(opts, available);
+    let quota = quotas(opts, available, !req.passages.is_empty());
     let mut plan = Plan::new(tokens, opts, &req.message, available)?;
     let selection = select(&mut plan, &req, opts, &quota)?;
     fit(tokens, &req, opts, exact, &frame, &quota, selection)
@@ -238,39 +277,55 @@ impl Frame {
     }
 }
 
-/// Each section's share of what the frame leaves.
-fn quotas(opts: &ContextOptions, available: usize) -> HashMap<Section, usize> {
-    let share = |s: f64| (s * available as f64).floor() as usize;
+/// Each section's share of what the frame leaves: with `passages` offered, the files' share
+/// first and the others' of the rest.
+fn quotas(opts: &ContextOptions, available: usize, passages: bool) -> HashMap<Section, usize> {
+    let files = if passages { opts.shares.files } else { 0.0 };
+    let share = |s: f64| (s * (1.0 - files) * available as f64).floor() as usize;
     [
         (Section::Facts, share(opts.shares.facts)),
         (Section::Procedures, share(opts.shares.procedures)),
         (Section::Episodes, share(opts.shares.episodes)),
         (Section::History, share(opts.shares.history)),
+        (Section::Files, (files * available as f64).floor() as usize),
     ]
     .into_iter()
     .collect()
 }
 
-/// The candidates, rendered, each memory once (a repeat is a duplicate from the start), and
-/// their indexes from the most to the least valuable.
+/// The candidates (memories, then passages; an item's index is its candidate's), rendered,
+/// each once (a repeat is a duplicate from the start), and their indexes from the most to the
+/// least valuable. Passages' scores are put on the memories' scale (the best passage level with
+/// the best memory) for the room both compete for.
 fn candidate_items<'a>(req: &'a ContextRequest, opts: &ContextOptions) -> (Vec<Item<'a>>, Vec<usize>) {
     let best = req.candidates.iter().map(|c| c.score).fold(f64::MIN_POSITIVE, f64::max);
+    let best_passage = req.passages.iter().map(|p| p.score).fold(f64::MIN_POSITIVE, f64::max);
     let mut ids = HashSet::new();
-    let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len());
-    for c in &req.candidates {
-        let body = body_for(&c.memory, &req.message);
-        // The label is one word, an episode's date three more.
-        let label_words = if c.memory.kind() == strata_core::MemoryKind::Episodic { 4 } else { 1 };
+    let mut items: Vec<Item> = Vec::with_capacity(req.candidates.len() + req.passages.len());
+    let origins = req.candidates.iter().map(Origin::Memory).chain(req.passages.iter().map(Origin::Passage));
+    for origin in origins {
+        // The label is one word, an episode's date three more, a passage's citation its words.
+        let (body, section, label_words, score, relative) = match origin {
+            Origin::Memory(c) => {
+                let words = if c.memory.kind() == strata_core::MemoryKind::Episodic { 4 } else { 1 };
+                (body_for(&c.memory, &req.message), Section::of(c.memory.kind()), words, c.score, c.score / best)
+            }
+            Origin::Passage(p) => {
+                let relative = p.score / best_passage;
+                (p.text.clone(), Section::Files, 1 + p.citation().split_whitespace().count(), relative * best, relative)
+            }
+        };
         let lower = body.split_whitespace().count() + label_words;
         let estimate = (body.len() as f64 / 4.0 + 2.0 * label_words as f64).max(lower as f64);
         let key = match opts.order {
-            Order::Score => c.score,
-            Order::ValuePerToken => (c.score / best).max(0.0).powi(VALUE_SHARPNESS) / estimate,
+            Order::Score => score,
+            Order::ValuePerToken => relative.max(0.0).powi(VALUE_SHARPNESS) / estimate,
         };
-        let fate = (!ids.insert(c.memory.id)).then(|| Reason::Duplicate { of: c.memory.id.to_string() });
+        let id = origin.id();
+        let fate = (!ids.insert(id.clone())).then_some(Reason::Duplicate { of: id });
         items.push(Item {
-            memory: &c.memory,
-            section: Section::of(c.memory.kind()),
+            origin,
+            section,
             body,
             text: None,
             lower,
@@ -361,7 +416,7 @@ fn fill_shares(
         let section = items[i].section;
         let missed = misses.entry(section).or_default();
         if items[i].fate.is_none() && items[i].covered_by.is_none() && *missed < MISSES_BEFORE_GIVING_UP {
-            let id = req.candidates[i].memory.id.to_string();
+            let id = items[i].origin.id();
             if plan.try_include(&mut items[i], &id, Some(quota[&section]))? {
                 *missed = 0;
                 cover_members(items, i, &index, &id);
@@ -382,10 +437,10 @@ fn candidate_index(req: &ContextRequest) -> HashMap<strata_core::MemoryId, usize
 /// undecided as covered by it; a member its summary quotes whole has nothing to add and stays
 /// out for good.
 fn cover_members(items: &mut [Item<'_>], concept: usize, index: &HashMap<strata_core::MemoryId, usize>, id: &str) {
-    if !strata_core::concepts::is_concept(items[concept].memory) {
+    let Some(memory) = items[concept].origin.memory().filter(|m| strata_core::concepts::is_concept(m)) else {
         return;
-    }
-    for m in strata_core::concepts::members(items[concept].memory) {
+    };
+    for m in strata_core::concepts::members(memory) {
         if let Some(&j) = index.get(&m)
             && items[j].fate.is_none()
         {
@@ -405,7 +460,7 @@ fn fill_room(plan: &mut Plan<'_>, req: &ContextRequest, items: &mut [Item<'_>], 
     let index = candidate_index(req);
     for &i in order {
         if items[i].fate.is_none() {
-            let id = req.candidates[i].memory.id.to_string();
+            let id = items[i].origin.id();
             if missed < MISSES_BEFORE_GIVING_UP && plan.try_include(&mut items[i], &id, None)? {
                 missed = 0;
                 cover_members(items, i, &index, &id);
@@ -504,19 +559,19 @@ struct Fixed {
     summary: usize,
 }
 
-/// The included memories' indexes in block order: facts and procedures best first, episodes
-/// in the order they happened.
-fn block_order(req: &ContextRequest, items: &[Item<'_>]) -> Vec<(Section, Vec<usize>)> {
-    MEMORY_SECTIONS
+/// The included items' indexes in block order: facts, procedures and passages best first,
+/// episodes in the order they happened.
+fn block_order(items: &[Item<'_>]) -> Vec<(Section, Vec<usize>)> {
+    BLOCK_SECTIONS
         .iter()
         .map(|&s| {
             let mut v: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].section == s && items[i].fate == Some(Reason::Included))
                 .collect();
             if s == Section::Episodes {
-                v.sort_by_key(|&i| (req.candidates[i].memory.occurred_at(), i));
+                v.sort_by_key(|&i| (items[i].origin.memory().map(|m| m.occurred_at()), i));
             } else {
-                v.sort_by(|&a, &b| req.candidates[b].score.total_cmp(&req.candidates[a].score).then(a.cmp(&b)));
+                v.sort_by(|&a, &b| items[b].origin.score().total_cmp(&items[a].origin.score()).then(a.cmp(&b)));
             }
             (s, v)
         })
@@ -535,13 +590,13 @@ fn build(
 ) -> (Vec<Message>, HashMap<usize, usize>) {
     let mut labels = HashMap::new();
     let mut parts = Vec::new();
-    for (section, members) in block_order(req, items) {
+    for (section, members) in block_order(items) {
         let texts = members
             .iter()
             .map(|&i| {
                 let label = labels.len() + 1;
                 labels.insert(i, label);
-                item(label, &req.candidates[i].memory, &items[i].body)
+                items[i].origin.render(label, &items[i].body)
             })
             .collect();
         parts.push((section, texts));
@@ -572,7 +627,7 @@ fn concept_uses(
 ) -> Result<Vec<ConceptUse>> {
     let mut shown: Vec<(usize, usize)> = labels
         .iter()
-        .filter(|(i, _)| strata_core::concepts::is_concept(items[**i].memory))
+        .filter(|(i, _)| items[**i].origin.memory().is_some_and(strata_core::concepts::is_concept))
         .map(|(i, l)| (*l, *i))
         .collect();
     shown.sort_unstable();
@@ -582,10 +637,10 @@ fn concept_uses(
         let by = id.to_string();
         let (mut covered, mut covered_tokens) = (Vec::new(), 0);
         for it in items.iter().filter(|it| matches!(&it.fate, Some(Reason::Covered { by: b }) if *b == by)) {
-            covered.push(it.memory.id);
+            covered.extend(it.origin.memory().map(|m| m.id));
             covered_tokens += match it.cost {
                 Some(c) => c,
-                None => tokens.count(&item(LABEL_FOR_COST, it.memory, &it.body))?,
+                None => tokens.count(&it.origin.render(LABEL_FOR_COST, &it.body))?,
             };
         }
         let cost = items[i].cost.unwrap_or(items[i].lower);
@@ -607,30 +662,43 @@ fn report(
     fixed: Fixed,
     history_kept: usize,
 ) -> Result<Assembled> {
-    let decision = |i: usize, it: &Item<'_>| {
-        let c = &req.candidates[i];
-        let tokens = it.cost.unwrap_or(it.lower);
-        Decision {
-            id: c.memory.id,
-            label: labels.get(&i).copied(),
-            section: it.section,
-            score: c.score,
-            tokens,
-            tokens_exact: it.cost.is_some(),
-            value_per_token: c.score / tokens.max(1) as f64,
-            reason: it.fate.clone().unwrap_or(Reason::OverBudget),
-            why: c.why.clone(),
-        }
-    };
     let concepts = concept_uses(tokens, req, &items, &labels)?;
-    let mut included: Vec<Decision> = Vec::new();
-    let mut dropped: Vec<Decision> = Vec::new();
+    let (mut included, mut dropped, mut passages) = (Vec::new(), Vec::new(), Vec::new());
     for (i, it) in items.iter().enumerate() {
-        let d = decision(i, it);
-        if d.label.is_some() { included.push(d) } else { dropped.push(d) }
+        let (label, tokens) = (labels.get(&i).copied(), it.cost.unwrap_or(it.lower));
+        let reason = it.fate.clone().unwrap_or(Reason::OverBudget);
+        match it.origin {
+            Origin::Memory(c) => {
+                let d = Decision {
+                    id: c.memory.id,
+                    label,
+                    section: it.section,
+                    score: c.score,
+                    tokens,
+                    tokens_exact: it.cost.is_some(),
+                    value_per_token: c.score / tokens.max(1) as f64,
+                    reason,
+                    why: c.why.clone(),
+                };
+                if label.is_some() { included.push(d) } else { dropped.push(d) }
+            }
+            Origin::Passage(p) => passages.push(PassageDecision {
+                dataset: p.dataset.clone(),
+                source: p.source.clone(),
+                place: p.place.clone(),
+                text: p.text.clone(),
+                label,
+                score: p.score,
+                tokens,
+                reason,
+            }),
+        }
     }
-    included.sort_by_key(|d| d.label);
-    dropped.sort_by(|a, b| b.score.total_cmp(&a.score));
+    included.sort_by_key(|d: &Decision| d.label);
+    dropped.sort_by(|a: &Decision, b: &Decision| b.score.total_cmp(&a.score));
+    passages.sort_by(|a: &PassageDecision, b: &PassageDecision| {
+        (a.label.is_none(), a.label).cmp(&(b.label.is_none(), b.label)).then(b.score.total_cmp(&a.score))
+    });
 
     let mut sections: BTreeMap<Section, SectionReport> = BTreeMap::new();
     if fixed.system > 0 {
@@ -648,13 +716,14 @@ fn report(
             share: quota.get(&Section::History).copied(),
         },
     );
-    for s in MEMORY_SECTIONS {
-        let members: Vec<&Decision> = included.iter().filter(|d| d.section == s).collect();
+    for s in BLOCK_SECTIONS.into_iter().filter(|s| *s != Section::Files || !req.passages.is_empty()) {
+        let members: Vec<&Item> =
+            items.iter().filter(|it| it.section == s && it.fate == Some(Reason::Included)).collect();
         let heading = if members.is_empty() { 0 } else { tokens.count(s.heading())? };
         sections.insert(
             s,
             SectionReport {
-                tokens: members.iter().map(|d| d.tokens).sum::<usize>() + heading,
+                tokens: members.iter().map(|it| it.cost.unwrap_or(it.lower)).sum::<usize>() + heading,
                 items: members.len(),
                 share: quota.get(&s).copied(),
             },
@@ -683,6 +752,7 @@ fn report(
                 summarized: fixed.summary > 0,
             },
             concepts,
+            passages,
         },
         messages,
     })

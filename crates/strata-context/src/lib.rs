@@ -16,7 +16,7 @@ mod similar;
 pub use assemble::{assemble, assemble_with};
 pub use memory::BudgetedMemory;
 pub use render::{body_for, dated};
-pub use report::{ConceptUse, Decision, HistoryReport, Reason, Report, Section, SectionReport};
+pub use report::{ConceptUse, Decision, HistoryReport, PassageDecision, Reason, Report, Section, SectionReport};
 pub use similar::{Signature, near_duplicate_groups};
 
 use serde::{Deserialize, Serialize};
@@ -38,6 +38,29 @@ impl From<strata_core::Recalled> for Candidate {
     /// A recalled memory with its score and why.
     fn from(r: strata_core::Recalled) -> Candidate {
         Candidate { score: r.breakdown.score, why: Some(r.breakdown), memory: r.memory }
+    }
+}
+
+/// A passage of one of the person's files (a dataset's chunk or row) that may go into the
+/// prompt beside memories, labelled with where it came from so that an answer can cite it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    /// The dataset it belongs to (its name).
+    pub dataset: String,
+    /// The file it came from, as the person named it.
+    pub source: String,
+    /// Where in the file ("page 2, lines 3–5", "row 12").
+    pub place: String,
+    /// Its text.
+    pub text: String,
+    /// Its relevance among the passages (higher is better; on its own scale, not recall's).
+    pub score: f64,
+}
+
+impl Passage {
+    /// How the prompt and the report name it: "contract.pdf, page 2, lines 3–5".
+    pub fn citation(&self) -> String {
+        format!("{}, {}", self.source, self.place)
     }
 }
 
@@ -95,11 +118,22 @@ pub struct Shares {
     pub episodes: f64,
     /// The conversation so far.
     pub history: f64,
+    /// Passages from the person's files, when a request offers any: this share is set aside
+    /// for them first and the four above are shares of the rest (with no passages it goes to
+    /// the others whole).
+    #[serde(default = "Shares::default_files")]
+    pub files: f64,
+}
+
+impl Shares {
+    fn default_files() -> f64 {
+        0.3
+    }
 }
 
 impl Default for Shares {
     fn default() -> Self {
-        Shares { facts: 0.2, procedures: 0.1, episodes: 0.3, history: 0.4 }
+        Shares { facts: 0.2, procedures: 0.1, episodes: 0.3, history: 0.4, files: Shares::default_files() }
     }
 }
 
@@ -146,6 +180,9 @@ impl ContextOptions {
         if all.iter().any(|x| !x.is_finite() || *x < 0.0) || all.iter().sum::<f64>() > 1.0 + 1e-9 {
             return Err(Error::invalid("section shares must be between 0 and 1 and add up to at most 1"));
         }
+        if !(0.0..=1.0).contains(&s.files) {
+            return Err(Error::invalid("the files' share must be between 0 and 1"));
+        }
         if !(0.0..=1.0).contains(&self.duplicate_similarity) {
             return Err(Error::invalid("the duplicate similarity must be between 0 and 1"));
         }
@@ -167,6 +204,9 @@ pub struct ContextRequest {
     pub message: String,
     /// Candidate memories, in any order.
     pub candidates: Vec<Candidate>,
+    /// Candidate passages from the person's files, in any order (they form their own section,
+    /// [`Shares::files`]).
+    pub passages: Vec<Passage>,
     /// The most tokens the messages may cost.
     pub budget: usize,
 }

@@ -76,7 +76,7 @@ impl MemoryProtocol for BudgetedMemory {
         let entries: HashMap<MemoryId, MemoryEntry> =
             recalled.iter().filter_map(|r| MemoryEntry::of(&r.memory.content).map(|e| (r.memory.id, e))).collect();
         let candidates = recalled.into_iter().map(Candidate::from).collect();
-        let req = ContextRequest { system, history, history_summary: None, message, candidates, budget: self.budget };
+        let req = ContextRequest { system, history, message, candidates, budget: self.budget, ..Default::default() };
         let Assembled { messages, report } = assemble(self.tokens.as_ref(), req, &self.options)?;
         *context = messages;
         let memories = report

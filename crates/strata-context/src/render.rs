@@ -91,3 +91,9 @@ pub fn dated(m: &Memory, body: &str) -> String {
     };
     format!("{when}{}\n", fence(body))
 }
+
+/// A passage of a file as one item of the block: its label, where it came from, its text
+/// fenced, ending in a newline.
+pub(crate) fn passage_item(label: usize, p: &crate::Passage, body: &str) -> String {
+    format!("[{label}] ({}) {}\n", p.citation(), fence(body))
+}

@@ -20,6 +20,8 @@ pub enum Section {
     Procedures,
     /// Episodes.
     Episodes,
+    /// Passages from the person's files (datasets).
+    Files,
     /// The conversation so far (and its summary).
     History,
     /// The user's new message.
@@ -43,6 +45,7 @@ impl Section {
         match self {
             Section::Facts => "Facts:\n",
             Section::Procedures => "Procedures:\n",
+            Section::Files => "From the user's files (cite them by label):\n",
             _ => "Episodes:\n",
         }
     }
@@ -109,6 +112,31 @@ pub struct Decision {
     pub why: Option<Breakdown>,
 }
 
+/// One candidate passage's fate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PassageDecision {
+    /// The dataset it is from.
+    pub dataset: String,
+    /// The file.
+    pub source: String,
+    /// Where in the file.
+    pub place: String,
+    /// Its text (kept for the window and the answer's citations, not serialized: the prompt
+    /// has it).
+    #[serde(skip)]
+    pub text: String,
+    /// Its label in the prompt, when included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<usize>,
+    /// Its relevance among the passages.
+    pub score: f64,
+    /// What it costs in the prompt (a lower bound when it was dropped uncounted).
+    pub tokens: usize,
+    /// Why.
+    #[serde(flatten)]
+    pub reason: Reason,
+}
+
 /// A concept in the prompt and what it stood for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConceptUse {
@@ -164,6 +192,10 @@ pub struct Report {
     pub included: Vec<Decision>,
     /// The candidates left out, best first.
     pub dropped: Vec<Decision>,
+    /// The passages from files offered: those in the prompt first, in the order they appear,
+    /// then those left out, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<PassageDecision>,
     /// The conversation so far.
     pub history: HistoryReport,
     /// The concepts in the prompt, in the order they appear, with the members they stood for.

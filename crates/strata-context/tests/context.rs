@@ -5,8 +5,8 @@
 use chrono::{DateTime, TimeZone, Utc};
 use proptest::prelude::*;
 use strata_context::{
-    Assembled, BudgetedMemory, Candidate, ContextOptions, ContextRequest, Order, Placement, Reason, Section, Shares,
-    assemble,
+    Assembled, BudgetedMemory, Candidate, ContextOptions, ContextRequest, Order, Passage, Placement, Reason, Section,
+    Shares, assemble,
 };
 use strata_core::{
     Concept, Content, Episode, EpisodeBody, FactValue, ListMemory, Memory, MemoryEntry, MemoryId, MemoryProtocol,
@@ -149,6 +149,12 @@ fn check(tokens: &dyn TokenManager, req: &ContextRequest, a: &Assembled) -> Resu
         let label = format!("[{}] ", d.label.unwrap());
         prop_assert!(text.contains(&label), "{} missing", label);
     }
+    // Every passage offered is accounted for; those in the prompt carry their citation.
+    prop_assert_eq!(a.report.passages.len(), req.passages.len());
+    for d in a.report.passages.iter().filter(|d| d.label.is_some()) {
+        let label = format!("[{}] ({}, {}) ", d.label.unwrap(), d.source, d.place);
+        prop_assert!(text.contains(&label), "{} missing", label);
+    }
     Ok(())
 }
 
@@ -211,7 +217,7 @@ fn arb_options() -> impl Strategy<Value = ContextOptions> {
         .prop_map(|(placement, order, (f, p, e), dup)| ContextOptions {
             placement,
             order,
-            shares: Shares { facts: f, procedures: p, episodes: e, history: 0.2 },
+            shares: Shares { facts: f, procedures: p, episodes: e, history: 0.2, files: 0.3 },
             duplicate_similarity: dup,
             ..Default::default()
         })
@@ -232,6 +238,7 @@ proptest! {
         budget in 0usize..900,
         options in arb_options(),
         concept in proptest::option::of((2usize..6, 0.0f64..2.0)),
+        passages in proptest::collection::vec((arb_text(), 0.0f64..2.0), 0..8),
     ) {
         let mut candidates: Vec<Candidate> =
             contents.into_iter().enumerate().map(|(i, (c, s))| candidate(memory(i as u64, c), s)).collect();
@@ -240,7 +247,8 @@ proptest! {
             let members: Vec<&Memory> = candidates.iter().take(grouped).map(|c| &c.memory).collect();
             candidates.push(candidate(concept_of(100, &members, 80), score));
         }
-        let req = ContextRequest { system, history, history_summary: summary, message, candidates, budget };
+        let passages = passages.into_iter().enumerate().map(|(i, (text, score))| passage(i, &text, score)).collect();
+        let req = ContextRequest { system, history, history_summary: summary, message, candidates, passages, budget };
         for tokens in tokenizers() {
             match assemble(tokens.as_ref(), req.clone(), &options) {
                 Ok(a) => check(tokens.as_ref(), &req, &a)?,
@@ -255,7 +263,7 @@ fn a_budget_smaller_than_the_message_is_a_clear_error() {
     let err = assemble(&cl100k(), request(vec![], 10), &ContextOptions::default()).unwrap_err();
     assert!(err.to_string().contains("a budget of 10 tokens cannot hold the system prompt and the new message"));
     let bad = ContextOptions {
-        shares: Shares { facts: 0.9, procedures: 0.9, episodes: 0.0, history: 0.0 },
+        shares: Shares { facts: 0.9, procedures: 0.9, episodes: 0.0, history: 0.0, files: 0.3 },
         ..Default::default()
     };
     assert!(assemble(&cl100k(), request(vec![], 1000), &bad).unwrap_err().to_string().contains("add up to at most 1"));
@@ -364,6 +372,16 @@ fn the_conversation_loses_its_oldest_turns_first_and_tool_calls_stay_with_their_
 }
 
 /// Eight words no other call of this function uses (distinct memories, not near-duplicates).
+fn passage(i: usize, text: &str, score: f64) -> Passage {
+    Passage {
+        dataset: "lease".into(),
+        source: "lease.pdf".into(),
+        place: format!("page {}, line {}", i / 3 + 1, i * 7 + 1),
+        text: text.into(),
+        score,
+    }
+}
+
 fn words(i: u64) -> String {
     const SYLLABLES: [&str; 12] = ["ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze", "bo", "di"];
     (0..8)
@@ -382,7 +400,7 @@ fn each_section_gets_its_share_first_and_unused_shares_go_to_the_others() {
     let episodes: Vec<Candidate> =
         (0..40).map(|i| candidate(episode(100 + i, 3, "Ana", &words(200 + i)), 0.5)).collect();
     let opts = ContextOptions {
-        shares: Shares { facts: 0.3, procedures: 0.0, episodes: 0.3, history: 0.0 },
+        shares: Shares { facts: 0.3, procedures: 0.0, episodes: 0.3, history: 0.0, files: 0.3 },
         ..Default::default()
     };
     let all: Vec<Candidate> = facts.iter().chain(&episodes).cloned().collect();
@@ -511,7 +529,7 @@ fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
     candidates.extend(members.iter().enumerate().map(|(i, m)| candidate(m.clone(), if i == 3 { 1.5 } else { 1.0 })));
     let opts = ContextOptions {
         concepts: true,
-        shares: Shares { facts: 0.8, procedures: 0.0, episodes: 0.2, history: 0.0 },
+        shares: Shares { facts: 0.8, procedures: 0.0, episodes: 0.2, history: 0.0, files: 0.3 },
         ..Default::default()
     };
     // Room for the concept and one more: the member it does not cover goes in, the three it
@@ -546,4 +564,51 @@ fn a_concept_in_the_prompt_stands_for_its_members_until_room_is_left() {
     candidates[0] = candidate(whole.clone(), 2.0);
     let large = assemble(&cl100k(), request(candidates, 2000), &opts).unwrap();
     assert_eq!(reason_of(&large, members[0].id), Reason::Covered { by: whole.id.to_string() });
+}
+
+#[test]
+fn passages_of_files_get_their_share_beside_memories_each_with_its_citation() {
+    let facts: Vec<Candidate> =
+        (0..80).map(|i| candidate(fact(i, &format!("topic_{i}"), "note", &words(i)), 1.0)).collect();
+    let passages: Vec<Passage> = (0..40).map(|i| passage(i, &words(300 + i as u64), 0.01)).collect();
+    let opts = ContextOptions::default();
+    let req = ContextRequest { passages: passages.clone(), ..request(facts.clone(), 1500) };
+    let a = assemble(&cl100k(), req, &opts).unwrap();
+    let s = &a.report.sections;
+    // The memories score far higher, yet the files' share is theirs first.
+    let files = s[&Section::Files];
+    assert!(files.tokens >= files.share.unwrap() * 8 / 10 && files.items > 3, "{s:?}");
+    assert_eq!(s.values().map(|s| s.tokens).sum::<usize>(), a.report.used);
+    let block = &a.messages[1].content;
+    assert!(block.contains("From the user's files (cite them by label):"), "{block}");
+    let first = a.report.passages.iter().find(|d| d.label.is_some()).unwrap();
+    assert_eq!(first.reason, Reason::Included);
+    assert!(block.contains(&format!("[{}] (lease.pdf, {}) ", first.label.unwrap(), first.place)), "{block}");
+    // Labels run on from the memories' and are unique.
+    let mut labels: Vec<usize> = a.report.included.iter().filter_map(|d| d.label).collect();
+    labels.extend(a.report.passages.iter().filter_map(|d| d.label));
+    let n = labels.len();
+    labels.sort_unstable();
+    labels.dedup();
+    assert_eq!(labels.len(), n);
+    assert_eq!(labels, (1..=n).collect::<Vec<_>>());
+    // The passages left out say why, best first after those in.
+    let out: Vec<_> = a.report.passages.iter().filter(|d| d.label.is_none()).collect();
+    assert!(!out.is_empty() && out.iter().all(|d| d.reason == Reason::OverBudget));
+    // Without passages there is no files section and the memories get all the room.
+    let without = assemble(&cl100k(), request(facts, 1500), &opts).unwrap();
+    assert!(!without.report.sections.contains_key(&Section::Files));
+    assert!(without.report.sections[&Section::Facts].tokens > s[&Section::Facts].tokens);
+    assert!(without.report.passages.is_empty());
+}
+
+#[test]
+fn a_passage_repeating_a_memory_is_left_out_as_a_duplicate() {
+    let memory = fact(1, "lease/rent", "rent", "the rent is 950 euros a month, paid on the first");
+    let id = memory.id;
+    let passages = vec![passage(0, "lease/rent: rent: the rent is 950 euros a month, paid on the first", 1.0)];
+    let req = ContextRequest { passages, ..request(vec![candidate(memory, 1.0)], 800) };
+    let a = assemble(&cl100k(), req, &ContextOptions::default()).unwrap();
+    assert_eq!(reason_of(&a, id), Reason::Included);
+    assert_eq!(a.report.passages[0].reason, Reason::Duplicate { of: id.to_string() });
 }

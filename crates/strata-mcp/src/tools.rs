@@ -276,6 +276,10 @@ pub struct BuildContextArgs {
     /// Token budget for the whole prompt (default: what the model allows, capped by Strata's
     /// settings).
     pub budget: Option<usize>,
+    /// The user's datasets (names from `list_datasets`) whose passages and rows may go in
+    /// beside memories, each labelled with its file and place.
+    #[serde(default)]
+    pub datasets: Vec<String>,
 }
 
 fn facts_of(map: serde_json::Map<String, serde_json::Value>) -> ApiResult<Facts> {
@@ -501,8 +505,8 @@ impl StrataMcp {
     }
 
     #[tool(
-        description = "Build a prompt for a model with the user's relevant memories in it, within a token \
-        budget counted by that model's tokenizer. Returns the messages to send and a report: what went in, \
+        description = "Build a prompt for a model with the user's relevant memories in it (and passages of \
+        the datasets named, cited by file and place), within a token budget counted by that model's tokenizer. Returns the messages to send and a report: what went in, \
         what was left out and why, and the tokens used per section.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -530,6 +534,7 @@ impl StrataMcp {
             placement: None,
             concepts: None,
             without_past_answers: false,
+            datasets: args.datasets,
         };
         let result = self.run(&ctx, move |e| e.build_context(params)).await;
         self.answer(result)

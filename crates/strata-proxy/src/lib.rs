@@ -97,6 +97,7 @@ fn api_error(e: &ApiError) -> Response {
         ErrorCode::ProviderKey => (StatusCode::UNAUTHORIZED, "authentication_error", Some("invalid_api_key")),
         ErrorCode::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("rate_limit_exceeded")),
         ErrorCode::ModelNotFound => (StatusCode::NOT_FOUND, "invalid_request_error", Some("model_not_found")),
+        ErrorCode::NotFound => (StatusCode::NOT_FOUND, "invalid_request_error", None),
         ErrorCode::Network | ErrorCode::Provider => (StatusCode::BAD_GATEWAY, "upstream_error", None),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, "server_error", None),
     };
@@ -229,6 +230,9 @@ struct Options {
     max_tokens: Option<u32>,
     stream: bool,
     include_usage: bool,
+    /// Strata's own field, `"strata": {"datasets": ["lease"]}` (an OpenAI SDK sends it with
+    /// `extra_body`): the caller's datasets the answer may draw on.
+    datasets: Vec<String>,
 }
 
 impl Options {
@@ -256,7 +260,16 @@ impl Options {
             Value::Bool(b) => Ok(*b),
             other => Err(format!("'{name}' must be true or false, not {other}")),
         };
+        let datasets = match &body["strata"]["datasets"] {
+            Value::Null => vec![],
+            Value::Array(names) => names
+                .iter()
+                .map(|n| n.as_str().map(String::from).ok_or_else(|| format!("'strata.datasets' holds names, not {n}")))
+                .collect::<Result<_, _>>()?,
+            other => return Err(format!("'strata.datasets' must be a list of dataset names, not {other}")),
+        };
         Ok(Options {
+            datasets,
             max_tokens,
             stream: flag(&body["stream"], "stream")?,
             include_usage: flag(&body["stream_options"]["include_usage"], "stream_options.include_usage")?,
@@ -294,8 +307,8 @@ async fn completions(
         Ok(o) => o,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &e),
     };
-    let Options { max_tokens, stream, include_usage } = options;
-    let params = AskParams { question, system, history, max_tokens, record: true, ..Default::default() };
+    let Options { max_tokens, stream, include_usage, datasets } = options;
+    let params = AskParams { question, system, history, max_tokens, record: true, datasets, ..Default::default() };
     let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());
     let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let model_name = proxy.model.model().to_string();
@@ -343,6 +356,7 @@ async fn completions(
             "id": id, "object": "chat.completion", "created": created, "model": model_name,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": view.answer}, "finish_reason": finish_reason(&view.finish)}],
             "usage": usage_json(view.usage),
+            "strata": {"files": view.files},
         }))
         .into_response();
     }

@@ -21,6 +21,7 @@ fn prompt(message: &str) -> ContextParams {
         placement: None,
         concepts: None,
         without_past_answers: false,
+        datasets: vec![],
     }
 }
 

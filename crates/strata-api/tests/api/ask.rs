@@ -14,17 +14,17 @@ use strata_core::{
 use super::{Db, fact};
 
 /// Answers from a script, remembering what it was sent.
-struct Scripted {
-    provider: &'static str,
-    before_message: bool,
-    budget: Option<usize>,
-    count: Option<usize>,
-    answers: Mutex<Vec<Result<ChatResponse, ChatError>>>,
-    sent: Mutex<Vec<Vec<Message>>>,
+pub(crate) struct Scripted {
+    pub(crate) provider: &'static str,
+    pub(crate) before_message: bool,
+    pub(crate) budget: Option<usize>,
+    pub(crate) count: Option<usize>,
+    pub(crate) answers: Mutex<Vec<Result<ChatResponse, ChatError>>>,
+    pub(crate) sent: Mutex<Vec<Vec<Message>>>,
 }
 
 impl Scripted {
-    fn new(answers: Vec<Result<ChatResponse, ChatError>>) -> Scripted {
+    pub(crate) fn new(answers: Vec<Result<ChatResponse, ChatError>>) -> Scripted {
         Scripted {
             provider: "scripted",
             before_message: false,
@@ -36,7 +36,7 @@ impl Scripted {
     }
 }
 
-fn answer(text: &str, finish: &str) -> Result<ChatResponse, ChatError> {
+pub(crate) fn answer(text: &str, finish: &str) -> Result<ChatResponse, ChatError> {
     Ok(ChatResponse {
         content: text.into(),
         usage: Usage { prompt_tokens: 9, completion_tokens: 3 },

@@ -12,6 +12,7 @@ mod concepts;
 mod curation;
 mod embedding;
 mod extract;
+mod files;
 mod forms;
 mod graph;
 mod health;

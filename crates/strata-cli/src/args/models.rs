@@ -90,6 +90,9 @@ pub struct ContextArgs {
     /// (raw) and with concepts standing for their members (compacted), and show both.
     #[arg(long)]
     pub compare: bool,
+    /// A dataset whose passages may go in beside memories; repeat for more.
+    #[arg(long = "dataset", value_name = "NAME")]
+    pub datasets: Vec<String>,
     #[command(flatten)]
     pub filter: FilterArgs,
 }
@@ -122,6 +125,10 @@ pub struct TurnArgs {
     /// The system prompt.
     #[arg(long)]
     pub system: Option<String>,
+    /// A dataset (a file loaded with `strata datasets load`) the answer may draw on beside
+    /// memories, citing it; repeat for more.
+    #[arg(long = "dataset", value_name = "NAME")]
+    pub datasets: Vec<String>,
 }
 
 /// `strata tokens …`

@@ -89,16 +89,24 @@ impl Out {
         let mut t = table(&["", "score", "tokens", "id", "why"]);
         for d in r.included.iter().chain(r.dropped.iter().take(10)) {
             let label = d.label.map_or("-".into(), |l| format!("[{l}]"));
-            let why = match &d.reason {
-                strata_context::Reason::Included => "included".to_string(),
-                strata_context::Reason::Duplicate { of } => format!("duplicate of {of}"),
-                strata_context::Reason::OverBudget => "over budget".to_string(),
-                strata_context::Reason::Covered { by } => format!("covered by concept {by}"),
-            };
             let tokens = if d.tokens_exact { d.tokens.to_string() } else { format!("≥{}", d.tokens) };
-            t.add_row(vec![label, format!("{:.3}", d.score), tokens, d.id.to_string(), why]);
+            t.add_row(vec![label, format!("{:.3}", d.score), tokens, d.id.to_string(), reason_words(&d.reason)]);
         }
         say!("{t}");
+        if !r.passages.is_empty() {
+            let mut t = table(&["", "score", "tokens", "dataset", "from", "why"]);
+            for d in &r.passages {
+                t.add_row(vec![
+                    d.label.map_or("-".into(), |l| format!("[{l}]")),
+                    format!("{:.3}", d.score),
+                    d.tokens.to_string(),
+                    d.dataset.clone(),
+                    format!("{}, {}", d.source, d.place),
+                    reason_words(&d.reason),
+                ]);
+            }
+            say!("From files:\n{t}");
+        }
         for u in &r.concepts {
             say!(
                 "concept {} ({} tokens) stands for {} left out ({} tokens): {} tokens saved",
@@ -132,13 +140,17 @@ impl Out {
             };
             note!("(the model's sentence above is not the answer: {why})");
         }
+        for f in v.files.iter().filter(|f| f.cited) {
+            say!("[{}] {}, {} (dataset {})", f.label, f.source, f.place, f.dataset);
+        }
         let r = &v.context.report;
         let recorded = v.recorded.as_ref().map_or(String::new(), |m| format!("; remembered as {}", m.id));
         note!(
-            "({} {}: {} memories in a {}-token prompt of {}; {} + {} tokens{}{recorded})",
+            "({} {}: {} memories{} in a {}-token prompt of {}; {} + {} tokens{}{recorded})",
             v.provider,
             v.model,
             r.included.len(),
+            if v.files.is_empty() { String::new() } else { format!(" and {} passages of files", v.files.len()) },
             r.exact_used.unwrap_or(r.used),
             r.budget,
             v.usage.prompt_tokens,
@@ -189,5 +201,15 @@ impl Out {
             say!("{p}");
         }
         Ok(())
+    }
+}
+
+/// Why a memory or passage is in the prompt or not, in words.
+fn reason_words(reason: &strata_context::Reason) -> String {
+    match reason {
+        strata_context::Reason::Included => "included".to_string(),
+        strata_context::Reason::Duplicate { of } => format!("duplicate of {of}"),
+        strata_context::Reason::OverBudget => "over budget".to_string(),
+        strata_context::Reason::Covered { by } => format!("covered by concept {by}"),
     }
 }

@@ -126,3 +126,59 @@ fn openai_stream_static() -> String {
 fn openai_stream_delete() -> String {
     openai_stream("DELETE FROM expenses")
 }
+
+/// `strata ask --dataset`: the passages of a file go into the prompt labelled with their place,
+/// and the answer's citation is shown under it (OpenAI replayed from a loopback server).
+#[test]
+fn ask_draws_on_a_chosen_file_and_shows_what_the_answer_cites() {
+    let e = Env::new();
+    e.ok(&["datasets", "load", "--no-embed", &sample("contract.pdf")]);
+    let (url, seen) =
+        crate::providers::loopback(|_, _| (200, "text/event-stream", openai_stream("The deposit is 1,900 euros [1].")));
+    let ask = |dataset: &str| {
+        crate::strata()
+            .args(["ask", "How much is the deposit?", "--provider", "openai", "--dataset", dataset, "--no-record"])
+            .env("STRATA_DB", e.db())
+            .env("OPENAI_API_KEY", "sk-test-PLANTED-0043")
+            .env("OPENAI_BASE_URL", &url)
+            .output()
+            .unwrap()
+    };
+    let out = ask("contract");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.starts_with("The deposit is 1,900 euros [1]."), "{stdout}");
+    assert!(stdout.contains("[1] contract.pdf, page 2, lines 1–4 (dataset contract)"), "{stdout}");
+    assert!(stderr.contains("passages of files"), "{stderr}");
+    let request = seen.lock().unwrap()[0].1.clone();
+    assert!(request.contains("[1] (contract.pdf, page 2, lines 1–4)"), "{request}");
+    let out = ask("contracts");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no dataset named contracts"));
+    assert_eq!(seen.lock().unwrap().len(), 1, "nothing was sent for an unknown dataset");
+}
+
+/// `strata serve` asked by the official OpenAI SDK to draw on a dataset (`extra_body`): the
+/// passages in the prompt come back beside the answer; an unknown or malformed choice is
+/// refused in OpenAI's shape.
+#[test]
+fn the_memory_proxy_draws_on_a_dataset_the_client_names() {
+    use std::process::Command;
+    let e = Env::new();
+    e.ok(&["datasets", "load", "--no-embed", &sample("contract.pdf")]);
+    let args = ["serve", "--port", "0", "--token", "local-secret", "--model", "smollm2-135m"];
+    let (mut server, url) = crate::spawn_server(&e, &args, "memory proxy");
+    let script = format!("{}/tests/fixtures/openai_files.py", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(crate::python()).args([&script, &url, "local-secret"]).output().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["strata"]["files"].as_array().unwrap();
+    assert!(files.iter().all(|f| f["dataset"] == "contract" && f["source"] == "contract.pdf"), "{v}");
+    assert!(files.iter().any(|f| f["place"] == "page 2, lines 1–4" && f["label"].is_u64()), "{v}");
+    assert_eq!(v["unknown"][0], 404);
+    assert!(v["unknown"][1].as_str().unwrap().contains("no dataset named nothing"), "{v}");
+    assert_eq!(v["malformed"][0], 400);
+    assert!(v["malformed"][1].as_str().unwrap().contains("'strata.datasets' must be a list"), "{v}");
+}

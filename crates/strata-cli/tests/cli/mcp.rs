@@ -535,4 +535,11 @@ fn an_mcp_client_lists_queries_and_searches_datasets() {
     );
     assert_eq!(resource["first"][1][1], "rent");
     assert!(v["missing_resource"]["message"].as_str().unwrap().contains("no dataset named nothing"), "{v}");
+    // A prompt built with a dataset's passages, each labelled with its file and place.
+    let context = &v["context"];
+    let prompt: String = context["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(prompt.contains("(contract.pdf, page 2, lines 1–4)") && prompt.contains("1,900 euros"), "{prompt}");
+    let passages = context["report"]["passages"].as_array().unwrap();
+    assert!(passages.iter().all(|p| p["dataset"] == "contract") && passages[0]["label"].is_u64(), "{context}");
+    assert!(refused(&v["context_unknown"], "not_found").contains("no dataset named contracts"));
 }
