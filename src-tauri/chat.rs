@@ -12,7 +12,7 @@ use tauri::ipc::Channel;
 use crate::state::AppState;
 
 /// The chat choice that names the on-device model.
-const ON_DEVICE: &str = "on-device";
+pub(crate) const ON_DEVICE: &str = "on-device";
 
 /// One message of the conversation so far.
 #[derive(Debug, Clone, serde::Deserialize, specta::Type)]

@@ -7,6 +7,7 @@ mod analytics;
 mod chat;
 mod commands;
 mod concepts;
+mod datasets;
 mod facts;
 mod jobs;
 mod models;
@@ -55,6 +56,16 @@ pub fn bindings() -> Builder<tauri::Wry> {
         chat::conversations,
         chat::conversation,
         chat::mark_answer_wrong,
+        datasets::datasets,
+        datasets::choose_dataset_files,
+        datasets::load_datasets,
+        datasets::embed_datasets,
+        datasets::dataset_rows,
+        datasets::dataset_passages,
+        datasets::dataset_sql,
+        datasets::ask_dataset,
+        datasets::search_datasets,
+        datasets::forget_dataset,
         transfer::import_file,
         transfer::choose_export_path,
         transfer::export_file,

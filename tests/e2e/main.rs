@@ -6,6 +6,7 @@
 mod analytics;
 mod chat;
 mod concepts;
+mod datasets;
 mod detail;
 mod driver;
 mod facts;

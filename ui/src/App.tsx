@@ -1,5 +1,6 @@
 import { Suspense, lazy, useEffect, useState } from "react";
 import { Chat } from "./Chat";
+import { Datasets } from "./Datasets";
 import { Facts } from "./Facts";
 import { Memories } from "./Memories";
 import { Settings } from "./Settings";
@@ -10,7 +11,7 @@ import { answered } from "./loaded";
 const Analytics = lazy(() => import("./Analytics").then((m) => ({ default: m.Analytics })));
 const Training = lazy(() => import("./Training").then((m) => ({ default: m.Training })));
 
-type Screen = "memories" | "chat" | "facts" | "analytics" | "training" | "settings";
+type Screen = "memories" | "chat" | "files" | "facts" | "analytics" | "training" | "settings";
 
 const THEME_KEY = "strata.theme";
 
@@ -48,7 +49,7 @@ export function App() {
         <div className="where" id="where" title={store?.shown}>
           {store ? (store.team ? "Team memory" : "On this computer") : "\u00a0"}
         </div>
-        {(["memories", "chat", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
+        {(["memories", "chat", "files", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
           </button>
@@ -63,6 +64,7 @@ export function App() {
         <div className="screen" hidden={screen !== "chat"}>
           <Chat active={screen === "chat"} onOpenMemory={openMemory} onOpenFacts={() => setScreen("facts")} />
         </div>
+        {screen === "files" && <Datasets active />}
         {screen === "facts" && <Facts active />}
         {screen === "analytics" && (
           <Suspense fallback={<div className="empty">Loading…</div>}>

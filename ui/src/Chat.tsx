@@ -15,6 +15,7 @@ import { ForgetDialog, forgotten } from "./Forget";
 import { remember } from "./Models";
 import { count, when } from "./format";
 import { type Entry, TurnView, answeredBy } from "./ChatTurn";
+import { FilesChoice, useFilesChoice } from "./ChatFiles";
 
 const ON_DEVICE: ChatChoice = { provider: "on-device", model: "", base_url: null };
 
@@ -125,6 +126,7 @@ const kept = (t: Kept): Entry => ({
         recorded_id: t.id,
         source: null,
         guess: null,
+        files: [],
       }
     : undefined,
 });
@@ -371,6 +373,7 @@ export function Chat({
   const { conversation, list, entries, setEntries, refreshList, open, startNew } = useConversations(active, setError);
   const { choice, choose } = useChatChoice();
   const { factsJob, factsNote, setFactsNote, readFacts } = useFactsReading(conversation, choice);
+  const files = useFilesChoice(active);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
   // The running answer's job id, for Stop.
@@ -404,7 +407,8 @@ export function Chat({
       update(index, (e) => (event.kind === "found" ? { ...e, found: event.value } : { ...e, answer: e.answer + event.value }));
     const id = `job-${Date.now()}`;
     setJob(id);
-    const res = await commands.chat(id, conversation, question, history, choice.provider === "on-device" ? null : choice, onEvent);
+    const model = choice.provider === "on-device" ? null : choice;
+    const res = await commands.chat(id, conversation, question, history, model, files.chosen, onEvent);
     setJob(null);
     const ok = !failed(res, (words) => update(index, (e) => ({ ...e, error: words })));
     if (ok) update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));
@@ -442,6 +446,7 @@ export function Chat({
           end={turnsEnd}
         />
         <FactsNote note={factsNote} job={factsJob} onOpenFacts={onOpenFacts} />
+        <FilesChoice datasets={files.datasets} chosen={files.chosen} onToggle={files.toggle} />
         <AskBox input={input} setInput={setInput} busy={busy} job={job} onSend={send} />
       </div>
       {forgetting !== null && (

@@ -8,6 +8,7 @@ import { failed } from "./loaded";
 import { Compare } from "./Compare";
 import { titleOf } from "./Models";
 import { count, title } from "./format";
+import { FilesUsed } from "./ChatFiles";
 
 // One turn on screen: what was asked and answered, the recorded exchange's id, and what a
 // person did with it since (marked wrong, forgotten).
@@ -31,6 +32,7 @@ const SECTIONS: Record<string, [string, string]> = {
   facts: ["Facts", "#13867a"],
   procedures: ["Procedures", "#7a5af8"],
   episodes: ["Episodes", "#f79009"],
+  files: ["Your files", "#dd2590"],
   history: ["This conversation", "#2e90fa"],
   message: ["Your question", "#667085"],
   framing: ["Layout", "#d0d5dd"],
@@ -170,6 +172,7 @@ export function TurnView({
       {e.notice && <div className="notice">{e.notice}</div>}
       {e.turn?.finish === "cancelled" && <div className="stopped">You stopped this answer, so it was not remembered.</div>}
       {!answering && <AnswerActions entry={e} onWrong={onWrong} onForget={onForget} />}
+      {e.turn && !e.gone && <FilesUsed files={e.turn.files} />}
       {e.turn && !e.gone && <Why turn={e.turn} question={e.question} onOpenMemory={onOpenMemory} />}
       {!e.turn && e.by && <div className="by">Answered by {e.by}</div>}
     </div>

@@ -93,13 +93,50 @@ export const commands = {
 	 *  over `on_event` piece by piece, after the memories found ([`ChatEvent`]); the exchange is remembered in `conversation`. `cancel_job(job)` stops the
 	 *  answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 	 */
-	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, onEvent: Channel<ChatEvent_Deserialize>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, onEvent })),
+	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, datasets: string[], onEvent: Channel<ChatEvent_Deserialize>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, datasets, onEvent })),
 	/**  The conversations kept, the one used last first. */
 	conversations: () => typedError<ConversationView[], ApiError>(__TAURI_INVOKE("conversations")),
 	/**  A kept conversation's turns, oldest first. */
 	conversation: (id: string) => typedError<ConversationTurnView_Serialize[], ApiError>(__TAURI_INVOKE("conversation", { id })),
 	/**  Marks an answer wrong: it is no longer recalled or given to a model, but still shown. */
 	markAnswerWrong: (id: string) => typedError<ConversationTurnView_Serialize, ApiError>(__TAURI_INVOKE("mark_answer_wrong", { id })),
+	/**  The person's datasets, by name. */
+	datasets: () => typedError<DatasetView_Serialize[], ApiError>(__TAURI_INVOKE("datasets")),
+	/**
+	 *  Files to load, from the system's Open dialog (`None` when the person cancels).
+	 *  (`STRATA_OPEN_FILES` names them instead, separated like `PATH`: the end-to-end tests cannot
+	 *  drive a native dialog.)
+	 */
+	chooseDatasetFiles: () => typedError<string[] | null, ApiError>(__TAURI_INVOKE("choose_dataset_files")),
+	/**
+	 *  Reads every file first (one that cannot be read loads nothing), keeps each, then embeds
+	 *  their passages, with progress; Cancel before keeping keeps nothing, during embedding keeps
+	 *  the datasets (searchable by keyword, the rest embedded next time).
+	 */
+	loadDatasets: (job: string, paths: string[], onProgress: Channel<JobProgress_Deserialize>) => typedError<LoadedView, ApiError>(__TAURI_INVOKE("load_datasets", { job, paths, onProgress })),
+	/**
+	 *  Embeds the passages still waiting (after a Cancel, or once the embedder is ready), with
+	 *  progress; returns how many still wait.
+	 */
+	embedDatasets: (job: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<number, ApiError>(__TAURI_INVOKE("embed_datasets", { job, onProgress })),
+	/**  A page of a table's rows. */
+	datasetRows: (name: string, offset: number, limit: number) => typedError<RowsView, ApiError>(__TAURI_INVOKE("dataset_rows", { name, offset, limit })),
+	/**  A page of a document's passages (or a table's rows as text), in order. */
+	datasetPassages: (name: string, offset: number, limit: number) => typedError<PassageView[], ApiError>(__TAURI_INVOKE("dataset_passages", { name, offset, limit })),
+	/**  One read-only `SELECT` over a table, as the person wrote it. */
+	datasetSql: (name: string, sql: string) => typedError<SqlView_Serialize, ApiError>(__TAURI_INVOKE("dataset_sql", { name, sql })),
+	/**
+	 *  A question in words over a table: the chosen model (on-device by default) writes the SQL,
+	 *  shown with its result.
+	 */
+	askDataset: (name: string, question: string, model: ChatChoice_Deserialize | null) => typedError<SqlView_Serialize, ApiError>(__TAURI_INVOKE("ask_dataset", { name, question, model })),
+	/**
+	 *  The passages and rows of `names` (none: every dataset) that best match `query`, with where
+	 *  each is.
+	 */
+	searchDatasets: (names: string[], query: string) => typedError<PassageView[], ApiError>(__TAURI_INVOKE("search_datasets", { names, query })),
+	/**  Forgets a dataset everywhere; false if there was none. */
+	forgetDataset: (name: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("forget_dataset", { name })),
 	/**
 	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
 	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
@@ -676,6 +713,8 @@ export type ChatTurnView_Deserialize = {
 	source?: InjectedView_Deserialize | null,
 	/**  The on-device model's own sentence when no memory bore it out (`answer` then says so). */
 	guess?: string | null,
+	/**  The passages of files in the prompt, those the answer cites marked. */
+	files: FilePassageView[],
 };
 
 /**
@@ -710,6 +749,8 @@ export type ChatTurnView_Serialize = {
 	source: InjectedView_Serialize | null,
 	/**  The on-device model's own sentence when no memory bore it out (`answer` then says so). */
 	guess: string | null,
+	/**  The passages of files in the prompt, those the answer cites marked. */
+	files: FilePassageView[],
 };
 
 /**  A check of an adapter in use. */
@@ -1194,6 +1235,53 @@ export type DashboardView_Serialize = {
 	passes: CompactionPass[],
 };
 
+/**  A dataset as the list and its page show it. */
+export type DatasetView = DatasetView_Serialize | DatasetView_Deserialize;
+
+/**  A dataset as the list and its page show it. */
+export type DatasetView_Deserialize = {
+	name: string,
+	/**  A table (rows and columns) or a document (pages and headings). */
+	table: boolean,
+	/**  The file it came from. */
+	source: string,
+	format: string,
+	/**  When it was loaded (RFC 3339). */
+	loaded: string,
+	rows: number,
+	passages: number,
+	/**  Passages searchable by meaning. */
+	embedded: number,
+	/**  A table's columns as the file headed them. */
+	columns: string[],
+	/**  A document's pages and headings. */
+	sections: SectionView_Deserialize[],
+	/**  What reading noticed, in words. */
+	notes: string[],
+};
+
+/**  A dataset as the list and its page show it. */
+export type DatasetView_Serialize = {
+	name: string,
+	/**  A table (rows and columns) or a document (pages and headings). */
+	table: boolean,
+	/**  The file it came from. */
+	source: string,
+	format: string,
+	/**  When it was loaded (RFC 3339). */
+	loaded: string,
+	rows: number,
+	passages: number,
+	/**  Passages searchable by meaning. */
+	embedded: number,
+	/**  A table's columns as the file headed them. */
+	columns: string[],
+	/**  A document's pages and headings. */
+	sections: SectionView_Serialize[],
+	/**  What reading noticed, in words. */
+	notes: string[],
+};
+
 /**  A decision as a person reads it. */
 export type DecisionView = DecisionView_Serialize | DecisionView_Deserialize;
 
@@ -1662,6 +1750,24 @@ export type FieldProblem = {
 	message: string,
 };
 
+/**  A passage of a file that went into a prompt. */
+export type FilePassageView = {
+	/**  Its label in the prompt. */
+	label: number,
+	/**  The dataset. */
+	dataset: string,
+	/**  The file it came from. */
+	source: string,
+	/**  Where in the file ("page 2, lines 3–5"). */
+	place: string,
+	/**  Its text. */
+	text: string,
+	/**  What it cost. */
+	tokens: number,
+	/**  Whether the answer cites it (by its label) or rests on it (the on-device answer's check). */
+	cited: boolean,
+};
+
 /**  Which memories a list or a search shows, as the filter bar holds it (empty means any). */
 export type FilterForm = FilterForm_Serialize | FilterForm_Deserialize;
 
@@ -2020,6 +2126,16 @@ export type LinkView = {
 	relation: string,
 };
 
+/**  What loading files did, in sentences the screen shows. */
+export type LoadedView = {
+	/**  The datasets kept, by name. */
+	names: string[],
+	/**  A sentence per dataset ("Loaded expenses from expenses.csv: 48 rows."). */
+	said: string[],
+	/**  Passages not yet searchable by meaning (embedding was stopped, or no embedder yet). */
+	pending: number,
+};
+
 /**  A running MCP server, for clients' configuration. */
 export type McpView = {
 	/**  The address clients connect to. */
@@ -2357,6 +2473,15 @@ export type PageView_Serialize = {
 	items: MemoryView_Serialize[],
 	/**  Cursor for the next page, absent on the last. */
 	next_cursor?: string,
+};
+
+/**  A passage of a document, or a search hit, with where it is. */
+export type PassageView = {
+	dataset: string,
+	source: string,
+	/**  "page 2, lines 3–5", "row 12". */
+	place: string,
+	text: string,
 };
 
 /**  One change an optimization makes. */
@@ -2734,6 +2859,13 @@ export type Review =
 /**  Proposed: kept out of recall until a person accepts them. */
 "propose";
 
+/**  Rows as text, and which columns hold numbers (shown right-aligned). */
+export type RowsView = {
+	columns: string[],
+	rows: string[][],
+	numeric: boolean[],
+};
+
 /**  A training run as a front end shows it. */
 export type RunView = RunView_Serialize | RunView_Deserialize;
 
@@ -2886,6 +3018,25 @@ export type ScoreParts_Serialize = {
 	tier: number | null,
 };
 
+/**  A page or heading of a document. */
+export type SectionView = SectionView_Serialize | SectionView_Deserialize;
+
+/**  A page or heading of a document. */
+export type SectionView_Deserialize = {
+	page?: number | null,
+	heading?: string | null,
+	depth: number,
+	line: number,
+};
+
+/**  A page or heading of a document. */
+export type SectionView_Serialize = {
+	page: number | null,
+	heading: string | null,
+	depth: number,
+	line: number,
+};
+
 /**  One sentence of a summary, with the member it came from. */
 export type SentenceView = {
 	/**  The member's id (a sentence a model wrote: the first it cites). */
@@ -3028,6 +3179,29 @@ export type SourceShape_Serialize = {
 	provider?: string | null,
 	/**  The model. */
 	model?: string | null,
+};
+
+/**  What a statement returned, with the statement (and who wrote it, for a question in words). */
+export type SqlView = SqlView_Serialize | SqlView_Deserialize;
+
+/**  What a statement returned, with the statement (and who wrote it, for a question in words). */
+export type SqlView_Deserialize = {
+	sql: string,
+	/**  The model that wrote it ("on-device SmolLM2…"), none when the person did. */
+	model?: string | null,
+	result: RowsView,
+	cut_off: boolean,
+	millis: number,
+};
+
+/**  What a statement returned, with the statement (and who wrote it, for a question in words). */
+export type SqlView_Serialize = {
+	sql: string,
+	/**  The model that wrote it ("on-device SmolLM2…"), none when the person did. */
+	model: string | null,
+	result: RowsView,
+	cut_off: boolean,
+	millis: number,
 };
 
 /**  Where the memories the window shows are kept. */

@@ -1,0 +1,155 @@
+//! The Datasets screen ("Files") as a person uses it: files chosen (the Open dialog's choice
+//! comes from `STRATA_OPEN_FILES`) or dropped are loaded with what was kept said in words; a
+//! table is read a page at a time and asked a question in words (OpenAI replayed on loopback
+//! writes the SQL, shown with its result) or in SQL; a document is read by page and searched
+//! with citations; chat answers from a chosen file and shows the passage it cites; forgetting a
+//! file erases its words from the store.
+
+use std::time::Duration;
+
+use crate::providers::{KEY, openai_replying};
+use crate::webdriver::Session;
+use crate::{Driver, screenshot, seeded};
+
+fn sample(name: &str) -> String {
+    format!("{}/crates/strata-datasets/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// OpenAI's stream of one answer.
+macro_rules! stream {
+    ($text:literal) => {
+        concat!(
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"",
+            $text,
+            "\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"
+        )
+    };
+}
+
+const SQL: &str = "SELECT category, sum(amount) AS spent FROM expenses GROUP BY category ORDER BY spent DESC LIMIT 1";
+
+/// The SQL for a table's question, else an answer citing the first passage.
+fn reply(body: &str) -> &'static str {
+    if body.contains("SQLite SELECT") {
+        stream!("SELECT category, sum(amount) AS spent FROM expenses GROUP BY category ORDER BY spent DESC LIMIT 1")
+    } else {
+        stream!("The deposit is 1,900 euros [1].")
+    }
+}
+
+fn loaded(s: &Session) -> String {
+    s.wait_up_to(Duration::from_secs(120), "the files loaded", |s| {
+        if let Some(e) = s.all("#datasets-error").first() {
+            panic!("loading failed: {}", s.text(e));
+        }
+        s.all("#datasets-loaded").first().map(|e| s.text(e))
+    })
+}
+
+#[test]
+fn files_are_loaded_read_asked_searched_used_in_chat_and_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let (url, seen) = openai_replying(Duration::ZERO, reply);
+    let open = std::env::join_paths([sample("expenses.csv"), sample("contract.pdf")]).unwrap();
+    let env =
+        [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY), ("STRATA_OPEN_FILES", open.to_str().unwrap())];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    // The model that writes SQL is the chat's: OpenAI here.
+    s.click(&s.find("#nav-chat"));
+    s.click(&s.find("#chat-provider option[value=openai]"));
+    s.type_into(&s.find("#chat-model"), "gpt-4o-mini");
+
+    s.click(&s.find("#nav-files"));
+    assert_eq!(s.text(&s.find(".datasets .empty")), "No files yet. Spreadsheets, notes and PDFs you add appear here.");
+    // The window listens for files dropped on it (its permission granted).
+    let listening = "return document.getElementById('datasets').dataset.drop";
+    s.wait_for("the drop listener", |s| (s.execute(listening, serde_json::json!([])) == "ready").then_some(()));
+    s.click(&s.find("#datasets-add"));
+    let said = loaded(&s);
+    assert!(said.contains("Loaded expenses from expenses.csv: 48 rows, 5 columns."), "{said}");
+    assert!(said.contains("Loaded contract from contract.pdf: 3 passages."), "{said}");
+
+    // The table, a page at a time, with what it is.
+    let about = s.wait_for("the table", |s| s.all("#dataset-about").first().map(|e| s.text(e)));
+    assert!(about.starts_with("A table from expenses.csv, loaded"), "{about}");
+    assert!(about.contains("Columns: date, category, description, amount, currency."), "{about}");
+    assert!(s.text(&s.find("table.rows")).contains("2025-01-03"));
+    assert_eq!(s.text(&s.find("#dataset-pager span")), "Rows 1–48 of 48");
+    screenshot(&s, "files-table");
+
+    // A question in words: the SQL the model wrote, then what it found.
+    s.click(&s.find("#tab-ask"));
+    s.type_into(&s.find("#table-question"), "What do I spend most on?");
+    s.click(&s.find("#table-ask"));
+    let shown = s.wait_up_to(Duration::from_secs(60), "the SQL", |s| {
+        if let Some(e) = s.all("#table-error").first() {
+            panic!("the question failed: {}", s.text(e));
+        }
+        s.all("#sql-shown").first().map(|e| s.text(e))
+    });
+    assert_eq!(shown, SQL);
+    let result = s.text(&s.find("#sql-result"));
+    assert!(result.starts_with("openai gpt-4o-mini wrote this SQL:"), "{result}");
+    assert!(result.contains("rent") && result.contains("7600") && result.contains("1 row in"), "{result}");
+    screenshot(&s, "files-question");
+    // SQL by hand that would write is refused, in words.
+    s.click(&s.find(".ask-table summary"));
+    s.type_into(&s.find("#table-sql"), "DELETE FROM expenses");
+    s.click(&s.find("#table-run"));
+    let refused = s.wait_for("the refusal", |s| s.all("#table-error").first().map(|e| s.text(e)));
+    assert!(refused.contains("only a SELECT can run over a dataset"), "{refused}");
+
+    // The document by page, and searched with citations.
+    s.click(&s.find("#dataset-contract"));
+    let page = s.wait_for("the document", |s| {
+        s.all(".dataset-pages .citation").first().map(|_| s.text(&s.find(".dataset-pages")))
+    });
+    assert!(page.contains("page 2, lines 1–4") && page.contains("1,900 euros"), "{page}");
+    s.click(&s.find("#tab-ask"));
+    s.type_into(&s.find("#document-search"), "how much is the deposit");
+    s.click(&s.find("#document-go"));
+    let hit = s.wait_for("a passage", |s| s.all(".document-hit .citation").first().map(|e| s.text(e)));
+    assert_eq!(hit, "[1] contract.pdf, page 2, lines 1–4");
+    screenshot(&s, "files-document");
+
+    // Chat answers from the chosen file and shows what it cites.
+    s.click(&s.find("#nav-chat"));
+    s.click(&s.find("#chat-files input[name=file-contract]"));
+    s.type_into(&s.find("#chat-input"), "How much is the deposit?");
+    s.click(&s.find("#chat-send"));
+    let used = s.wait_up_to(Duration::from_secs(60), "the answer", |s| {
+        if let Some(e) = s.all(".turn .error").first() {
+            panic!("the chat failed: {}", s.text(e));
+        }
+        s.all("#files-used").first().map(|e| s.text(e))
+    });
+    assert_eq!(s.text(&s.find(".turn .answer")), "The deposit is 1,900 euros [1].");
+    assert!(used.contains("[1] contract.pdf, page 2, lines 1–4 · the answer rests on this"), "{used}");
+    screenshot(&s, "chat-files");
+    let asked = seen.lock().unwrap().iter().find(|b| b.contains("How much is the deposit?")).cloned().unwrap();
+    assert!(asked.contains("[1] (contract.pdf, page 2, lines 1–4)"), "{asked}");
+
+    // Forgotten: gone from the list, and its words from the file.
+    s.click(&s.find("#nav-files"));
+    s.click(&s.find("#dataset-contract"));
+    s.click(&s.find("#dataset-forget"));
+    s.click(&s.find("#dataset-forget-yes"));
+    s.wait_for("the file gone", |s| s.all("#dataset-contract").is_empty().then_some(()));
+    assert_eq!(s.all(".dataset-list li").len(), 1);
+    s.end();
+    drop(driver);
+    for file in [db.clone(), db.with_extension("db-wal")] {
+        if let Ok(bytes) = std::fs::read(&file) {
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains("returned within 30 days"),
+                "{} keeps the contract",
+                file.display()
+            );
+        }
+    }
+}
