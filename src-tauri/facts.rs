@@ -68,6 +68,51 @@ pub(crate) async fn extract_conversation(
     Ok(ExtractionView { on: true, turns: report.turns as u32, proposed: count("proposed"), applied: count("applied") })
 }
 
+/// Reads imported conversations (`sessions`) for facts in the background with the chat's
+/// model, one conversation after another, applying or proposing as the settings say; progress
+/// by conversation, stopped by `cancel_job(job)`. What was read stays read: reading again goes
+/// on where it stopped.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn read_imported_facts(
+    state: State<'_, AppState>,
+    job: String,
+    sessions: Vec<String>,
+    model: Option<ChatChoice>,
+    on_progress: Channel<JobProgress>,
+) -> Result<ExtractionView, ApiError> {
+    let settings = Settings::load()?.extraction;
+    if !settings.after_exchanges {
+        return Ok(ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 });
+    }
+    let model: std::sync::Arc<dyn strata_core::ChatModel> = if crate::chat::on_device(&model) {
+        state.extraction_model()?
+    } else {
+        crate::chat::open_provider(model.unwrap_or_default()).await?
+    };
+    let review = settings.review_for(model.as_ref());
+    let mut job = Job::start(&state.jobs, job, on_progress)?;
+    state
+        .run_apart(move |e| {
+            let stop = job.stop_flag();
+            let stopped = "reading the imported conversations was stopped; it goes on where it stopped next time";
+            let mut view = ExtractionView { on: true, turns: 0, proposed: 0, applied: 0 };
+            let total = sessions.len() as u64;
+            for (i, session) in sessions.into_iter().enumerate() {
+                job.stage(&format!("Conversation {} of {total}", i + 1));
+                job.tick(i as u64, total, stopped)?;
+                let params = ExtractParams { session_id: Some(session), review, ..Default::default() };
+                let report = e.extract(&params, model.as_ref(), &mut |_, _| Ok(()), &stop)?;
+                view.turns += report.turns as u32;
+                view.proposed += report.decisions.iter().filter(|d| d.status == "proposed").count() as u32;
+                view.applied += report.decisions.iter().filter(|d| d.status == "applied").count() as u32;
+            }
+            job.tick(total, total, stopped)?;
+            Ok(view)
+        })
+        .await
+}
+
 /// The facts waiting for review, oldest first.
 #[tauri::command]
 #[specta::specta]

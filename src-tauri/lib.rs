@@ -73,6 +73,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         transfer::maintain,
         transfer::cancel_job,
         facts::extract_conversation,
+        facts::read_imported_facts,
         facts::proposed_facts,
         facts::accept_facts,
         facts::reject_facts,

@@ -19,10 +19,33 @@ pub(crate) async fn cancel_job(state: State<'_, AppState>, job: String) -> Resul
     Ok(state.jobs.cancel(&job))
 }
 
-/// Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
-/// memory.json; the format is detected) in one transaction, with progress: a bad or stopped
-/// import changes nothing. A memories document's memory already stored stops it
-/// (`duplicate_key`) unless `on_duplicate` is `skip` or `merge`.
+/// What an import did: Strata's own formats, or another tool's history.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct ImportedView {
+    /// A memories document, a backup or a memory.json.
+    memories: Option<ImportView>,
+    /// ChatGPT's or Claude's conversations, or mem0's memories.
+    history: Option<HistoryView>,
+}
+
+/// Another tool's history imported.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub(crate) struct HistoryView {
+    /// "ChatGPT", "Claude" or "mem0".
+    tool: String,
+    conversations: u32,
+    /// Turns (or mem0 memories) added, and those kept from an earlier import.
+    added: u32,
+    already: u32,
+    /// The conversations that received turns (to read for facts).
+    sessions: Vec<String>,
+}
+
+/// Imports a file's text in one transaction, with progress: ChatGPT's or Claude's
+/// `conversations.json` or mem0's memories (told by their shape), else a seed-002 document, a
+/// JSON Lines backup, or a reference-server memory.json (detected). A bad or stopped import
+/// changes nothing. A memories document's memory already stored stops it (`duplicate_key`)
+/// unless `on_duplicate` is `skip` or `merge`.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn import_file(
@@ -32,14 +55,28 @@ pub(crate) async fn import_file(
     text: String,
     on_duplicate: String,
     on_progress: Channel<JobProgress>,
-) -> Result<ImportView, ApiError> {
+) -> Result<ImportedView, ApiError> {
     let mut job = Job::start(&state.jobs, job, on_progress)?;
     let options = ImportOptions { format: None, on_duplicate: on_duplicate.parse()? };
     state
         .run_apart(move |e| {
+            if strata_api::history::is_history(&text) {
+                job.stage("Reading the conversations");
+                let r = e.import_history(&name, &text)?;
+                let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+                let history = HistoryView {
+                    tool: r.tool,
+                    conversations: clamp(r.conversations),
+                    added: clamp(r.added),
+                    already: clamp(r.already),
+                    sessions: r.sessions,
+                };
+                return Ok(ImportedView { memories: None, history: Some(history) });
+            }
             let stopped = "the import was stopped; nothing was imported";
             let r = e.import_report_with(&name, &mut text.as_bytes(), options, &mut |d, t| job.tick(d, t, stopped))?;
-            Ok(ImportView { format: r.format, imported: r.imported, summary: r.summary.map(|s| s.to_string()) })
+            let view = ImportView { format: r.format, imported: r.imported, summary: r.summary.map(|s| s.to_string()) };
+            Ok(ImportedView { memories: Some(view), history: None })
         })
         .await
 }

@@ -10,6 +10,7 @@ mod datasets;
 mod detail;
 mod driver;
 mod facts;
+mod history;
 mod jobs;
 mod models;
 mod providers;

@@ -4,6 +4,7 @@ import { failed } from "./loaded";
 import { describe } from "./errors";
 import { count } from "./format";
 import { JobBar, useJob } from "./jobs";
+import { HistoryFacts, historyWords, useHistoryFacts } from "./ImportHistory";
 
 const FORMATS: { value: ImportFormat; label: string }[] = [
   { value: "seed", label: "Memories document (JSON)" },
@@ -20,11 +21,13 @@ const UNITS: Record<ImportFormat, [string, string]> = {
 
 type OnDuplicate = "stop" | "skip" | "merge";
 
-// Import a file (the format is found by itself) and export in any of the three formats, each
-// with progress and Cancel. A bad or stopped import changes nothing; one that met memories
-// already stored says which and offers to merge them or skip them.
+// Import a file (the format is found by itself: Strata's own, or ChatGPT's, Claude's or
+// mem0's exports) and export in any of the three formats, each with progress and Cancel. A bad
+// or stopped import changes nothing; one that met memories already stored says which and
+// offers to merge them or skip them. Imported conversations are then read for facts.
 export function Transfer({ onImported }: { onImported: () => void }) {
   const job = useJob();
+  const facts = useHistoryFacts();
   const [format, setFormat] = useState<ImportFormat>("seed");
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -36,10 +39,18 @@ export function Transfer({ onImported }: { onImported: () => void }) {
     setNotice(null);
     setAgain(null);
     const res = await job.run(`Importing ${name}`, (id, ch) => commands.importFile(id, name, text, onDuplicate, ch));
-    if (res.status === "ok") {
-      const what = res.data.format === "graph" ? "entities and relations" : "memories";
-      setNotice(`Imported ${name}: ${res.data.summary ?? `${res.data.imported} ${what}`}.`);
+    if (res.status === "ok" && res.data.history) {
+      const h = res.data.history;
+      setNotice(historyWords(h));
       onImported();
+      if (h.tool !== "mem0" && h.sessions.length > 0) facts.read(h.sessions);
+    } else if (res.status === "ok" && res.data.memories) {
+      const m = res.data.memories;
+      const what = m.format === "graph" ? "entities and relations" : "memories";
+      setNotice(`Imported ${name}: ${m.summary ?? `${m.imported} ${what}`}.`);
+      onImported();
+    } else if (res.status === "ok") {
+      setError(`${name} held nothing to import.`);
     } else if (isDuplicate(res.error)) {
       setError(res.error.message);
       setAgain({ name, text });
@@ -66,7 +77,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
           id="import"
           type="file"
           accept=".json,.jsonl"
-          disabled={job.running}
+          disabled={job.running || facts.job.running}
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = "";
@@ -88,6 +99,7 @@ export function Transfer({ onImported }: { onImported: () => void }) {
         </button>
       </details>
       <JobBar job={job} />
+      <HistoryFacts facts={facts} />
       {notice && (
         <div className="notice" id="notice">
           {notice}

@@ -138,12 +138,13 @@ export const commands = {
 	/**  Forgets a dataset everywhere; false if there was none. */
 	forgetDataset: (name: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("forget_dataset", { name })),
 	/**
-	 *  Imports a file's text (a seed-002 document, a JSON Lines backup, or a reference-server
-	 *  memory.json; the format is detected) in one transaction, with progress: a bad or stopped
-	 *  import changes nothing. A memories document's memory already stored stops it
-	 *  (`duplicate_key`) unless `on_duplicate` is `skip` or `merge`.
+	 *  Imports a file's text in one transaction, with progress: ChatGPT's or Claude's
+	 *  `conversations.json` or mem0's memories (told by their shape), else a seed-002 document, a
+	 *  JSON Lines backup, or a reference-server memory.json (detected). A bad or stopped import
+	 *  changes nothing. A memories document's memory already stored stops it (`duplicate_key`)
+	 *  unless `on_duplicate` is `skip` or `merge`.
 	 */
-	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<ImportView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
+	importFile: (job: string, name: string, text: string, onDuplicate: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<ImportedView_Serialize, ApiError>(__TAURI_INVOKE("import_file", { job, name, text, onDuplicate, onProgress })),
 	/**
 	 *  Where to export: the system's Save dialog, opened in the Downloads folder on a dated name
 	 *  for the format; `None` when the person cancels. (`STRATA_SAVE_AS` names the file instead of
@@ -175,6 +176,13 @@ export const commands = {
 	 *  settings say; reports progress by part and stops on `cancel_job(job)`.
 	 */
 	extractConversation: (job: string, conversation: string, model: ChatChoice_Deserialize | null, onProgress: Channel<JobProgress_Deserialize>) => typedError<ExtractionView, ApiError>(__TAURI_INVOKE("extract_conversation", { job, conversation, model, onProgress })),
+	/**
+	 *  Reads imported conversations (`sessions`) for facts in the background with the chat's
+	 *  model, one conversation after another, applying or proposing as the settings say; progress
+	 *  by conversation, stopped by `cancel_job(job)`. What was read stays read: reading again goes
+	 *  on where it stopped.
+	 */
+	readImportedFacts: (job: string, sessions: string[], model: ChatChoice_Deserialize | null, onProgress: Channel<JobProgress_Deserialize>) => typedError<ExtractionView, ApiError>(__TAURI_INVOKE("read_imported_facts", { job, sessions, model, onProgress })),
 	/**  The facts waiting for review, oldest first. */
 	proposedFacts: () => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("proposed_facts")),
 	/**  Accepts proposals (all or none), each as proposed or as edited. */
@@ -1969,6 +1977,18 @@ export type HealthView_Serialize = {
 	tables: ([string, number | null])[],
 };
 
+/**  Another tool's history imported. */
+export type HistoryView = {
+	/**  "ChatGPT", "Claude" or "mem0". */
+	tool: string,
+	conversations: number,
+	/**  Turns (or mem0 memories) added, and those kept from an earlier import. */
+	added: number,
+	already: number,
+	/**  The conversations that received turns (to read for facts). */
+	sessions: string[],
+};
+
 /**  Import/export file formats. */
 export type ImportFormat = 
 /**  The seed-002 JSON document. */
@@ -1999,6 +2019,25 @@ export type ImportView_Serialize = {
 	imported: number | null,
 	/**  A memories document's outcome in words: "3 added, 2 merged, 1 already there". */
 	summary?: string,
+};
+
+/**  What an import did: Strata's own formats, or another tool's history. */
+export type ImportedView = ImportedView_Serialize | ImportedView_Deserialize;
+
+/**  What an import did: Strata's own formats, or another tool's history. */
+export type ImportedView_Deserialize = {
+	/**  A memories document, a backup or a memory.json. */
+	memories?: ImportView_Deserialize | null,
+	/**  ChatGPT's or Claude's conversations, or mem0's memories. */
+	history?: HistoryView | null,
+};
+
+/**  What an import did: Strata's own formats, or another tool's history. */
+export type ImportedView_Serialize = {
+	/**  A memories document, a backup or a memory.json. */
+	memories: ImportView_Serialize | null,
+	/**  ChatGPT's or Claude's conversations, or mem0's memories. */
+	history: HistoryView | null,
 };
 
 /**  A memory that went into a prompt. */

@@ -12,6 +12,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Rows of the table shown to the model.
 const SAMPLE_ROWS: usize = 3;
+/// A text column with at most this many values has them listed for the model (it then writes
+/// `country = 'Italy'`, not `city = 'Italy'`, and spells values as the table does).
+const LISTED_VALUES: usize = 12;
 
 const INSTRUCTIONS: &str = "You write one SQLite SELECT statement that answers the question from the table \
 described below. Use only its columns, by the names given. Reply with the statement alone: no explanation, \
@@ -30,11 +33,15 @@ pub struct TableAnswer {
     pub model: String,
 }
 
-/// The table as the model reads it: its name, typed columns with the file's headers, and its
-/// first rows.
-fn describe(d: &Dataset, rows: &[Vec<strata_core::datasets::Cell>]) -> String {
-    let columns: Vec<String> =
-        d.columns.iter().map(|c| format!("  {} {} -- \"{}\"", c.name, c.kind.sql(), c.header)).collect();
+/// The table as the model reads it: its name, typed columns with the file's headers and what
+/// each holds (`values`), and its first rows.
+fn describe(d: &Dataset, values: &[String], rows: &[Vec<strata_core::datasets::Cell>]) -> String {
+    let columns: Vec<String> = d
+        .columns
+        .iter()
+        .zip(values)
+        .map(|(c, v)| format!("  {} {} -- \"{}\"{v}", c.name, c.kind.sql(), c.header))
+        .collect();
     let sample: Vec<String> = rows
         .iter()
         .map(|r| r.iter().map(|c| c.display()).collect::<Vec<_>>().join(" | "))
@@ -69,10 +76,11 @@ impl Engine {
             return Err(ApiError::invalid(format!("{name} is a document: search it instead of asking SQL of it")));
         }
         let rows = self.dataset_rows(name, 0, SAMPLE_ROWS)?;
+        let values: Vec<String> = d.columns.iter().map(|c| self.column_values(&d.name, &c.name)).collect();
         let request = ChatRequest {
             messages: vec![
                 Message::system(INSTRUCTIONS),
-                Message::user(format!("{}\n\nQuestion: {question}", describe(&d, &rows))),
+                Message::user(format!("{}\n\nQuestion: {question}", describe(&d, &values, &rows))),
             ],
             max_tokens: Some(300),
             temperature: Some(0.0),
@@ -92,6 +100,27 @@ impl Engine {
             .query_dataset(name, &sql, limits)
             .map_err(|e| ApiError::new(e.code, format!("{who} wrote `{sql}`: {}", e.message)))?;
         Ok(TableAnswer { question: question.to_string(), sql, answer, model: who })
+    }
+}
+
+impl Engine {
+    /// What a column holds, for the model: its values when they are few ("; one of: bus, car"),
+    /// else its range ("; from 2024-01-01 to 2025-12-27"); nothing when it cannot be read quickly.
+    fn column_values(&self, table: &str, column: &str) -> String {
+        let limits = SqlLimits { rows: LISTED_VALUES + 1, time: std::time::Duration::from_millis(500) };
+        let quoted = format!("\"{}\"", column.replace('"', "\"\""));
+        let sql = format!("SELECT DISTINCT {quoted} FROM {table} WHERE {quoted} IS NOT NULL ORDER BY 1");
+        let Ok(listed) = self.query_dataset(table, &sql, limits) else { return String::new() };
+        let texts: Vec<String> = listed.rows.iter().filter_map(|r| r.first()).map(|c| c.display()).collect();
+        let numeric = listed.rows.iter().all(|r| !matches!(r.first(), Some(strata_core::datasets::Cell::Text(_))));
+        if !listed.cut_off && !numeric {
+            return format!("; one of: {}", texts.join(", "));
+        }
+        let sql = format!("SELECT min({quoted}), max({quoted}) FROM {table}");
+        match self.query_dataset(table, &sql, limits).ok().and_then(|a| a.rows.into_iter().next()) {
+            Some(r) if r.len() == 2 => format!("; from {} to {}", r[0].display(), r[1].display()),
+            _ => String::new(),
+        }
     }
 }
 

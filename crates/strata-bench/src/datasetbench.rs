@@ -1,7 +1,9 @@
 //! Datasets at scale (`strata bench datasets`, inputs from `scripts/datasets_bench_data.py`):
 //! a large CSV read and kept until SQL can query it, then SQL latency; a long PDF read, kept and
 //! embedded; search latency (keyword, and keyword with meaning) over a table's first N rows
-//! kept as a dataset of their own and embedded; a ChatGPT export imported.
+//! kept as a dataset of their own and embedded; a ChatGPT export imported; and what a window
+//! searching memories meanwhile waits while the large CSV is kept by another engine (as the
+//! desktop loads files apart).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -63,6 +65,44 @@ pub struct DatasetBenchReport {
     pub hybrid: Option<Latency>,
     /// The ChatGPT export: conversations, turns and seconds.
     pub chatgpt: Option<(u64, u64, f64)>,
+    /// Searches of the memories by another engine on the same file while the CSV was kept.
+    pub beside_load: Option<BesideLoad>,
+}
+
+/// What a window's searches waited while a large file was kept beside them.
+#[derive(Debug, Clone, Serialize)]
+pub struct BesideLoad {
+    /// Searches made (one every 50 ms while the load ran).
+    pub searches: usize,
+    /// Their latency.
+    pub latency: Latency,
+    /// The slowest.
+    pub max_ms: f64,
+    /// How long the load took meanwhile.
+    pub load_s: f64,
+}
+
+/// The window's engine searching the example memories every 50 ms while another engine on the
+/// same file reads and keeps `csv`.
+fn beside_load(workdir: &Path, csv: &Path) -> ApiResult<BesideLoad> {
+    let path = workdir.join("beside.db");
+    let mut window = Engine::open(&path, EngineOptions::default())?;
+    window.demo()?;
+    let mut loader = Engine::open(&path, EngineOptions::default())?;
+    let csv = csv.to_path_buf();
+    let started = Instant::now();
+    let load = std::thread::spawn(move || keep(&mut loader, &csv, "big"));
+    let mut ms = Vec::new();
+    while !load.is_finished() {
+        let t = Instant::now();
+        window.search("Napoleon exile", strata_core::Filter::default(), 10, ("", ""))?;
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    load.join().map_err(|_| strata_core::Error::invalid("the load beside the searches panicked"))??;
+    let load_s = started.elapsed().as_secs_f64();
+    let max_ms = ms.iter().copied().fold(0.0, f64::max);
+    Ok(BesideLoad { searches: ms.len(), latency: latency(ms), max_ms, load_s })
 }
 
 /// The files to measure (any may be left out).
@@ -105,6 +145,7 @@ pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> 
         keyword: None,
         hybrid: None,
         chatgpt: None,
+        beside_load: None,
     };
     if let Some(csv) = inputs.csv {
         report.csv = Some(keep(&mut engine, csv, "big")?);
@@ -118,6 +159,7 @@ pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> 
             report.sql.push((sql.to_string(), latency(ms)));
         }
         search(&mut store("search")?, csv, embedder.clone(), inputs.search_rows, &mut report)?;
+        report.beside_load = Some(beside_load(workdir, csv)?);
     }
     if let Some(pdf) = inputs.pdf {
         let mut engine = store("pdf")?;

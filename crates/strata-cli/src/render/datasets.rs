@@ -212,6 +212,16 @@ impl Out {
                 p.embed_s.unwrap_or(0.0)
             );
         }
+        if let Some(b) = &r.beside_load {
+            say!(
+                "Memory searches while the CSV was kept beside them ({:.1} s): {} searches, p50 {:.1} / p95 {:.1} / max {:.1} ms",
+                b.load_s,
+                b.searches,
+                b.latency.p50_ms,
+                b.latency.p95_ms,
+                b.max_ms
+            );
+        }
         if let Some((conversations, turns, s)) = r.chatgpt {
             say!("ChatGPT export: {conversations} conversations, {turns} turns imported in {s:.1} s");
         }

@@ -80,4 +80,12 @@ fn a_damaged_export_names_the_conversation_and_imports_nothing() {
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("conversations.json"), "{}", r.stderr);
     assert_eq!(e.json(&["stats"])["memories"], 0, "nothing of either was imported");
+    // mem0's memories: two with one id are refused, naming both.
+    let mem0 = std::fs::read_to_string(export("mem0-memories.json")).unwrap();
+    let file = e.dir.path().join("mem0.json");
+    std::fs::write(&file, mem0.replace("3f8a2c1e-2", "3f8a2c1e-1")).unwrap();
+    let r = e.run(&["import", file.to_str().unwrap()]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("memories 1 and 2 have the same id (3f8a2c1e-1)"), "{}", r.stderr);
+    assert_eq!(e.json(&["stats"])["memories"], 0);
 }

@@ -307,12 +307,22 @@ pub fn read_mem0(file: &str, text: &str) -> Result<Vec<Mem0Memory>> {
     let items = match export {
         Mem0Export::Wrapped { results } | Mem0Export::List(results) => results,
     };
+    let mut seen = std::collections::HashMap::new();
     items
         .into_iter()
         .enumerate()
         .map(|(i, m)| {
             if m.memory.trim().is_empty() {
                 return Err(Error::bad_import(file, 1, format!("memory {} ({}) is empty", i + 1, m.id)));
+            }
+            // One id is one memory: two with the same id would be kept once, and which one is a
+            // guess.
+            if let Some(first) = seen.insert(m.id.clone(), i + 1) {
+                return Err(Error::bad_import(
+                    file,
+                    1,
+                    format!("memories {first} and {} have the same id ({}): one id is one memory", i + 1, m.id),
+                ));
             }
             let created_at = match &m.created_at {
                 Some(t) => Some(DateTime::parse_from_rfc3339(t).map(|t| t.with_timezone(&Utc)).map_err(|e| {
