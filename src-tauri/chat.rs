@@ -23,6 +23,14 @@ pub(crate) struct ChatMessage {
     content: String,
 }
 
+/// Who answers and from what: the model (none: the on-device one) and the person's files
+/// (datasets) the answer may draw on.
+#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
+pub(crate) struct TurnChoice {
+    model: Option<ChatChoice>,
+    datasets: Vec<String>,
+}
+
 /// What an answer under way tells the window.
 #[derive(Debug, Clone, serde::Serialize, specta::Type)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "value")]
@@ -45,10 +53,10 @@ pub(crate) async fn chat(
     conversation: String,
     question: String,
     history: Vec<ChatMessage>,
-    model: Option<ChatChoice>,
-    datasets: Vec<String>,
+    choice: TurnChoice,
     on_event: Channel<ChatEvent>,
 ) -> Result<ChatTurnView, ApiError> {
+    let TurnChoice { model, datasets } = choice;
     let model = match model.filter(|c| c.provider != ON_DEVICE) {
         None => state.chat_model()?,
         Some(c) => open_provider(c).await?,

@@ -408,7 +408,7 @@ export function Chat({
     const id = `job-${Date.now()}`;
     setJob(id);
     const model = choice.provider === "on-device" ? null : choice;
-    const res = await commands.chat(id, conversation, question, history, model, files.chosen, onEvent);
+    const res = await commands.chat(id, conversation, question, history, { model, datasets: files.chosen }, onEvent);
     setJob(null);
     const ok = !failed(res, (words) => update(index, (e) => ({ ...e, error: words })));
     if (ok) update(index, (e) => ({ ...e, answer: res.data.answer, turn: res.data, id: res.data.recorded_id }));

@@ -93,7 +93,7 @@ export const commands = {
 	 *  over `on_event` piece by piece, after the memories found ([`ChatEvent`]); the exchange is remembered in `conversation`. `cancel_job(job)` stops the
 	 *  answer where it is (`finish: "cancelled"`), and a stopped answer is not remembered.
 	 */
-	chat: (job: string, conversation: string, question: string, history: ChatMessage[], model: ChatChoice_Deserialize | null, datasets: string[], onEvent: Channel<ChatEvent_Deserialize>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, model, datasets, onEvent })),
+	chat: (job: string, conversation: string, question: string, history: ChatMessage[], choice: TurnChoice_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<ChatTurnView_Serialize, ApiError>(__TAURI_INVOKE("chat", { job, conversation, question, history, choice, onEvent })),
 	/**  The conversations kept, the one used last first. */
 	conversations: () => typedError<ConversationView[], ApiError>(__TAURI_INVOKE("conversations")),
 	/**  A kept conversation's turns, oldest first. */
@@ -3385,6 +3385,30 @@ export type TrainingSettings_Deserialize = {
 export type TrainingSettings_Serialize = {
 	/**  What makes a memory a training candidate. */
 	criteria: CandidateCriteria_Serialize,
+};
+
+/**
+ *  Who answers and from what: the model (none: the on-device one) and the person's files
+ *  (datasets) the answer may draw on.
+ */
+export type TurnChoice = TurnChoice_Serialize | TurnChoice_Deserialize;
+
+/**
+ *  Who answers and from what: the model (none: the on-device one) and the person's files
+ *  (datasets) the answer may draw on.
+ */
+export type TurnChoice_Deserialize = {
+	model?: ChatChoice_Deserialize | null,
+	datasets: string[],
+};
+
+/**
+ *  Who answers and from what: the model (none: the on-device one) and the person's files
+ *  (datasets) the answer may draw on.
+ */
+export type TurnChoice_Serialize = {
+	model: ChatChoice_Serialize | null,
+	datasets: string[],
 };
 
 /**
