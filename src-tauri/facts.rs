@@ -31,6 +31,29 @@ pub(crate) struct Acceptance {
     fact: Option<String>,
 }
 
+impl ExtractionView {
+    /// Nothing read: the settings turn extraction after chats off.
+    fn off() -> ExtractionView {
+        ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 }
+    }
+}
+
+/// What reads conversations for facts, as the settings say (none when they turn extraction
+/// after chats off): the chat's model (the on-device one in an instance of its own) and
+/// whether facts wait for review.
+async fn extractor_for(state: &AppState, model: Option<ChatChoice>) -> Result<Option<Extractor>, ApiError> {
+    let settings = Settings::load()?.extraction;
+    if !settings.after_exchanges {
+        return Ok(None);
+    }
+    let model: std::sync::Arc<dyn strata_core::ChatModel> = if crate::chat::on_device(&model) {
+        state.extraction_model()?
+    } else {
+        crate::chat::open_provider(model.unwrap_or_default()).await?
+    };
+    Ok(Some(Extractor { review: settings.review_for(model.as_ref()), model }))
+}
+
 /// Reads the turns of `conversation` not read yet for facts, with the chat's model (the
 /// on-device one in an instance of its own), applying them or keeping them for review as the
 /// settings say; reports progress by part and stops on `cancel_job(job)`.
@@ -43,17 +66,8 @@ pub(crate) async fn extract_conversation(
     model: Option<ChatChoice>,
     on_progress: Channel<JobProgress>,
 ) -> Result<ExtractionView, ApiError> {
-    let settings = Settings::load()?.extraction;
-    if !settings.after_exchanges {
-        return Ok(ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 });
-    }
     strata_api::conversations::check_conversation_id(&conversation)?;
-    let model: std::sync::Arc<dyn strata_core::ChatModel> = if crate::chat::on_device(&model) {
-        state.extraction_model()?
-    } else {
-        crate::chat::open_provider(model.unwrap_or_default()).await?
-    };
-    let extractor = Extractor { review: settings.review_for(model.as_ref()), model };
+    let Some(extractor) = extractor_for(&state, model).await? else { return Ok(ExtractionView::off()) };
     let mut job = Job::start(&state.jobs, job, on_progress)?;
     let report = state
         .run_apart(move |e| {
@@ -81,16 +95,9 @@ pub(crate) async fn read_imported_facts(
     model: Option<ChatChoice>,
     on_progress: Channel<JobProgress>,
 ) -> Result<ExtractionView, ApiError> {
-    let settings = Settings::load()?.extraction;
-    if !settings.after_exchanges {
-        return Ok(ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 });
-    }
-    let model: std::sync::Arc<dyn strata_core::ChatModel> = if crate::chat::on_device(&model) {
-        state.extraction_model()?
-    } else {
-        crate::chat::open_provider(model.unwrap_or_default()).await?
+    let Some(Extractor { model, review }) = extractor_for(&state, model).await? else {
+        return Ok(ExtractionView::off());
     };
-    let review = settings.review_for(model.as_ref());
     let mut job = Job::start(&state.jobs, job, on_progress)?;
     state
         .run_apart(move |e| {

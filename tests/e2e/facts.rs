@@ -12,7 +12,7 @@ const FACTS: &str = include_str!("../../crates/strata-providers/tests/fixtures/o
 
 /// What the loopback OpenAI answers: facts for an extraction request, the recorded answer
 /// otherwise.
-fn reply(body: &str) -> &'static str {
+pub(crate) fn reply(body: &str) -> &'static str {
     if body.contains("You extract facts") { FACTS } else { ANSWER }
 }
 

@@ -10,12 +10,7 @@ use serde_json::{Value, json};
 use crate::webdriver::Session;
 use crate::{Driver, screenshot};
 
-const ANSWER: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_text.sse");
-const FACTS: &str = include_str!("../../crates/strata-providers/tests/fixtures/openai/stream_extract_facts.sse");
-
-fn reply(body: &str) -> &'static str {
-    if body.contains("You extract facts") { FACTS } else { ANSWER }
-}
+use crate::facts::reply;
 
 /// A ChatGPT conversation of one question and its answer, in the export's shape.
 fn conversation(id: &str, title: &str, at: f64, question: &str, answer: &str) -> Value {

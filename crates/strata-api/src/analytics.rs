@@ -224,7 +224,9 @@ impl Engine {
 
     /// Keeps a usage record of a recall that took `took` (when the options keep them),
     /// and lets older records than the options keep go; returns the record's id. A record that
-    /// cannot be written is logged, never an error: recall does not fail for analytics.
+    /// cannot be written is logged, never an error: recall does not fail for analytics. A
+    /// search's record waits while another writer holds the lock (a large file being kept):
+    /// the search box never waits for a write; it is written with the next record.
     pub(crate) fn record_recall(
         &mut self,
         purpose: Purpose,
@@ -241,20 +243,41 @@ impl Engine {
         let days = self.options().recall_records_days?;
         let latency_ms = took.as_secs_f64() * 1000.0;
         let keep_since = self.now() - chrono::Duration::days(i64::from(days));
+        let this = PendingRecall { purpose, query: query.to_string(), latency_ms, hits, prompt };
+        if purpose == Purpose::Search && self.store_view().writer_busy().unwrap_or(false) {
+            self.pending_recalls.push(this);
+            return None;
+        }
+        let mut ids = Vec::new();
+        for r in std::mem::take(&mut self.pending_recalls).into_iter().chain([this]) {
+            ids.push(self.write_recall(r, keep_since));
+        }
+        ids.pop().flatten()
+    }
+
+    /// Writes the searches' records put off while another writer held the lock.
+    pub(crate) fn write_pending_recalls(&mut self) {
+        let Some(days) = self.options().recall_records_days else { return };
+        let keep_since = self.now() - chrono::Duration::days(i64::from(days));
+        for r in std::mem::take(&mut self.pending_recalls) {
+            self.write_recall(r, keep_since);
+        }
+    }
+
+    fn write_recall(&mut self, r: PendingRecall, keep_since: chrono::DateTime<chrono::Utc>) -> Option<i64> {
         let (user, agent, client) =
             (self.options().user_id.clone(), self.options().agent_id.clone(), self.options().client.clone());
         let record = RecallRecord {
             user_id: &user,
             agent_id: agent.as_deref(),
             client: Some(&client),
-            purpose,
-            query,
-            latency_ms,
-            hits,
-            prompt,
+            purpose: r.purpose,
+            query: &r.query,
+            latency_ms: r.latency_ms,
+            hits: r.hits,
+            prompt: r.prompt,
         };
-        let store = self.store();
-        match store.record_recall(&record, Some(keep_since)) {
+        match self.store().record_recall(&record, Some(keep_since)) {
             Ok(id) => Some(id),
             Err(e) => {
                 tracing::warn!("a recall could not be recorded for analytics: {e}");
@@ -295,6 +318,15 @@ impl Engine {
         let user = self.options().user_id.clone();
         Ok(self.store().record_feedback(&user, m.id, about, helpful)?)
     }
+}
+
+/// A recall's usage record not written yet.
+pub(crate) struct PendingRecall {
+    purpose: Purpose,
+    query: String,
+    latency_ms: f64,
+    hits: Vec<RecallHit>,
+    prompt: Option<PromptRecord>,
 }
 
 /// How the prompt `report` describes used its budget, for `model`.

@@ -169,6 +169,9 @@ pub struct Engine {
     worker: Option<Arc<EmbedWorker>>,
     /// Tokenizers by model name, loaded on first use.
     pub(crate) model_tokens: std::collections::HashMap<String, Arc<crate::context::ModelTokens>>,
+    /// Searches' usage records put off while another writer held the lock (written with the
+    /// next record made when it is free).
+    pub(crate) pending_recalls: Vec<crate::analytics::PendingRecall>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -194,7 +197,14 @@ impl Engine {
             Some(location) => Store::open_location(location, clock)?,
             None => Store::open_with_clock(path, clock)?,
         };
-        Ok(Engine { store, opts, embedder: None, worker: None, model_tokens: Default::default() })
+        Ok(Engine {
+            store,
+            opts,
+            embedder: None,
+            worker: None,
+            model_tokens: Default::default(),
+            pending_recalls: Vec::new(),
+        })
     }
 
     /// Uses `embedder` for recall, and with `background` embeds new and changed memories on a
@@ -219,6 +229,7 @@ impl Engine {
             embedder: self.embedder.clone(),
             worker: self.worker.clone(),
             model_tokens: Default::default(),
+            pending_recalls: Vec::new(),
         })
     }
 
@@ -611,6 +622,7 @@ impl Engine {
     /// Writes pending access records now (they are also written when the engine is dropped).
     pub fn flush(&mut self) -> ApiResult<()> {
         self.store.flush_accesses()?;
+        self.write_pending_recalls();
         Ok(())
     }
 
@@ -618,7 +630,11 @@ impl Engine {
     /// ([`strata_core::store::ACCESS_FLUSH_AFTER_SECS`]): what a long-running program calls
     /// about every second ([`flush_periodically`]), so counts survive a kill.
     pub fn flush_due(&mut self) -> ApiResult<usize> {
-        Ok(self.store.flush_due_accesses()?)
+        let written = self.store.flush_due_accesses()?;
+        if !self.pending_recalls.is_empty() && !self.store.writer_busy()? {
+            self.write_pending_recalls();
+        }
+        Ok(written)
     }
 }
 

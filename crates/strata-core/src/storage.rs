@@ -239,6 +239,15 @@ pub(crate) fn not_on_postgres() -> Error {
 }
 
 impl Engine {
+    /// Whether another writer holds the write lock now (asked without waiting).
+    pub(crate) fn writer_busy(&self) -> Result<bool> {
+        match self {
+            Engine::Sqlite(db) => db.writer_busy(),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.writer_busy(),
+        }
+    }
+
     /// Starts the one write transaction (see the module's note on one writer).
     pub(crate) fn write(&mut self) -> Result<EngineTx<'_>> {
         Ok(match self {

@@ -235,11 +235,18 @@ impl Store {
     }
 
     /// Writes the pending accesses if the oldest is [`ACCESS_FLUSH_AFTER_SECS`] old: what a
-    /// long-running program calls every second or so.
+    /// long-running program calls every second or so. While another writer holds the lock (a
+    /// large file being kept) they wait for a later call: a read never waits for a write.
     pub fn flush_due_accesses(&mut self) -> Result<usize> {
         let due =
             self.pending_since.is_some_and(|since| (self.clock.now() - since).num_seconds() >= ACCESS_FLUSH_AFTER_SECS);
-        if due { self.flush_accesses() } else { Ok(0) }
+        if due && !self.writer_busy()? { self.flush_accesses() } else { Ok(0) }
+    }
+
+    /// Whether another writer (another engine or process) holds the write lock now, asked
+    /// without waiting: work that can be put off puts itself off.
+    pub fn writer_busy(&self) -> Result<bool> {
+        self.engine.writer_busy()
     }
 
     /// Writes the pending accesses, one `accessed` event per memory, in one transaction.

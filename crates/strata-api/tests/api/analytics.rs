@@ -98,3 +98,26 @@ fn recalls_are_recorded_measured_forgotten_with_their_memory_aged_out_and_cleare
     quiet.recall("bicycle", Filter::default(), 5).unwrap();
     assert_eq!(quiet.recall_metrics(&Range::default()).unwrap().recalls, 0);
 }
+
+/// While another writer holds the lock (a large file being kept), a search and the periodic
+/// flush never wait for it: the search's record and the accesses are written once it is free.
+#[test]
+fn a_search_never_waits_for_another_writer_and_its_records_follow() {
+    let db = Db::new();
+    let mut e = db.engine("ana", None);
+    let pixel = e.add(fact("pixel", "a grey tabby cat")).unwrap().id;
+    let mut other = strata_core::Store::open(db.dir.path().join("s.db")).unwrap();
+    let writing = other.write().unwrap();
+    let started = std::time::Instant::now();
+    assert_eq!(e.searched("grey tabby", Filter::default(), 10).unwrap(), 1);
+    db.clock.advance(chrono::Duration::seconds(5));
+    assert_eq!(e.flush_due().unwrap(), 0, "the accesses wait");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "waited {:?}", started.elapsed());
+    assert_eq!(db.engine("ana", None).recall_metrics(&Range::default()).unwrap().recalls, 0);
+    drop(writing);
+    assert_eq!(e.flush_due().unwrap(), 1, "the accesses are written once the lock is free");
+    let m = db.engine("ana", None).recall_metrics(&Range::default()).unwrap();
+    assert_eq!((m.recalls, m.searches), (1, 1), "the search's record follows");
+    let seen = e.get(&Target::new(&pixel), None).unwrap();
+    assert_eq!(seen.access_count, 1);
+}

@@ -119,6 +119,18 @@ impl Pg {
     }
 }
 
+impl Pg {
+    /// Whether another session holds the writers' lock now (asked without waiting).
+    pub(crate) fn writer_busy(&self) -> Result<bool> {
+        let mut client = self.client.borrow_mut();
+        let got: bool = client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])?.get(0);
+        if got {
+            client.execute("SELECT pg_advisory_unlock($1)", &[&WRITER_LOCK])?;
+        }
+        Ok(!got)
+    }
+}
+
 /// A write transaction (see [`Pg::write`]); dropped without [`PgTx::commit`], it rolls back.
 pub(crate) struct PgTx<'a>(RefCell<postgres::Transaction<'a>>);
 

@@ -63,6 +63,19 @@ impl Db {
     pub(crate) fn write(&mut self) -> Result<Tx<'_>> {
         Ok(Tx(self.0.transaction_with_behavior(TransactionBehavior::Immediate)?))
     }
+
+    /// Whether another connection holds the write lock now: asked by taking it without
+    /// waiting and letting it go at once.
+    pub(crate) fn writer_busy(&self) -> Result<bool> {
+        self.0.busy_timeout(std::time::Duration::ZERO)?;
+        let tried = self.0.execute_batch("BEGIN IMMEDIATE; ROLLBACK;");
+        self.0.busy_timeout(schema::BUSY_TIMEOUT)?;
+        match tried.map_err(Error::from) {
+            Ok(()) => Ok(false),
+            Err(Error::Busy) => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// A write transaction (see [`Db::write`]); dropped without [`Tx::commit`], it rolls back.
