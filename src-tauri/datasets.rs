@@ -294,6 +294,18 @@ pub(crate) async fn dataset_passages(
         .await
 }
 
+/// Where a document's page or heading starts among its passages (the offset of its first).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn dataset_section(
+    state: State<'_, AppState>,
+    name: String,
+    page: Option<u32>,
+    line: u32,
+) -> Result<u32, ApiError> {
+    state.run(move |e| Ok(count(e.dataset_section_offset(&name, page, line)?))).await
+}
+
 /// One read-only `SELECT` over a table, as the person wrote it.
 #[tauri::command]
 #[specta::specta]

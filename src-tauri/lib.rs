@@ -62,6 +62,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         datasets::embed_datasets,
         datasets::dataset_rows,
         datasets::dataset_passages,
+        datasets::dataset_section,
         datasets::dataset_sql,
         datasets::ask_dataset,
         datasets::search_datasets,

@@ -110,6 +110,13 @@ fn files_are_loaded_read_asked_searched_used_in_chat_and_forgotten() {
         s.all(".dataset-pages .citation").first().map(|_| s.text(&s.find(".dataset-pages")))
     });
     assert!(page.contains("page 2, lines 1–4") && page.contains("1,900 euros"), "{page}");
+    // Its outline takes the reader to a page.
+    s.click(&s.find("#document-outline option[value='2']"));
+    let third = s.wait_for("page 3", |s| {
+        s.all(".dataset-pages .citation").first().map(|e| s.text(e)).filter(|t| t.starts_with("page 3"))
+    });
+    assert!(third.starts_with("page 3, lines"), "{third}");
+    assert_eq!(s.text(&s.find("#dataset-pager span")), "Passages 3–3 of 3");
     s.click(&s.find("#tab-ask"));
     s.type_into(&s.find("#document-search"), "how much is the deposit");
     s.click(&s.find("#document-go"));

@@ -24,6 +24,35 @@ function Pager({ from, shown, total, unit, onMove }: { from: number; shown: numb
   );
 }
 
+// A document's pages and headings, each taking the reader to its first passage.
+function Outline({ dataset: d, onGo }: { dataset: DatasetView; onGo: (offset: number) => void }) {
+  if (d.sections.length < 2) return null;
+  const label = (s: DatasetView["sections"][number]) =>
+    s.page != null && s.depth === 0
+      ? `Page ${s.page}${s.heading ? ` — ${s.heading}` : ""}`
+      : `${"\u00a0\u00a0".repeat(Math.max(0, s.depth - 1))}${s.heading ?? ""}`;
+  const go = async (i: number) => {
+    const s = d.sections[i];
+    const r = await commands.datasetSection(d.name, s.page ?? null, s.line);
+    if (!failed(r)) onGo(r.data);
+  };
+  return (
+    <label className="outline">
+      Go to{" "}
+      <select id="document-outline" defaultValue="" onChange={(e) => e.target.value !== "" && go(Number(e.target.value))}>
+        <option value="" disabled>
+          a page or heading…
+        </option>
+        {d.sections.map((s, i) => (
+          <option key={i} value={i}>
+            {label(s)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 // A table a page of rows at a time, or a document a page of passages at a time, each with
 // its page, heading and lines.
 function Pages({ dataset: d }: { dataset: DatasetView }) {
@@ -40,6 +69,7 @@ function Pages({ dataset: d }: { dataset: DatasetView }) {
   const shown = d.table ? (rows?.rows.length ?? 0) : (passages?.length ?? 0);
   return (
     <div className="dataset-pages">
+      {!d.table && <Outline dataset={d} onGo={setFrom} />}
       {d.table && rows && <RowsTable view={rows} first={from + 1} />}
       {!d.table &&
         passages?.map((p, i) => (

@@ -123,6 +123,8 @@ export const commands = {
 	datasetRows: (name: string, offset: number, limit: number) => typedError<RowsView, ApiError>(__TAURI_INVOKE("dataset_rows", { name, offset, limit })),
 	/**  A page of a document's passages (or a table's rows as text), in order. */
 	datasetPassages: (name: string, offset: number, limit: number) => typedError<PassageView[], ApiError>(__TAURI_INVOKE("dataset_passages", { name, offset, limit })),
+	/**  Where a document's page or heading starts among its passages (the offset of its first). */
+	datasetSection: (name: string, page: number | null, line: number) => typedError<number, ApiError>(__TAURI_INVOKE("dataset_section", { name, page, line })),
 	/**  One read-only `SELECT` over a table, as the person wrote it. */
 	datasetSql: (name: string, sql: string) => typedError<SqlView_Serialize, ApiError>(__TAURI_INVOKE("dataset_sql", { name, sql })),
 	/**

@@ -80,6 +80,12 @@ impl Engine {
         Ok(self.store_view().dataset_chunks(self.user(), name, offset, limit)?)
     }
 
+    /// Where a document's page or heading (beginning on `page`, at `line`) starts among its
+    /// passages: the offset to read them from.
+    pub fn dataset_section_offset(&self, name: &str, page: Option<u32>, line: u32) -> ApiResult<u64> {
+        Ok(self.store_view().dataset_section_offset(self.user(), name, page, line)?)
+    }
+
     /// One read-only `SELECT` over a table dataset, which it calls by its name (the seed's
     /// `queryDataset`). Writes, other tables and the schema are refused, saying what was tried.
     pub fn query_dataset(&self, name: &str, sql: &str, limits: SqlLimits) -> ApiResult<SqlAnswer> {

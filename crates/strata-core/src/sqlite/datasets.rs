@@ -184,6 +184,25 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Where the section of `user`'s document `name` that begins on `page` (a PDF's) at `line`
+    /// starts among its chunks in order: the offset of its first chunk (the number of chunks,
+    /// past the end, when none is at or after it).
+    pub fn dataset_section_offset(&self, user: &str, name: &str, page: Option<u32>, line: u32) -> Result<u64> {
+        let db = self.datasets_db()?;
+        let (rid, _) = find(db, user, name)?.ok_or_else(|| unknown(name))?;
+        let first_after = "SELECT min(ordinal) FROM dataset_chunks WHERE dataset_rid = ?1 \
+             AND (coalesce(page, 0) > ?2 OR (coalesce(page, 0) = ?2 AND line_end >= ?3))";
+        let n: i64 = db.query_row(
+            &format!(
+                "SELECT count(*) FROM dataset_chunks WHERE dataset_rid = ?1 \
+                 AND ordinal < coalesce(({first_after}), 9223372036854775807)"
+            ),
+            params![rid, page.unwrap_or(0), line],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
     /// Forgets `user`'s dataset `name`: its rows, chunks, words and vectors, in one transaction,
     /// then wipes them from the file (see [`Store::scrub`]). False if there was none.
     pub fn forget_dataset(&mut self, user: &str, name: &str) -> Result<bool> {

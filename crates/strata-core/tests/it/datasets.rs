@@ -166,6 +166,9 @@ fn documents_are_searched_by_keyword_and_meaning_with_their_places() {
     let hits = f.store.search_datasets("alex", &[], "monthly rent deposit", None, 3).unwrap();
     assert_eq!(hits[0].dataset, "contract");
     assert_eq!(hits[0].place.describe(), "page 2, lines 3–4");
+    // A page of the outline is found among the passages, to be read from there.
+    let offset = |page: u32| f.store.dataset_section_offset("alex", "contract", Some(page), 1).unwrap();
+    assert_eq!((offset(1), offset(2), offset(3), offset(9)), (0, 1, 2, 3));
     let only = f.store.search_datasets("alex", &["expenses".into()], "rent", None, 3).unwrap();
     assert!(only.iter().all(|h| h.dataset == "expenses"));
     assert_eq!(only[0].place.describe(), "row 2");

@@ -311,3 +311,19 @@ fn a_write_that_fails_midway_cannot_be_committed() {
     assert_eq!(f.store.stats().unwrap().memories, 1);
     assert_eq!(f.store.event_count().unwrap(), 1);
 }
+
+on_both_engines! {
+    /// Whether another writer holds the lock is asked without waiting, on both engines, and
+    /// asking takes nothing: the writer commits and the next write goes through.
+    fn another_writer_is_seen_without_waiting(f: &mut Fixture) {
+        let mut other = f.store.open_another().unwrap();
+        assert!(!f.store.writer_busy().unwrap(), "no one writes");
+        let writing = other.write().unwrap();
+        let started = std::time::Instant::now();
+        assert!(f.store.writer_busy().unwrap(), "the other store holds the lock");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1), "asked without waiting");
+        writing.commit().unwrap();
+        assert!(!f.store.writer_busy().unwrap());
+        f.store.create(concept("tea", &[("likes", "green")]), NewMemory::default(), &user()).unwrap();
+    }
+}
