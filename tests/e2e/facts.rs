@@ -16,15 +16,21 @@ pub(crate) fn reply(body: &str) -> &'static str {
     if body.contains("You extract facts") { FACTS } else { ANSWER }
 }
 
+/// Settings in `dir` that answer with OpenAI's gpt-4o-mini and keep the facts read from
+/// conversations for review.
+pub(crate) fn answering_with_openai_for_review(dir: &std::path::Path) {
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"chat": {"provider": "openai", "model": "gpt-4o-mini"}, "extraction": {"after_exchanges": true, "review": "propose"}}"#,
+    )
+    .unwrap();
+}
+
 #[test]
 fn a_fact_said_in_chat_waits_for_review_and_is_known_once_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("strata.db");
-    std::fs::write(
-        dir.path().join("settings.json"),
-        r#"{"chat": {"provider": "openai", "model": "gpt-4o-mini"}, "extraction": {"after_exchanges": true, "review": "propose"}}"#,
-    )
-    .unwrap();
+    crate::facts::answering_with_openai_for_review(dir.path());
     let (url, _) = crate::providers::openai_replying(Duration::ZERO, reply);
     let driver = Driver::start_with(&db, &[("OPENAI_BASE_URL", &url), ("OPENAI_API_KEY", "sk-test-E2E-FACTS")], false);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));

@@ -30,11 +30,7 @@ fn conversation(id: &str, title: &str, at: f64, question: &str, answer: &str) ->
 fn a_chatgpt_export_comes_in_and_is_read_for_facts_in_the_background() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("strata.db");
-    std::fs::write(
-        dir.path().join("settings.json"),
-        r#"{"chat": {"provider": "openai", "model": "gpt-4o-mini"}, "extraction": {"after_exchanges": true, "review": "propose"}}"#,
-    )
-    .unwrap();
+    crate::facts::answering_with_openai_for_review(dir.path());
     let export = dir.path().join("conversations.json");
     let conversations = json!([
         conversation("c-1", "Family", 1736935200.0, "My sister Ana lives in Lisbon.", "Lisbon is lovely in spring."),
