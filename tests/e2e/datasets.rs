@@ -160,3 +160,74 @@ fn files_are_loaded_read_asked_searched_used_in_chat_and_forgotten() {
         }
     }
 }
+
+/// A large file loading leaves the window free: while it is kept (in one transaction, on an
+/// engine of its own) a search of the memories answers and settles (its usage record waits for
+/// the lock, not the window), a second search answers at once — before that change it waited
+/// for the whole load — and the load's progress is still there after the visit.
+#[test]
+fn the_window_answers_while_a_large_file_loads() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let csv = dir.path().join("ledger.csv");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&csv).unwrap());
+    writeln!(w, "date,category,description,amount").unwrap();
+    for i in 0..1_000_000u32 {
+        writeln!(
+            w,
+            "2025-{:02}-{:02},cat{},bought item number {i} at the market,{}.{:02}",
+            i % 12 + 1,
+            i % 28 + 1,
+            i % 9,
+            i % 500,
+            i % 100
+        )
+        .unwrap();
+    }
+    drop(w);
+    let driver = Driver::start_with(&db, &[("STRATA_OPEN_FILES", csv.to_str().unwrap())], false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+    s.click(&s.find("#nav-files"));
+    s.click(&s.find("#datasets-add"));
+    // What the load does now, read from the page even while another screen is shown.
+    let stage = |s: &Session| {
+        s.execute("return document.getElementById('job-stage')?.textContent ?? ''", serde_json::json!([]))
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    s.wait_up_to(Duration::from_secs(60), "the file being kept", |s| (stage(s) == "Keeping ledger").then_some(()));
+
+    s.click(&s.find("#nav-memories"));
+    let started = std::time::Instant::now();
+    s.type_into(&s.find("#search"), "Napoleon Corsica");
+    let found = s.wait_for("search results", |s| {
+        let t = s.texts(".list li .title");
+        (t.len() < 8 && !t.is_empty() && t.iter().all(|x| !x.is_empty())).then_some(t)
+    });
+    let took = started.elapsed();
+    assert!(found[0].starts_with("Napoleon bonaparte"), "{found:?}");
+    // The search settles (recorded for analytics) while the file is still being kept, in its
+    // one transaction; then another search answers at once.
+    std::thread::sleep(Duration::from_millis(1500)); // the search box settles after a second
+    let again = std::time::Instant::now();
+    s.clear(&s.find("#search"));
+    s.type_into(&s.find("#search"), "Einstein relativity");
+    let other = s.wait_for("other results", |s| {
+        let t = s.texts(".list li .title");
+        (!t.is_empty() && t[0] != found[0]).then_some(t)
+    });
+    let answered = again.elapsed();
+    assert!(other.iter().any(|t| t.to_lowercase().contains("relativity")), "{other:?}");
+    assert_eq!(stage(&s), "Keeping ledger", "the file was kept before the second search: make it larger");
+    assert!(took < Duration::from_secs(3), "the search waited {took:?} for the load");
+    assert!(answered < Duration::from_secs(1), "the second search waited {answered:?} for the load");
+    s.click(&s.find("#nav-files"));
+    s.wait_up_to(Duration::from_secs(120), "the embedding", |s| stage(s).starts_with("Making passages").then_some(()));
+    s.click(&s.find("#job-cancel"));
+    let said = loaded(&s);
+    assert!(said.starts_with("Loaded ledger from ledger.csv: 1000000 rows, 4 columns."), "{said}");
+    assert!(said.contains("searchable by keyword only until they are made searchable by meaning"), "{said}");
+    s.end();
+}

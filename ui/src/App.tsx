@@ -64,7 +64,10 @@ export function App() {
         <div className="screen" hidden={screen !== "chat"}>
           <Chat active={screen === "chat"} onOpenMemory={openMemory} onOpenFacts={() => setScreen("facts")} />
         </div>
-        {screen === "files" && <Datasets active />}
+        {/* Files stays mounted too: a file being loaded keeps its progress through a visit elsewhere. */}
+        <div className="screen" hidden={screen !== "files"}>
+          <Datasets active={screen === "files"} />
+        </div>
         {screen === "facts" && <Facts active />}
         {screen === "analytics" && (
           <Suspense fallback={<div className="empty">Loading…</div>}>

@@ -10,7 +10,7 @@ import { sizeOf } from "./DatasetRows";
 
 // Loading files (chosen in the Open dialog, or dropped on the window) with progress and
 // Cancel; what was loaded is said in sentences.
-function useLoading(onLoaded: (names: string[]) => void) {
+function useLoading(active: boolean, onLoaded: (names: string[]) => void) {
   const job = useJob();
   const [said, setSaid] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -31,21 +31,29 @@ function useLoading(onLoaded: (names: string[]) => void) {
     const res = await commands.chooseDatasetFiles();
     if (!failed(res, setError) && res.data) load(res.data);
   };
-  // Files dropped anywhere on the window are loaded while this screen is open.
+  // Files dropped anywhere on the window are loaded while this screen is shown.
   const [dropping, setDropping] = useState(false);
   useEffect(() => {
+    if (!active) return setDropping(false);
+    // The listener is registered asynchronously: one that arrives after the screen was left
+    // is removed at once.
     let stop: (() => void) | undefined;
+    let left = false;
     getCurrentWebview()
       .onDragDropEvent((e) => {
         if (e.payload.type === "drop") load(e.payload.paths);
       })
       .then((f) => {
+        if (left) return f();
         stop = f;
         setDropping(true);
       })
       .catch(() => setDropping(false));
-    return () => stop?.();
-  }, [job.running]);
+    return () => {
+      left = true;
+      stop?.();
+    };
+  }, [job.running, active]);
   return { job, said, error, choose, dropping };
 }
 
@@ -54,7 +62,7 @@ function useLoading(onLoaded: (names: string[]) => void) {
 export function Datasets({ active }: { active: boolean }) {
   const { data: list, error: listError, reload } = useLoaded(active, () => commands.datasets());
   const [open, setOpen] = useState<string | null>(null);
-  const loading = useLoading((names) => {
+  const loading = useLoading(active, (names) => {
     reload();
     setOpen(names[0] ?? null);
   });
