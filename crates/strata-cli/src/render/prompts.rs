@@ -167,10 +167,18 @@ impl Out {
         let _ = w.flush();
     }
 
-    /// The memories an answer was given, and why (`/memories`).
+    /// The memories (and passages of files) an answer was given, and why (`/memories`).
     pub fn injected(&self, r: &strata_context::Report) -> Result<()> {
         if self.json {
-            return print_json(&r.included);
+            return print_json(&serde_json::json!({ "memories": r.included, "passages": r.passages }));
+        }
+        let files: Vec<String> = r
+            .passages
+            .iter()
+            .filter_map(|p| p.label.map(|l| format!("[{l}] {}, {} (dataset {})", p.source, p.place, p.dataset)))
+            .collect();
+        if !files.is_empty() {
+            say!("From files:\n{}", files.join("\n"));
         }
         if r.included.is_empty() {
             say!("No memories went into the last prompt ({} candidates left out).", r.dropped.len());

@@ -156,6 +156,24 @@ fn ask_draws_on_a_chosen_file_and_shows_what_the_answer_cites() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no dataset named contracts"));
     assert_eq!(seen.lock().unwrap().len(), 1, "nothing was sent for an unknown dataset");
+
+    // `strata chat --dataset`: `/memories` lists the passages that went in.
+    use std::io::Write;
+    let mut child = crate::strata()
+        .args(["chat", "--provider", "openai", "--dataset", "contract"])
+        .env("STRATA_DB", e.db())
+        .env("OPENAI_API_KEY", "sk-test-PLANTED-0043")
+        .env("OPENAI_BASE_URL", &url)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"How much is the deposit?\n/memories\n/quit\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("From files:\n[1] contract.pdf, page 2, lines 1–4 (dataset contract)"), "{stdout}");
 }
 
 /// `strata serve` asked by the official OpenAI SDK to draw on a dataset (`extra_body`): the
