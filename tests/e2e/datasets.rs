@@ -82,47 +82,9 @@ fn files_are_loaded_read_asked_searched_used_in_chat_and_forgotten() {
     assert_eq!(s.text(&s.find("#dataset-pager span")), "Rows 1–48 of 48");
     screenshot(&s, "files-table");
 
-    // A question in words: the SQL the model wrote, then what it found.
-    s.click(&s.find("#tab-ask"));
-    s.type_into(&s.find("#table-question"), "What do I spend most on?");
-    s.click(&s.find("#table-ask"));
-    let shown = s.wait_up_to(Duration::from_secs(60), "the SQL", |s| {
-        if let Some(e) = s.all("#table-error").first() {
-            panic!("the question failed: {}", s.text(e));
-        }
-        s.all("#sql-shown").first().map(|e| s.text(e))
-    });
-    assert_eq!(shown, SQL);
-    let result = s.text(&s.find("#sql-result"));
-    assert!(result.starts_with("openai gpt-4o-mini wrote this SQL:"), "{result}");
-    assert!(result.contains("rent") && result.contains("7600") && result.contains("1 row in"), "{result}");
-    screenshot(&s, "files-question");
-    // SQL by hand that would write is refused, in words.
-    s.click(&s.find(".ask-table summary"));
-    s.type_into(&s.find("#table-sql"), "DELETE FROM expenses");
-    s.click(&s.find("#table-run"));
-    let refused = s.wait_for("the refusal", |s| s.all("#table-error").first().map(|e| s.text(e)));
-    assert!(refused.contains("only a SELECT can run over a dataset"), "{refused}");
+    ask_the_table(&s);
 
-    // The document by page, and searched with citations.
-    s.click(&s.find("#dataset-contract"));
-    let page = s.wait_for("the document", |s| {
-        s.all(".dataset-pages .citation").first().map(|_| s.text(&s.find(".dataset-pages")))
-    });
-    assert!(page.contains("page 2, lines 1–4") && page.contains("1,900 euros"), "{page}");
-    // Its outline takes the reader to a page.
-    s.click(&s.find("#document-outline option[value='2']"));
-    let third = s.wait_for("page 3", |s| {
-        s.all(".dataset-pages .citation").first().map(|e| s.text(e)).filter(|t| t.starts_with("page 3"))
-    });
-    assert!(third.starts_with("page 3, lines"), "{third}");
-    assert_eq!(s.text(&s.find("#dataset-pager span")), "Passages 3–3 of 3");
-    s.click(&s.find("#tab-ask"));
-    s.type_into(&s.find("#document-search"), "how much is the deposit");
-    s.click(&s.find("#document-go"));
-    let hit = s.wait_for("a passage", |s| s.all(".document-hit .citation").first().map(|e| s.text(e)));
-    assert_eq!(hit, "[1] contract.pdf, page 2, lines 1–4");
-    screenshot(&s, "files-document");
+    read_the_document(&s);
 
     // Chat answers from the chosen file and shows what it cites.
     s.click(&s.find("#nav-chat"));
@@ -161,10 +123,59 @@ fn files_are_loaded_read_asked_searched_used_in_chat_and_forgotten() {
     }
 }
 
+/// A question in words (the SQL the model wrote, then what it found) and SQL by hand that
+/// would write, refused in words.
+fn ask_the_table(s: &Session) {
+    // A question in words: the SQL the model wrote, then what it found.
+    s.click(&s.find("#tab-ask"));
+    s.type_into(&s.find("#table-question"), "What do I spend most on?");
+    s.click(&s.find("#table-ask"));
+    let shown = s.wait_up_to(Duration::from_secs(60), "the SQL", |s| {
+        if let Some(e) = s.all("#table-error").first() {
+            panic!("the question failed: {}", s.text(e));
+        }
+        s.all("#sql-shown").first().map(|e| s.text(e))
+    });
+    assert_eq!(shown, SQL);
+    let result = s.text(&s.find("#sql-result"));
+    assert!(result.starts_with("openai gpt-4o-mini wrote this SQL:"), "{result}");
+    assert!(result.contains("rent") && result.contains("7600") && result.contains("1 row in"), "{result}");
+    screenshot(s, "files-question");
+    // SQL by hand that would write is refused, in words.
+    s.click(&s.find(".ask-table summary"));
+    s.type_into(&s.find("#table-sql"), "DELETE FROM expenses");
+    s.click(&s.find("#table-run"));
+    let refused = s.wait_for("the refusal", |s| s.all("#table-error").first().map(|e| s.text(e)));
+    assert!(refused.contains("only a SELECT can run over a dataset"), "{refused}");
+}
+
+/// The document by page, its outline, and a search with citations.
+fn read_the_document(s: &Session) {
+    // The document by page, and searched with citations.
+    s.click(&s.find("#dataset-contract"));
+    let page = s.wait_for("the document", |s| {
+        s.all(".dataset-pages .citation").first().map(|_| s.text(&s.find(".dataset-pages")))
+    });
+    assert!(page.contains("page 2, lines 1–4") && page.contains("1,900 euros"), "{page}");
+    // Its outline takes the reader to a page.
+    s.click(&s.find("#document-outline option[value='2']"));
+    let third = s.wait_for("page 3", |s| {
+        s.all(".dataset-pages .citation").first().map(|e| s.text(e)).filter(|t| t.starts_with("page 3"))
+    });
+    assert!(third.starts_with("page 3, lines"), "{third}");
+    assert_eq!(s.text(&s.find("#dataset-pager span")), "Passages 3–3 of 3");
+    s.click(&s.find("#tab-ask"));
+    s.type_into(&s.find("#document-search"), "how much is the deposit");
+    s.click(&s.find("#document-go"));
+    let hit = s.wait_for("a passage", |s| s.all(".document-hit .citation").first().map(|e| s.text(e)));
+    assert_eq!(hit, "[1] contract.pdf, page 2, lines 1–4");
+    screenshot(s, "files-document");
+}
+
 /// A large file loading leaves the window free: while it is kept (in one transaction, on an
 /// engine of its own) a search of the memories answers and settles (its usage record waits for
 /// the lock, not the window), a second search answers at once — before that change it waited
-/// for the whole load — and the load's progress is still there after the visit.
+/// for the rest of the load, 5.6 s — and the load's progress is still there after the visit.
 #[test]
 fn the_window_answers_while_a_large_file_loads() {
     use std::io::Write;
@@ -173,7 +184,7 @@ fn the_window_answers_while_a_large_file_loads() {
     let csv = dir.path().join("ledger.csv");
     let mut w = std::io::BufWriter::new(std::fs::File::create(&csv).unwrap());
     writeln!(w, "date,category,description,amount").unwrap();
-    for i in 0..1_000_000u32 {
+    for i in 0..1_500_000u32 {
         writeln!(
             w,
             "2025-{:02}-{:02},cat{},bought item number {i} at the market,{}.{:02}",
@@ -216,18 +227,18 @@ fn the_window_answers_while_a_large_file_loads() {
     s.type_into(&s.find("#search"), "Einstein relativity");
     let other = s.wait_for("other results", |s| {
         let t = s.texts(".list li .title");
-        (!t.is_empty() && t[0] != found[0]).then_some(t)
+        t.iter().any(|x| x.to_lowercase().contains("relativity")).then_some(t)
     });
     let answered = again.elapsed();
-    assert!(other.iter().any(|t| t.to_lowercase().contains("relativity")), "{other:?}");
+    assert_ne!(other[0], found[0]);
     assert_eq!(stage(&s), "Keeping ledger", "the file was kept before the second search: make it larger");
     assert!(took < Duration::from_secs(3), "the search waited {took:?} for the load");
-    assert!(answered < Duration::from_secs(1), "the second search waited {answered:?} for the load");
+    assert!(answered < Duration::from_secs(2), "the second search waited {answered:?} for the load");
     s.click(&s.find("#nav-files"));
     s.wait_up_to(Duration::from_secs(120), "the embedding", |s| stage(s).starts_with("Making passages").then_some(()));
     s.click(&s.find("#job-cancel"));
     let said = loaded(&s);
-    assert!(said.starts_with("Loaded ledger from ledger.csv: 1000000 rows, 4 columns."), "{said}");
+    assert!(said.starts_with("Loaded ledger from ledger.csv: 1500000 rows, 4 columns."), "{said}");
     assert!(said.contains("searchable by keyword only until they are made searchable by meaning"), "{said}");
     s.end();
 }
