@@ -142,6 +142,10 @@ fn search_open_and_forget_a_memory() {
     s.clear(&search);
     s.type_into(&search, "Napoleon Corsica");
     s.wait_for("the search again", |s| (shown(s) == "Napoleon Corsica").then_some(()));
+    // Settled (recorded as a recall) before the forget below, which erases it: on a busy
+    // machine the second it takes to settle could otherwise end after the forget, recording
+    // what the list shows then.
+    std::thread::sleep(Duration::from_millis(1500));
 
     // Its details and history.
     s.click(&s.all(".list li")[0]);
