@@ -35,9 +35,23 @@ impl ApproxTokens {
         }
     }
 
-    /// How many base tokens fit in `limit` estimated tokens.
+    /// The estimate for `base` tokens of the base tokenizer.
+    fn estimate(&self, base: usize) -> usize {
+        (base as f64 * self.factor).ceil() as usize
+    }
+
+    /// How many base tokens fit in `limit` estimated tokens: the most whose estimate is at most
+    /// `limit`, by the same sum [`TokenManager::count`] does (a division alone can round one
+    /// short: 33 / 1.1 is 29.999…, though 30 tokens are estimated at 33).
     fn base_limit(&self, limit: usize) -> usize {
-        (limit as f64 / self.factor).floor() as usize
+        let mut n = (limit as f64 / self.factor).floor() as usize;
+        while self.estimate(n + 1) <= limit {
+            n += 1;
+        }
+        while n > 0 && self.estimate(n) > limit {
+            n -= 1;
+        }
+        n
     }
 }
 
@@ -62,7 +76,7 @@ impl TokenManager for ApproxTokens {
     }
 
     fn count(&self, text: &str) -> Result<usize> {
-        Ok((self.base.count(text)? as f64 * self.factor).ceil() as usize)
+        Ok(self.estimate(self.base.count(text)?))
     }
 
     fn truncate<'a>(&self, text: &'a str, limit: usize) -> Result<&'a str> {
