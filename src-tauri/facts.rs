@@ -36,6 +36,14 @@ impl ExtractionView {
     fn off() -> ExtractionView {
         ExtractionView { on: false, turns: 0, proposed: 0, applied: 0 }
     }
+
+    /// Adds what one reading did.
+    fn add(&mut self, report: &strata_api::ExtractReport) {
+        let count = |status: &str| report.decisions.iter().filter(|d| d.status == status).count() as u32;
+        self.turns += report.turns as u32;
+        self.proposed += count("proposed");
+        self.applied += count("applied");
+    }
 }
 
 /// What reads conversations for facts, as the settings say (none when they turn extraction
@@ -78,8 +86,9 @@ pub(crate) async fn extract_conversation(
             e.extract(&params, extractor.model.as_ref(), &mut |d, t| job.tick(d, t, stopped), &stop)
         })
         .await?;
-    let count = |status: &str| report.decisions.iter().filter(|d| d.status == status).count() as u32;
-    Ok(ExtractionView { on: true, turns: report.turns as u32, proposed: count("proposed"), applied: count("applied") })
+    let mut view = ExtractionView { on: true, ..ExtractionView::off() };
+    view.add(&report);
+    Ok(view)
 }
 
 /// Reads imported conversations (`sessions`) for facts in the background with the chat's
@@ -103,16 +112,13 @@ pub(crate) async fn read_imported_facts(
         .run_apart(move |e| {
             let stop = job.stop_flag();
             let stopped = "reading the imported conversations was stopped; it goes on where it stopped next time";
-            let mut view = ExtractionView { on: true, turns: 0, proposed: 0, applied: 0 };
+            let mut view = ExtractionView { on: true, ..ExtractionView::off() };
             let total = sessions.len() as u64;
             for (i, session) in sessions.into_iter().enumerate() {
                 job.stage(&format!("Conversation {} of {total}", i + 1));
                 job.tick(i as u64, total, stopped)?;
                 let params = ExtractParams { session_id: Some(session), review, ..Default::default() };
-                let report = e.extract(&params, model.as_ref(), &mut |_, _| Ok(()), &stop)?;
-                view.turns += report.turns as u32;
-                view.proposed += report.decisions.iter().filter(|d| d.status == "proposed").count() as u32;
-                view.applied += report.decisions.iter().filter(|d| d.status == "applied").count() as u32;
+                view.add(&e.extract(&params, model.as_ref(), &mut |_, _| Ok(()), &stop)?);
             }
             job.tick(total, total, stopped)?;
             Ok(view)

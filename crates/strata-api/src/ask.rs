@@ -202,7 +202,10 @@ impl Engine {
             .max_by(|a, b| a.score.total_cmp(&b.score));
         let rests_on = check.as_ref().and_then(|c| c.memory.clone());
         let files = file_passages(&context, &response.content, rests_on.as_deref());
-        let source = rests_on.filter(|id| !id.starts_with('[')).or_else(|| best.map(|d| d.id.to_string()));
+        // A passage that bears the answer out is among `files`; `source` names a memory.
+        let is_passage =
+            |id: &String| context.report.passages.iter().any(|p| p.label.map(label_tag).as_ref() == Some(id));
+        let source = rests_on.filter(|id| !is_passage(id)).or_else(|| best.map(|d| d.id.to_string()));
         Ok(AskView {
             files,
             source,
@@ -471,6 +474,7 @@ fn quoted(context: &crate::ContextView) -> Vec<(String, String)> {
             (None, None) => {}
         }
     }
+    // A memory by its id; a passage of a file (it has none) by its label, `[n]`.
     let id_of = |n: usize| context.report.included.iter().find(|d| d.label == Some(n)).map(|d| d.id.to_string());
     // What an assistant once answered bears nothing out: it may be wrong (strata-context's
     // `render::exchange` words it so), and repeating it is being misled.
@@ -479,7 +483,7 @@ fn quoted(context: &crate::ContextView) -> Vec<(String, String)> {
         None if text.contains("the assistant said (it may be wrong)") => String::new(),
         None => text,
     };
-    items.into_iter().map(|(n, text)| (id_of(n).unwrap_or_else(|| format!("[{n}]")), said_by_people(text))).collect()
+    items.into_iter().map(|(n, text)| (id_of(n).unwrap_or_else(|| label_tag(n)), said_by_people(text))).collect()
 }
 
 /// The passages of files in `context`'s prompt, in prompt order; those `answer` cites by label
@@ -493,7 +497,7 @@ fn file_passages(context: &crate::ContextView, answer: &str, rests_on: Option<&s
         .iter()
         .filter_map(|p| {
             let label = p.label?;
-            let tag = format!("[{label}]");
+            let tag = label_tag(label);
             Some(FilePassageView {
                 label: clamp(label),
                 dataset: p.dataset.clone(),
@@ -505,6 +509,11 @@ fn file_passages(context: &crate::ContextView, answer: &str, rests_on: Option<&s
             })
         })
         .collect()
+}
+
+/// How a prompt's item is cited: `[3]`.
+fn label_tag(label: usize) -> String {
+    format!("[{label}]")
 }
 
 /// The memory block of a message: what lies between `<memories>` and `</memories>`.
