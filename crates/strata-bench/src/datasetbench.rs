@@ -84,12 +84,11 @@ pub struct BesideLoad {
 
 /// The window's engine searching the example memories every 50 ms (as its search box does once
 /// typing settles, with its periodic flush) while another engine on the same file reads and
-/// keeps `csv`.
-fn beside_load(workdir: &Path, csv: &Path) -> ApiResult<BesideLoad> {
-    let path = workdir.join("beside.db");
-    let mut window = Engine::open(&path, EngineOptions::default())?;
+/// keeps `csv`, in the (fresh) store at `store`.
+fn beside_load(store: &Path, csv: &Path) -> ApiResult<BesideLoad> {
+    let mut window = Engine::open(store, EngineOptions::default())?;
     window.demo()?;
-    let mut loader = Engine::open(&path, EngineOptions::default())?;
+    let mut loader = Engine::open(store, EngineOptions::default())?;
     let csv = csv.to_path_buf();
     let started = Instant::now();
     let load = std::thread::spawn(move || keep(&mut loader, &csv, "big"));
@@ -120,6 +119,8 @@ pub struct Inputs<'a> {
     pub chatgpt: Option<&'a Path>,
     /// How many of the CSV's rows to embed and search.
     pub search_rows: usize,
+    /// A PostgreSQL server to keep each part on (a fresh database each), instead of SQLite.
+    pub postgres: Option<&'a str>,
 }
 
 fn keep(engine: &mut Engine, path: &Path, name: &str) -> ApiResult<LoadReport> {
@@ -136,10 +137,22 @@ fn keep(engine: &mut Engine, path: &Path, name: &str) -> ApiResult<LoadReport> {
     Ok(LoadReport { bytes, items, read_s, keep_s: started.elapsed().as_secs_f64(), embed_s: None })
 }
 
-/// Runs what `inputs` names, each part in a store of its own in `workdir` (embedding the
-/// passages of one store embeds all of them).
+/// Runs what `inputs` names, each part in a store of its own in `workdir` or a fresh database
+/// of the PostgreSQL server named (embedding the passages of one store embeds all of them).
 pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> ApiResult<DatasetBenchReport> {
-    let store = |name: &str| Engine::open(&workdir.join(format!("{name}.db")), EngineOptions::default());
+    // A fresh store's location for each part.
+    let location = |name: &str| -> ApiResult<std::path::PathBuf> {
+        match inputs.postgres {
+            Some(url) => {
+                let base = url.rsplit_once('/').map_or(url, |(b, _)| b);
+                let db = format!("{base}/strata_datasets_{name}");
+                strata_core::postgres::recreate_database(&db)?;
+                Ok(db.into())
+            }
+            None => Ok(workdir.join(format!("{name}.db"))),
+        }
+    };
+    let store = |name: &str| Engine::open(&location(name)?, EngineOptions::default());
     let mut engine = store("csv")?;
     let mut report = DatasetBenchReport {
         csv: None,
@@ -163,7 +176,7 @@ pub fn run(workdir: &Path, embedder: Arc<dyn Embedder>, inputs: &Inputs<'_>) -> 
             report.sql.push((sql.to_string(), latency(ms)));
         }
         search(&mut store("search")?, csv, embedder.clone(), inputs.search_rows, &mut report)?;
-        report.beside_load = Some(beside_load(workdir, csv)?);
+        report.beside_load = Some(beside_load(&location("beside")?, csv)?);
     }
     if let Some(pdf) = inputs.pdf {
         let mut engine = store("pdf")?;

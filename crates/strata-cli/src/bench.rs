@@ -89,7 +89,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
         BenchCommand::Training { data, size } => training_bench(&data, size, out),
-        BenchCommand::Datasets { csv, pdf, chatgpt, search_rows } => {
+        BenchCommand::Datasets { csv, pdf, chatgpt, search_rows, postgres } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
             let inputs = strata_bench::datasetbench::Inputs {
@@ -97,6 +97,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
                 pdf: pdf.as_deref(),
                 chatgpt: chatgpt.as_deref(),
                 search_rows,
+                postgres: postgres.as_deref(),
             };
             out.datasets_bench(&strata_bench::datasetbench::run(work.path(), embedder, &inputs)?)
         }

@@ -6,7 +6,9 @@
 //! Datasets are data of their own kind: never memories, so they do not enter recall, tiers,
 //! the event log or training; they are scoped to their owner as memories are. Reading files
 //! into these shapes is `strata-datasets`' job; keeping them is the engine's
-//! (`sqlite/datasets.rs`; decision 0008).
+//! (`datasets/keeping.rs` over each engine's tables; decision 0008).
+
+pub(crate) mod keeping;
 
 use std::time::Duration;
 

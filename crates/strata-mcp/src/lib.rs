@@ -286,8 +286,7 @@ impl ServerHandler for StrataMcp {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        // A store that keeps no datasets (a team database, for now) lists none.
-        let listed = self.run(&ctx, |e| Ok((e.concepts()?, e.datasets().unwrap_or_default()))).await;
+        let listed = self.run(&ctx, |e| Ok((e.concepts()?, e.datasets()?))).await;
         let (concepts, datasets) = listed.map_err(|e| internal(e.message))?;
         Ok(resources::list(self.shared.settings.graph_tools, &concepts, &datasets))
     }

@@ -214,6 +214,11 @@ pub enum BenchCommand {
         /// How many of the CSV's rows to embed and search (0: no search).
         #[arg(long, default_value_t = 100_000)]
         search_rows: usize,
+        /// Keep each part in a fresh database of this PostgreSQL server (postgres://USER:PW@HOST/DB,
+        /// a user that may create databases; each part's is `strata_datasets_<part>`) instead
+        /// of a SQLite file.
+        #[arg(long)]
+        postgres: Option<String>,
     },
     /// Training while the app is used: the 20 example facts approved in a store of this many
     /// memories, trained and evaluated as the app's Train button does (default settings and

@@ -9,6 +9,7 @@
 //! as SQLite's `BEGIN IMMEDIATE` serializes them; readers never wait for it.
 
 mod connect;
+mod datasets;
 mod forget;
 mod health;
 mod log;
@@ -18,6 +19,7 @@ mod rates;
 mod reads;
 mod rows;
 pub mod schema;
+mod table_copy;
 mod vectors;
 
 use std::cell::{RefCell, RefMut};
@@ -46,6 +48,8 @@ pub(crate) struct Pg {
     /// Set when a write found the connection cut: the driver may not have seen the socket
     /// close yet, and the next write must not try it again.
     lost: std::cell::Cell<bool>,
+    /// The table dataset SQL last ran over, copied into SQLite (`table_copy.rs`).
+    table_copy: RefCell<Option<table_copy::TableCopy>>,
 }
 
 impl Pg {
@@ -61,6 +65,7 @@ impl Pg {
             shown,
             url: url.to_string(),
             lost: Default::default(),
+            table_copy: Default::default(),
         })
     }
 
@@ -74,6 +79,7 @@ impl Pg {
             shown,
             url: self.url.clone(),
             lost: Default::default(),
+            table_copy: Default::default(),
         })
     }
 
@@ -173,7 +179,7 @@ impl From<postgres::Error> for Error {
 }
 
 /// The tables forget writes to, vacuumed after it (docs/security.md).
-const FORGET_TABLES: [&str; 10] = [
+const FORGET_TABLES: [&str; 13] = [
     "events",
     "memories",
     "memory_tags",
@@ -184,6 +190,9 @@ const FORGET_TABLES: [&str; 10] = [
     "recalls",
     "recall_hits",
     "feedback",
+    "datasets",
+    "dataset_chunks",
+    "dataset_vectors",
 ];
 
 impl Pg {

@@ -45,7 +45,7 @@ impl ToSql for Null {
 }
 
 /// The statement's values as the driver binds them.
-fn values(q: &Sql) -> Vec<Box<dyn ToSql + Sync>> {
+pub(crate) fn values(q: &Sql) -> Vec<Box<dyn ToSql + Sync>> {
     q.values
         .iter()
         .map(|v| -> Box<dyn ToSql + Sync> {
@@ -209,8 +209,26 @@ impl MemoryLists for Pg {
     }
 }
 
+/// What a keyword search counts its words' rarity in.
+#[derive(Clone, Copy)]
+pub(crate) enum Corpus {
+    /// The memories.
+    Memories,
+    /// Every dataset's chunks.
+    DatasetChunks,
+}
+
+impl Corpus {
+    fn table(self) -> &'static str {
+        match self {
+            Corpus::Memories => "memories",
+            Corpus::DatasetChunks => "dataset_chunks",
+        }
+    }
+}
+
 /// Appends the text query of `terms` (`"word"`, or `"word"*` for a prefix) OR-ed.
-fn push_tsquery(q: &mut Sql, terms: &[String]) {
+pub(crate) fn push_tsquery(q: &mut Sql, terms: &[String]) {
     q.push("(");
     for (i, t) in terms.iter().enumerate() {
         if i > 0 {
@@ -230,16 +248,16 @@ fn push_tsquery(q: &mut Sql, terms: &[String]) {
 
 impl Pg {
     /// The terms a search uses (see [`plan_terms`]), each with its weight: its inverse
-    /// document frequency as bm25 reckons it, from how many memories hold it (1 for a single
+    /// document frequency as bm25 reckons it, from how many rows of `corpus` hold it (1 for a single
     /// term, whose weight would not change the order). PostgreSQL's own ranking counts how
     /// often and how close the words are, not how rare: without this, a speaker's name said in
     /// half the memories outranked the one rare word a question was about.
-    fn plan(&self, text: &str, typed: bool) -> Result<Vec<(String, f64)>> {
+    pub(crate) fn plan(&self, corpus: Corpus, text: &str, typed: bool) -> Result<Vec<(String, f64)>> {
         let words = if typed { typed_terms(text) } else { fts_terms(text) };
         if words.len() <= 1 {
             return Ok(words.into_iter().map(|t| (t, 1.0)).collect());
         }
-        let (n, counted) = self.frequencies(&words, SEARCH_WINDOW)?;
+        let (n, counted) = self.frequencies(corpus, &words, SEARCH_WINDOW)?;
         let terms = plan_terms(text, typed, |t| {
             Ok(words.iter().position(|w| w == t).map_or(SEARCH_WINDOW + 1, |i| counted[i]))
         })?;
@@ -252,18 +270,21 @@ impl Pg {
             .collect())
     }
 
-    /// How many memories the store holds, and how many hold each of `terms` (counted up to
-    /// `cap` + 1), in one statement planned for its words: a round trip and a plan each cost
-    /// more than the counting. The store's size is the planner's estimate on a large table
+    /// How many rows `corpus` holds, and how many hold each of `terms` (counted up to `cap` +
+    /// 1), in one statement planned for its words: a round trip and a plan each cost more than
+    /// the counting. The corpus's size is the planner's estimate on a large table
     /// (counting a million rows for each search would cost more than the search).
-    fn frequencies(&self, terms: &[String], cap: i64) -> Result<(i64, Vec<i64>)> {
+    fn frequencies(&self, corpus: Corpus, terms: &[String], cap: i64) -> Result<(i64, Vec<i64>)> {
+        let table = corpus.table();
         let mut q = Sql::new(
             Dialect::Postgres,
-            "SELECT (SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
-             ELSE (SELECT count(*) FROM memories) END FROM pg_class c WHERE c.oid = 'memories'::regclass)",
+            &format!(
+                "SELECT (SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
+                 ELSE (SELECT count(*) FROM {table}) END FROM pg_class c WHERE c.oid = '{table}'::regclass)"
+            ),
         );
         for t in terms {
-            q.push(", (SELECT count(*) FROM (SELECT 1 FROM memories AS m WHERE m.search @@ ");
+            q.push(&format!(", (SELECT count(*) FROM (SELECT 1 FROM {table} AS m WHERE m.search @@ "));
             push_tsquery(&mut q, std::slice::from_ref(t));
             q.bind(" LIMIT ?) AS x)", SqlValue::Int(cap + 1));
         }
@@ -274,11 +295,7 @@ impl Pg {
 }
 
 /// `WITH … ranked (id, rank)`: the newest [`SEARCH_WINDOW`] memories within `filter` that hold
-/// any of the terms (as on SQLite), scored by bm25 as FTS5 computes it — each term's weighted
-/// frequency in the memory (its parts weighted as [`PART_WEIGHT`] says), saturated by `k1`,
-/// discounted by the memory's length against the candidates' average, times the term's rarity.
-/// PostgreSQL's own `ts_rank_cd` has no notion of rarity and no saturation (measured on
-/// LoCoMo, docs/benchmarks.md).
+/// any of the terms (as on SQLite), scored by [`push_bm25`].
 fn bm25(weighted: &[(String, f64)], filter: &Filter) -> Sql {
     let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
     let mut q = Sql::new(
@@ -288,6 +305,16 @@ fn bm25(weighted: &[(String, f64)], filter: &Filter) -> Sql {
     push_tsquery(&mut q, &terms);
     filter.push_sql(&mut q);
     q.bind(" ORDER BY m.created_at DESC, m.id DESC LIMIT ?), ", SqlValue::Int(SEARCH_WINDOW));
+    push_bm25(&mut q, weighted);
+    q
+}
+
+/// After a `candidates (id, search, dl)` expression: `… ranked (id, rank)`, each candidate
+/// scored by bm25 as FTS5 computes it — each term's weighted frequency in it (its parts
+/// weighted as [`PART_WEIGHT`] says), saturated by `k1`, discounted by its length `dl` against
+/// the candidates' average, times the term's rarity. PostgreSQL's own `ts_rank_cd` has no
+/// notion of rarity and no saturation (measured on LoCoMo, docs/benchmarks.md).
+pub(crate) fn push_bm25(q: &mut Sql, weighted: &[(String, f64)]) {
     q.push("average AS (SELECT greatest(avg(dl), 1.0)::float8 AS a FROM candidates), query (stem, prefix, idf) AS (VALUES ");
     for (i, (t, idf)) in weighted.iter().enumerate() {
         let prefix = t.ends_with('*');
@@ -314,7 +341,6 @@ fn bm25(weighted: &[(String, f64)], filter: &Filter) -> Sql {
         k1p1 = BM25_K1 + 1.0,
         one_b = 1.0 - BM25_B,
     ));
-    q
 }
 
 impl TextSearch for Pg {
@@ -326,7 +352,7 @@ impl TextSearch for Pg {
         typed: bool,
         marks: Option<(&str, &str)>,
     ) -> Result<Vec<SearchHit>> {
-        let weighted = self.plan(text, typed)?;
+        let weighted = self.plan(Corpus::Memories, text, typed)?;
         if weighted.is_empty() {
             return Ok(Vec::new());
         }
@@ -352,7 +378,7 @@ impl TextSearch for Pg {
     }
 
     fn count_typed_matches(&self, text: &str, filter: &Filter, cap: u64) -> Result<u64> {
-        let terms: Vec<String> = self.plan(text, true)?.into_iter().map(|(t, _)| t).collect();
+        let terms: Vec<String> = self.plan(Corpus::Memories, text, true)?.into_iter().map(|(t, _)| t).collect();
         if terms.is_empty() {
             return Ok(0);
         }

@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0005_extraction", include_str!("../../migrations/postgres/0005_extraction.sql")),
     ("0006_usage", include_str!("../../migrations/postgres/0006_usage.sql")),
     ("0007_rates", include_str!("../../migrations/postgres/0007_rates.sql")),
+    ("0008_datasets", include_str!("../../migrations/postgres/0008_datasets.sql")),
 ];
 
 /// The schema version this build writes.

@@ -1,53 +1,55 @@
-//! SQL over a table dataset, read-only: one `SELECT` on a connection of its own that opens the
-//! file read-only, sees the dataset under its name (a temporary view) and is watched by
-//! SQLite's authorizer, which lets a statement read that dataset's rows and nothing else — no
-//! other table, no schema, no write, no `ATTACH`, no `PRAGMA`. A progress handler stops it at
-//! the time limit; the rows are cut at the row limit.
+//! SQL over a table dataset, read-only, on both engines: one `SELECT` on a SQLite connection of
+//! its own (the store's file opened read-only, or a copy of a PostgreSQL dataset's table) that
+//! sees the dataset under its name (a temporary view) and is watched by SQLite's authorizer,
+//! which lets a statement read that dataset's rows and nothing else — no other table, no
+//! schema, no write, no `ATTACH`, no `PRAGMA`. A progress handler stops it at the time limit;
+//! the rows are cut at the row limit.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
-use rusqlite::{Connection, OpenFlags};
 
-use crate::datasets::{DatasetKind, SqlAnswer, SqlLimits};
+use crate::datasets::keeping::rows_table;
+use crate::datasets::{Dataset, SqlAnswer, SqlLimits};
 use crate::error::{Error, Result};
-use crate::sqlite::datasets::{find, rows_table, to_cell};
-use crate::store::Store;
+use crate::sqlite::datasets::to_cell;
 
 /// The longest statement taken.
 pub const MAX_SQL: usize = 10_000;
 
-impl Store {
-    /// Runs one read-only `SELECT` over `user`'s table dataset `name`, which the statement
-    /// calls by that name. Anything else is refused with what it tried.
-    pub fn dataset_sql(&self, user: &str, name: &str, sql: &str, limits: SqlLimits) -> Result<SqlAnswer> {
-        let db = self.datasets_db()?;
-        let (rid, d) = find(db, user, name)?.ok_or_else(|| Error::NotFound(format!("no dataset named {name}")))?;
-        if d.kind != DatasetKind::Table {
-            return Err(Error::invalid(format!(
-                "{name} is a document: search its passages instead of SQL (SQL reads tables)"
-            )));
-        }
-        check_first_word(sql)?;
-        if sql.len() > MAX_SQL {
-            return Err(Error::invalid(format!("the statement is {} characters; the most is {MAX_SQL}", sql.len())));
-        }
-        let path = self.path().ok_or_else(|| {
-            Error::Unsupported("SQL over a dataset needs a store kept in a file, not in memory".into())
-        })?;
-        let mut conn =
-            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
-        conn.busy_timeout(crate::sqlite::schema::BUSY_TIMEOUT)?;
-        let columns: Vec<String> = d.columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
-        let table = rows_table(rid);
-        conn.execute_batch(&format!(
-            "CREATE TEMP VIEW \"{name}\" AS SELECT {} FROM main.{table} ORDER BY row_number; PRAGMA query_only = 1;",
-            columns.join(", ")
-        ))?;
-        run(&mut conn, [&table, name], sql, limits)
+/// Refuses, before any engine sees it, a statement that is not one `SELECT` (or `WITH`,
+/// `VALUES`) or is longer than [`MAX_SQL`].
+pub(crate) fn check_statement(sql: &str) -> Result<()> {
+    check_first_word(sql)?;
+    if sql.len() > MAX_SQL {
+        return Err(Error::invalid(format!("the statement is {} characters; the most is {MAX_SQL}", sql.len())));
     }
+    Ok(())
+}
+
+/// Runs `sql` over the table dataset `d` (row id `rid`) on `conn`, which holds its rows as
+/// `main.dataset_rows_<rid>`: under the dataset's name (a temporary view), query-only, under
+/// the authorizer and the limits.
+pub(crate) fn run_over(
+    conn: &mut Connection,
+    rid: i64,
+    d: &Dataset,
+    sql: &str,
+    limits: SqlLimits,
+) -> Result<SqlAnswer> {
+    let columns: Vec<String> = d.columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    let table = rows_table(rid);
+    // A connection kept from an earlier statement still has that one's authorizer.
+    conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)?;
+    conn.execute_batch(&format!(
+        "CREATE TEMP VIEW IF NOT EXISTS \"{}\" AS SELECT {} FROM main.{table} ORDER BY row_number; PRAGMA query_only = 1;",
+        d.name,
+        columns.join(", ")
+    ))?;
+    run(conn, [&table, &d.name], sql, limits)
 }
 
 /// One statement: a `;` outside quotes and comments with more after it is refused.

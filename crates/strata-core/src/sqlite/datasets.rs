@@ -1,25 +1,23 @@
-//! SQLite's side of `crate::datasets`: keeping, listing, paging and forgetting datasets. A
+//! SQLite's side of `crate::datasets` ([`DatasetStorage`]): keeping, listing, paging and
+//! forgetting datasets. A
 //! table's rows live in a table of their own (`dataset_rows_<rid>`, columns as the dataset
 //! names them); every dataset's chunks in `dataset_chunks`, their words in `dataset_fts`,
 //! their vectors in `dataset_vectors`. SQL over a table is `dataset_sql.rs`; search is
 //! `dataset_search.rs`.
 
+use std::path::Path;
+
 use rusqlite::types::{Value, ValueRef};
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::clock::{from_ms, to_ms};
-use crate::datasets::{Cell, Chunk, Column, Dataset, DatasetKind, Loaded, NewDataset, Place, check_name};
+use crate::datasets::keeping::{DatasetStorage, rows_table};
+use crate::datasets::{Cell, Chunk, Column, Dataset, DatasetKind, Loaded, NewDataset, Place, SqlAnswer};
 use crate::error::{Error, Result};
 use crate::sqlite::Db;
-use crate::store::Store;
 
 const COLUMNS: &str = "d.rid, d.id, d.name, d.kind, d.source, d.format, d.digest, d.loaded_at, d.updated_at, \
                        d.columns, d.sections, d.row_count, d.chunk_count, d.notes";
-
-/// The table holding a table dataset's rows.
-pub(crate) fn rows_table(rid: i64) -> String {
-    format!("dataset_rows_{rid}")
-}
 
 fn json<T: serde::de::DeserializeOwned>(i: usize, text: &str) -> rusqlite::Result<T> {
     serde_json::from_str(text)
@@ -75,35 +73,35 @@ pub(crate) fn to_cell(v: ValueRef<'_>) -> Cell {
     }
 }
 
-/// The message for datasets asked of a PostgreSQL store.
-fn not_here() -> Error {
-    Error::Unsupported(
-        "datasets are kept in a SQLite store for now: a team database (PostgreSQL) does not hold them yet".into(),
-    )
-}
-
-impl Store {
-    /// The SQLite database datasets live in.
-    pub(crate) fn datasets_db(&self) -> Result<&Db> {
-        self.sqlite().map_err(|_| not_here())
+impl DatasetStorage for Db {
+    fn find(&self, user: &str, name: &str) -> Result<Option<(i64, Dataset)>> {
+        find(self, user, name)
     }
 
-    /// Keeps `new` as `user`'s dataset of that name: added, replaced whole when the name holds
-    /// other content, or left as it is when the same bytes were loaded before. One transaction:
-    /// a failure leaves nothing of it behind.
-    pub fn load_dataset(&mut self, user: &str, new: &NewDataset) -> Result<(Dataset, Loaded)> {
-        check_name(&new.name)?;
-        check_shape(new)?;
-        let now = to_ms(self.clock().now());
-        let id = format!("ds_{}", crate::event::new_event_id(self.clock().as_ref()).to_lowercase());
-        let db = self.datasets_db()?;
-        let tx = Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+    fn list(&self, user: &str) -> Result<Vec<(i64, Dataset)>> {
+        let mut stmt =
+            self.prepare_cached(&format!("SELECT {COLUMNS} FROM datasets AS d WHERE d.user_id = ?1 ORDER BY d.name"))?;
+        Ok(stmt.query_map([user], dataset_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn embedded(&self, rid: i64, model: &str) -> Result<u64> {
+        let n: i64 = self
+            .prepare_cached(
+                "SELECT count(*) FROM dataset_vectors v JOIN dataset_chunks c ON c.rid = v.chunk_rid \
+                 WHERE c.dataset_rid = ?1 AND v.model = ?2",
+            )?
+            .query_row(params![rid, model], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+
+    fn keep(&self, user: &str, new: &NewDataset, now: i64, id: &str) -> Result<(Dataset, Loaded)> {
+        let tx = Transaction::new_unchecked(self, TransactionBehavior::Immediate)?;
         let before = find(&tx, user, &new.name)?;
         let (loaded, loaded_at, id) = match &before {
             Some((_, old)) if old.digest == new.digest => return Ok((old.clone(), Loaded::Unchanged)),
             Some((rid, old)) => {
                 erase(&tx, *rid)?;
-                (Loaded::Replaced, to_ms(old.loaded_at), old.id.clone())
+                (Loaded::Replaced, to_ms(old.loaded_at), old.id.as_str())
             }
             None => (Loaded::Added, now, id),
         };
@@ -139,87 +137,86 @@ impl Store {
         Ok((dataset, loaded))
     }
 
-    /// `user`'s datasets, by name, each with how many chunks have a vector of `model`.
-    pub fn datasets(&self, user: &str, model: Option<&str>) -> Result<Vec<Dataset>> {
-        let db = self.datasets_db()?;
-        let mut stmt =
-            db.prepare_cached(&format!("SELECT {COLUMNS} FROM datasets AS d WHERE d.user_id = ?1 ORDER BY d.name"))?;
-        let rows = stmt.query_map([user], dataset_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter().map(|(rid, d)| with_embedded(db, rid, d, model)).collect()
-    }
-
-    /// One of `user`'s datasets by name.
-    pub fn dataset(&self, user: &str, name: &str, model: Option<&str>) -> Result<Option<Dataset>> {
-        let db = self.datasets_db()?;
-        find(db, user, name)?.map(|(rid, d)| with_embedded(db, rid, d, model)).transpose()
-    }
-
-    /// A page of a table's rows (from `offset`, at most `limit`), in the file's order.
-    pub fn dataset_rows(&self, user: &str, name: &str, offset: u64, limit: usize) -> Result<Vec<Vec<Cell>>> {
-        let db = self.datasets_db()?;
-        let (rid, d) = find(db, user, name)?.ok_or_else(|| unknown(name))?;
-        if d.kind != DatasetKind::Table {
-            return Err(Error::invalid(format!("{name} is a document: it has passages, not rows")));
-        }
-        let names: Vec<String> = d.columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    fn rows(&self, rid: i64, columns: &[Column], offset: u64, limit: usize) -> Result<Vec<Vec<Cell>>> {
+        let names: Vec<String> = columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
         let sql =
             format!("SELECT {} FROM {} ORDER BY row_number LIMIT ?1 OFFSET ?2", names.join(", "), rows_table(rid));
-        let mut stmt = db.prepare(&sql)?;
+        let mut stmt = self.prepare(&sql)?;
         let n = names.len();
-        let rows = stmt.query_map(params![limit.min(10_000) as i64, offset as i64], |r| {
+        let rows = stmt.query_map(params![limit as i64, offset as i64], |r| {
             (0..n).map(|i| Ok(to_cell(r.get_ref(i)?))).collect::<rusqlite::Result<Vec<_>>>()
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// A page of a dataset's chunks in order (a document read passage by passage).
-    pub fn dataset_chunks(&self, user: &str, name: &str, offset: u64, limit: usize) -> Result<Vec<Chunk>> {
-        let db = self.datasets_db()?;
-        let (rid, _) = find(db, user, name)?.ok_or_else(|| unknown(name))?;
-        let mut stmt = db.prepare_cached(
+    fn chunks(&self, rid: i64, offset: u64, limit: usize) -> Result<Vec<Chunk>> {
+        let mut stmt = self.prepare_cached(
             "SELECT text, page, heading, line_start, line_end, row_number FROM dataset_chunks \
              WHERE dataset_rid = ?1 ORDER BY ordinal LIMIT ?2 OFFSET ?3",
         )?;
-        let rows = stmt.query_map(params![rid, limit.min(10_000) as i64, offset as i64], chunk_from_row)?;
+        let rows = stmt.query_map(params![rid, limit as i64, offset as i64], chunk_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Where the section of `user`'s document `name` that begins on `page` (a PDF's) at `line`
-    /// starts among its chunks in order: the offset of its first chunk (the number of chunks,
-    /// past the end, when none is at or after it).
-    pub fn dataset_section_offset(&self, user: &str, name: &str, page: Option<u32>, line: u32) -> Result<u64> {
-        let db = self.datasets_db()?;
-        let (rid, _) = find(db, user, name)?.ok_or_else(|| unknown(name))?;
-        let first_after = "SELECT min(ordinal) FROM dataset_chunks WHERE dataset_rid = ?1 \
-             AND (coalesce(page, 0) > ?2 OR (coalesce(page, 0) = ?2 AND line_end >= ?3))";
-        let n: i64 = db.query_row(
-            &format!(
-                "SELECT count(*) FROM dataset_chunks WHERE dataset_rid = ?1 \
-                 AND ordinal < coalesce(({first_after}), 9223372036854775807)"
-            ),
-            params![rid, page.unwrap_or(0), line],
-            |r| r.get(0),
-        )?;
+    fn section_offset(&self, rid: i64, page: Option<u32>, line: u32) -> Result<u64> {
+        let n: i64 = self.query_row(SECTION_OFFSET, params![rid, page.unwrap_or(0), line], |r| r.get(0))?;
         Ok(n as u64)
     }
 
-    /// Forgets `user`'s dataset `name`: its rows, chunks, words and vectors, in one transaction,
-    /// then wipes them from the file (see [`Store::scrub`]). False if there was none.
-    pub fn forget_dataset(&mut self, user: &str, name: &str) -> Result<bool> {
-        let db = self.datasets_db()?;
-        let tx = Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+    fn erase(&self, user: &str, name: &str) -> Result<bool> {
+        let tx = Transaction::new_unchecked(self, TransactionBehavior::Immediate)?;
         let Some((rid, _)) = find(&tx, user, name)? else { return Ok(false) };
         erase(&tx, rid)?;
         crate::sqlite::vector_scan::bump_version(&tx)?;
         tx.commit()?;
-        self.scrub()?;
         Ok(true)
+    }
+
+    fn keyword(&self, text: &str, within: &[i64]) -> Result<Vec<(i64, f64)>> {
+        crate::sqlite::dataset_search::keyword(self, text, within)
+    }
+
+    fn chunk(&self, rid: i64) -> Result<(Chunk, i64)> {
+        Ok(self
+            .prepare_cached(
+                "SELECT text, page, heading, line_start, line_end, row_number, dataset_rid FROM dataset_chunks WHERE rid = ?1",
+            )?
+            .query_row([rid], |r| Ok((chunk_from_row(r)?, r.get::<_, i64>(6)?)))?)
+    }
+
+    fn to_embed(&self, model: &str, batch: usize) -> Result<Vec<(i64, String)>> {
+        crate::sqlite::dataset_search::to_embed(self, model, batch)
+    }
+
+    fn pending(&self, model: &str) -> Result<u64> {
+        crate::sqlite::dataset_search::pending(self, model)
+    }
+
+    fn put_vectors(&self, model: &str, vectors: &[(i64, Vec<f32>)]) -> Result<usize> {
+        crate::sqlite::dataset_search::put_vectors(self, model, vectors)
+    }
+
+    fn with_table(
+        &self,
+        path: Option<&Path>,
+        _rid: i64,
+        _d: &Dataset,
+        f: &mut dyn FnMut(&mut Connection) -> Result<SqlAnswer>,
+    ) -> Result<SqlAnswer> {
+        let path = path.ok_or_else(|| {
+            Error::Unsupported("SQL over a dataset needs a store kept in a file, not in memory".into())
+        })?;
+        let mut conn =
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.busy_timeout(crate::sqlite::schema::BUSY_TIMEOUT)?;
+        f(&mut conn)
     }
 }
 
-fn unknown(name: &str) -> Error {
-    Error::NotFound(format!("no dataset named {name}"))
-}
+/// How many chunks of a dataset (`?1`) come before the first at or after page `?2`, line `?3`.
+const SECTION_OFFSET: &str = "SELECT count(*) FROM dataset_chunks WHERE dataset_rid = ?1 AND ordinal < coalesce(\
+     (SELECT min(ordinal) FROM dataset_chunks WHERE dataset_rid = ?1 \
+      AND (coalesce(page, 0) > ?2 OR (coalesce(page, 0) = ?2 AND line_end >= ?3))), 9223372036854775807)";
 
 pub(crate) fn chunk_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Chunk> {
     Ok(Chunk {
@@ -239,41 +236,6 @@ pub(crate) fn find(conn: &rusqlite::Connection, user: &str, name: &str) -> Resul
         .prepare_cached(&format!("SELECT {COLUMNS} FROM datasets AS d WHERE d.user_id = ?1 AND d.name = ?2"))?
         .query_row([user, name], dataset_from_row)
         .optional()?)
-}
-
-fn with_embedded(db: &Db, rid: i64, mut d: Dataset, model: Option<&str>) -> Result<Dataset> {
-    if let Some(model) = model {
-        let n: i64 = db
-            .prepare_cached(
-                "SELECT count(*) FROM dataset_vectors v JOIN dataset_chunks c ON c.rid = v.chunk_rid \
-                 WHERE c.dataset_rid = ?1 AND v.model = ?2",
-            )?
-            .query_row(params![rid, model], |r| r.get(0))?;
-        d.embedded = n as u64;
-    }
-    Ok(d)
-}
-
-/// Every row the same length as the columns, and column names SQL can use, each once.
-fn check_shape(new: &NewDataset) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    for c in &new.columns {
-        if crate::datasets::sql_name(&c.name).as_deref() != Some(c.name.as_str()) || !seen.insert(&c.name) {
-            return Err(Error::invalid(format!("column name {:?} is not a plain, unique SQL name", c.name)));
-        }
-    }
-    if new.kind == DatasetKind::Table && new.columns.is_empty() {
-        return Err(Error::invalid(format!("{} has no columns", new.source)));
-    }
-    if let Some(i) = new.rows.iter().position(|r| r.len() != new.columns.len()) {
-        return Err(Error::invalid(format!(
-            "row {} has {} values for {} columns",
-            i + 1,
-            new.rows[i].len(),
-            new.columns.len()
-        )));
-    }
-    Ok(())
 }
 
 fn write_rows(tx: &Transaction<'_>, rid: i64, columns: &[Column], rows: &[Vec<Cell>]) -> Result<()> {

@@ -1,6 +1,7 @@
-//! Datasets on a real SQLite file: kept whole or not at all, read by page, queried by a SQL
-//! statement that may read the dataset and nothing else, searched by keyword and meaning with
-//! their places, reloaded, and forgotten down to the file's bytes.
+//! Datasets on both engines (a real SQLite file, a real PostgreSQL): kept whole or not at all,
+//! read by page, queried by a SQL statement that may read the dataset and nothing else,
+//! searched by keyword and meaning with their places, reloaded, and forgotten down to the
+//! file's bytes (SQLite) and every row version (PostgreSQL).
 
 use std::time::Duration;
 
@@ -77,9 +78,17 @@ fn invalid(e: Error) -> String {
     }
 }
 
-#[test]
-fn a_table_is_kept_paged_and_queried_by_its_name() {
-    let mut f = Fixture::new();
+/// How many rows tables of datasets the store's database holds.
+fn rows_tables(f: &Fixture) -> i64 {
+    if f.url.is_some() {
+        f.count_rows("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'dataset_rows_%'")
+    } else {
+        f.count_rows("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'dataset_rows_%'")
+    }
+}
+
+on_both_engines! {
+fn a_table_is_kept_paged_and_queried_by_its_name(f: &mut Fixture) {
     let (d, loaded) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
     assert_eq!(loaded, Loaded::Added);
     assert_eq!((d.kind, d.rows, d.chunks, d.notes.clone()), (DatasetKind::Table, 4, 4, vec!["a note".to_string()]));
@@ -111,26 +120,28 @@ fn a_table_is_kept_paged_and_queried_by_its_name() {
     assert!(matches!(f.store.dataset_sql("bo", "expenses", "SELECT 1", SqlLimits::default()), Err(Error::NotFound(_))));
 }
 
-#[test]
-fn sql_may_read_the_dataset_and_nothing_else() {
-    let mut f = Fixture::new();
+/// On PostgreSQL a statement runs over a SQLite copy of the one table: the store's other
+/// tables are not there to read ("no such table"), where SQLite's authorizer names them.
+fn sql_may_read_the_dataset_and_nothing_else(f: &mut Fixture) {
     f.add(concept("secret", &[("pin", "4321")]));
     f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
     f.store.load_dataset("bo", &table("salaries", "d2")).unwrap();
     let refused = |sql: &str| invalid(f.store.dataset_sql("alex", "expenses", sql, SqlLimits::default()).unwrap_err());
+    let elsewhere = |says: &'static str| if f.url.is_some() { "no such table" } else { says };
     for (sql, says) in [
         ("DELETE FROM expenses", "only a SELECT"),
         ("INSERT INTO expenses (day) VALUES ('x')", "only a SELECT"),
         ("UPDATE expenses SET amount = 0", "only a SELECT"),
         ("DROP TABLE expenses", "only a SELECT"),
-        ("SELECT content FROM memories", "it reads memories, which is not this dataset"),
-        ("SELECT * FROM events", "it reads events"),
-        ("SELECT count(*) FROM memories", "it reads memories"),
-        ("SELECT count(*) FROM main.events", "it reads events"),
-        ("WITH m AS (SELECT * FROM memories) SELECT count(*) FROM m", "it reads memories"),
+        ("SELECT content FROM memories", elsewhere("it reads memories, which is not this dataset")),
+        ("SELECT * FROM events", elsewhere("it reads events")),
+        ("SELECT count(*) FROM memories", elsewhere("it reads memories")),
+        ("SELECT count(*) FROM main.events", elsewhere("it reads events")),
+        ("WITH m AS (SELECT * FROM memories) SELECT count(*) FROM m", elsewhere("it reads memories")),
         ("SELECT name FROM sqlite_schema", "it reads sqlite_"),
         ("SELECT * FROM salaries", "no such table"),
-        ("SELECT * FROM main.dataset_rows_2", "it reads dataset_rows_2"),
+        ("SELECT * FROM main.dataset_rows_2", elsewhere("it reads dataset_rows_2")),
+        ("SELECT * FROM pg_catalog.pg_tables", "no such table"),
         ("ATTACH DATABASE '/tmp/x.db' AS x", "begins with ATTACH"),
         ("PRAGMA table_info(expenses)", "begins with PRAGMA"),
         ("SELECT * FROM pragma_table_info('memories')", "PRAGMA"),
@@ -155,9 +166,7 @@ fn sql_may_read_the_dataset_and_nothing_else() {
     assert_eq!(f.count_rows("SELECT count(*) FROM memories"), 1);
 }
 
-#[test]
-fn documents_are_searched_by_keyword_and_meaning_with_their_places() {
-    let mut f = Fixture::new();
+fn documents_are_searched_by_keyword_and_meaning_with_their_places(f: &mut Fixture) {
     f.store.load_dataset("alex", &document("zx81")).unwrap();
     f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
     let err = f.store.dataset_sql("alex", "contract", "SELECT 1", SqlLimits::default()).unwrap_err();
@@ -190,10 +199,11 @@ fn documents_are_searched_by_keyword_and_meaning_with_their_places() {
     assert_eq!(hits[0].place.page, Some(3), "{hits:?}");
 }
 
-#[test]
-fn the_same_file_changes_nothing_and_a_changed_one_replaces_it_whole() {
-    let mut f = Fixture::new();
+fn the_same_file_changes_nothing_and_a_changed_one_replaces_it_whole(f: &mut Fixture) {
     let (first, _) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    let count = "SELECT count(*) FROM expenses";
+    let all = f.store.dataset_sql("alex", "expenses", count, SqlLimits::default()).unwrap();
+    assert_eq!(all.rows[0][0], Cell::Int(4));
     f.tick(60);
     let (same, loaded) = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
     assert_eq!((loaded, same.updated_at), (Loaded::Unchanged, first.updated_at));
@@ -204,15 +214,17 @@ fn the_same_file_changes_nothing_and_a_changed_one_replaces_it_whole() {
     assert_eq!((loaded, now.rows, now.chunks, now.id.clone()), (Loaded::Replaced, 2, 2, first.id.clone()));
     assert_eq!(now.loaded_at, first.loaded_at);
     assert!(now.updated_at > first.updated_at);
-    let all = f.store.dataset_sql("alex", "expenses", "SELECT count(*) FROM expenses", SqlLimits::default()).unwrap();
+    // The statement sees the new rows (on PostgreSQL, a new copy of them).
+    let all = f.store.dataset_sql("alex", "expenses", count, SqlLimits::default()).unwrap();
     assert_eq!(all.rows[0][0], Cell::Int(2));
     assert_eq!(f.count_rows("SELECT count(*) FROM dataset_chunks"), 2);
-    assert_eq!(f.count_rows("SELECT count(*) FROM dataset_fts"), 2);
+    if f.url.is_none() {
+        assert_eq!(f.count_rows("SELECT count(*) FROM dataset_fts"), 2);
+    }
+    assert_eq!(rows_tables(f), 1);
 }
 
-#[test]
-fn a_bad_dataset_is_refused_whole() {
-    let mut f = Fixture::new();
+fn a_bad_dataset_is_refused_whole(f: &mut Fixture) {
     let mut ragged = table("expenses", "d1");
     ragged.rows[2].pop();
     assert!(invalid(f.store.load_dataset("alex", &ragged).unwrap_err()).contains("row 3 has 2 values for 3 columns"));
@@ -222,8 +234,13 @@ fn a_bad_dataset_is_refused_whole() {
     let mut bad_column = table("expenses", "d1");
     bad_column.columns[0].name = "day\"; DROP TABLE events; --".into();
     assert!(f.store.load_dataset("alex", &bad_column).is_err());
+    let mut not_a_number = table("expenses", "d1");
+    not_a_number.rows[1][2] = Cell::Text("lots".into());
+    let said = invalid(f.store.load_dataset("alex", &not_a_number).unwrap_err());
+    assert_eq!(said, "row 2: \"lots\" is not a number for column amount");
     assert!(f.store.datasets("alex", None).unwrap().is_empty());
-    assert_eq!(f.count_rows("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'dataset_rows_%'"), 0);
+    assert_eq!(rows_tables(f), 0);
+}
 }
 
 #[test]
@@ -258,6 +275,54 @@ fn a_forgotten_dataset_leaves_no_byte_in_the_file() {
             assert!(!hay.contains(secret), "{secret} is still in strata.db{suffix}");
         }
     }
+}
+
+/// On PostgreSQL: no row version of any dataset table holds a forgotten dataset's words or
+/// vectors once forget has vacuumed, and its rows table is gone.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_forgotten_dataset_leaves_no_row_version_on_postgres() {
+    let mut f = Fixture::postgres();
+    let secret = "quokkasaffron";
+    let mut t = table("expenses", "d1");
+    t.rows[1][1] = Cell::Text(format!("{secret}rent"));
+    t.chunks[1].text = format!("Category: {secret}rent");
+    f.store.load_dataset("alex", &t).unwrap();
+    f.store.load_dataset("alex", &document(secret)).unwrap();
+    let batch = f.store.dataset_chunks_to_embed("zq", 100).unwrap();
+    // Every component's bytes spell "Zq7!", so a vector is findable in the pages.
+    let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(r, _)| (*r, vec![f32::from_le_bytes(*b"Zq7!"); 8])).collect();
+    f.store.put_dataset_vectors("zq", &pairs).unwrap();
+    let mut c = crate::server::connect(f.url.as_ref().unwrap());
+    c.batch_execute("CREATE EXTENSION IF NOT EXISTS pageinspect").unwrap();
+    let tables = ["datasets", "dataset_chunks", "dataset_vectors"];
+    let holding = |c: &mut strata_core::postgres::driver::Client, needle: &[u8]| -> Vec<&str> {
+        let mut found: Vec<&str> = tables
+            .into_iter()
+            .filter(|t| {
+                crate::postgres::row_versions(c, t).iter().any(|d| d.windows(needle.len()).any(|w| w == needle))
+            })
+            .collect();
+        let rows: i64 =
+            c.query_one("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'dataset_rows_%'", &[]).unwrap().get(0);
+        if rows > 0 {
+            found.push("dataset_rows_*");
+        }
+        found
+    };
+    assert_eq!(holding(&mut c, secret.as_bytes()), vec!["dataset_chunks", "dataset_rows_*"]);
+    assert_eq!(holding(&mut c, b"Zq7!"), vec!["dataset_vectors", "dataset_rows_*"]);
+    // Asked once, SQL leaves a copy of the table in this process: forget drops it too.
+    let sql = f.store.dataset_sql("alex", "expenses", "SELECT category FROM expenses", SqlLimits::default()).unwrap();
+    assert_eq!(sql.rows[1][0], Cell::Text(format!("{secret}rent")));
+
+    assert!(f.store.forget_dataset("alex", "expenses").unwrap());
+    assert!(f.store.forget_dataset("alex", "contract").unwrap());
+    assert!(f.store.search_datasets("alex", &[], secret, None, 5).unwrap().is_empty());
+    assert!(holding(&mut c, secret.as_bytes()).is_empty());
+    assert!(holding(&mut c, b"Zq7!").is_empty());
+    let e = f.store.dataset_sql("alex", "expenses", "SELECT 1", SqlLimits::default()).unwrap_err();
+    assert!(matches!(e, Error::NotFound(_)), "{e:?}");
 }
 
 #[test]

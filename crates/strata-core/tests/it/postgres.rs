@@ -58,6 +58,7 @@ fn shipped_postgres_migrations_are_append_only() {
         ("0005_extraction", 16_549_634_268_619_452_649),
         ("0006_usage", 6_058_988_659_303_131_261),
         ("0007_rates", 12_768_764_142_743_214_646),
+        ("0008_datasets", 6_088_468_831_151_014_589),
     ];
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
@@ -130,7 +131,7 @@ fn writers_of_one_database_wait_for_each_other() {
 }
 
 /// Every row version (live or dead) of `table`'s heap pages, read with `pageinspect`.
-fn row_versions(c: &mut strata_core::postgres::driver::Client, table: &str) -> Vec<Vec<u8>> {
+pub(crate) fn row_versions(c: &mut strata_core::postgres::driver::Client, table: &str) -> Vec<Vec<u8>> {
     c.query(
         "SELECT t_data FROM generate_series(0, (pg_relation_size($1::text::regclass) / current_setting('block_size')::int) - 1) \
          AS b, heap_page_items(get_raw_page($1::text, b::int)) WHERE t_data IS NOT NULL",
