@@ -234,6 +234,18 @@ fn the_window_answers_while_a_large_file_loads() {
     assert_eq!(stage(&s), "Keeping ledger", "the file was kept before the second search: make it larger");
     assert!(took < Duration::from_secs(3), "the search waited {took:?} for the load");
     assert!(answered < Duration::from_secs(2), "the second search waited {answered:?} for the load");
+    // A change saved meanwhile is written between two of the load's batches.
+    s.click(&s.all(".list li")[0]);
+    s.click(&s.find("#edit"));
+    s.type_into(&s.find("input[name=fact-value-0]"), " (noted while loading)");
+    let saving = std::time::Instant::now();
+    s.click(&s.find("#save"));
+    s.wait_for("the saved change", |s| {
+        Some(s.text(&s.find("#detail"))).filter(|t| t.contains("(noted while loading)"))
+    });
+    let saved = saving.elapsed();
+    assert_eq!(stage(&s), "Keeping ledger", "the file was kept before the change was saved: make it larger");
+    assert!(saved < Duration::from_secs(3), "the change waited {saved:?} for the load");
     s.click(&s.find("#nav-files"));
     s.wait_up_to(Duration::from_secs(120), "the embedding", |s| stage(s).starts_with("Making passages").then_some(()));
     s.click(&s.find("#job-cancel"));

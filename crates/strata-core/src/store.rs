@@ -32,7 +32,7 @@ pub struct Store {
     /// Vector searches so far, and the in-memory copy of a user's vectors made from the second.
     pub(crate) vector_searches: std::cell::Cell<u32>,
     pub(crate) vector_cache: std::cell::RefCell<Option<crate::sqlite::vector_scan::UserVectors>>,
-    /// The int8 copy of the vectors of the datasets last searched (`sqlite/dataset_search.rs`).
+    /// The int8 copy of the vectors of the datasets last searched (either engine).
     pub(crate) dataset_vector_cache: std::cell::RefCell<Option<crate::sqlite::vector_scan::UserVectors>>,
     /// Keeps every file Strata writes off this database while it is open.
     _guard: Option<crate::files::Guard>,

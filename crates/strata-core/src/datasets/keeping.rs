@@ -224,7 +224,7 @@ impl Store {
         match &self.engine {
             Engine::Sqlite(_) => crate::sqlite::dataset_search::nearest(self, user, q, within),
             #[cfg(feature = "postgres")]
-            Engine::Postgres(pg) => pg.nearest_chunks(q, within),
+            Engine::Postgres(pg) => pg.nearest_chunks(&self.dataset_vector_cache, q, within),
         }
     }
 
@@ -267,12 +267,11 @@ fn check_shape(new: &NewDataset) -> Result<()> {
     }
     for (i, row) in new.rows.iter().enumerate() {
         for (cell, c) in row.iter().zip(&new.columns) {
-            let fits = match (c.kind, cell) {
-                (ColumnType::Integer, Cell::Real(_) | Cell::Text(_)) => false,
-                (ColumnType::Real, Cell::Text(_)) => false,
-                _ => true,
-            };
-            if !fits {
+            let misfit = matches!(
+                (c.kind, cell),
+                (ColumnType::Integer, Cell::Real(_) | Cell::Text(_)) | (ColumnType::Real, Cell::Text(_))
+            );
+            if misfit {
                 return Err(Error::invalid(format!(
                     "row {}: {:?} is not a {} for column {}",
                     i + 1,

@@ -278,7 +278,7 @@ impl Pg {
         let table = corpus.table();
         let mut q = Sql::new(
             Dialect::Postgres,
-            &format!(
+            format!(
                 "SELECT (SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint \
                  ELSE (SELECT count(*) FROM {table}) END FROM pg_class c WHERE c.oid = '{table}'::regclass)"
             ),

@@ -10,7 +10,7 @@ use std::path::Path;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::clock::{from_ms, to_ms};
+use crate::clock::from_ms;
 use crate::datasets::keeping::{DatasetStorage, rows_table};
 use crate::datasets::{Cell, Chunk, Column, Dataset, DatasetKind, Loaded, NewDataset, Place, SqlAnswer};
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ fn json<T: serde::de::DeserializeOwned>(i: usize, text: &str) -> rusqlite::Resul
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| Error::Storage(e.to_string()))
 }
 
@@ -79,8 +79,9 @@ impl DatasetStorage for Db {
     }
 
     fn list(&self, user: &str) -> Result<Vec<(i64, Dataset)>> {
-        let mut stmt =
-            self.prepare_cached(&format!("SELECT {COLUMNS} FROM datasets AS d WHERE d.user_id = ?1 ORDER BY d.name"))?;
+        let mut stmt = self.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM datasets AS d WHERE d.user_id = ?1 AND d.name NOT LIKE '~%' ORDER BY d.name"
+        ))?;
         Ok(stmt.query_map([user], dataset_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
@@ -95,46 +96,7 @@ impl DatasetStorage for Db {
     }
 
     fn keep(&self, user: &str, new: &NewDataset, now: i64, id: &str) -> Result<(Dataset, Loaded)> {
-        let tx = Transaction::new_unchecked(self, TransactionBehavior::Immediate)?;
-        let before = find(&tx, user, &new.name)?;
-        let (loaded, loaded_at, id) = match &before {
-            Some((_, old)) if old.digest == new.digest => return Ok((old.clone(), Loaded::Unchanged)),
-            Some((rid, old)) => {
-                erase(&tx, *rid)?;
-                (Loaded::Replaced, to_ms(old.loaded_at), old.id.as_str())
-            }
-            None => (Loaded::Added, now, id),
-        };
-        tx.prepare_cached(
-            "INSERT INTO datasets (id, user_id, name, kind, source, format, digest, loaded_at, updated_at, \
-             columns, sections, row_count, chunk_count, notes) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        )?
-        .execute(params![
-            id,
-            user,
-            new.name,
-            new.kind.as_str(),
-            new.source,
-            new.format,
-            new.digest,
-            loaded_at,
-            now,
-            to_json(&new.columns)?,
-            to_json(&new.sections)?,
-            new.rows.len() as i64,
-            new.chunks.len() as i64,
-            to_json(&new.notes)?,
-        ])?;
-        let rid = tx.last_insert_rowid();
-        if new.kind == DatasetKind::Table {
-            write_rows(&tx, rid, &new.columns, &new.rows)?;
-        }
-        write_chunks(&tx, rid, &new.chunks)?;
-        crate::sqlite::vector_scan::bump_version(&tx)?;
-        let (_, dataset) = find(&tx, user, &new.name)?.ok_or_else(|| Error::Storage("the dataset vanished".into()))?;
-        tx.commit()?;
-        Ok((dataset, loaded))
+        crate::sqlite::dataset_load::keep(self, user, new, now, id)
     }
 
     fn rows(&self, rid: i64, columns: &[Column], offset: u64, limit: usize) -> Result<Vec<Vec<Cell>>> {
@@ -165,7 +127,15 @@ impl DatasetStorage for Db {
 
     fn erase(&self, user: &str, name: &str) -> Result<bool> {
         let tx = Transaction::new_unchecked(self, TransactionBehavior::Immediate)?;
-        let Some((rid, _)) = find(&tx, user, name)? else { return Ok(false) };
+        // What a killed load of that name left goes too (a load going on fails).
+        let hidden = find(&tx, user, &crate::sqlite::dataset_load::hidden_name(name))?;
+        if let Some((rid, _)) = hidden {
+            erase(&tx, rid)?;
+        }
+        let Some((rid, _)) = find(&tx, user, name)? else {
+            tx.commit()?;
+            return Ok(hidden.is_some());
+        };
         erase(&tx, rid)?;
         crate::sqlite::vector_scan::bump_version(&tx)?;
         tx.commit()?;
@@ -238,51 +208,8 @@ pub(crate) fn find(conn: &rusqlite::Connection, user: &str, name: &str) -> Resul
         .optional()?)
 }
 
-fn write_rows(tx: &Transaction<'_>, rid: i64, columns: &[Column], rows: &[Vec<Cell>]) -> Result<()> {
-    let table = rows_table(rid);
-    let declared: Vec<String> = columns.iter().map(|c| format!("\"{}\" {}", c.name, c.kind.sql())).collect();
-    tx.execute_batch(&format!("CREATE TABLE {table} (row_number INTEGER PRIMARY KEY, {})", declared.join(", ")))?;
-    let marks = vec!["?"; columns.len()].join(", ");
-    let names: Vec<String> = columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
-    let mut insert =
-        tx.prepare(&format!("INSERT INTO {table} (row_number, {}) VALUES (?, {marks})", names.join(", ")))?;
-    let mut values = Vec::with_capacity(columns.len() + 1);
-    for (i, row) in rows.iter().enumerate() {
-        values.clear();
-        values.push(Value::Integer(i as i64 + 1));
-        values.extend(row.iter().map(to_value));
-        insert.execute(rusqlite::params_from_iter(values.iter()))?;
-    }
-    Ok(())
-}
-
-fn write_chunks(tx: &Transaction<'_>, rid: i64, chunks: &[Chunk]) -> Result<()> {
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO dataset_chunks (dataset_rid, ordinal, text, page, heading, line_start, line_end, row_number) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
-    let mut index =
-        tx.prepare_cached("INSERT INTO dataset_fts (rowid, text, heading, dataset) VALUES (?1, ?2, ?3, ?4)")?;
-    let word = format!("d{rid}");
-    for (i, c) in chunks.iter().enumerate() {
-        let p = &c.place;
-        insert.execute(params![
-            rid,
-            i as i64,
-            c.text,
-            p.page.map(i64::from),
-            p.heading,
-            i64::from(p.lines.0),
-            i64::from(p.lines.1),
-            p.row.map(|r| r as i64)
-        ])?;
-        index.execute(params![tx.last_insert_rowid(), c.text, p.heading.as_deref().unwrap_or(""), word])?;
-    }
-    Ok(())
-}
-
 /// Deletes a dataset's rows table, chunks, words and vectors, and its record.
-fn erase(tx: &Transaction<'_>, rid: i64) -> Result<()> {
+pub(crate) fn erase(tx: &Transaction<'_>, rid: i64) -> Result<()> {
     tx.prepare_cached(
         "DELETE FROM dataset_fts WHERE rowid IN (SELECT rid FROM dataset_chunks WHERE dataset_rid = ?1)",
     )?

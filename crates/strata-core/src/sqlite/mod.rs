@@ -8,6 +8,7 @@
 
 pub(crate) mod adapters;
 pub(crate) mod curation;
+pub(crate) mod dataset_load;
 pub(crate) mod dataset_search;
 pub(crate) mod dataset_sql;
 pub(crate) mod datasets;

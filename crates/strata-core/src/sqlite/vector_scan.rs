@@ -135,15 +135,7 @@ impl UserVectors {
         let version = version(conn)?;
         let mut stmt = conn.prepare(sql)?;
         let mut rows = stmt.query(rusqlite::params![model, key])?;
-        let mut out = UserVectors {
-            model: model.to_string(),
-            user: key.to_string(),
-            version,
-            dim,
-            rids: Vec::new(),
-            scales: Vec::new(),
-            codes: Vec::new(),
-        };
+        let mut out = UserVectors::empty(model, key, version, dim);
         let mut v = Vec::with_capacity(dim);
         while let Some(r) = rows.next()? {
             let blob: Vec<u8> = r.get(1)?;
@@ -151,10 +143,30 @@ impl UserVectors {
                 continue;
             }
             crate::sqlite::vector_index::from_blob(&blob, &mut v);
-            out.rids.push(r.get(0)?);
-            out.scales.push(quantize(&v, &mut out.codes));
+            out.push(r.get(0)?, &v);
         }
         Ok(out)
+    }
+
+    /// A copy holding no vector yet, named `key`, of the vectors at `version`.
+    pub(crate) fn empty(model: &str, key: &str, version: i64, dim: usize) -> UserVectors {
+        UserVectors {
+            model: model.to_string(),
+            user: key.to_string(),
+            version,
+            dim,
+            rids: Vec::new(),
+            scales: Vec::new(),
+            codes: Vec::new(),
+        }
+    }
+
+    /// Adds `rid`'s vector (one of another length is left out).
+    pub(crate) fn push(&mut self, rid: i64, v: &[f32]) {
+        if v.len() == self.dim {
+            self.rids.push(rid);
+            self.scales.push(quantize(v, &mut self.codes));
+        }
     }
 
     /// Vectors held.

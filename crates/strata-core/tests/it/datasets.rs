@@ -335,3 +335,84 @@ fn sql_needs_a_file_and_names_a_dataset() {
     let e = store.dataset_sql("alex", "nothing", "SELECT 1", SqlLimits::default()).unwrap_err();
     assert!(matches!(e, Error::NotFound(ref m) if m == "no dataset named nothing"), "{e:?}");
 }
+
+/// A table of `n` rows (and a passage each) named `name`.
+fn large(name: &str, n: usize) -> NewDataset {
+    let mut t = table(name, &format!("large-{n}"));
+    t.rows = (0..n)
+        .map(|i| {
+            vec![Cell::Text(format!("2025-{:02}-01", i % 12 + 1)), Cell::Text("misc".into()), Cell::Real(i as f64)]
+        })
+        .collect();
+    t.chunks = (0..n)
+        .map(|i| Chunk { text: format!("Row {i}: misc"), place: Place { row: Some(i as u64 + 1), ..Place::default() } })
+        .collect();
+    t
+}
+
+/// A large load on SQLite is kept in batches under a hidden name: another writer of the same
+/// file waits well under a second meanwhile, and no one sees the dataset until it is whole.
+#[test]
+fn a_large_load_lets_other_writers_in_and_is_seen_only_whole() {
+    let mut f = Fixture::new();
+    let mut loader = strata_core::Store::open_with_clock(f.path(), f.clock.clone()).unwrap();
+    let big = large("big", 1_200_000);
+    let load = std::thread::spawn(move || loader.load_dataset("alex", &big).map(|(d, _)| d.rows));
+    let loading = "SELECT count(*) FROM datasets WHERE name = '~loading~big'";
+    while f.count_rows(loading) == 0 {
+        assert!(!load.is_finished(), "the load ended before it was seen going on");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut writes = Vec::new();
+    while !load.is_finished() {
+        assert!(f.store.datasets("alex", None).unwrap().is_empty(), "a dataset is not seen half kept");
+        assert!(f.store.dataset("alex", "big", None).unwrap().is_none());
+        let started = std::time::Instant::now();
+        f.add(concept(&format!("note-{}", writes.len()), &[("said", "meanwhile")]));
+        writes.push(started.elapsed());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(load.join().unwrap().unwrap(), 1_200_000);
+    assert!(writes.len() >= 3, "the load was too quick to measure: {writes:?}");
+    let slowest = writes.iter().max().unwrap();
+    assert!(*slowest < Duration::from_secs(2), "a write waited {slowest:?} for the load: {writes:?}");
+    let d = f.store.dataset("alex", "big", None).unwrap().unwrap();
+    assert_eq!((d.rows, d.chunks), (1_200_000, 1_200_000));
+    let last = f.store.dataset_rows("alex", "big", 1_199_999, 1).unwrap();
+    assert_eq!(last[0][2], Cell::Real(1_199_999.0));
+    assert_eq!(f.count_rows(loading), 0);
+}
+
+/// What a killed load left (a hidden record and its rows table) is never listed, and the next
+/// load of that name, or forgetting it, erases it.
+#[test]
+fn what_a_killed_load_left_is_unseen_and_erased_by_the_next() {
+    let mut f = Fixture::new();
+    let leave = |f: &Fixture| {
+        let c = rusqlite::Connection::open(f.path()).unwrap();
+        c.execute_batch(
+            "INSERT INTO datasets (id, user_id, name, kind, source, format, digest, loaded_at, updated_at, columns, \
+             sections, row_count, chunk_count, notes) VALUES ('ds_x~loading', 'alex', '~loading~expenses', 'table', \
+             'expenses.csv', 'csv', 'd0', 0, 0, '[]', '[]', 1, 1, '[]'); \
+             INSERT INTO dataset_chunks (dataset_rid, ordinal, text, line_start, line_end) \
+             SELECT rid, 0, 'half kept quokka', 1, 1 FROM datasets WHERE name = '~loading~expenses';",
+        )
+        .unwrap();
+        let rid: i64 =
+            c.query_row("SELECT rid FROM datasets WHERE name = '~loading~expenses'", [], |r| r.get(0)).unwrap();
+        c.execute_batch(&format!("CREATE TABLE dataset_rows_{rid} (row_number INTEGER PRIMARY KEY)")).unwrap();
+    };
+    leave(&f);
+    assert!(f.store.datasets("alex", None).unwrap().is_empty());
+    f.store.load_dataset("alex", &table("expenses", "d1")).unwrap();
+    assert_eq!(f.count_rows("SELECT count(*) FROM datasets WHERE name LIKE '~%'"), 0);
+    assert_eq!(f.count_rows("SELECT count(*) FROM dataset_chunks WHERE text = 'half kept quokka'"), 0);
+    assert_eq!(rows_tables(&f), 1);
+    assert_eq!(f.store.datasets("alex", None).unwrap().len(), 1);
+
+    f.store.forget_dataset("alex", "expenses").unwrap();
+    leave(&f);
+    assert!(f.store.forget_dataset("alex", "expenses").unwrap(), "forgetting the name erases what a load left");
+    assert_eq!(f.count_rows("SELECT count(*) FROM datasets"), 0);
+    assert_eq!(rows_tables(&f), 0);
+}
