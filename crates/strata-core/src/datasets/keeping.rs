@@ -43,8 +43,8 @@ pub(crate) trait DatasetStorage {
     fn erase(&self, user: &str, name: &str) -> Result<bool>;
     /// The best chunks by keyword among the datasets `within`: (chunk, score).
     fn keyword(&self, text: &str, within: &[i64]) -> Result<Vec<(i64, f64)>>;
-    /// A chunk by its row id, with its dataset's row id.
-    fn chunk(&self, rid: i64) -> Result<(Chunk, i64)>;
+    /// Chunks by their row ids, each with its dataset's row id (in any order).
+    fn chunks_at(&self, rids: &[i64]) -> Result<Vec<(i64, Chunk, i64)>>;
     /// Up to `batch` chunks without a vector of `model`: (chunk, text).
     fn to_embed(&self, model: &str, batch: usize) -> Result<Vec<(i64, String)>>;
     /// How many chunks wait for a vector of `model`.
@@ -203,12 +203,15 @@ impl Store {
             found.iter().map(|(rid, b)| (*rid, scale.matched(options.fusion, b, query.is_some()))).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(limit);
-        ranked
+        let rids: Vec<i64> = ranked.iter().map(|(rid, _)| *rid).collect();
+        let mut found: std::collections::HashMap<i64, (Chunk, i64)> =
+            self.kept().chunks_at(&rids)?.into_iter().map(|(rid, c, d)| (rid, (c, d))).collect();
+        Ok(ranked
             .into_iter()
-            .map(|(rid, score)| {
-                let (c, dataset) = self.kept().chunk(rid)?;
+            .filter_map(|(rid, score)| {
+                let (c, dataset) = found.remove(&rid)?;
                 let d = &chosen[&dataset];
-                Ok(DatasetHit {
+                Some(DatasetHit {
                     dataset: d.name.clone(),
                     source: d.source.clone(),
                     text: c.text,
@@ -216,7 +219,7 @@ impl Store {
                     score,
                 })
             })
-            .collect()
+            .collect())
     }
 
     /// The chunks most similar to the query among the datasets `within`: (chunk, cosine).

@@ -233,10 +233,12 @@ impl DatasetStorage for Pg {
         }
         let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
         let list = within.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        // A chunk's length is its count of distinct words (`length`): counting every position
+        // cost a second pass over each candidate's words.
         let mut q = Sql::new(
             Dialect::Postgres,
             "WITH candidates AS (SELECT c.rid AS id, c.search, \
-             (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(c.search) AS u)::float8 AS dl \
+             length(c.search)::float8 AS dl \
              FROM dataset_chunks AS c WHERE c.search @@ ",
         );
         push_tsquery(&mut q, &terms);
@@ -246,10 +248,10 @@ impl DatasetStorage for Pg {
         self.run_planned(&q)?.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).collect()
     }
 
-    fn chunk(&self, rid: i64) -> Result<(Chunk, i64)> {
-        let sql = format!("SELECT {CHUNK_COLUMNS}, dataset_rid FROM dataset_chunks WHERE rid = $1");
-        let row = self.client().query_one(sql.as_str(), &[&rid])?;
-        Ok((chunk_from_row(&row)?, row.try_get(6)?))
+    fn chunks_at(&self, rids: &[i64]) -> Result<Vec<(i64, Chunk, i64)>> {
+        let sql = format!("SELECT {CHUNK_COLUMNS}, dataset_rid, rid FROM dataset_chunks WHERE rid = ANY($1)");
+        let rows = self.client().query(sql.as_str(), &[&rids])?;
+        rows.iter().map(|r| Ok((r.try_get(7)?, chunk_from_row(r)?, r.try_get(6)?))).collect()
     }
 
     fn to_embed(&self, model: &str, batch: usize) -> Result<Vec<(i64, String)>> {

@@ -146,12 +146,17 @@ impl DatasetStorage for Db {
         crate::sqlite::dataset_search::keyword(self, text, within)
     }
 
-    fn chunk(&self, rid: i64) -> Result<(Chunk, i64)> {
-        Ok(self
-            .prepare_cached(
-                "SELECT text, page, heading, line_start, line_end, row_number, dataset_rid FROM dataset_chunks WHERE rid = ?1",
-            )?
-            .query_row([rid], |r| Ok((chunk_from_row(r)?, r.get::<_, i64>(6)?)))?)
+    fn chunks_at(&self, rids: &[i64]) -> Result<Vec<(i64, Chunk, i64)>> {
+        let mut stmt = self.prepare_cached(
+            "SELECT text, page, heading, line_start, line_end, row_number, dataset_rid FROM dataset_chunks WHERE rid = ?1",
+        )?;
+        let mut out = Vec::with_capacity(rids.len());
+        for rid in rids {
+            if let Some((c, d)) = stmt.query_row([rid], |r| Ok((chunk_from_row(r)?, r.get::<_, i64>(6)?))).optional()? {
+                out.push((*rid, c, d));
+            }
+        }
+        Ok(out)
     }
 
     fn to_embed(&self, model: &str, batch: usize) -> Result<Vec<(i64, String)>> {
