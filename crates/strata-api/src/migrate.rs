@@ -2,7 +2,8 @@
 //! through the event log. The source's backup is streamed into the target's restore (no file
 //! in between); the restore is one transaction, so a failure or a cancel leaves the target
 //! empty; the target's memories, replayed from the log, are then compared with the source's.
-//! Vectors are derived data: the target embeds its memories again (`strata embed`).
+//! Datasets are copied after the memories, one by one, as they were loaded. Vectors are derived
+//! data: the target embeds its memories and passages again (`strata embed`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,6 +20,8 @@ pub struct Migrated {
     pub events: u64,
     /// Memories the target holds after replaying them (the same as the source's).
     pub memories: u64,
+    /// Datasets copied (everyone's).
+    pub datasets: u64,
 }
 
 /// Opens a store that must already exist (a file), or a PostgreSQL database.
@@ -74,6 +77,7 @@ pub fn migrate(from: &Path, to: &Path, progress: &mut dyn FnMut(u64, u64), cance
             (Ok(_), restored) => Ok((restored?.0, source)),
         }
     })?;
+    let datasets = copy_datasets(&source, &mut target)?;
     drop(source);
     let got = target.snapshot()?.memories;
     if got != expected {
@@ -87,5 +91,27 @@ pub fn migrate(from: &Path, to: &Path, progress: &mut dyn FnMut(u64, u64), cance
             ),
         ));
     }
-    Ok(Migrated { events, memories: got.len() as u64 })
+    Ok(Migrated { events, memories: got.len() as u64, datasets })
+}
+
+/// Copies everyone's datasets (tables and documents, as loaded; their vectors are made again
+/// with the memories'), one at a time: a failure names the dataset.
+fn copy_datasets(source: &Store, target: &mut Store) -> ApiResult<u64> {
+    let mut copied = 0;
+    for user in source.dataset_owners()? {
+        for d in source.datasets(&user, None)? {
+            let failed = |e: Error| {
+                ApiError::new(
+                    ErrorCode::Internal,
+                    format!("the memories were copied, but {user}'s dataset {} was not: {e}", d.name),
+                )
+            };
+            let whole = source.dataset_whole(&user, &d.name).map_err(failed)?;
+            if let Some(whole) = whole {
+                target.load_dataset(&user, &whole).map_err(failed)?;
+                copied += 1;
+            }
+        }
+    }
+    Ok(copied)
 }

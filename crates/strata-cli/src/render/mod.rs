@@ -286,7 +286,8 @@ impl Out {
     pub fn migrated(&self, moved: &strata_api::migrate::Migrated, embedded: u64) -> Result<()> {
         if self.json {
             return print_json(&serde_json::json!({
-                "events": moved.events, "memories": moved.memories, "embedded": embedded
+                "events": moved.events, "memories": moved.memories, "embedded": embedded,
+                "datasets": moved.datasets
             }));
         }
         say!(
@@ -294,6 +295,12 @@ impl Out {
             moved.events,
             moved.memories
         );
+        if moved.datasets > 0 {
+            say!(
+                "Copied {} datasets; their passages are found by keyword until `strata datasets embed` makes them searchable by meaning.",
+                moved.datasets
+            );
+        }
         Ok(())
     }
 

@@ -120,10 +120,13 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     e.json(PIXEL);
     let forgotten = e.json(&["add", "semantic", "old_code", "--fact", "pin=4312"]);
     e.ok(&["forget", forgotten["id"].as_str().unwrap(), "--yes"]);
+    let sample = |name: &str| crate::in_crate(&format!("../strata-datasets/tests/data/{name}"));
+    e.ok(&["datasets", "load", "--no-embed", &sample("expenses.csv"), &sample("contract.pdf")]);
     let url = server::fresh_database();
     let db = e.db();
     let moved = e.json(&["migrate", db.to_str().unwrap(), &url]);
     assert_eq!(moved["memories"], 2, "{moved}");
+    assert_eq!(moved["datasets"], 2, "{moved}");
     assert_eq!(moved["embedded"], 2, "the target's vectors are made: {moved}");
     assert!(moved["events"].as_u64().unwrap() >= 4, "{moved}");
     // The copy answers as the source did, a search by meaning included.
@@ -133,6 +136,13 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     assert!(recalled.to_string().contains("Pixel"), "{recalled}");
     let gone = e.err_with(&["get", forgotten["id"].as_str().unwrap()], Path::new(&url), None);
     assert!(gone.contains("was forgotten"), "forgetting came along: {gone}");
+    // The files came along whole: the same rows, and passages with their places.
+    let sum = "SELECT count(*) AS n, round(sum(amount), 2) AS total FROM expenses";
+    let here = e.ok(&["datasets", "sql", "expenses", sum]);
+    let there = run(&["datasets", "sql", "expenses", sum]);
+    assert!(there.to_string().contains("48") && here.contains("48"), "{there} {here}");
+    let found = run(&["datasets", "search", "how much is the deposit", "--in", "contract"]);
+    assert_eq!(found[0]["place"]["page"], 2, "{found}");
 
     // And back to a new file.
     let back = e.dir.path().join("back.db");

@@ -27,6 +27,8 @@ pub(crate) trait DatasetStorage {
     fn find(&self, user: &str, name: &str) -> Result<Option<(i64, Dataset)>>;
     /// `user`'s datasets by name, with their row ids.
     fn list(&self, user: &str) -> Result<Vec<(i64, Dataset)>>;
+    /// Everyone who has a dataset.
+    fn owners(&self) -> Result<Vec<String>>;
     /// How many of a dataset's chunks have a vector of `model`.
     fn embedded(&self, rid: i64, model: &str) -> Result<u64>;
     /// Keeps `new` in one transaction: added as `id`, replaced whole (keeping its id and first
@@ -113,6 +115,33 @@ impl Store {
             d.embedded = self.kept().embedded(rid, model)?;
         }
         Ok(d)
+    }
+
+    /// Everyone who has a dataset, in order (a migration copies each one's).
+    pub fn dataset_owners(&self) -> Result<Vec<String>> {
+        self.kept().owners()
+    }
+
+    /// `user`'s dataset `name` whole, as it was loaded: its record, every row and passage (for
+    /// a copy into another store; its vectors are not in it).
+    pub fn dataset_whole(&self, user: &str, name: &str) -> Result<Option<NewDataset>> {
+        let Some((rid, d)) = self.kept().find(user, name)? else { return Ok(None) };
+        let rows = match d.kind {
+            DatasetKind::Table => self.kept().rows(rid, &d.columns, 0, usize::MAX)?,
+            DatasetKind::Document => Vec::new(),
+        };
+        Ok(Some(NewDataset {
+            name: d.name,
+            source: d.source,
+            format: d.format,
+            digest: d.digest,
+            kind: d.kind,
+            columns: d.columns,
+            rows,
+            sections: d.sections,
+            chunks: self.kept().chunks(rid, 0, usize::MAX)?,
+            notes: d.notes,
+        }))
     }
 
     /// A page of a table's rows (from `offset`, at most `limit`), in the file's order.

@@ -124,6 +124,11 @@ impl DatasetStorage for Pg {
         self.client().query(sql.as_str(), &[&user])?.iter().map(dataset_from_row).collect()
     }
 
+    fn owners(&self) -> Result<Vec<String>> {
+        let rows = self.client().query("SELECT DISTINCT user_id FROM datasets ORDER BY user_id", &[])?;
+        rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    }
+
     fn embedded(&self, rid: i64, model: &str) -> Result<u64> {
         let n: i64 = self
             .client()
@@ -188,7 +193,7 @@ impl DatasetStorage for Pg {
 
     fn rows(&self, rid: i64, columns: &[Column], offset: u64, limit: usize) -> Result<Vec<Vec<Cell>>> {
         let sql = format!("SELECT {} FROM {} ORDER BY row_number LIMIT $1 OFFSET $2", quoted(columns), rows_table(rid));
-        let rows = self.client().query(sql.as_str(), &[&(limit as i64), &(offset as i64)])?;
+        let rows = self.client().query(sql.as_str(), &[&i64::try_from(limit).unwrap_or(i64::MAX), &(offset as i64)])?;
         rows.iter().map(|r| columns.iter().enumerate().map(|(i, c)| cell_at(r, i, c.kind)).collect()).collect()
     }
 
@@ -196,7 +201,8 @@ impl DatasetStorage for Pg {
         let sql = format!(
             "SELECT {CHUNK_COLUMNS} FROM dataset_chunks WHERE dataset_rid = $1 ORDER BY ordinal LIMIT $2 OFFSET $3"
         );
-        let rows = self.client().query(sql.as_str(), &[&rid, &(limit as i64), &(offset as i64)])?;
+        let rows =
+            self.client().query(sql.as_str(), &[&rid, &i64::try_from(limit).unwrap_or(i64::MAX), &(offset as i64)])?;
         rows.iter().map(chunk_from_row).collect()
     }
 

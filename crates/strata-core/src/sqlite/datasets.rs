@@ -85,6 +85,12 @@ impl DatasetStorage for Db {
         Ok(stmt.query_map([user], dataset_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    fn owners(&self) -> Result<Vec<String>> {
+        let mut stmt =
+            self.prepare_cached("SELECT DISTINCT user_id FROM datasets WHERE name NOT LIKE '~%' ORDER BY user_id")?;
+        Ok(stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     fn embedded(&self, rid: i64, model: &str) -> Result<u64> {
         let n: i64 = self
             .prepare_cached(
@@ -105,7 +111,7 @@ impl DatasetStorage for Db {
             format!("SELECT {} FROM {} ORDER BY row_number LIMIT ?1 OFFSET ?2", names.join(", "), rows_table(rid));
         let mut stmt = self.prepare(&sql)?;
         let n = names.len();
-        let rows = stmt.query_map(params![limit as i64, offset as i64], |r| {
+        let rows = stmt.query_map(params![i64::try_from(limit).unwrap_or(i64::MAX), offset as i64], |r| {
             (0..n).map(|i| Ok(to_cell(r.get_ref(i)?))).collect::<rusqlite::Result<Vec<_>>>()
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -116,7 +122,8 @@ impl DatasetStorage for Db {
             "SELECT text, page, heading, line_start, line_end, row_number FROM dataset_chunks \
              WHERE dataset_rid = ?1 ORDER BY ordinal LIMIT ?2 OFFSET ?3",
         )?;
-        let rows = stmt.query_map(params![rid, limit as i64, offset as i64], chunk_from_row)?;
+        let rows =
+            stmt.query_map(params![rid, i64::try_from(limit).unwrap_or(i64::MAX), offset as i64], chunk_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
