@@ -6,8 +6,6 @@
 
 use std::path::Path;
 
-use rusqlite::Connection;
-
 use super::{
     Cell, Chunk, Column, ColumnType, Dataset, DatasetHit, DatasetKind, Loaded, NewDataset, QueryVector, SqlAnswer,
 };
@@ -53,15 +51,9 @@ pub(crate) trait DatasetStorage {
     fn pending(&self, model: &str) -> Result<u64>;
     /// Keeps chunks' vectors (a chunk forgotten meanwhile is skipped): how many were kept.
     fn put_vectors(&self, model: &str, vectors: &[(i64, Vec<f32>)]) -> Result<usize>;
-    /// Runs `f` on a read-only SQLite connection that holds the table dataset `rid` as
-    /// `dataset_rows_<rid>` in `main` (the store's own file, or a copy of the table).
-    fn with_table(
-        &self,
-        path: Option<&Path>,
-        rid: i64,
-        d: &Dataset,
-        f: &mut dyn FnMut(&mut Connection) -> Result<SqlAnswer>,
-    ) -> Result<SqlAnswer>;
+    /// Runs one read-only statement over the table dataset `rid` on SQLite (the store's own
+    /// file at `path`, or a copy of the table), under `sqlite/dataset_sql.rs`'s authorizer.
+    fn sql(&self, path: Option<&Path>, rid: i64, d: &Dataset, sql: &str, limits: SqlLimits) -> Result<SqlAnswer>;
 }
 
 impl Engine {
@@ -187,9 +179,7 @@ impl Store {
             )));
         }
         crate::sqlite::dataset_sql::check_statement(sql)?;
-        self.kept().with_table(self.path(), rid, &d, &mut |conn| {
-            crate::sqlite::dataset_sql::run_over(conn, rid, &d, sql, limits)
-        })
+        self.kept().sql(self.path(), rid, &d, sql, limits)
     }
 
     /// The best `limit` chunks of `user`'s datasets (`only`: these names; empty: all) for

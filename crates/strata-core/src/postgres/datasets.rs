@@ -297,14 +297,15 @@ impl DatasetStorage for Pg {
         Ok(kept)
     }
 
-    fn with_table(
+    fn sql(
         &self,
         _path: Option<&std::path::Path>,
         rid: i64,
         d: &Dataset,
-        f: &mut dyn FnMut(&mut rusqlite::Connection) -> Result<crate::datasets::SqlAnswer>,
+        sql: &str,
+        limits: crate::datasets::SqlLimits,
     ) -> Result<crate::datasets::SqlAnswer> {
-        self.with_table_copy(rid, d, f)
+        self.sql_on_copy(rid, d, sql, limits)
     }
 }
 

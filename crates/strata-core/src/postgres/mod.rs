@@ -49,7 +49,7 @@ pub(crate) struct Pg {
     /// close yet, and the next write must not try it again.
     lost: std::cell::Cell<bool>,
     /// The table dataset SQL last ran over, copied into SQLite (`table_copy.rs`).
-    table_copy: RefCell<Option<table_copy::TableCopy>>,
+    table_copy: RefCell<Option<crate::sqlite::table_copy::TableCopy>>,
 }
 
 impl Pg {

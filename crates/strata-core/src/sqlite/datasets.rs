@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, Transactio
 
 use crate::clock::from_ms;
 use crate::datasets::keeping::{DatasetStorage, rows_table};
-use crate::datasets::{Cell, Chunk, Column, Dataset, DatasetKind, Loaded, NewDataset, Place, SqlAnswer};
+use crate::datasets::{Cell, Chunk, Column, Dataset, DatasetKind, Loaded, NewDataset, Place, SqlAnswer, SqlLimits};
 use crate::error::{Error, Result};
 use crate::sqlite::Db;
 
@@ -178,20 +178,14 @@ impl DatasetStorage for Db {
         crate::sqlite::dataset_search::put_vectors(self, model, vectors)
     }
 
-    fn with_table(
-        &self,
-        path: Option<&Path>,
-        _rid: i64,
-        _d: &Dataset,
-        f: &mut dyn FnMut(&mut Connection) -> Result<SqlAnswer>,
-    ) -> Result<SqlAnswer> {
+    fn sql(&self, path: Option<&Path>, rid: i64, d: &Dataset, sql: &str, limits: SqlLimits) -> Result<SqlAnswer> {
         let path = path.ok_or_else(|| {
             Error::Unsupported("SQL over a dataset needs a store kept in a file, not in memory".into())
         })?;
         let mut conn =
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         conn.busy_timeout(crate::sqlite::schema::BUSY_TIMEOUT)?;
-        f(&mut conn)
+        crate::sqlite::dataset_sql::run_over(&mut conn, rid, d, sql, limits)
     }
 }
 

@@ -22,6 +22,7 @@ pub(crate) mod reads;
 pub(crate) mod rows;
 pub(crate) mod runs;
 pub mod schema;
+pub(crate) mod table_copy;
 pub(crate) mod vector_index;
 pub(crate) mod vector_scan;
 pub(crate) mod vectors;

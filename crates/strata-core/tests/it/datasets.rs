@@ -243,15 +243,20 @@ fn a_bad_dataset_is_refused_whole(f: &mut Fixture) {
 }
 }
 
-#[test]
-fn a_forgotten_dataset_leaves_no_byte_in_the_file() {
-    let mut f = Fixture::new();
-    let secret = "quokkasaffron";
+/// A table and a document of `user` alex, each holding `secret`.
+fn load_secret(f: &mut Fixture, secret: &str) {
     let mut t = table("expenses", "d1");
     t.rows[1][1] = Cell::Text(format!("{secret}rent"));
     t.chunks[1].text = format!("Category: {secret}rent");
     f.store.load_dataset("alex", &t).unwrap();
     f.store.load_dataset("alex", &document(secret)).unwrap();
+}
+
+#[test]
+fn a_forgotten_dataset_leaves_no_byte_in_the_file() {
+    let mut f = Fixture::new();
+    let secret = "quokkasaffron";
+    load_secret(&mut f, secret);
     let embedder = HashEmbedder { id: "hash-64", dim: 64 };
     let batch = f.store.dataset_chunks_to_embed("hash-64", 100).unwrap();
     let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
@@ -284,11 +289,7 @@ fn a_forgotten_dataset_leaves_no_byte_in_the_file() {
 fn a_forgotten_dataset_leaves_no_row_version_on_postgres() {
     let mut f = Fixture::postgres();
     let secret = "quokkasaffron";
-    let mut t = table("expenses", "d1");
-    t.rows[1][1] = Cell::Text(format!("{secret}rent"));
-    t.chunks[1].text = format!("Category: {secret}rent");
-    f.store.load_dataset("alex", &t).unwrap();
-    f.store.load_dataset("alex", &document(secret)).unwrap();
+    load_secret(&mut f, secret);
     let batch = f.store.dataset_chunks_to_embed("zq", 100).unwrap();
     // Every component's bytes spell "Zq7!", so a vector is findable in the pages.
     let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(r, _)| (*r, vec![f32::from_le_bytes(*b"Zq7!"); 8])).collect();
