@@ -235,8 +235,11 @@ fn the_window_answers_while_a_large_file_loads() {
     assert!(took < Duration::from_secs(3), "the search waited {took:?} for the load");
     assert!(answered < Duration::from_secs(2), "the second search waited {answered:?} for the load");
     // A change saved meanwhile is written between two of the load's batches.
-    let relativity = s.all(".list li").into_iter().find(|r| s.text(r).contains("Theory of relativity"));
-    s.click(&relativity.expect("the memory about relativity is listed"));
+    // The list may be drawn again meanwhile (the search settling): found afresh until it is there.
+    let relativity = s.wait_for("the memory about relativity in the list", |s| {
+        s.all(".list li").into_iter().find(|r| s.text(r).contains("Theory of relativity"))
+    });
+    s.click(&relativity);
     s.click(&s.find("#edit"));
     s.type_into(&s.find("input[name=fact-value-0]"), " (noted while loading)");
     let saving = std::time::Instant::now();
