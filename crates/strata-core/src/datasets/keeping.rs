@@ -29,8 +29,9 @@ pub(crate) trait DatasetStorage {
     fn owners(&self) -> Result<Vec<String>>;
     /// How many of a dataset's chunks have a vector of `model`.
     fn embedded(&self, rid: i64, model: &str) -> Result<u64>;
-    /// Keeps `new` in one transaction: added as `id`, replaced whole (keeping its id and first
-    /// load), or left as it is when its digest is the one kept.
+    /// Keeps `new`, seen whole or not at all: added as `id`, replaced whole (keeping its id and
+    /// first load), or left as it is when its digest is the one kept. PostgreSQL writes it in
+    /// one transaction; SQLite in batches under a hidden name (`sqlite/dataset_load.rs`).
     fn keep(&self, user: &str, new: &NewDataset, now_ms: i64, id: &str) -> Result<(Dataset, Loaded)>;
     /// A page of a table's rows in the file's order.
     fn rows(&self, rid: i64, columns: &[Column], offset: u64, limit: usize) -> Result<Vec<Vec<Cell>>>;
@@ -82,8 +83,8 @@ impl Store {
     }
 
     /// Keeps `new` as `user`'s dataset of that name: added, replaced whole when the name holds
-    /// other content, or left as it is when the same bytes were loaded before. One transaction:
-    /// a failure leaves nothing of it behind.
+    /// other content, or left as it is when the same bytes were loaded before. It is seen whole
+    /// or not at all: a failure leaves nothing of it behind.
     pub fn load_dataset(&mut self, user: &str, new: &NewDataset) -> Result<(Dataset, Loaded)> {
         check_name(&new.name)?;
         check_shape(new)?;
