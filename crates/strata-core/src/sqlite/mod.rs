@@ -22,6 +22,8 @@ pub(crate) mod reads;
 pub(crate) mod rows;
 pub(crate) mod runs;
 pub mod schema;
+/// A PostgreSQL store's table copied for SQL over it.
+#[cfg(feature = "postgres")]
 pub(crate) mod table_copy;
 pub(crate) mod vector_index;
 pub(crate) mod vector_scan;
