@@ -125,6 +125,14 @@ fn unknown_and_other_people_s_datasets_are_refused() {
         assert!(err.message.contains(name), "{}", err.message);
     }
     assert!(model.sent.lock().unwrap().is_empty(), "nothing was sent");
+    // A search naming another person's dataset, or none there is, is refused the same way.
+    for (engine, name) in [(&ana, "leases"), (&bo, "lease")] {
+        let err = engine.search_datasets(&[name.to_string()], "rent", 5).unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (ErrorCode::NotFound, format!("no dataset named {name}").as_str())
+        );
+    }
     // The context alone draws on them too (what MCP's build_context and `strata context` use).
     let params = ContextParams {
         model: "gpt-4o".into(),

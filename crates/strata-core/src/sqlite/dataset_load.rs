@@ -55,10 +55,15 @@ pub(crate) fn keep(db: &Db, user: &str, new: &NewDataset, now: i64, id: &str) ->
     let written = in_batches(db, &new.rows, |tx, from, rows| write_rows(tx, rid, &new.columns, from, rows))
         .and_then(|()| in_batches(db, &new.chunks, |tx, from, chunks| write_chunks(tx, rid, from, chunks)));
     let named = written.and_then(|()| give_name(db, user, rid, new, now, id));
-    if named.is_err() {
-        let tx = Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
-        erase(&tx, rid)?;
-        tx.commit()?;
+    if let Err(e) = &named {
+        // The load's own error is the one to tell; what it wrote stays hidden if this fails too,
+        // and the next load or forget of the name erases it.
+        let erased = Transaction::new_unchecked(db, TransactionBehavior::Immediate)
+            .map_err(Error::from)
+            .and_then(|tx| erase(&tx, rid).and_then(|()| Ok(tx.commit()?)));
+        if let Err(also) = erased {
+            tracing::warn!("a failed load of {} ({e}) left what it wrote hidden: {also}", new.name);
+        }
     }
     named
 }

@@ -184,6 +184,11 @@ fn documents_are_searched_by_keyword_and_meaning_with_their_places(f: &mut Fixtu
     assert!(f.store.search_datasets("bo", &[], "rent", None, 3).unwrap().is_empty());
 
     let embedder = HashEmbedder { id: "hash-64", dim: 64 };
+    let q = embedder.embed_query("notice party agreement").unwrap();
+    let query = QueryVector { model: "hash-64", vector: &q };
+    // Before any vector, nothing is found by meaning (and the copy of the vectors made now must
+    // not outlive the vectors kept below).
+    assert!(f.store.search_datasets("alex", &["contract".into()], "zzzz", Some(query), 2).unwrap().is_empty());
     assert_eq!(f.store.dataset_chunks_pending("hash-64").unwrap(), 7);
     let batch = f.store.dataset_chunks_to_embed("hash-64", 100).unwrap();
     let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
@@ -193,8 +198,6 @@ fn documents_are_searched_by_keyword_and_meaning_with_their_places(f: &mut Fixtu
     assert_eq!(f.store.dataset_chunks_pending("hash-64").unwrap(), 0);
     assert_eq!(f.store.dataset("alex", "contract", Some("hash-64")).unwrap().unwrap().embedded, 3);
     // By meaning alone: no word of the query is in the index's vocabulary as written.
-    let q = embedder.embed_query("notice party agreement").unwrap();
-    let query = QueryVector { model: "hash-64", vector: &q };
     let hits = f.store.search_datasets("alex", &["contract".into()], "zzzz", Some(query), 2).unwrap();
     assert_eq!(hits[0].place.page, Some(3), "{hits:?}");
 }
@@ -421,4 +424,20 @@ fn what_a_killed_load_left_is_unseen_and_erased_by_the_next() {
     assert!(f.store.forget_dataset("alex", "expenses").unwrap(), "forgetting the name erases what a load left");
     assert_eq!(f.count_rows("SELECT count(*) FROM datasets"), 0);
     assert_eq!(rows_tables(&f), 0);
+}
+
+/// A load that fails part-way (here, its words' index refuses a passage) leaves nothing of it
+/// behind: no hidden record, no rows table, no passage; the error is the load's own.
+#[test]
+fn a_load_that_fails_part_way_erases_what_it_wrote() {
+    let mut f = Fixture::new();
+    // The words' index already holds a row where the first passage's words would go.
+    let c = rusqlite::Connection::open(f.path()).unwrap();
+    c.execute_batch("INSERT INTO dataset_fts (rowid, text, heading, dataset) VALUES (1, 'planted', '', 'd0')").unwrap();
+    let e = f.store.load_dataset("alex", &table("expenses", "d1")).unwrap_err();
+    assert!(e.to_string().to_lowercase().contains("constraint"), "{e}");
+    assert_eq!(f.count_rows("SELECT count(*) FROM datasets"), 0);
+    assert_eq!(f.count_rows("SELECT count(*) FROM dataset_chunks"), 0);
+    assert_eq!(rows_tables(&f), 0);
+    assert!(f.store.datasets("alex", None).unwrap().is_empty());
 }
