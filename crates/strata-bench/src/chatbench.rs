@@ -30,7 +30,7 @@ pub struct ChatBench {
     pub model: String,
     /// Time to load it.
     pub load_ms: f64,
-    /// A short and a long prompt.
+    /// A short prompt, a long one and one the size of an answer from memory.
     pub runs: Vec<ChatRun>,
     /// Resident memory after the runs, MiB.
     pub resident_mib: f64,
@@ -70,7 +70,7 @@ pub struct ChatSetup {
     pub adapter: Option<(std::path::PathBuf, AdapterUse)>,
 }
 
-/// Loads the model and runs a short and a long prompt, `generate` tokens each.
+/// Loads the model and runs a short, a long and an answer-sized prompt, `generate` tokens each.
 pub fn run(generate: usize, setup: &ChatSetup) -> Result<ChatBench> {
     let started = Instant::now();
     let file = match &setup.model {
@@ -95,12 +95,15 @@ pub fn run(generate: usize, setup: &ChatSetup) -> Result<ChatBench> {
     let load_ms = round1(started.elapsed().as_secs_f64() * 1000.0);
     let go = AtomicBool::new(false);
     let system = Message::system("You are a helpful assistant.");
-    let long = "Tea reached Europe in the seventeenth century through Dutch and Portuguese traders; \
-                in Britain it became a national habit, first among the wealthy and then everyone. "
-        .repeat(10);
+    let history = "Tea reached Europe in the seventeenth century through Dutch and Portuguese traders; \
+                   in Britain it became a national habit, first among the wealthy and then everyone. ";
+    let (long, answer_sized) = (history.repeat(10), history.repeat(15));
+    // Short, long (~325 tokens), and the size of an answer from memory (~480 of the 512-token
+    // budget, as `strata bench answers` fills it).
     let prompts = [
         vec![system.clone(), Message::user("Write a short story about a cat who sails around the world.")],
-        vec![system, Message::user(format!("{long}\nWrite a story that continues this history."))],
+        vec![system.clone(), Message::user(format!("{long}\nWrite a story that continues this history."))],
+        vec![system, Message::user(format!("{answer_sized}\nWrite a story that continues this history."))],
     ];
     // Warm-up (first-touch of the weights).
     chat.generate(&prompts[0], Sampling { max_tokens: 2, ..Sampling::default() }, &mut |_| {}, &go)?;

@@ -10,7 +10,7 @@
 //! this model kept before, at a quarter of the memory (docs/decisions/0003). q, k and v are
 //! one product, as are the MLP's gate and up. Weights are converted on every core at load. A
 //! prompt runs on candle tensors ([`Llama::hidden`]); one generated token runs on plain
-//! vectors ([`Llama::step`]), with a helper thread for half of each product.
+//! vectors ([`Llama::step`]), each product's rows shared among the chat model's threads.
 
 use std::path::Path;
 
@@ -256,6 +256,91 @@ fn token(
     product(&rms_norm(&x, norms.last, eps))
 }
 
+/// One token's products shared between this thread and the helpers of [`Llama::step`]: product
+/// `j`'s share `p` is computed by whoever claims it first — helper `p` when it is running, this
+/// thread when the helper has not got there (another process holds that core), so a busy
+/// machine costs the core, not a wait for it.
+struct Shares<'a> {
+    products: &'a [&'a Q8],
+    /// Each product's rows, one range per share.
+    parts: Vec<Vec<std::ops::Range<usize>>>,
+    inputs: Vec<OnceLock<Q8Input>>,
+    done: Vec<Vec<OnceLock<Vec<f32>>>>,
+    claimed: Vec<Vec<AtomicBool>>,
+    stop: AtomicBool,
+}
+
+impl<'a> Shares<'a> {
+    fn new(products: &'a [&'a Q8], threads: usize) -> Shares<'a> {
+        let parts: Vec<_> = products.iter().map(|q| q.parts(threads)).collect();
+        Shares {
+            products,
+            inputs: products.iter().map(|_| OnceLock::new()).collect(),
+            done: parts.iter().map(|p| p.iter().map(|_| OnceLock::new()).collect()).collect(),
+            claimed: parts.iter().map(|p| p.iter().map(|_| AtomicBool::new(false)).collect()).collect(),
+            parts,
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Helper `h`'s loop: its share of every product in order, until the step stops.
+    fn help(&self, h: usize) {
+        for (j, q) in self.products.iter().enumerate() {
+            let Some(rows) = self.parts[j].get(h) else { continue };
+            let mut waited = 0u32;
+            let x = loop {
+                if let Some(x) = self.inputs[j].get() {
+                    break x;
+                }
+                if self.stop.load(Ordering::Acquire) {
+                    return;
+                }
+                pause(&mut waited);
+            };
+            if !self.claimed[j][h].swap(true, Ordering::AcqRel) {
+                let _ = self.done[j][h].set(q.rows(x, rows.clone()));
+            }
+        }
+    }
+
+    /// Product `j` of `x`: the first share here, then each other share taken from its helper or
+    /// computed here where no helper has claimed it.
+    fn product<T>(
+        &self,
+        j: usize,
+        x: &[f32],
+        helpers: &[std::thread::ScopedJoinHandle<T>],
+    ) -> candle_core::Result<Vec<f32>> {
+        let (q, parts) = (self.products[j], &self.parts[j]);
+        if helpers.is_empty() || parts.len() < 2 {
+            return Ok(q.rows(&q.input(x), 0..q.outputs()));
+        }
+        let input = self.inputs[j].get_or_init(|| q.input(x));
+        let mut y = q.rows(input, parts[0].clone());
+        for (p, rows) in parts.iter().enumerate().skip(1) {
+            if !self.claimed[j][p].swap(true, Ordering::AcqRel) {
+                y.extend(q.rows(input, rows.clone()));
+                continue;
+            }
+            let mut waited = 0u32;
+            loop {
+                // Checked before and after: a helper may hand in its last share and end
+                // between the two looks.
+                let finished = helpers[p - 1].is_finished();
+                if let Some(rest) = self.done[j][p].get() {
+                    y.extend_from_slice(rest);
+                    break;
+                }
+                if finished {
+                    return Err(candle_core::Error::Msg("one of the model's helper threads stopped".into()));
+                }
+                pause(&mut waited);
+            }
+        }
+        Ok(y)
+    }
+}
+
 struct Layer {
     /// The norms' weights (plain vectors: the one-token step reads them as they are).
     attn_norm: Vec<f32>,
@@ -346,8 +431,8 @@ pub struct Llama {
     sin: Vec<f32>,
     /// Each layer's keys and values so far.
     caches: Vec<Cache>,
-    /// Whether the one-token step splits its products with a second thread.
-    two_threads: bool,
+    /// The threads the one-token step splits its products over (`process::chat_threads`).
+    threads: usize,
 }
 
 fn meta_u(ct: &gguf_file::Content, key: &str) -> candle_core::Result<usize> {
@@ -497,12 +582,18 @@ impl Llama {
             embeddings,
             caches: layers.iter().map(|_| Cache::default()).collect(),
             layers,
-            two_threads: cores >= 2,
+            threads: crate::process::chat_threads(),
             norm,
             output,
             cos,
             sin,
         })
+    }
+
+    /// Splits the one-token step's products over `threads` (at least 1) from now on; the
+    /// default is [`process::chat_threads`](crate::process). For benchmarks and tests.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// The model's shape.
@@ -554,10 +645,10 @@ impl Llama {
 
     /// One token at position `pos` → the logits: the same computation as [`Llama::hidden`] on
     /// plain vectors (no tensor bookkeeping per operation, which cost more than the products
-    /// themselves at this model's size), the products on [`Q8`]. With two cores a helper
-    /// thread computes the second half of every product's rows: it knows their order, waits
-    /// (spinning — a product takes tens of microseconds, a sleeping thread longer to wake) for
-    /// each input, claims the half unless this thread already did, and hands it back.
+    /// themselves at this model's size), the products on [`Q8`]. Each product's rows are split
+    /// into one share per thread ([`Q8::parts`]); helper threads know the products' order, wait
+    /// (spinning — a share takes microseconds, a sleeping thread longer to wake) for each input,
+    /// claim their share unless this thread already did, and hand it back.
     fn step(&mut self, id: u32, pos: usize) -> candle_core::Result<Vec<f32>> {
         let s = self.shape;
         if pos + 1 > s.context {
@@ -573,63 +664,18 @@ impl Llama {
             .flat_map(|l| [&l.qkv.q8, &l.o.q8, &l.gate_up.q8, &l.down.q8])
             .chain([self.output.as_ref().unwrap_or(&self.embeddings)])
             .collect();
-        let inputs: Vec<OnceLock<Q8Input>> = products.iter().map(|_| OnceLock::new()).collect();
-        let halves: Vec<OnceLock<Vec<f32>>> = products.iter().map(|_| OnceLock::new()).collect();
-        // Whoever claims a product's second half computes it: the helper when it is running,
-        // this thread itself when the helper has not got there (another process holds the
-        // other core) — so a busy machine costs the second core, not a wait for it.
-        let claimed: Vec<AtomicBool> = products.iter().map(|_| AtomicBool::new(false)).collect();
-        let stop = AtomicBool::new(false);
+        let shares = &Shares::new(&products, self.threads);
         let (norms, caches) = (Norms { layers: &self.layers, last: &self.norm }, &mut self.caches);
         let (cos_v, sin_v) = (&self.cos, &self.sin);
         std::thread::scope(|scope| {
-            let helper = self.two_threads.then(|| {
-                scope.spawn(|| {
-                    for (((q, input), half), claim) in products.iter().zip(&inputs).zip(&halves).zip(&claimed) {
-                        let mut waited = 0u32;
-                        let x = loop {
-                            if let Some(x) = input.get() {
-                                break x;
-                            }
-                            if stop.load(Ordering::Acquire) {
-                                return;
-                            }
-                            pause(&mut waited);
-                        };
-                        if !claim.swap(true, Ordering::AcqRel) {
-                            let _ = half.set(q.rows(x, q.outputs() / 2..q.outputs()));
-                        }
-                    }
-                })
-            });
+            let helpers: Vec<_> = (1..self.threads).map(|h| scope.spawn(move || shares.help(h))).collect();
             let mut next = 0;
             let mut product = |x: &[f32]| -> candle_core::Result<Vec<f32>> {
-                let (j, q) = (next, products[next]);
                 next += 1;
-                let Some(helper) = &helper else { return Ok(q.rows(&q.input(x), 0..q.outputs())) };
-                let input = inputs[j].get_or_init(|| q.input(x));
-                let mut y = q.rows(input, 0..q.outputs() / 2);
-                if !claimed[j].swap(true, Ordering::AcqRel) {
-                    y.extend(q.rows(input, q.outputs() / 2..q.outputs()));
-                    return Ok(y);
-                }
-                let mut waited = 0u32;
-                loop {
-                    // Checked before and after: a helper may hand in its last half and end
-                    // between the two looks.
-                    let finished = helper.is_finished();
-                    if let Some(rest) = halves[j].get() {
-                        y.extend_from_slice(rest);
-                        return Ok(y);
-                    }
-                    if finished {
-                        return Err(candle_core::Error::Msg("the model's helper thread stopped".into()));
-                    }
-                    pause(&mut waited);
-                }
+                shares.product(next - 1, x, &helpers)
             };
             let out = token(s, pos, x, &norms, caches, (cos_v, sin_v), &mut product);
-            stop.store(true, Ordering::Release);
+            shares.stop.store(true, Ordering::Release);
             out
         })
     }

@@ -99,7 +99,7 @@ pub struct LocalChat {
     unused: Vec<u32>,
     /// The longest conversation the model reads, in tokens.
     context: usize,
-    /// Every core, for the prompt's f32 products (split in halves with `rayon::join`).
+    /// The chat model's threads (`process::chat_threads`), for a prompt's products.
     pool: rayon::ThreadPool,
     /// Constrained decoders for this vocabulary, built on the first JSON answer.
     grammars: std::sync::OnceLock<std::result::Result<crate::grammar::Grammars, String>>,
@@ -216,9 +216,8 @@ impl LocalChat {
         let model = Llama::load_merged(file, adapter).map_err(|e| model_error(file, e))?;
         crate::process::release_freed();
         let name = name_of(file);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(cores)
+            .num_threads(crate::process::chat_threads())
             .build()
             .map_err(|e| model_error(file, format!("cannot start its threads: {e}")))?;
         let context = model.shape().context;

@@ -10,9 +10,10 @@
 //! - candle's own pool for element-wise operations (`CANDLE_NUM_THREADS`) is kept at one
 //!   thread unless set: it is one pool for the whole process, so the embedder's two workers
 //!   (on its candle path) queued for it (at 2, batch 16 ran at 110 sentences/s instead of 152);
-//!   the chat model no longer uses it (its one-token step is plain Rust on two threads of its
-//!   own, `llama.rs`).
-//!   `strata train` sets it to every core.
+//!   the chat model no longer uses it (its one-token step is plain Rust on threads of its own,
+//!   `llama.rs`). `strata train` sets it to every core.
+//! - The chat model's products are split over every core up to 8, or `STRATA_THREADS`
+//!   ([`chat_threads`]).
 
 use std::path::Path;
 
@@ -36,6 +37,26 @@ pub fn tune_process() {
         // SAFETY: called at the start of main, before any other thread exists that could read
         // the environment concurrently.
         unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    }
+}
+
+/// The most threads the chat model uses unless `STRATA_THREADS` says otherwise: generating a
+/// token is bound by reading the weights, which a few cores already saturate, and each helper
+/// spins while it waits for the next product's input (docs/benchmarks.md, "More cores").
+const CHAT_THREADS_CAP: usize = 8;
+
+/// How many threads the chat model splits its products over: `STRATA_THREADS` where set (at
+/// least 1), else every core the process may use, at most [`CHAT_THREADS_CAP`].
+pub(crate) fn chat_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    threads_from(std::env::var("STRATA_THREADS").ok().as_deref(), cores)
+}
+
+/// [`chat_threads`]' rule, given the variable's value and the cores.
+fn threads_from(set: Option<&str>, cores: usize) -> usize {
+    match set.and_then(|v| v.trim().parse::<usize>().ok()) {
+        Some(n) => n.max(1),
+        None => cores.clamp(1, CHAT_THREADS_CAP),
     }
 }
 
@@ -92,6 +113,16 @@ mod tests {
         assert!(err.contains("this computer has 2.0 GB free now"), "{err}");
         room_to_load("Qwen2.5-Coder 1.5B", 4_469_283_072, Some(5 << 30)).unwrap();
         room_to_load("Qwen2.5-Coder 1.5B", 4_469_283_072, None).unwrap();
+    }
+
+    #[test]
+    fn the_chat_threads_are_every_core_up_to_the_cap_unless_set() {
+        assert_eq!(threads_from(None, 2), 2);
+        assert_eq!(threads_from(None, 1), 1);
+        assert_eq!(threads_from(None, 32), CHAT_THREADS_CAP);
+        assert_eq!(threads_from(Some("16"), 4), 16);
+        assert_eq!(threads_from(Some("0"), 4), 1);
+        assert_eq!(threads_from(Some("many"), 4), 4);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! by reading the weights, so [`Q8::matvec`] reads each row once; reading a prompt is bound by
 //! arithmetic, so [`Q8::matmul`] loads each block of a row once for four tokens, within chunks
 //! of tokens that stay in cache. AVX2 integer products (runtime-detected; a portable loop
-//! elsewhere), the rows split over two threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
+//! elsewhere), the rows split over the chat model's threads. Compared with candle's Q8_0 product it skips the per-call re-packing, the
 //! half-precision scales and candle's thread pool (figures in docs/benchmarks.md).
 
 use strata_core::vectors::quantize_i8;
@@ -85,16 +85,29 @@ impl Q8 {
         .collect()
     }
 
-    /// `W · x` for one token, the rows split over the current rayon pool's threads (two).
+    /// `W · x` for one token, the rows split over the current rayon pool's threads.
     pub(crate) fn matvec(&self, x: &Q8Input) -> Vec<f32> {
-        if rayon::current_num_threads() < 2 || self.outputs < 64 {
+        use rayon::prelude::*;
+        let parts = self.parts(rayon::current_num_threads());
+        if parts.len() < 2 {
             return self.rows(x, 0..self.outputs);
         }
-        let half = self.outputs / 2;
-        let (mut top, bottom) = rayon::join(|| self.rows(x, 0..half), || self.rows(x, half..self.outputs));
-        top.extend(bottom);
-        top
+        let pieces: Vec<Vec<f32>> = parts.into_par_iter().map(|r| self.rows(x, r)).collect();
+        pieces.concat()
     }
+
+    /// The rows split into `threads` contiguous ranges of nearly equal length, none shorter
+    /// than 32 rows (a shorter share costs more to hand out than to compute).
+    pub(crate) fn parts(&self, threads: usize) -> Vec<std::ops::Range<usize>> {
+        split_rows(self.outputs, threads)
+    }
+}
+
+/// `outputs` rows in at most `threads` contiguous ranges of nearly equal length, each at least
+/// 32 rows long (one range for fewer than 64 rows).
+pub(crate) fn split_rows(outputs: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    let n = threads.clamp(1, (outputs / 32).max(1));
+    (0..n).map(|i| outputs * i / n..outputs * (i + 1) / n).collect()
 }
 
 /// Many tokens' activations (a prompt), quantized per block, row-major `(n, inputs)`.
@@ -120,21 +133,19 @@ impl Q8 {
     }
 
     /// `x · Wᵀ` for a prompt's tokens, `(n, outputs)` row-major, W's rows split over the
-    /// current rayon pool's threads (two). Reading a prompt is bound by arithmetic: each
-    /// weight row is loaded once per group of tokens, within chunks of tokens small enough to
-    /// stay in cache.
+    /// current rayon pool's threads. Reading a prompt is bound by arithmetic: each weight row
+    /// is loaded once per group of tokens, within chunks of tokens small enough to stay in
+    /// cache.
     pub(crate) fn matmul(&self, x: &Q8Batch) -> Vec<f32> {
-        let half = self.outputs / 2;
-        let (top, bottom) = if rayon::current_num_threads() >= 2 && self.outputs >= 64 {
-            rayon::join(|| self.block(x, 0..half), || self.block(x, half..self.outputs))
-        } else {
-            (self.block(x, 0..half), self.block(x, half..self.outputs))
-        };
+        use rayon::prelude::*;
+        let parts = self.parts(rayon::current_num_threads());
+        let pieces: Vec<Vec<f32>> = parts.par_iter().map(|r| self.block(x, r.clone())).collect();
         let mut out = Vec::with_capacity(x.n * self.outputs);
         for t in 0..x.n {
-            out.extend_from_slice(&top[t * half..(t + 1) * half]);
-            let rest = self.outputs - half;
-            out.extend_from_slice(&bottom[t * rest..(t + 1) * rest]);
+            for (r, piece) in parts.iter().zip(&pieces) {
+                let width = r.len();
+                out.extend_from_slice(&piece[t * width..(t + 1) * width]);
+            }
         }
         out
     }
@@ -367,6 +378,39 @@ mod tests {
             for (r, (a, b)) in all[t * out..(t + 1) * out].iter().zip(&one).enumerate() {
                 assert!((a - b).abs() < 1e-4, "token {t}, row {r}: {a} vs {b}");
             }
+        }
+    }
+
+    #[test]
+    fn the_rows_split_evenly_over_any_number_of_threads() {
+        assert_eq!(split_rows(70, 2), vec![0..35, 35..70]);
+        assert_eq!(split_rows(70, 8), vec![0..35, 35..70], "no share under 32 rows");
+        assert_eq!(split_rows(40, 4), vec![0..40]);
+        let five = split_rows(1000, 5);
+        assert_eq!(five.len(), 5);
+        assert_eq!(five.first().map(|r| r.start), Some(0));
+        assert_eq!(five.last().map(|r| r.end), Some(1000));
+        assert!(five.windows(2).all(|w| w[0].end == w[1].start && w[0].len().abs_diff(w[1].len()) <= 1));
+    }
+
+    #[test]
+    fn products_are_the_same_on_one_thread_and_on_many() {
+        let (out, inp, n) = (200, 64, 9);
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+        };
+        let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
+        let x: Vec<f32> = (0..n * inp).map(|_| next()).collect();
+        let q = Q8::new(&w, out, inp).expect("a multiple of 32");
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            pool.install(|| (q.matvec(&q.input(&x[..inp])), q.matmul(&q.batch(&x))))
+        };
+        let one = on(1);
+        for threads in [2, 3, 5, 8] {
+            assert_eq!(on(threads), one, "{threads} threads");
         }
     }
 }

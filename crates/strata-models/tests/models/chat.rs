@@ -110,6 +110,29 @@ fn the_one_token_step_agrees_with_the_tensor_path() {
     }
 }
 
+/// The one-token step shares each product's rows among its threads; whoever computes a share,
+/// every row is the same sum, so the logits are the same to the bit on one thread or several.
+#[test]
+fn the_one_token_step_is_the_same_on_any_number_of_threads() {
+    let file = LocalChat::trained_file();
+    let mut model = strata_models::Llama::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let prompt: Vec<u32> = vec![1, 9690, 198, 2683, 359, 253, 5356, 5646, 11, 2, 198, 1, 4093, 198, 1780, 314, 260];
+    let last = prompt.len() - 1;
+    model.forward(&prompt[..last], 0).unwrap_or_else(|e| panic!("{e}"));
+    let mut one = Vec::new();
+    for threads in [1, 2, 3, 7] {
+        model.set_threads(threads);
+        let logits: Vec<f32> =
+            model.forward(&prompt[last..], last).and_then(|t| t.to_vec1()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(logits.len(), 49_152, "SmolLM2's vocabulary");
+        if threads == 1 {
+            one = logits;
+        } else {
+            assert!(logits == one, "{threads} threads give other logits than one");
+        }
+    }
+}
+
 /// Held to a JSON schema (llguidance over the GGUF vocabulary), the small model's answer always
 /// parses and has the schema's shape, whatever it would have said on its own.
 #[test]
