@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use candle_core::quantized::{QTensor, gguf_file};
+use candle_core::quantized::{QStorage, QTensor, gguf_file};
 use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::adapter::{Adapter, Target};
@@ -127,6 +127,34 @@ fn q8_of(w: &Tensor) -> candle_core::Result<Q8> {
     let (out, inp) = w.dims2()?;
     Q8::new(&w.flatten_all()?.to_vec1::<f32>()?, out, inp)
         .ok_or_else(|| candle_core::Error::Msg(format!("a {out}×{inp} weight is not in whole blocks of 32")))
+}
+
+/// Rows dequantized at a time by [`q8_of_quantized`]: 4,096 rows of 896 are 15 MB in f32.
+const ROWS_AT_ONCE: usize = 4096;
+
+/// Int8 blocks of a quantized `(out, in)` matrix from the file, dequantized [`ROWS_AT_ONCE`] rows
+/// at a time: the vocabulary's embeddings (151,936 × 896 for Qwen2.5-0.5B) take 545 MB in f32,
+/// which whole and copied once more made most of the peak of loading (docs/benchmarks.md).
+fn q8_of_quantized(t: &QTensor) -> candle_core::Result<Q8> {
+    let (out, inp) = t.shape().dims2()?;
+    let dtype = t.dtype();
+    if !inp.is_multiple_of(dtype.block_size()) {
+        return q8_of(&t.dequantize(&Device::Cpu)?);
+    }
+    let row_bytes = inp / dtype.block_size() * dtype.type_size();
+    let data = t.data()?;
+    let mut q = Q8::with_capacity(out, inp)
+        .ok_or_else(|| candle_core::Error::Msg(format!("a {out}×{inp} weight is not in whole blocks of 32")))?;
+    for first in (0..out).step_by(ROWS_AT_ONCE) {
+        let rows = ROWS_AT_ONCE.min(out - first);
+        let bytes = data.get(first * row_bytes..(first + rows) * row_bytes).ok_or_else(|| {
+            candle_core::Error::Msg(format!("a {out}×{inp} weight holds fewer bytes than its shape needs"))
+        })?;
+        let storage = QStorage::from_data(std::borrow::Cow::Borrowed(bytes), &Device::Cpu, dtype)?;
+        let part = QTensor::new(storage, (rows, inp))?.dequantize(&Device::Cpu)?;
+        q.push_rows(&part.flatten_all()?.to_vec1::<f32>()?);
+    }
+    Ok(q)
 }
 
 /// `x (1, n, in)` times an int8 matrix: `(1, n, out)` (one token by [`Q8::matvec`], many by
@@ -556,10 +584,10 @@ impl Llama {
                 })
                 .collect();
             let mut r = std::fs::File::open(file)?;
-            let embeddings = q8_of(&tensor(&mut r, "token_embd.weight")?.dequantize(&device)?)?;
+            let embeddings = q8_of_quantized(&tensor(&mut r, "token_embd.weight")?)?;
             crate::process::release_freed();
             let output = match tensor(&mut r, "output.weight") {
-                Ok(t) => Some(q8_of(&t.dequantize(&device)?)?),
+                Ok(t) => Some(q8_of_quantized(&t)?),
                 Err(_) => None, // tied to the embeddings
             };
             crate::process::release_freed();

@@ -47,6 +47,24 @@ impl Q8 {
         Some(Q8 { inputs, outputs, codes, scales })
     }
 
+    /// An `(0, inputs)` matrix with room for `outputs` rows, filled by [`Q8::push_rows`]; None
+    /// unless `inputs` is a multiple of 32.
+    pub(crate) fn with_capacity(outputs: usize, inputs: usize) -> Option<Q8> {
+        inputs.is_multiple_of(BLOCK).then(|| Q8 {
+            inputs,
+            outputs: 0,
+            codes: Vec::with_capacity(outputs * inputs),
+            scales: Vec::with_capacity(outputs * inputs / BLOCK),
+        })
+    }
+
+    /// Appends whole rows, row-major f32 (a multiple of the input size long).
+    pub(crate) fn push_rows(&mut self, w: &[f32]) {
+        debug_assert!(w.len().is_multiple_of(self.inputs.max(1)));
+        quantize_blocks(w, &mut self.codes, &mut self.scales);
+        self.outputs += w.len() / self.inputs.max(1);
+    }
+
     /// Output size.
     pub(crate) fn outputs(&self) -> usize {
         self.outputs
@@ -412,5 +430,18 @@ mod tests {
         for threads in [2, 3, 5, 8] {
             assert_eq!(on(threads), one, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn rows_pushed_in_parts_are_the_matrix_made_at_once() {
+        let (out, inp) = (50, 64);
+        let w: Vec<f32> = (0..out * inp).map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0).collect();
+        let whole = Q8::new(&w, out, inp).expect("whole blocks");
+        let mut parts = Q8::with_capacity(out, inp).expect("whole blocks");
+        for chunk in w.chunks(7 * inp) {
+            parts.push_rows(chunk);
+        }
+        assert_eq!((parts.outputs, &parts.codes, &parts.scales), (whole.outputs, &whole.codes, &whole.scales));
+        assert!(Q8::with_capacity(out, 40).is_none(), "40 is not whole blocks");
     }
 }
