@@ -129,6 +129,9 @@ fn q8_of(w: &Tensor) -> candle_core::Result<Q8> {
         .ok_or_else(|| candle_core::Error::Msg(format!("a {out}×{inp} weight is not in whole blocks of 32")))
 }
 
+/// Threads that convert the layers at load, at most.
+const LOADERS: usize = 4;
+
 /// Rows dequantized at a time by [`q8_of_quantized`]: 4,096 rows of 896 are 15 MB in f32.
 const ROWS_AT_ONCE: usize = 4096;
 
@@ -561,10 +564,11 @@ impl Llama {
             Ok(RawLayer(weights, biases))
         };
         let deltas = (0..shape.layers).map(|i| deltas(adapter, i, &shape)).collect::<candle_core::Result<Vec<_>>>()?;
-        // Every core reads and converts (dequantize, re-quantize, transpose) a share of the
-        // layers, one at a time, from its own handle on the file: only the layers in hand are
-        // held twice.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+        // Up to four of the chat model's threads read and convert (dequantize, re-quantize,
+        // transpose) a share of the layers, one at a time, from their own handles on the file:
+        // only the layers in hand are held twice (about 120 MB each for Qwen2.5-0.5B, so 16
+        // at once took the peak from 1.0 to 2.0 GB on a 16-core machine).
+        let cores = crate::process::chat_threads().min(LOADERS);
         let per = shape.layers.div_ceil(cores).max(1);
         let (layers, embeddings, output) = std::thread::scope(|s| {
             let workers: Vec<_> = (0..shape.layers)
