@@ -5,6 +5,8 @@
 
 pub mod access;
 pub mod adapters;
+pub mod agent_runs;
+pub mod agents;
 pub mod analytics;
 pub mod chat;
 pub mod clock;

@@ -179,7 +179,7 @@ impl From<postgres::Error> for Error {
 }
 
 /// The tables forget writes to, vacuumed after it (docs/security.md).
-const FORGET_TABLES: [&str; 13] = [
+const FORGET_TABLES: [&str; 17] = [
     "events",
     "memories",
     "memory_tags",
@@ -193,6 +193,10 @@ const FORGET_TABLES: [&str; 13] = [
     "datasets",
     "dataset_chunks",
     "dataset_vectors",
+    "agents",
+    "agent_versions",
+    "agent_runs",
+    "agent_steps",
 ];
 
 impl Pg {

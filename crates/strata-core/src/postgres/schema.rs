@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0006_usage", include_str!("../../migrations/postgres/0006_usage.sql")),
     ("0007_rates", include_str!("../../migrations/postgres/0007_rates.sql")),
     ("0008_datasets", include_str!("../../migrations/postgres/0008_datasets.sql")),
+    ("0009_agents", include_str!("../../migrations/postgres/0009_agents.sql")),
 ];
 
 /// The schema version this build writes.

@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0009_extraction_skips", include_str!("../../migrations/0009_extraction_skips.sql")),
     ("0010_people", include_str!("../../migrations/0010_people.sql")),
     ("0011_datasets", include_str!("../../migrations/0011_datasets.sql")),
+    ("0012_agents", include_str!("../../migrations/0012_agents.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

@@ -3,6 +3,7 @@
 mod support;
 
 mod adapters;
+mod agents;
 mod analytics;
 mod asof;
 mod context;

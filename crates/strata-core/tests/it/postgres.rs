@@ -59,6 +59,7 @@ fn shipped_postgres_migrations_are_append_only() {
         ("0006_usage", 6_058_988_659_303_131_261),
         ("0007_rates", 12_768_764_142_743_214_646),
         ("0008_datasets", 6_088_468_831_151_014_589),
+        ("0009_agents", 1_908_558_005_261_393_265),
     ];
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");
