@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod adapters;
+pub mod agents;
 pub mod analytics;
 pub mod answer_check;
 pub mod ask;
