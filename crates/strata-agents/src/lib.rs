@@ -12,5 +12,5 @@ pub mod model;
 pub mod run;
 pub mod tools;
 
-pub use model::{Reply, ToolCall, ToolModel, ToolSpec, Turn};
+pub use model::{ChatTools, Reply, ToolCall, ToolModel, ToolSpec, Turn};
 pub use run::{DEFAULT_MAX_STEPS, Models, RunReport, run};

@@ -3,20 +3,12 @@
 //! on-device one in its own tool-call format, a provider through its tool-call API) is a
 //! [`ToolModel`]; the loop in [`crate::run`] does not know which.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-/// A tool a model may call: its name, what it does, and its arguments' JSON Schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    /// Its name, as the model calls it.
-    pub name: String,
-    /// What it does and when to use it.
-    pub description: String,
-    /// Its arguments (a JSON Schema object).
-    pub parameters: serde_json::Value,
-}
+pub use strata_core::ToolSpec;
 
 /// A model's call of a tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,3 +76,83 @@ pub trait ToolModel: Send + Sync {
         cancel: &AtomicBool,
     ) -> Result<Reply, String>;
 }
+
+/// Any of Strata's chat models as an agent's model: the on-device one (in its own tool-call
+/// format) and the providers (through their tool-call APIs). Tool results go to it fenced, as
+/// memories are. On the on-device model a call is required where one is due (the task just
+/// given, or just handed over): offered tools, the small models describe a call rather than
+/// make it (strata-models' `local_chat/tools.rs`).
+pub struct ChatTools(pub Arc<dyn strata_core::ChatModel>);
+
+impl ToolModel for ChatTools {
+    fn name(&self) -> String {
+        format!("{}:{}", self.0.provider(), self.0.model())
+    }
+
+    fn reply(
+        &self,
+        system: &str,
+        transcript: &[Turn],
+        tools: &[ToolSpec],
+        cancel: &AtomicBool,
+    ) -> Result<Reply, String> {
+        use strata_core::{ChatRequest, Message, Role};
+        let mut messages = vec![Message::system(system)];
+        for turn in transcript {
+            messages.push(match turn {
+                Turn::User(text) => Message::user(text.clone()),
+                Turn::Assistant { text, calls, .. } => Message {
+                    role: Role::Assistant,
+                    content: text.clone(),
+                    tool_calls: calls
+                        .iter()
+                        .map(|c| strata_core::ToolCall {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            arguments: c.arguments.to_string(),
+                        })
+                        .collect(),
+                    tool_call_id: None,
+                },
+                Turn::ToolResult { call_id, content, .. } => Message {
+                    role: Role::Tool,
+                    content: strata_core::fence::fence(content),
+                    tool_calls: vec![],
+                    tool_call_id: Some(call_id.clone()),
+                },
+            });
+        }
+        let due = match transcript.last() {
+            Some(Turn::User(_)) => true,
+            Some(Turn::ToolResult { content, .. }) => content.starts_with("{\"assistant\":"),
+            _ => false,
+        };
+        let request = ChatRequest {
+            messages,
+            tools: tools.to_vec(),
+            tool_required: due && !tools.is_empty() && self.0.provider() == "on-device",
+            max_tokens: Some(REPLY_TOKENS),
+            temperature: Some(0.0),
+            ..ChatRequest::default()
+        };
+        let r = self.0.chat(&request, &mut |_| {}, cancel).map_err(|e| e.to_string())?;
+        let calls = r
+            .tool_calls
+            .into_iter()
+            .map(|c| ToolCall {
+                id: c.id,
+                name: c.name,
+                arguments: serde_json::from_str(&c.arguments).unwrap_or(serde_json::Value::Null),
+            })
+            .collect();
+        Ok(Reply {
+            text: r.content,
+            calls,
+            prompt_tokens: r.usage.prompt_tokens.into(),
+            completion_tokens: r.usage.completion_tokens.into(),
+        })
+    }
+}
+
+/// The most tokens an agent's reply may take.
+const REPLY_TOKENS: u32 = 400;

@@ -37,7 +37,9 @@ pub(crate) fn handoff_spec(to: &Agent) -> ToolSpec {
 
 /// The memory tool `name`'s description for a model; none for another name.
 pub(crate) fn memory_spec(name: &str) -> Option<ToolSpec> {
-    let text = |d: &str| json!({"type": "string", "description": d});
+    // Every string at least a character long, at most a paragraph: a small model held to the
+    // schema otherwise fills optional fields with "" or runs on.
+    let text = |d: &str| json!({"type": "string", "description": d, "minLength": 1, "maxLength": 400});
     let (description, parameters) = match name {
         "recall" => (
             "Search the memories you may read, by meaning and words. Use it before answering anything that may \
@@ -48,10 +50,16 @@ pub(crate) fn memory_spec(name: &str) -> Option<ToolSpec> {
         "remember" => (
             "Keep a fact about someone or something (`about`, `fact`, `value`), or a note (`text`). Kept as your \
              own unless `shared` is true and you may write shared memories.",
-            json!({"type": "object", "properties": {"about": text("who or what the fact is about"),
-                "fact": text("the fact's name, e.g. birthday"), "value": text("the fact's value"),
-                "text": text("a note, when it is not one fact about one thing"),
-                "shared": {"type": "boolean", "description": "keep it where all agents can read it"}}}),
+            {
+                let shared = json!({"type": "boolean", "description": "keep it where all agents can read it"});
+                json!({"anyOf": [
+                    {"type": "object", "properties": {"about": text("who or what the fact is about"),
+                        "fact": text("the fact's name, e.g. birthday"), "value": text("the fact's value"),
+                        "shared": shared}, "required": ["about", "fact", "value"], "additionalProperties": false},
+                    {"type": "object", "properties": {"text": text("a note, when it is not one fact about one thing"),
+                        "shared": shared}, "required": ["text"], "additionalProperties": false}
+                ]})
+            },
         ),
         "update" => (
             "Change a memory you may write, by the id `recall` gave: set a fact (`fact`, `value`) or replace a note's \

@@ -144,6 +144,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Concepts { action } => crate::concepts::concepts(engine, action, out),
         Command::Datasets { action } => crate::datasets::datasets(engine, action, out),
         Command::People { action } => crate::people::people(engine, action, out),
+        Command::Agents { action } => crate::agents::agents(engine, action, out),
         Command::Analytics { what, since, until, by, kind, client, tag, csv, fix, apply } => {
             let range = range_of(since, until, by, kind, client, tag);
             analytics(engine, what, range, fix.map(|f| (f, apply)), &Out { csv, ..*out })
@@ -766,19 +767,13 @@ fn run_tokens(command: TokensCommand, out: &Out) -> Result<()> {
 }
 
 fn confirm_forget(engine: &Engine, target: &Target) -> Result<()> {
-    if !std::io::stdin().is_terminal() {
-        bail!("forget is permanent; pass --yes to confirm when not running in a terminal");
-    }
     let m = engine.memory(target)?;
-    let id = m.id;
-    note_part!(
-        "Forget {} ({})?\nIts content will be erased everywhere, including its history. This cannot be undone. [y/N] ",
-        id,
+    let question = format!(
+        "Forget {} ({})?\nIts content will be erased everywhere, including its history.",
+        m.id,
         strata_api::dto::content_title(&m.content)
     );
-    std::io::stderr().flush()?;
-    let answer = crate::terminal::read_line(&mut std::io::stdin().lock())?.unwrap_or_default();
-    if !matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
+    if !crate::terminal::confirm(&question)? {
         bail!("not forgotten");
     }
     Ok(())

@@ -32,6 +32,8 @@ macro_rules! note_part {
     }};
 }
 
+mod agent_runs;
+mod agents;
 mod args;
 mod bench;
 mod commands;

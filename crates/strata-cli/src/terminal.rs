@@ -193,6 +193,19 @@ pub fn to_stderr(text: &str) {
     let _ = write!(std::io::stderr(), "{lead}{}", safe(rest));
 }
 
+/// Asks `question` with "[y/N]" on the terminal: whether the person answered yes. Refused
+/// where no one can answer (input is not a terminal): the caller's `--yes` says it instead.
+pub(crate) fn confirm(question: &str) -> anyhow::Result<bool> {
+    use std::io::{IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!("this cannot be undone; pass --yes to confirm when not running in a terminal");
+    }
+    to_stderr(&format!("{question} This cannot be undone. [y/N] "));
+    std::io::stderr().flush()?;
+    let answer = read_line(&mut std::io::stdin().lock())?.unwrap_or_default();
+    Ok(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,6 +96,10 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// Tools it may call.
     pub tools: Vec<ToolSpec>,
+    /// A call of one of `tools` is due: the model must make one (OpenAI's `tool_choice:
+    /// required`, Anthropic's `any`; the on-device model is held to a call). Ollama has no such
+    /// setting: there it is a wish.
+    pub tool_required: bool,
     /// The most tokens to answer with.
     pub max_tokens: Option<u32>,
     /// Sampling temperature (the provider's default when absent; 0 for the steadiest answer).

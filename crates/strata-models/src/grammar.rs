@@ -89,6 +89,15 @@ impl Grammars {
     }
 }
 
+impl Grammars {
+    /// A decoder held to a grammar in llguidance's Lark syntax.
+    pub fn for_lark(&self, lark: &str) -> Result<Constrained> {
+        let grammar = TopLevelGrammar::from_lark(lark.to_string());
+        let parser = self.factory.create_parser(grammar).map_err(|e| Error::Model(format!("grammar: {e}")))?;
+        Ok(Constrained { matcher: Matcher::new(Ok(parser)) })
+    }
+}
+
 /// One answer's decoder: which tokens may come next, and what came.
 pub struct Constrained {
     matcher: Matcher,

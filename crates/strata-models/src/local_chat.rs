@@ -15,7 +15,10 @@ use tokenizers::Tokenizer;
 use strata_tokens::chat_models::{self, ChatModelPin, ModelState};
 
 use crate::adapter::Adapter;
+
+mod tools;
 use crate::llama::Llama;
+pub use tools::{ToolDef, ToolReply, ToolTurn};
 
 /// The system message of a conversation that has none. (The template's own default, "You are
 /// a helpful AI assistant named SmolLM, trained by Hugging Face", made the model answer "What
@@ -73,6 +76,8 @@ pub struct Generation {
     /// The log-probability of each token of the answer as it was picked (among the tokens
     /// the grammar allowed, when one held it).
     pub logprobs: Vec<f32>,
+    /// The answer's token ids (special tokens among them, which `text` leaves out).
+    pub tokens: Vec<u32>,
 }
 
 /// A crystallized adapter the on-device model applies.
@@ -97,6 +102,10 @@ pub struct LocalChat {
     stops: Vec<u32>,
     /// Tokens the vocabulary marks unused (Qwen's `[PAD…]` fillers): never picked.
     unused: Vec<u32>,
+    /// The spellings of the vocabulary's added tokens that are not marked special (Qwen's
+    /// `<tool_call>`, its fill-in-the-middle markers): the tokenizer reads them out of any text,
+    /// so [`LocalChat::encode`] cuts a text inside each before encoding it.
+    read_anywhere: Vec<String>,
     /// The longest conversation the model reads, in tokens.
     context: usize,
     /// The chat model's threads (`process::chat_threads`), for a prompt's products.
@@ -212,6 +221,8 @@ impl LocalChat {
         let mut stops = vec![im_end];
         stops.extend(text.token_to_id("<|endoftext|>"));
         let unused = strata_tokens::gguf::unused_ids(file)?;
+        let read_anywhere =
+            text.get_added_tokens_decoder().values().filter(|t| !t.special).map(|t| t.content.clone()).collect();
         text.set_encode_special_tokens(true);
         let model = Llama::load_merged(file, adapter).map_err(|e| model_error(file, e))?;
         crate::process::release_freed();
@@ -229,6 +240,7 @@ impl LocalChat {
             im_end,
             stops,
             unused,
+            read_anywhere,
             context,
             pool,
             grammars: std::sync::OnceLock::new(),
@@ -285,8 +297,26 @@ impl LocalChat {
         Ok(ids[1..].iter().zip(&lp).map(|(&next, row)| row[next as usize]).collect())
     }
 
+    /// `text` as the tokens of its text: never a control token, whatever it spells (a special
+    /// token's spelling is encoded as text by the tokenizer's setting; an added token that is
+    /// not marked special, such as `<tool_call>`, by encoding the text in pieces cut inside it).
     fn encode(&self, text: &str) -> Result<Vec<u32>> {
-        Ok(self.text.encode(text, false).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?.get_ids().to_vec())
+        let mut cuts: Vec<usize> = Vec::new();
+        for added in self.read_anywhere.iter().filter(|a| !a.is_empty() && text.contains(a.as_str())) {
+            let first = added.chars().next().map_or(1, char::len_utf8);
+            cuts.extend(text.match_indices(added.as_str()).map(|(at, _)| at + first));
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut ids = Vec::new();
+        let mut from = 0;
+        for at in cuts.into_iter().chain([text.len()]) {
+            let piece = &text[from..at];
+            let encoded = self.text.encode(piece, false).map_err(|e| Error::Model(format!("{}: {e}", self.name)))?;
+            ids.extend_from_slice(encoded.get_ids());
+            from = at;
+        }
+        Ok(ids)
     }
 
     /// The prompt's token ids in the model's chat template (ChatML): each message as
@@ -341,7 +371,7 @@ impl LocalChat {
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> Result<Generation> {
-        self.generate_under(messages, sampling, None, on_text, cancel)
+        self.generate_under(self.prompt_ids(messages)?, sampling, None, on_text, cancel)
     }
 
     /// [`LocalChat::generate`] held to a JSON schema: every token picked keeps the answer
@@ -354,25 +384,27 @@ impl LocalChat {
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> Result<Generation> {
-        let grammars = self
-            .grammars
+        let constrained = self.grammars()?.for_schema(schema)?;
+        self.generate_under(self.prompt_ids(messages)?, sampling, Some(constrained), on_text, cancel)
+    }
+
+    /// The grammars of this model's vocabulary, made on first use.
+    fn grammars(&self) -> Result<&crate::grammar::Grammars> {
+        self.grammars
             .get_or_init(|| crate::grammar::Grammars::new(&self.text, self.im_end).map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(|e| Error::Model(e.clone()))?;
-        let constrained = grammars.for_schema(schema)?;
-        self.generate_under(messages, sampling, Some(constrained), on_text, cancel)
+            .map_err(|e| Error::Model(e.clone()))
     }
 
     fn generate_under(
         &self,
-        messages: &[Message],
+        prompt: Vec<u32>,
         sampling: Sampling,
         mut constrained: Option<crate::grammar::Constrained>,
         on_text: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> Result<Generation> {
         let started = Instant::now();
-        let prompt = self.prompt_ids(messages)?;
         let context = self.context;
         if prompt.len() >= context {
             return Err(Error::invalid(format!(
@@ -441,6 +473,7 @@ impl LocalChat {
             first_token_ms: first,
             generate_ms: started.elapsed().as_secs_f64() * 1000.0 - first,
             logprobs,
+            tokens: out,
         })
     }
 }
@@ -504,8 +537,9 @@ impl strata_core::ChatModel for LocalChat {
         Some(PROMPT_BUDGET)
     }
 
-    /// Tools are not offered to the on-device model (it cannot call them reliably); a
-    /// request's schema holds its answer to JSON the schema accepts.
+    /// A request's schema holds its answer to JSON the schema accepts; without one, tools
+    /// offered are called in the model's own format ([`LocalChat::generate_with_tools`]; a
+    /// model without it answers in text).
     fn chat(
         &self,
         request: &strata_core::ChatRequest,
@@ -517,6 +551,9 @@ impl strata_core::ChatModel for LocalChat {
             max_tokens: request.max_tokens.map_or(512, |m| m as usize),
             ..Sampling::default()
         };
+        if request.schema.is_none() && !request.tools.is_empty() && self.calls_tools() {
+            return tools::chat_with_tools(self, request, sampling, cancel);
+        }
         let g = match &request.schema {
             Some(schema) => self.generate_json(&request.messages, schema, sampling, on_text, cancel),
             None => self.generate(&request.messages, sampling, on_text, cancel),

@@ -144,6 +144,9 @@ impl ChatModel for Anthropic {
                 .iter()
                 .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
                 .collect();
+            if request.tool_required {
+                body["tool_choice"] = json!({"type": "any"});
+            }
         }
         let response = http::send(&self.endpoint, "anthropic", &|| self.post("v1/messages", &body), classify, cancel)?;
         let mut out = ChatResponse::default();

@@ -92,6 +92,9 @@ impl OpenAi {
         }
         if !request.tools.is_empty() {
             body["tools"] = function_tools(&request.tools);
+            if request.tool_required {
+                body["tool_choice"] = json!("required");
+            }
         }
         body
     }

@@ -427,6 +427,7 @@ impl Engine {
             max_tokens: Some(REPLY_TOKENS),
             temperature: Some(0.0),
             schema: Some(reply::extract_schema()),
+            tool_required: false,
         };
         let n = chunk.turns.len();
         let pools = ask(model, &request, cancel, report, |r| reply::read_extraction(r, n))?;
@@ -481,6 +482,7 @@ impl Engine {
                 max_tokens: Some(REPLY_TOKENS),
                 temperature: Some(0.0),
                 schema: Some(reply::merge_schema(fresh.len(), known.len())),
+                tool_required: false,
             };
             let decided = ask(model, &request, cancel, report, |r| reply::read_verdicts(r, fresh.len(), known.len()))?;
             for v in decided {

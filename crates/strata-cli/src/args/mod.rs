@@ -4,11 +4,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod agents;
 mod bench;
 mod datasets;
 mod models;
 mod train;
 
+pub use agents::{AgentsCommand, SharedArg, SpecArgs};
 pub use bench::BenchCommand;
 pub use datasets::DatasetsCommand;
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
@@ -313,6 +315,12 @@ pub enum Command {
     Datasets {
         #[command(subcommand)]
         action: Option<DatasetsCommand>,
+    },
+    /// Agents that remember: each with its instructions, model, tools, its own memories and
+    /// the shared ones, and the agents it may hand a task to. Lists them by default.
+    Agents {
+        #[command(subcommand)]
+        action: Option<AgentsCommand>,
     },
     /// The people the servers over this store let in (`strata serve`, `strata mcp --http`),
     /// each with a token of their own, their own rate and request size: what they keep

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use expect_test::expect;
 use serde_json::Value;
 
+mod agents;
 mod analytics;
 mod bench;
 mod concepts;

@@ -1,0 +1,186 @@
+//! `strata agents`: defining and changing agents, running them with OpenAI's tool-call stream
+//! replayed from a loopback server and with the on-device model, reading and forgetting runs.
+
+use super::*;
+use crate::providers::loopback;
+
+/// An OpenAI stream in which the model calls `name` with `arguments` (split over two chunks,
+/// as the API sends them).
+fn tool_stream(name: &str, arguments: &str) -> String {
+    let (a, b) = arguments.split_at(arguments.len() / 2);
+    let chunk = |delta: Value, finish: Value| {
+        let c = serde_json::json!({"id": "chatcmpl-T1", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], "usage": null});
+        format!("data: {c}\n\n")
+    };
+    let call = |args: &str, first: bool| {
+        let mut f = serde_json::json!({"index": 0, "function": {"arguments": args}});
+        if first {
+            f["id"] = "call_T1".into();
+            f["type"] = "function".into();
+            f["function"]["name"] = name.into();
+        }
+        serde_json::json!({"tool_calls": [f]})
+    };
+    let usage = serde_json::json!({"id": "chatcmpl-T1", "object": "chat.completion.chunk", "choices": [],
+        "usage": {"prompt_tokens": 90, "completion_tokens": 12}});
+    [
+        chunk(call("", true), Value::Null),
+        chunk(call(a, false), Value::Null),
+        chunk(call(b, false), Value::Null),
+        chunk(serde_json::json!({}), "tool_calls".into()),
+        format!("data: {usage}\n\ndata: [DONE]\n\n"),
+    ]
+    .concat()
+}
+
+/// An OpenAI stream that answers `text`.
+fn text_stream(text: &str) -> String {
+    let c = serde_json::json!({"id": "chatcmpl-T2", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 6}});
+    format!("data: {c}\n\ndata: [DONE]\n\n")
+}
+
+/// The replayed OpenAI: Triage hands the task to Booker; Booker keeps the trip's date, then
+/// answers. Which turn it is comes from the request, as a real model would read it.
+fn replay(_: &str, body: &str) -> (u16, &'static str, String) {
+    let sent: Value = serde_json::from_str(body).unwrap_or_default();
+    let messages = sent["messages"].as_array().cloned().unwrap_or_default();
+    let system = messages.first().and_then(|m| m["content"].as_str()).unwrap_or_default();
+    let last = messages.last().cloned().unwrap_or_default();
+    let answer = if system.starts_with("You are Triage") {
+        tool_stream("transfer_to_booker", "{}")
+    } else if last["role"] == "tool" && last["content"].as_str().is_some_and(|c| c.contains("assistant")) {
+        tool_stream("remember", r#"{"about": "Porto trip", "fact": "date", "value": "3 June", "shared": true}"#)
+    } else {
+        text_stream("Booked: the Porto trip is on 3 June.")
+    };
+    (200, "text/event-stream", answer)
+}
+
+#[test]
+fn agents_hand_a_task_on_over_openais_tool_calls_and_the_run_is_recorded() {
+    let e = Env::new();
+    e.ok(&[
+        "agents",
+        "add",
+        "Triage",
+        "--description",
+        "Sends each task to the right agent",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--handoff",
+        "Booker",
+    ]);
+    e.ok(&[
+        "agents",
+        "add",
+        "Booker",
+        "--description",
+        "Books trips",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--tool",
+        "remember",
+        "--tool",
+        "recall",
+    ]);
+    let (url, seen) = loopback(replay);
+    let out = crate::strata()
+        .args(["agents", "run", "Triage", "Book", "my", "Porto", "trip", "for", "3", "June"])
+        .env("STRATA_DB", e.db())
+        .env("OPENAI_API_KEY", "sk-test-0000")
+        .env("OPENAI_BASE_URL", &url)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "Booked: the Porto trip is on 3 June.");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines[0], "1. Triage thinks (openai:gpt-4o-mini)");
+    assert_eq!(lines[1], "2. Triage hands the task to Booker");
+    assert!(lines[3].starts_with("4. Booker calls remember {\"about\":\"Porto trip\""), "{stderr}");
+    assert!(lines[4].starts_with("5. Booker says: Booked"), "{stderr}");
+    assert!(lines[5].contains("(answered by Booker): strata agents runs run_"), "{stderr}");
+    // What OpenAI was sent: the handoff tool, then Booker's tools and the conversation so far.
+    let bodies: Vec<Value> = seen.lock().unwrap().iter().map(|(_, b)| serde_json::from_str(b).unwrap()).collect();
+    assert_eq!(bodies.len(), 3);
+    assert_eq!(bodies[0]["tools"][0]["function"]["name"], "transfer_to_booker");
+    assert_eq!(bodies[1]["tools"].as_array().unwrap().len(), 2, "Booker's remember and recall");
+    assert_eq!(bodies[1]["messages"][1]["content"], "Book my Porto trip for 3 June");
+    assert_eq!(bodies[1]["messages"][2]["tool_calls"][0]["function"]["name"], "transfer_to_booker");
+    assert_eq!(bodies[1]["messages"][3]["tool_call_id"], "call_T1");
+    // The trip's date is shared, kept by Booker.
+    let found = e.json(&["recall", "Porto trip date"]);
+    assert!(found.to_string().contains("3 June"), "{found}");
+    // The record.
+    let runs = e.json(&["agents", "runs"]);
+    let id = runs[0]["id"].as_str().unwrap().to_string();
+    assert_eq!((runs[0]["outcome"].as_str(), runs[0]["last_agent"].as_str()), (Some("answered"), Some("Booker")));
+    assert_eq!(runs[0]["prompt_tokens"], 90 + 90 + 120);
+    let shown = e.ok(&["agents", "runs", &id]);
+    assert!(shown.contains("gave Triage: Book my Porto trip for 3 June"), "{shown}");
+    assert!(shown.contains("answered by Booker: Booked: the Porto trip is on 3 June."), "{shown}");
+    // Forgetting Booker erases the run it acted in.
+    e.ok(&["agents", "forget", "Booker", "--yes"]);
+    assert_eq!(e.json(&["agents", "runs"]).as_array().unwrap().len(), 0);
+    assert!(e.err(&["agents", "runs", &id]).contains("no run has the id"));
+}
+
+#[test]
+fn agents_are_defined_changed_and_refused_in_words() {
+    let e = Env::new();
+    assert!(e.ok(&["agents"]).contains("No agents yet"));
+    e.ok(&["agents", "add", "Helper", "--instructions", "Be brief.", "--tool", "recall"]);
+    e.ok(&["agents", "edit", "Helper", "--tool", "recall", "--tool", "remember", "--shared", "read"]);
+    let a = e.json(&["agents", "show", "helper"]);
+    assert_eq!((a["version"].as_u64(), a["spec"]["shared"].as_str()), (Some(2), Some("read")));
+    assert_eq!(a["spec"]["instructions"], "Be brief.", "what was not given is kept");
+    let history = e.json(&["agents", "history", "Helper"]);
+    assert_eq!(history.as_array().unwrap().len(), 2);
+    assert!(e.ok(&["agents", "list"]).contains("Helper  on-device  recall, remember"));
+    assert_eq!(
+        e.err(&["agents", "add", "Other", "--tool", "shell"]),
+        "error: there is no tool named shell: the tools are recall, remember, update, forget"
+    );
+    assert!(e.err(&["agents", "add", "helper"]).contains("an agent named 'helper' (or spelled alike) exists"));
+    assert!(e.err(&["agents", "run", "Nobody", "hello"]).contains("no agent is named 'Nobody'"));
+    assert!(e.err(&["agents", "edit", "Helper", "--expect-version", "1", "--description", "x"]).contains("conflict"));
+    assert!(e.err(&["agents", "forget", "Helper"]).contains("pass --yes"), "no terminal to ask in");
+    assert_eq!(e.json(&["agents", "list"]).as_array().unwrap().len(), 1, "nothing was forgotten");
+}
+
+/// The on-device model as an agent's: held to a call on its first step, it calls one of the
+/// agent's tools in its own format, and the run is recorded.
+#[test]
+fn an_agent_runs_on_the_on_device_model() {
+    let e = Env::new();
+    e.json(&["add", "semantic", "lia", "--fact", "birthday=12 May", "--fact", "relation=sister"]);
+    e.ok(&[
+        "agents",
+        "add",
+        "Helper",
+        "--model",
+        "qwen2.5-coder-0.5b",
+        "--tool",
+        "recall",
+        "--instructions",
+        "Look things up with recall, then answer.",
+    ]);
+    let r = e.run(&["agents", "run", "Helper", "When", "is", "Lia's", "birthday?", "--max-steps", "2"]);
+    assert!(r.stderr.starts_with("1. Helper thinks (on-device:qwen2.5-coder-0.5b-instruct-q4_k_m)"), "{}", r.stderr);
+    assert!(
+        r.stderr.lines().nth(1).is_some_and(|l| l.starts_with("2. Helper calls recall {\"query\":")),
+        "{}",
+        r.stderr
+    );
+    let runs = e.json(&["agents", "runs", "--agent", "helper"]);
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    let outcome = runs[0]["outcome"].as_str().unwrap();
+    assert!(["answered", "step_limit"].contains(&outcome), "{runs}");
+    assert_eq!(r.code, if outcome == "answered" { 0 } else { 1 }, "{}", r.stderr);
+    let run = e.json(&["agents", "runs", runs[0]["id"].as_str().unwrap()]);
+    assert_eq!(run["steps"][1]["step"]["kind"], "tool");
+    assert!(run["steps"][1]["step"]["result"].as_str().unwrap().contains("lia: birthday: 12 May"), "{run}");
+}
