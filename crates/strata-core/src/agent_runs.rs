@@ -173,6 +173,21 @@ pub(crate) fn erase_run(plain: &dyn PlainSql, dialect: Dialect, id: &str) -> Res
     Ok(())
 }
 
+/// Deletes every run one of whose steps quotes `id` (a memory's: a recall listed it, a remember
+/// kept it, the agent's prompt remembered it), inside the caller's transaction: a run that read
+/// a memory is derived from it, and goes when it is forgotten. Returns how many went.
+pub(crate) fn erase_runs_quoting(plain: &dyn PlainSql, dialect: Dialect, id: &str) -> Result<u64> {
+    let pattern = format!("%{id}%");
+    let mut q = Sql::new(dialect, "SELECT DISTINCT run_id FROM agent_steps WHERE ");
+    q.bind("arguments LIKE ? ", SqlValue::Text(pattern.clone())).bind("OR result LIKE ?", SqlValue::Text(pattern));
+    let runs: Vec<String> =
+        plain.rows(&q)?.into_iter().map(|v| Row::new(v, "agent_steps").text(0)).collect::<Result<_>>()?;
+    for run in &runs {
+        erase_run(plain, dialect, run)?;
+    }
+    Ok(runs.len() as u64)
+}
+
 impl Store {
     /// Starts the record of a run of `user`'s agent `agent` on `task`: its id.
     pub fn start_agent_run(&mut self, user: &str, agent: &str, task: &str) -> Result<String> {

@@ -129,7 +129,7 @@ pub const SCRUB_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2
 impl StoreTx<'_> {
     /// Forgets a memory inside this transaction: redacts every payload of its stream, removes
     /// it from the projections and the index, appends `forgotten`, retires the adapters
-    /// trained from it and drops extraction's records of it. What was extracted from it goes
+    /// trained from it, drops extraction's records of it and the agents' runs that quote it. What was extracted from it goes
     /// too: a fact whose current value rests on it alone, or any of whose earlier values did
     /// (its history holds them), is forgotten with it; a fact also said elsewhere only loses
     /// the link to it.
@@ -139,6 +139,7 @@ impl StoreTx<'_> {
         self.write_event(id, Expected::Any, Change::Forgotten { redacted_events: n }, meta)?;
         let mut out =
             Forgot { redacted: n, retired: self.tx.erase_records(id, self.clock.now())?, derived: Vec::new() };
+        crate::agent_runs::erase_runs_quoting(self.tx.plain(), self.tx.dialect(), &id.to_string())?;
         for (concept, relation) in self.linking_to(id)? {
             if relation == crate::concepts::GROUPS {
                 out.redacted += self.reform_without(concept, id, meta)?;

@@ -143,6 +143,13 @@ fn an_agent_calls_tools_reads_their_results_and_answers() {
     assert!(seen[0].system.starts_with("You are Planner, one of the person's assistants.\n\nBe brief."));
     assert!(seen[2].system.contains("<memories>\n- [") && seen[2].system.contains("Lia: birthday: 12 May"));
     assert_eq!(seen[0].tools, ["recall", "remember"]);
+    drop(seen);
+    // The run quotes the fact: forgetting the fact forgets the run, as derived data.
+    let lia = mine[0].memory.id.clone();
+    let other = go(&mut e, &Script::new(&[("Planner", Ok(says("Hello.")))]), "Planner", "Say hello.", 3);
+    e.forget(&strata_api::Target::new(lia)).unwrap();
+    let left: Vec<String> = e.agent_runs(None, 10).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(left, [other.id], "only the run that never read the fact is left");
 }
 
 #[test]
