@@ -2,7 +2,6 @@
 //! timeline (who acted, what it called with what, what came back).
 
 use anyhow::Result;
-use comfy_table::{Table, presets};
 use strata_api::Engine;
 use strata_api::agents::{AgentRun, NewStep, StepKind};
 
@@ -39,9 +38,7 @@ pub(crate) fn list_runs(runs: &[AgentRun], out: &Out) -> Result<()> {
         say!("No runs yet: strata agents run NAME \"a task\" gives an agent one.");
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_preset(presets::NOTHING);
-    t.set_header(["Run", "Started", "Agent", "Task", "Outcome", "Tokens"]);
+    let mut t = crate::render::table(&["Run", "Started", "Agent", "Task", "Outcome", "Tokens"]);
     for r in runs {
         t.add_row([
             r.id.clone(),
@@ -52,10 +49,7 @@ pub(crate) fn list_runs(runs: &[AgentRun], out: &Out) -> Result<()> {
             (r.prompt_tokens + r.completion_tokens).to_string(),
         ]);
     }
-    for line in t.to_string().lines() {
-        say!("{}", line.trim_end());
-    }
-    Ok(())
+    crate::render::print_table(&t)
 }
 
 /// One run: its task, its steps in order, and how it ended.

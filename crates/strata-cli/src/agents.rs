@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, bail};
-use comfy_table::{Table, presets};
 use strata_api::Engine;
 use strata_api::agents::{Agent, AgentSpec, NewStep, SharedAccess};
 
@@ -153,9 +152,7 @@ fn list(agents: &[Agent], out: &Out) -> Result<()> {
         say!("No agents yet: strata agents add NAME --instructions \"…\" --tool recall defines one.");
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_preset(presets::NOTHING);
-    t.set_header(["Name", "Model", "Tools", "Hands tasks to", "Version"]);
+    let mut t = crate::render::table(&["Name", "Model", "Tools", "Hands tasks to", "Version"]);
     for a in agents {
         let join = |v: &[String]| if v.is_empty() { "-".to_string() } else { v.join(", ") };
         t.add_row([
@@ -166,10 +163,7 @@ fn list(agents: &[Agent], out: &Out) -> Result<()> {
             a.version.to_string(),
         ]);
     }
-    for line in t.to_string().lines() {
-        say!("{}", line.trim_end());
-    }
-    Ok(())
+    crate::render::print_table(&t)
 }
 
 /// The model an agent's `model` names: on-device (the chosen one, or a pinned one by name), or

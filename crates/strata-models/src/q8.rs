@@ -336,14 +336,17 @@ unsafe fn dot4_avx2(w: &[i8], ws: &[f32], xs: [(&[i8], &[f32]); GROUP]) -> [f32;
 mod tests {
     use super::*;
 
+    /// The next of a fixed sequence of values in [-1, 1) (a linear congruential generator).
+    fn noise(seed: &mut u64) -> f32 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+    }
+
     #[test]
     fn products_match_the_portable_loop_and_f32() {
         let (out, inp) = (70, 96);
         let mut seed = 3u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-        };
+        let mut next = || noise(&mut seed);
         let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
         let x: Vec<f32> = (0..inp).map(|_| next()).collect();
         let q = Q8::new(&w, out, inp).expect("a multiple of 32");
@@ -369,10 +372,7 @@ mod tests {
     fn a_prompts_product_matches_token_by_token() {
         let (out, inp, n) = (70, 96, 71);
         let mut seed = 5u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-        };
+        let mut next = || noise(&mut seed);
         let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
         let x: Vec<f32> = (0..n * inp).map(|_| next()).collect();
         let q = Q8::new(&w, out, inp).expect("a multiple of 32");
@@ -415,10 +415,7 @@ mod tests {
     fn products_are_the_same_on_one_thread_and_on_many() {
         let (out, inp, n) = (200, 64, 9);
         let mut seed = 7u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-        };
+        let mut next = || noise(&mut seed);
         let w: Vec<f32> = (0..out * inp).map(|_| next()).collect();
         let x: Vec<f32> = (0..n * inp).map(|_| next()).collect();
         let q = Q8::new(&w, out, inp).expect("a multiple of 32");

@@ -42,7 +42,7 @@ fn print_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Re
 }
 
 /// Prints a table without the padding comfy-table leaves at the start and end of lines.
-fn print_table(t: &Table) -> Result<()> {
+pub(crate) fn print_table(t: &Table) -> Result<()> {
     for line in t.to_string().lines() {
         say!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end());
     }
@@ -91,7 +91,7 @@ fn bucket_word(bucket: strata_core::analytics::Bucket) -> &'static str {
     }
 }
 
-fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::NOTHING);
     if !header.is_empty() {
