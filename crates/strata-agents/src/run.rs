@@ -39,6 +39,10 @@ pub struct RunReport {
     pub last_agent: String,
     /// Steps recorded.
     pub steps: u64,
+    /// Tokens the models read, all steps together.
+    pub prompt_tokens: u64,
+    /// Tokens they wrote.
+    pub completion_tokens: u64,
     /// The conversation, tool results included.
     pub transcript: Vec<Turn>,
 }
@@ -49,6 +53,7 @@ struct Run<'a> {
     id: String,
     transcript: Vec<Turn>,
     steps: u64,
+    tokens: (u64, u64),
     /// Each agent's engine: the person's store, in the agent's scope.
     engines: HashMap<String, Engine>,
     progress: &'a mut dyn FnMut(u64, &NewStep),
@@ -76,12 +81,23 @@ pub fn run(
         id: id.clone(),
         transcript: vec![Turn::User(task.to_string())],
         steps: 0,
+        tokens: (0, 0),
         engines: HashMap::new(),
         progress,
     };
     let (outcome, answer, last) = run.go(first, models, task, max_steps.max(1), cancel)?;
     run.base.end_agent_run(&id, outcome, &answer, &last)?;
-    Ok(RunReport { id, outcome, answer, last_agent: last, steps: run.steps, transcript: run.transcript })
+    let (prompt_tokens, completion_tokens) = run.tokens;
+    Ok(RunReport {
+        id,
+        outcome,
+        answer,
+        last_agent: last,
+        steps: run.steps,
+        prompt_tokens,
+        completion_tokens,
+        transcript: run.transcript,
+    })
 }
 
 impl Run<'_> {
@@ -256,6 +272,7 @@ impl Run<'_> {
     fn record(&mut self, step: NewStep) -> ApiResult<()> {
         let seq = self.base.add_agent_step(&self.id, &step)?;
         self.steps = seq;
+        self.tokens = (self.tokens.0 + step.prompt_tokens, self.tokens.1 + step.completion_tokens);
         (self.progress)(seq, &step);
         Ok(())
     }

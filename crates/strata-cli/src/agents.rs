@@ -168,7 +168,7 @@ fn list(agents: &[Agent], out: &Out) -> Result<()> {
 
 /// The model an agent's `model` names: on-device (the chosen one, or a pinned one by name), or
 /// `PROVIDER:MODEL`.
-fn model_for(agent: &Agent) -> std::result::Result<Arc<dyn strata_agents::ToolModel>, String> {
+pub(crate) fn model_for(agent: &Agent) -> std::result::Result<Arc<dyn strata_agents::ToolModel>, String> {
     let args = match agent.spec.model.as_deref() {
         None | Some("on-device") => ProviderArgs { provider: "on-device".into(), model: None, base_url: None },
         Some(m) => match m.split_once(':') {

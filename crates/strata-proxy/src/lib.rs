@@ -5,6 +5,9 @@
 //! remembered. Errors come back in OpenAI's shape, with OpenAI's status codes.
 #![deny(missing_docs)]
 
+mod agents;
+pub use agents::AgentModels;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +38,8 @@ pub struct Proxy {
     model: Arc<dyn ChatModel>,
     access: Access,
     extractor: Option<strata_api::Extractor>,
+    /// The models of the caller's agents (`model: "agent:<name>"`); none: no agents served.
+    agents: Option<agents::AgentModels>,
 }
 
 /// Who may call the proxy (see [`strata_core::access`] for the rules).
@@ -54,7 +59,7 @@ impl Proxy {
         let gate = Gate::new(&engine, access.token.clone())?;
         strata_api::monitor::connections("open", 1);
         let engine = Arc::new(Mutex::new(engine));
-        Ok(Proxy { engine, people: Mutex::default(), gate, model, access, extractor: None })
+        Ok(Proxy { engine, people: Mutex::default(), gate, model, access, extractor: None, agents: None })
     }
 
     /// The engine `caller` is served by. Blocks (a person's first request opens a connection).
@@ -71,6 +76,13 @@ impl Proxy {
         let opened = Arc::new(Mutex::new(opened));
         people.insert(person.name.clone(), opened.clone());
         Ok(opened)
+    }
+
+    /// Serves the callers' agents as `agent:<name>`, each thinking with the model `models`
+    /// chooses for it.
+    pub fn with_agents(mut self, models: agents::AgentModels) -> Proxy {
+        self.agents = Some(models);
+        self
     }
 
     /// Extracts facts from each exchange, in the background, with `extractor`.
@@ -277,8 +289,12 @@ impl Options {
     }
 }
 
-async fn models(State(proxy): State<Arc<Proxy>>) -> Response {
-    let data = json!([{"id": proxy.model.model(), "object": "model", "created": 0, "owned_by": format!("strata ({})", proxy.model.provider())}]);
+async fn models(State(proxy): State<Arc<Proxy>>, Extension(caller): Extension<Caller>) -> Response {
+    let mut data = vec![
+        json!({"id": proxy.model.model(), "object": "model", "created": 0, "owned_by": format!("strata ({})", proxy.model.provider())}),
+    ];
+    let agents = tokio::task::spawn_blocking(move || agents::listed(&proxy, &caller)).await.unwrap_or_default();
+    data.extend(agents);
     axum::Json(json!({"object": "list", "data": data})).into_response()
 }
 
@@ -308,6 +324,9 @@ async fn completions(
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", None, &e),
     };
     let Options { max_tokens, stream, include_usage, datasets } = options;
+    if let Some(agent) = body["model"].as_str().and_then(|m| m.strip_prefix(agents::PREFIX)) {
+        return agents::completion(proxy, caller, agent.to_string(), question, (stream, include_usage)).await;
+    }
     let params = AskParams { question, system, history, max_tokens, record: true, datasets, ..Default::default() };
     let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());
     let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());

@@ -184,3 +184,36 @@ fn an_agent_runs_on_the_on_device_model() {
     assert_eq!(run["steps"][1]["step"]["kind"], "tool");
     assert!(run["steps"][1]["step"]["result"].as_str().unwrap().contains("lia: birthday: 12 May"), "{run}");
 }
+
+/// Any OpenAI client talks to an agent as `model: "agent:<name>"` (the official SDK against
+/// `strata serve`, the agents' own model OpenAI's, replayed): the answer whole and streamed,
+/// the agents listed as models, an unknown agent a 404.
+#[test]
+fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
+    let python = crate::servers::python();
+    let e = Env::new();
+    e.ok(&["agents", "add", "Triage", "--model", "openai:gpt-4o-mini", "--handoff", "Booker"]);
+    e.ok(&["agents", "add", "Booker", "--model", "openai:gpt-4o-mini", "--tool", "remember"]);
+    let (upstream, _) = loopback(replay);
+    let env = [("OPENAI_API_KEY", "sk-test-0000"), ("OPENAI_BASE_URL", upstream.as_str())];
+    let args = ["serve", "--port", "0", "--token", "local-secret", "--model", "smollm2-135m"];
+    let (_server, url) = crate::servers::spawn_server_with(&e, &args, "memory proxy", &env);
+    let script = &in_crate("tests/fixtures/openai_agent_client.py");
+    let task = "Book my Porto trip for 3 June";
+    let out = Command::new(&python).args([script, &url, "local-secret", "Triage", task]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["models"], serde_json::json!(["SmolLM2-135M-Instruct.Q4_1", "agent:Booker", "agent:Triage"]));
+    assert_eq!(
+        (v["answer"].as_str(), v["model"].as_str()),
+        (Some("Booked: the Porto trip is on 3 June."), Some("agent:Booker"))
+    );
+    assert_eq!(v["finish"], "stop");
+    assert_eq!(v["usage"], serde_json::json!([300, 30]));
+    assert_eq!(v["streamed"], v["answer"]);
+    assert_eq!(v["stream_usage"], v["usage"]);
+    assert_eq!(v["unknown"], 404);
+    assert!(v["unknown_message"].as_str().unwrap().contains("no agent is named 'Nobody'"), "{v}");
+    let runs = e.json(&["agents", "runs"]);
+    assert_eq!(runs.as_array().unwrap().len(), 2, "both requests ran and were recorded: {runs}");
+}

@@ -34,11 +34,17 @@ impl Drop for Server {
 /// `banner` and the server's `http://` address; returns the server and that address. The rest
 /// of its stderr is drained so it never blocks on a full pipe.
 pub(crate) fn spawn_server(e: &Env, args: &[&str], banner: &str) -> (Server, String) {
+    spawn_server_with(e, args, banner, &[])
+}
+
+/// [`spawn_server`] with these environment variables set.
+pub(crate) fn spawn_server_with(e: &Env, args: &[&str], banner: &str, env: &[(&str, &str)]) -> (Server, String) {
     use std::io::BufRead;
     let mut server = Server(
         crate::strata()
             .args(args)
             .env("STRATA_DB", e.db())
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
