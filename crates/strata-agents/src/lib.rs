@@ -13,4 +13,4 @@ pub mod run;
 pub mod tools;
 
 pub use model::{ChatTools, Reply, ToolCall, ToolModel, ToolSpec, Turn};
-pub use run::{DEFAULT_MAX_STEPS, Models, RunReport, run};
+pub use run::{AgentModels, DEFAULT_MAX_STEPS, Models, RunReport, run};

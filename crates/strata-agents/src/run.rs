@@ -26,6 +26,20 @@ const REMEMBERED: usize = 5;
 /// Chooses the model that thinks for an agent (by its `model`, or the person's chat model).
 pub type Models<'a> = &'a dyn Fn(&Agent) -> Result<Arc<dyn ToolModel>, String>;
 
+/// A front end's chooser of agents' models, shared by a server's requests (the CLI's: the
+/// on-device model, or a provider's, as each agent's `model` says).
+#[derive(Clone)]
+pub struct AgentModels(pub Arc<ChooseModel>);
+
+/// What [`AgentModels`] holds: the model for an agent, or why there is none.
+pub type ChooseModel = dyn Fn(&Agent) -> Result<Arc<dyn ToolModel>, String> + Send + Sync;
+
+impl std::fmt::Debug for AgentModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentModels")
+    }
+}
+
 /// How a run ended, and what it said.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {

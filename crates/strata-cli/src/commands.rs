@@ -77,6 +77,7 @@ pub fn run(cli: Cli) -> Result<()> {
             agent: cli.agent.clone(),
             graph_tools,
             extractor: crate::extract::background_extractor(None)?,
+            agents: Some(strata_agents::AgentModels(std::sync::Arc::new(crate::agents::model_for))),
             ..Default::default()
         };
         let listen = http.map(|addr| Listen { addr, remote });
@@ -504,7 +505,7 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
     let extractor = crate::extract::background_extractor(Some(provider))?;
     let (provider, model) = (chat.provider().to_string(), chat.model().to_string());
     // Opened before the runtime: the proxy's gate connects to the store with a blocking driver.
-    let agents: strata_proxy::AgentModels = Arc::new(crate::agents::model_for);
+    let agents = strata_agents::AgentModels(Arc::new(crate::agents::model_for));
     let proxy = Arc::new(strata_proxy::Proxy::new(engine, chat, access)?.with_extractor(extractor).with_agents(agents));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {

@@ -13,6 +13,7 @@
 //! shared by all clients unless a `remember` asks for `private`; a client sees the shared
 //! memories and its own private ones; every write records the client that made it.
 
+pub mod agent_tools;
 pub mod conversation_tools;
 pub mod dataset_tools;
 pub mod graph_tools;
@@ -51,11 +52,13 @@ pub struct McpSettings {
     /// Who extracts facts from the conversations handed over (`remember_conversation`); none:
     /// they are kept as episodes only.
     pub extractor: Option<Extractor>,
+    /// The models of the person's agents, for `ask_agent`; none: no agent tools.
+    pub agents: Option<strata_agents::AgentModels>,
 }
 
 impl Default for McpSettings {
     fn default() -> Self {
-        McpSettings { agent: None, graph_tools: false, max_result_bytes: 64 * 1024, extractor: None }
+        McpSettings { agent: None, graph_tools: false, max_result_bytes: 64 * 1024, extractor: None, agents: None }
     }
 }
 
@@ -83,6 +86,9 @@ impl StrataMcp {
         let mut tools = StrataMcp::native_tools() + StrataMcp::conversation_tools() + StrataMcp::dataset_tools();
         if settings.graph_tools {
             tools += StrataMcp::graph_tools();
+        }
+        if settings.agents.is_some() {
+            tools += StrataMcp::agent_tools();
         }
         strata_api::monitor::connections("open", 1);
         let shared = Shared { base: Mutex::new(engine), callers: Mutex::new(HashMap::new()), settings };

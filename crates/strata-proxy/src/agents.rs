@@ -11,12 +11,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use strata_api::Caller;
-use strata_api::agents::{Agent, RunOutcome};
+use strata_api::agents::RunOutcome;
 
 use super::{Proxy, api_error, chunk, error};
-
-/// Chooses the model that thinks for an agent (the front end's: on-device or a provider).
-pub type AgentModels = Arc<dyn Fn(&Agent) -> Result<Arc<dyn strata_agents::ToolModel>, String> + Send + Sync>;
 
 /// The prefix of a model name that addresses an agent.
 pub const PREFIX: &str = "agent:";
@@ -43,7 +40,7 @@ pub(crate) async fn completion(
         let _busy = strata_api::monitor::busy();
         let cancel = AtomicBool::new(false);
         let steps = strata_agents::DEFAULT_MAX_STEPS;
-        strata_agents::run(&mut engine, &*models, &name, &task, steps, &cancel, &mut |_, _| {})
+        strata_agents::run(&mut engine, &*models.0, &name, &task, steps, &cancel, &mut |_, _| {})
     });
     let report = match worker.await {
         Ok(Ok(r)) => r,

@@ -6,7 +6,7 @@
 #![deny(missing_docs)]
 
 mod agents;
-pub use agents::AgentModels;
+pub use strata_agents::AgentModels;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -39,7 +39,7 @@ pub struct Proxy {
     access: Access,
     extractor: Option<strata_api::Extractor>,
     /// The models of the caller's agents (`model: "agent:<name>"`); none: no agents served.
-    agents: Option<agents::AgentModels>,
+    agents: Option<AgentModels>,
 }
 
 /// Who may call the proxy (see [`strata_core::access`] for the rules).
@@ -80,7 +80,7 @@ impl Proxy {
 
     /// Serves the callers' agents as `agent:<name>`, each thinking with the model `models`
     /// chooses for it.
-    pub fn with_agents(mut self, models: agents::AgentModels) -> Proxy {
+    pub fn with_agents(mut self, models: AgentModels) -> Proxy {
         self.agents = Some(models);
         self
     }

@@ -217,3 +217,50 @@ fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
     let runs = e.json(&["agents", "runs"]);
     assert_eq!(runs.as_array().unwrap().len(), 2, "both requests ran and were recorded: {runs}");
 }
+
+/// The official MCP client gives an agent a task with `ask_agent` (over stdio; the agents'
+/// model OpenAI's, replayed), lists the agents, and is told in words of one that does not exist.
+#[test]
+fn an_mcp_client_asks_an_agent() {
+    let e = Env::new();
+    e.ok(&[
+        "agents",
+        "add",
+        "Triage",
+        "--description",
+        "Sends tasks on",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--handoff",
+        "Booker",
+    ]);
+    e.ok(&["agents", "add", "Booker", "--model", "openai:gpt-4o-mini", "--tool", "remember"]);
+    let (upstream, _) = loopback(replay);
+    let out = Command::new(crate::servers::python())
+        .args([
+            &in_crate("tests/fixtures/mcp_client.py"),
+            "agents",
+            env!("CARGO_BIN_EXE_strata"),
+            e.db().to_str().unwrap(),
+        ])
+        .env("STRATA_SETTINGS", crate::test_settings())
+        .env("OPENAI_API_KEY", "sk-test-0000")
+        .env("OPENAI_BASE_URL", &upstream)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tools"], serde_json::json!(["ask_agent", "list_agents"]));
+    assert_eq!(v["listed"]["agents"][1]["name"], "Triage");
+    assert_eq!(v["listed"]["agents"][1]["handoffs"], serde_json::json!(["Booker"]));
+    let asked = &v["asked"]["value"];
+    assert_eq!(v["asked"]["error"], false, "{v}");
+    assert_eq!(
+        (asked["answer"].as_str(), asked["agent"].as_str()),
+        (Some("Booked: the Porto trip is on 3 June."), Some("Booker"))
+    );
+    assert_eq!(asked["outcome"], "answered");
+    assert!(v["unknown"]["value"]["error"]["message"].as_str().unwrap().contains("no agent is named 'Nobody'"), "{v}");
+    let runs = e.json(&["agents", "runs"]);
+    assert_eq!(runs[0]["id"], asked["run"]);
+}
