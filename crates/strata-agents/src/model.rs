@@ -81,7 +81,8 @@ pub trait ToolModel: Send + Sync {
 /// format) and the providers (through their tool-call APIs). Tool results go to it fenced, as
 /// memories are. On the on-device model a call is required where one is due (the task just
 /// given, or just handed over): offered tools, the small models describe a call rather than
-/// make it (strata-models' `local_chat/tools.rs`).
+/// make it (strata-models' `local_chat/tools.rs`); after a result it answers with no tools
+/// offered (offered them again, it wrote further calls as text: docs/benchmarks.md, "Agents").
 pub struct ChatTools(pub Arc<dyn strata_core::ChatModel>);
 
 impl ToolModel for ChatTools {
@@ -127,10 +128,14 @@ impl ToolModel for ChatTools {
             Some(Turn::ToolResult { content, .. }) => content.starts_with("{\"assistant\":"),
             _ => false,
         };
+        let on_device = self.0.provider() == "on-device";
+        // On-device, after a tool's result the model answers in words (offered tools again,
+        // the small models write further calls as text instead of answering).
+        let offered = if on_device && !due { Vec::new() } else { tools.to_vec() };
         let request = ChatRequest {
             messages,
-            tools: tools.to_vec(),
-            tool_required: due && !tools.is_empty() && self.0.provider() == "on-device",
+            tools: offered,
+            tool_required: due && !tools.is_empty() && on_device,
             max_tokens: Some(REPLY_TOKENS),
             temperature: Some(0.0),
             ..ChatRequest::default()

@@ -116,7 +116,7 @@ fn recall(engine: &mut Engine, agent: &Agent, args: &Value) -> Result<String, St
         .map(|h| {
             let (title, body) = strata_core::search_text(&h.memory.content);
             let whose = if h.memory.scope.agent_id.is_some() { "yours" } else { "shared" };
-            format!("[{}] ({whose}) {title}: {body}", h.memory.id)
+            format!("{title}: {body} (memory {}, {whose})", h.memory.id)
         })
         .collect();
     Ok(lines.join("\n"))

@@ -423,6 +423,19 @@ pub struct AnswerReport {
 /// The store's clock: after the last memory, so "last year" and the like mean the same each run.
 const NOW: &str = "2025-11-20T12:00:00Z";
 
+/// Opens the store at `path` as the set's person (Hanna), on the set's clock, with the product's
+/// context settings (without the user's catalogue or budget cap).
+pub fn open_filled(path: &Path) -> ApiResult<Engine> {
+    let options = EngineOptions {
+        user_id: "hanna".into(),
+        client: "bench".into(),
+        context: ContextSettings { models_dir: Some(strata_tokens::models_dir()), ..Default::default() },
+        ..Default::default()
+    };
+    let clock = Arc::new(ManualClock::new(strata_core::time::parse_time(NOW)?));
+    Engine::open_with_clock(path, options, clock)
+}
+
 /// Imports the seed at `seed` into a fresh store at `path`, adds the filler's episodes (if
 /// any), and embeds it all with `embedder`.
 pub fn fill(
@@ -432,15 +445,7 @@ pub fn fill(
     embedder: Arc<dyn Embedder>,
 ) -> ApiResult<Engine> {
     let _ = std::fs::remove_file(path);
-    let options = EngineOptions {
-        user_id: "hanna".into(),
-        client: "bench".into(),
-        // The product's context settings without the user's catalogue or budget cap.
-        context: ContextSettings { models_dir: Some(strata_tokens::models_dir()), ..Default::default() },
-        ..Default::default()
-    };
-    let clock = Arc::new(ManualClock::new(strata_core::time::parse_time(NOW)?));
-    let mut engine = Engine::open_with_clock(path, options, clock)?;
+    let mut engine = open_filled(path)?;
     let text = std::fs::read(seed).map_err(|e| invalid(format!("cannot read {}: {e}", seed.display())))?;
     engine.import(&seed.display().to_string(), &mut text.as_slice(), Some(ImportFormat::Seed))?;
     let embedder = match filler {

@@ -6,6 +6,7 @@
 //! crate depends on this one; only the CLI's `strata bench` and the desktop's benchmark do.
 #![deny(missing_docs)]
 
+pub mod agentbench;
 pub mod analyticsbench;
 pub mod answerbench;
 pub mod answertrain;

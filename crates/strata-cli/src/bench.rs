@@ -57,6 +57,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.chat_bench(&strata_bench::chatbench::run(tokens, &setup)?)
         }
+        BenchCommand::Agents { tasks, model, out: file } => agents_bench(tasks, model, file, out),
         BenchCommand::Answers {
             budget,
             data,
@@ -442,4 +443,42 @@ fn answer_adapter_bench(
         }
     })?;
     out.answer_training(&report)
+}
+
+/// `strata bench agents`.
+fn agents_bench(tasks: Option<PathBuf>, model: Option<String>, file: Option<PathBuf>, out: &Out) -> Result<()> {
+    use strata_bench::{agentbench, answerbench};
+    let spec = strata_api::agents::AgentSpec { model, ..Default::default() };
+    let agent = strata_api::agents::Agent {
+        name: "bench".into(),
+        user_id: String::new(),
+        spec,
+        version: 1,
+        created_at: chrono::Utc::now(),
+        updated_at: chrono::Utc::now(),
+    };
+    let model = crate::agents::model_for(&agent).map_err(anyhow::Error::msg)?;
+    let embedder = Arc::new(strata_models::MiniLm::load_default()?);
+    let work = tempfile::tempdir()?;
+    let tasks = tasks.unwrap_or_else(|| answerbench::data_dir().join("../agents/tasks.json"));
+    let memories = answerbench::data_dir().join("memories.json");
+    let show = !out.json;
+    let report = agentbench::run(&tasks, &memories, work.path(), embedder, model, &mut |t| {
+        if show {
+            let how = if t.success { "ok".to_string() } else { t.missed.join("; ") };
+            note!("{} {} ({} model calls, {} s): {how}", t.id, t.kind, t.model_calls, t.seconds);
+        }
+    })?;
+    if let Some(file) = file {
+        strata_core::files::write_bytes(&file, &serde_json::to_vec_pretty(&report)?)?;
+    }
+    if out.json {
+        say!("{}", crate::terminal::json(&report)?);
+        return Ok(());
+    }
+    say!("{}", report.model);
+    for (kind, (rate, calls)) in &report.by_kind {
+        say!("{kind}: {rate:.2} of tasks, {calls:.1} model calls on average");
+    }
+    Ok(())
 }

@@ -76,6 +76,21 @@ pub enum BenchCommand {
     /// into a fresh store, questions asked through `ask` with the on-device model (greedy,
     /// nothing recorded), judged right when the answer holds an accepted string or, for a
     /// question memory cannot answer, says it does not know. One run per budget.
+    /// Agents judged on tasks (`data/agents/tasks.json`): each run by the product's loop on a
+    /// fresh copy of the answers set's memories, one model for every agent; success by kind of
+    /// task (a tool, a handoff) and the model calls taken.
+    Agents {
+        /// The tasks (default: the shipped set, `crates/strata-bench/data/agents/tasks.json`).
+        #[arg(long)]
+        tasks: Option<PathBuf>,
+        /// The model every agent uses: on-device (the chosen one), a pinned on-device model's
+        /// name, or PROVIDER:MODEL.
+        #[arg(long)]
+        model: Option<String>,
+        /// Also write the whole report (every task's answer) as JSON to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     Answers {
         /// Memory budgets in tokens ("default": the model's own).
         #[arg(long, value_delimiter = ',', default_value = "default")]

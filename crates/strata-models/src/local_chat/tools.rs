@@ -7,9 +7,9 @@
 //! offered, its arguments to that tool's JSON Schema: a call always parses and names a tool
 //! that exists. Measured here: Qwen2.5-Coder 0.5B and 1.5B, offered tools, describe the call in
 //! prose or a JSON block rather than making it; held to a call (`must_call`) they make one whose
-//! arguments fit, and the 1.5B picks the tool a task asks for. So text may not open with a
-//! code fence, `{` or `[`, and the caller asks for a call where one is due (an agent's first
-//! step on a task). Left free, the 1.5B added calls after the first: one call a reply. Text in a turn is encoded as text: it cannot forge a call marker
+//! arguments fit, and the 1.5B picks the tool a task asks for. So the caller asks for a call
+//! where one is due (an agent's first step on a task). Left free, the 1.5B added calls after
+//! the first: one call a reply. Text in a turn is encoded as text: it cannot forge a call marker
 //! (the markers go in as token ids, never from what a person or a tool wrote).
 
 use std::sync::atomic::AtomicBool;
@@ -175,7 +175,7 @@ impl LocalChat {
         let start = if must_call { "calls" } else { "TEXT | calls" };
         Ok(format!(
             "start: {start}\ncalls: call\ncall: <[{open}]> \"\\n\" %json {schema} \"\\n\" <[{close}]>\n\
-             TEXT: /[^<\\s`{{\\[](.|\\n)*/\n"
+             TEXT: /(.|\\n)+/\n"
         ))
     }
 
