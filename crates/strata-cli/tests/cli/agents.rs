@@ -59,33 +59,29 @@ fn replay(_: &str, body: &str) -> (u16, &'static str, String) {
     (200, "text/event-stream", answer)
 }
 
+/// A store with two agents thinking with OpenAI's gpt-4o-mini: Triage hands tasks to Booker,
+/// who may remember and recall.
+fn triage_and_booker() -> Env {
+    let e = Env::new();
+    let model = ["--model", "openai:gpt-4o-mini"];
+    e.ok(&[
+        &["agents", "add", "Triage", "--description", "Sends each task to the right agent"][..],
+        &model,
+        &["--handoff", "Booker"],
+    ]
+    .concat());
+    e.ok(&[
+        &["agents", "add", "Booker", "--description", "Books trips"][..],
+        &model,
+        &["--tool", "remember", "--tool", "recall"],
+    ]
+    .concat());
+    e
+}
+
 #[test]
 fn agents_hand_a_task_on_over_openais_tool_calls_and_the_run_is_recorded() {
-    let e = Env::new();
-    e.ok(&[
-        "agents",
-        "add",
-        "Triage",
-        "--description",
-        "Sends each task to the right agent",
-        "--model",
-        "openai:gpt-4o-mini",
-        "--handoff",
-        "Booker",
-    ]);
-    e.ok(&[
-        "agents",
-        "add",
-        "Booker",
-        "--description",
-        "Books trips",
-        "--model",
-        "openai:gpt-4o-mini",
-        "--tool",
-        "remember",
-        "--tool",
-        "recall",
-    ]);
+    let e = triage_and_booker();
     let (url, seen) = loopback(replay);
     let out = crate::strata()
         .args(["agents", "run", "Triage", "Book", "my", "Porto", "trip", "for", "3", "June"])
@@ -191,9 +187,7 @@ fn an_agent_runs_on_the_on_device_model() {
 #[test]
 fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
     let python = crate::servers::python();
-    let e = Env::new();
-    e.ok(&["agents", "add", "Triage", "--model", "openai:gpt-4o-mini", "--handoff", "Booker"]);
-    e.ok(&["agents", "add", "Booker", "--model", "openai:gpt-4o-mini", "--tool", "remember"]);
+    let e = triage_and_booker();
     let (upstream, _) = loopback(replay);
     let env = [("OPENAI_API_KEY", "sk-test-0000"), ("OPENAI_BASE_URL", upstream.as_str())];
     let args = ["serve", "--port", "0", "--token", "local-secret", "--model", "smollm2-135m"];
@@ -222,19 +216,7 @@ fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
 /// model OpenAI's, replayed), lists the agents, and is told in words of one that does not exist.
 #[test]
 fn an_mcp_client_asks_an_agent() {
-    let e = Env::new();
-    e.ok(&[
-        "agents",
-        "add",
-        "Triage",
-        "--description",
-        "Sends tasks on",
-        "--model",
-        "openai:gpt-4o-mini",
-        "--handoff",
-        "Booker",
-    ]);
-    e.ok(&["agents", "add", "Booker", "--model", "openai:gpt-4o-mini", "--tool", "remember"]);
+    let e = triage_and_booker();
     let (upstream, _) = loopback(replay);
     let out = Command::new(crate::servers::python())
         .args([
