@@ -19,6 +19,7 @@ mod local_chat;
 mod minilm;
 mod process;
 mod q8;
+mod shares;
 
 pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Rope, Shape};
