@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::prepared::Runs;
 use super::{PgTx, projection, rows};
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
@@ -16,7 +17,7 @@ const EVENT_PAGE: i64 = 5_000;
 
 impl Log for PgTx<'_> {
     fn stream_version(&self, stream: MemoryId) -> Result<u64> {
-        let row = self.tx().query_one(
+        let row = self.query_one(
             "SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $1",
             &[&stream.to_string()],
         )?;
@@ -24,7 +25,7 @@ impl Log for PgTx<'_> {
     }
 
     fn changed_since(&self, stream: MemoryId, version: u64) -> Result<bool> {
-        let row = self.tx().query_one(
+        let row = self.query_one(
             "SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = $1 AND stream_version > $2 AND event_type <> 'accessed')",
             &[&stream.to_string(), &(version as i64)],
         )?;
@@ -32,23 +33,14 @@ impl Log for PgTx<'_> {
     }
 
     fn append_event(&self, event: &RecordedEvent) -> Result<i64> {
-        // A second version 1 is refused before the insert: a failed statement would abort the
-        // whole transaction.
-        if event.stream_version == 1 {
-            let actual = self.stream_version(event.stream_id)?;
-            if actual > 0 {
-                return Err(Error::Conflict {
-                    stream: event.stream_id.to_string(),
-                    expected: "no stream".to_string(),
-                    actual,
-                });
-            }
-        }
         let meta = &event.meta;
-        let row = self.tx().query_one(
+        // A version already taken is refused without failing a statement (a failed statement
+        // aborts the whole transaction on PostgreSQL): no row comes back.
+        let row = self.query_opt(
             "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
              client, session_id, correlation_id, causation_id, recorded_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+             ON CONFLICT (stream_id, stream_version) DO NOTHING RETURNING seq",
             &[
                 &event.event_id,
                 &event.stream_id.to_string(),
@@ -64,49 +56,60 @@ impl Log for PgTx<'_> {
                 &to_ms(event.recorded_at),
             ],
         )?;
-        Ok(row.try_get(0)?)
+        match row {
+            Some(row) => Ok(row.try_get(0)?),
+            None => Err(Error::Conflict {
+                stream: event.stream_id.to_string(),
+                expected: if event.stream_version == 1 {
+                    "no stream".to_string()
+                } else {
+                    (event.stream_version - 1).to_string()
+                },
+                actual: self.stream_version(event.stream_id)?,
+            }),
+        }
     }
 
     fn unappend(&self, seq: i64) -> Result<()> {
-        self.tx().execute("DELETE FROM events WHERE seq = $1", &[&seq])?;
+        self.execute("DELETE FROM events WHERE seq = $1", &[&seq])?;
         Ok(())
     }
 
     fn project(&self, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
-        projection::write_diff(&mut self.tx(), old, new)
+        projection::write_diff(self, old, new)
     }
 
     fn load(&self, id: MemoryId) -> Result<Option<Memory>> {
-        rows::load(&mut *self.tx(), id)
+        rows::load(self, id)
     }
 
     fn exists(&self, id: MemoryId) -> Result<bool> {
-        let row = self.tx().query_one("SELECT EXISTS (SELECT 1 FROM memories WHERE id = $1)", &[&id.to_string()])?;
+        let row = self.query_one("SELECT EXISTS (SELECT 1 FROM memories WHERE id = $1)", &[&id.to_string()])?;
         Ok(row.try_get(0)?)
     }
 
     fn live_memories(&self) -> Result<Vec<Memory>> {
         let sql = format!("SELECT {} FROM memories AS m WHERE m.expired_at IS NULL", rows::MEMORY_COLUMNS);
-        rows::memories(&mut *self.tx(), &sql, &[])
+        rows::memories(self, &sql, &[])
     }
 
     fn gone(&self, id: MemoryId) -> Result<Error> {
-        rows::forgotten_error(&mut *self.tx(), id)
+        rows::forgotten_error(self, id)
     }
 
     fn redact_stream(&self, stream: MemoryId, at: DateTime<Utc>) -> Result<u64> {
-        Ok(self.tx().execute(
+        self.execute(
             "UPDATE events SET payload = $2, redacted_at = $3 WHERE stream_id = $1 AND redacted_at IS NULL",
             &[&stream.to_string(), &REDACTED_PAYLOAD, &to_ms(at)],
-        )?)
+        )
     }
 
     fn find_by_key(&self, user: &str, agent: Option<&str>, kind: Option<MemoryKind>, key: &str) -> Result<Vec<Memory>> {
-        rows::find_by_key(&mut *self.tx(), user, agent, kind, key)
+        rows::find_by_key(self, user, agent, kind, key)
     }
 
     fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        rows::linking_to(&mut *self.tx(), id)
+        rows::linking_to(self, id)
     }
 
     fn episodes_at(
@@ -122,19 +125,19 @@ impl Log for PgTx<'_> {
              ORDER BY m.created_at, m.id",
             rows::MEMORY_COLUMNS
         );
-        rows::memories(&mut *self.tx(), &sql, &[&user, &agent.unwrap_or(""), &session, &occurred_ms])
+        rows::memories(self, &sql, &[&user, &agent.unwrap_or(""), &session, &occurred_ms])
     }
 
     fn clear_projections(&self) -> Result<()> {
-        projection::clear_all(&mut self.tx())
+        projection::clear_all(self)
     }
 
     fn events_held(&self) -> Result<i64> {
-        Ok(self.tx().query_one("SELECT count(*) FROM events", &[])?.try_get(0)?)
+        Ok(self.query_one("SELECT count(*) FROM events", &[])?.try_get(0)?)
     }
 
     fn restore_event(&self, ev: &RecordedEvent, payload: &str, schema_version: i64) -> Result<()> {
-        self.tx().execute(
+        self.execute(
             "INSERT INTO events (seq, event_id, stream_id, stream_version, event_type, schema_version, payload, actor, \
              client, session_id, correlation_id, causation_id, recorded_at, redacted_at) OVERRIDING SYSTEM VALUE \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
@@ -162,7 +165,7 @@ impl Log for PgTx<'_> {
         let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > $1 ORDER BY seq LIMIT $2");
         let (mut after, mut n) = (0i64, 0u64);
         loop {
-            let page = rows::events(&mut *self.tx(), &sql, &[&after, &EVENT_PAGE])?;
+            let page = rows::events(self, &sql, &[&after, &EVENT_PAGE])?;
             let Some(last) = page.last() else { return Ok(n) };
             after = last.seq;
             let full = page.len() as i64 == EVENT_PAGE;

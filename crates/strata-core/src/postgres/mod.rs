@@ -13,6 +13,7 @@ mod datasets;
 mod forget;
 mod health;
 mod log;
+mod prepared;
 mod projection;
 mod query;
 mod rates;
@@ -39,8 +40,8 @@ const WRITER_LOCK: i64 = 0x5354_5241;
 /// called from blocking threads, as SQLite's is).
 pub(crate) struct Pg {
     client: RefCell<postgres::Client>,
-    /// Statements prepared on this connection, by their text (see `query::Pg::run`).
-    statements: RefCell<std::collections::HashMap<String, postgres::Statement>>,
+    /// Statements prepared on this connection (`prepared`).
+    statements: prepared::Prepared,
     /// The URL without its password, for messages.
     pub(crate) shown: String,
     /// The URL as given (with its password): only to open another connection, never shown.
@@ -103,7 +104,7 @@ impl Pg {
             Ok((client, _)) => {
                 tracing::info!(store = %self.shown, "the connection to PostgreSQL was lost; connected again");
                 *self.client.borrow_mut() = client;
-                self.statements.borrow_mut().clear();
+                self.statements.clear();
                 self.lost.set(false);
             }
             Err(e) => {
@@ -117,11 +118,12 @@ impl Pg {
     /// again (a write is not retried here: its caller decides whether it is safe to repeat).
     pub(crate) fn write(&mut self) -> Result<PgTx<'_>> {
         self.reconnect_if_lost();
-        let lost = &self.lost;
+        let Pg { client, statements, lost, .. } = self;
         let noted = |e: &postgres::Error| lost.set(lost.get() || is_lost(e));
-        let mut tx = self.client.get_mut().transaction().inspect_err(noted)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK]).inspect_err(noted)?;
-        Ok(PgTx(RefCell::new(tx)))
+        let mut tx = client.get_mut().transaction().inspect_err(noted)?;
+        let lock = statements.get(&mut tx, "SELECT pg_advisory_xact_lock($1)").inspect_err(noted)?;
+        tx.execute(&lock, &[&WRITER_LOCK]).inspect_err(noted)?;
+        Ok(PgTx { tx: RefCell::new(tx), prepared: statements })
     }
 }
 
@@ -138,17 +140,21 @@ impl Pg {
 }
 
 /// A write transaction (see [`Pg::write`]); dropped without [`PgTx::commit`], it rolls back.
-pub(crate) struct PgTx<'a>(RefCell<postgres::Transaction<'a>>);
+pub(crate) struct PgTx<'a> {
+    tx: RefCell<postgres::Transaction<'a>>,
+    /// The connection's prepared statements (`prepared::Runs` runs a statement through them).
+    prepared: &'a prepared::Prepared,
+}
 
 impl<'a> PgTx<'a> {
     /// The transaction, for a statement.
     pub(crate) fn tx(&self) -> RefMut<'_, postgres::Transaction<'a>> {
-        self.0.borrow_mut()
+        self.tx.borrow_mut()
     }
 
     /// Commits the transaction.
     pub(crate) fn commit(self) -> Result<()> {
-        Ok(self.0.into_inner().commit()?)
+        Ok(self.tx.into_inner().commit()?)
     }
 }
 

@@ -4,9 +4,10 @@
 //! episode in a session the body of the episode before it C (rewritten when that neighbour
 //! changes, so forgetting an episode removes its words from its successor's row too).
 
-use postgres::Transaction;
-
-use super::rows::{MEMORY_COLUMNS, memories};
+use super::PgTx;
+use super::prepared::Params;
+use super::prepared::Runs;
+use super::rows::{MEMORY_COLUMNS, memories, memory_from_row};
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
 use crate::model::{Link, Memory, MemoryId, search_text};
@@ -17,7 +18,7 @@ use crate::storage::Place;
 pub(crate) const TEXT_CONFIG: &str = "english";
 
 /// Writes what changed between `old` and `new` (both states of the same memory).
-pub(crate) fn write_diff(tx: &mut Transaction<'_>, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
+pub(crate) fn write_diff(tx: &PgTx<'_>, old: Option<&Memory>, new: Option<&Memory>) -> Result<()> {
     match (old, new) {
         (None, None) => Ok(()),
         (Some(o), None) => delete(tx, o),
@@ -30,13 +31,27 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::invalid(e.to_string()))
 }
 
-fn insert(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
+fn insert(tx: &PgTx<'_>, m: &Memory) -> Result<()> {
     check_key(tx, m)?;
     let id = m.id.to_string();
-    tx.execute(
+    // The episodes before and after it in one statement; its searchable text goes in with the
+    // row (round trips are what a write on PostgreSQL costs: docs/benchmarks.md).
+    let (before, after) = match Place::of(m) {
+        Some(place) => neighbours(tx, &place)?,
+        None => (None, None),
+    };
+    let context = before.map(|b| search_text(&b.content).1).unwrap_or_default();
+    let (title, body) = search_text(&m.content);
+    let sql = format!(
         "INSERT INTO memories (id, kind, key, user_id, agent_id, session_id, tier, importance, source, content, \
-         created_at, updated_at, occurred_at, version, access_count, last_accessed_at, pinned, expired_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+         created_at, updated_at, occurred_at, version, access_count, last_accessed_at, pinned, expired_at, \
+         search, search_length) \
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, s.v, {SEARCH_LENGTH} \
+         FROM (SELECT {SEARCH_VECTOR} AS v) AS s",
+        SEARCH_VECTOR = search_vector(19)
+    );
+    tx.execute(
+        &sql,
         &[
             &id,
             &m.kind().as_str(),
@@ -56,6 +71,9 @@ fn insert(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
             &m.last_accessed_at.map(to_ms),
             &m.pinned,
             &m.expired_at.map(to_ms),
+            &title,
+            &body,
+            &context,
         ],
     )?;
     for t in &m.tags {
@@ -64,9 +82,8 @@ fn insert(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
     for l in &m.links {
         insert_link(tx, m.id, l)?;
     }
-    write_search(tx, m)?;
-    match Place::of(m) {
-        Some(place) => refresh_successor(tx, &place),
+    match after {
+        Some(next) => write_search_with(tx, &next, &body),
         None => Ok(()),
     }
 }
@@ -74,7 +91,7 @@ fn insert(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
 /// Another memory of the same type and scope with `m`'s key: [`Error::DuplicateKey`]. Checked
 /// before writing (the writers' lock keeps it true until commit): a failed statement would
 /// abort the whole transaction on PostgreSQL, where SQLite lets the caller go on.
-fn check_key(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
+fn check_key(tx: &PgTx<'_>, m: &Memory) -> Result<()> {
     let Some(key) = m.content.key() else { return Ok(()) };
     let other = tx.query_opt(
         "SELECT id FROM memories WHERE kind = $1 AND user_id = $2 AND coalesce(agent_id, '') = $3 AND key = $4 \
@@ -89,7 +106,7 @@ fn check_key(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
     }
 }
 
-fn insert_link(tx: &mut Transaction<'_>, source: MemoryId, l: &Link) -> Result<()> {
+fn insert_link(tx: &PgTx<'_>, source: MemoryId, l: &Link) -> Result<()> {
     tx.execute(
         "INSERT INTO memory_links (source_id, target_id, relation) VALUES ($1, $2, $3)",
         &[&source.to_string(), &l.target.to_string(), &l.relation],
@@ -97,7 +114,7 @@ fn insert_link(tx: &mut Transaction<'_>, source: MemoryId, l: &Link) -> Result<(
     Ok(())
 }
 
-fn delete(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
+fn delete(tx: &PgTx<'_>, m: &Memory) -> Result<()> {
     let id = m.id.to_string();
     tx.execute("DELETE FROM memory_vectors WHERE memory_id = $1", &[&id])?;
     tx.execute("DELETE FROM memory_tags WHERE memory_id = $1", &[&id])?;
@@ -109,7 +126,7 @@ fn delete(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
     }
 }
 
-fn update(tx: &mut Transaction<'_>, o: &Memory, n: &Memory) -> Result<()> {
+fn update(tx: &PgTx<'_>, o: &Memory, n: &Memory) -> Result<()> {
     let id = n.id.to_string();
     let content_changed = o.content != n.content;
     let content = if content_changed { Some(json(&n.content)?) } else { None };
@@ -166,7 +183,7 @@ fn update(tx: &mut Transaction<'_>, o: &Memory, n: &Memory) -> Result<()> {
 }
 
 /// The episode just before (`after == false`) or after `place` in its session.
-fn neighbour(tx: &mut Transaction<'_>, place: &Place, after: bool) -> Result<Option<Memory>> {
+fn neighbour(tx: &PgTx<'_>, place: &Place, after: bool) -> Result<Option<Memory>> {
     let base = format!(
         "SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.kind = 'episodic' AND m.session_id IS NOT NULL \
          AND m.user_id = $1 AND m.session_id = $2 AND coalesce(m.agent_id, '') = $3"
@@ -181,8 +198,44 @@ fn neighbour(tx: &mut Transaction<'_>, place: &Place, after: bool) -> Result<Opt
     Ok(found.into_iter().next())
 }
 
+/// The episodes just before and just after `place` in its session, in one statement.
+fn neighbours(tx: &PgTx<'_>, place: &Place) -> Result<(Option<Memory>, Option<Memory>)> {
+    let base = format!(
+        "SELECT {MEMORY_COLUMNS}, $6::int AS side FROM memories AS m WHERE m.kind = 'episodic' \
+         AND m.session_id IS NOT NULL AND m.user_id = $1 AND m.session_id = $2 AND coalesce(m.agent_id, '') = $3"
+    );
+    let sql = format!(
+        "({before} AND (m.occurred_at, m.id) < ($4, $5) ORDER BY m.occurred_at DESC, m.id DESC LIMIT 1) \
+         UNION ALL ({after} AND (m.occurred_at, m.id) > ($4, $5) ORDER BY m.occurred_at, m.id LIMIT 1)",
+        before = base,
+        after = base.replace("$6::int", "$6::int + 1"),
+    );
+    let params: Params<'_> =
+        &[&place.user_id, &place.session_id, &place.agent_id, &place.occurred_ms, &place.id, &0i32];
+    let (mut before, mut after) = (None, None);
+    for row in tx.query(&sql, params)? {
+        let side: i32 = row.try_get(row.len() - 1)?;
+        let m = memory_from_row(&row)?;
+        if side == 0 { before = Some(m) } else { after = Some(m) }
+    }
+    Ok((before, after))
+}
+
+/// The searchable `tsvector` of the parameters from `$first` on (title, body, context),
+/// weighted A, B and C.
+fn search_vector(first: usize) -> String {
+    let (a, b, c) = (first, first + 1, first + 2);
+    format!(
+        "setweight(to_tsvector('{TEXT_CONFIG}', ${a}), 'A') || setweight(to_tsvector('{TEXT_CONFIG}', ${b}), 'B') \
+         || setweight(to_tsvector('{TEXT_CONFIG}', ${c}), 'C')"
+    )
+}
+
+/// How many words the `tsvector` `s.v` holds (its positions), bm25's length of a memory.
+const SEARCH_LENGTH: &str = "(SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(s.v) AS u)";
+
 /// Writes the searchable text of `m` (already in `memories`).
-fn write_search(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
+fn write_search(tx: &PgTx<'_>, m: &Memory) -> Result<()> {
     let context = match Place::of(m) {
         Some(place) => match neighbour(tx, &place, false)? {
             Some(before) => search_text(&before.content).1,
@@ -190,19 +243,24 @@ fn write_search(tx: &mut Transaction<'_>, m: &Memory) -> Result<()> {
         },
         None => String::new(),
     };
+    write_search_with(tx, m, &context)
+}
+
+/// Writes the searchable text of `m` (already in `memories`) with `context`, the body of the
+/// episode before it.
+fn write_search_with(tx: &PgTx<'_>, m: &Memory, context: &str) -> Result<()> {
     let (title, body) = search_text(&m.content);
     let sql = format!(
-        "UPDATE memories SET (search, search_length) = (SELECT v, \
-         (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v) AS u) \
-         FROM (SELECT setweight(to_tsvector('{TEXT_CONFIG}', $2), 'A') || setweight(to_tsvector('{TEXT_CONFIG}', $3), 'B') \
-         || setweight(to_tsvector('{TEXT_CONFIG}', $4), 'C') AS v) AS s) WHERE id = $1"
+        "UPDATE memories SET (search, search_length) = (SELECT s.v, {SEARCH_LENGTH} \
+         FROM (SELECT {} AS v) AS s) WHERE id = $1",
+        search_vector(2)
     );
     tx.execute(&sql, &[&m.id.to_string(), &title, &body, &context])?;
     Ok(())
 }
 
 /// Rewrites the searchable text of the episode that follows `place` in its session.
-fn refresh_successor(tx: &mut Transaction<'_>, place: &Place) -> Result<()> {
+fn refresh_successor(tx: &PgTx<'_>, place: &Place) -> Result<()> {
     match neighbour(tx, place, true)? {
         Some(next) => write_search(tx, &next),
         None => Ok(()),
@@ -210,7 +268,7 @@ fn refresh_successor(tx: &mut Transaction<'_>, place: &Place) -> Result<()> {
 }
 
 /// Empties every projection (for a rebuild by replay).
-pub(crate) fn clear_all(tx: &mut Transaction<'_>) -> Result<()> {
-    tx.batch_execute("DELETE FROM memory_tags; DELETE FROM memory_links; DELETE FROM memories;")?;
+pub(crate) fn clear_all(tx: &PgTx<'_>) -> Result<()> {
+    tx.tx().batch_execute("DELETE FROM memory_tags; DELETE FROM memory_links; DELETE FROM memories;")?;
     Ok(())
 }

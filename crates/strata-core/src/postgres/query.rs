@@ -5,6 +5,7 @@
 use postgres::types::ToSql;
 
 use super::Pg;
+use super::prepared::Runs;
 use super::projection::TEXT_CONFIG;
 use super::rows::{MEMORY_COLUMNS, memory_from_row};
 use crate::clock::from_ms;
@@ -92,19 +93,7 @@ impl Pg {
         if plan == Plan::Each {
             return client.query(text.as_str(), &refs);
         }
-        let prepared = self.statements.borrow().get(&text).cloned();
-        let statement = match prepared {
-            Some(s) => s,
-            None => {
-                let s = client.prepare(&text)?;
-                let mut cache = self.statements.borrow_mut();
-                if cache.len() >= STATEMENTS_KEPT {
-                    cache.clear();
-                }
-                cache.insert(text, s.clone());
-                s
-            }
-        };
+        let statement = self.statements.get(&mut *client, &text)?;
         client.query(&statement, &refs)
     }
 }
@@ -121,15 +110,11 @@ enum Plan {
     Each,
 }
 
-/// How many prepared statements a connection keeps (the shapes of searches: a few per number of
-/// words and filter); past it the cache starts again.
-const STATEMENTS_KEPT: usize = 256;
-
 impl PlainSql for Pg {
     fn execute(&self, q: &Sql) -> Result<u64> {
         let boxed = values(q);
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
-        Ok(self.client().execute(q.text().as_str(), &refs)?)
+        Runs::execute(self, q.text().as_str(), &refs)
     }
 
     fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
@@ -141,13 +126,13 @@ impl PlainSql for super::PgTx<'_> {
     fn execute(&self, q: &Sql) -> Result<u64> {
         let boxed = values(q);
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
-        Ok(self.tx().execute(q.text().as_str(), &refs)?)
+        Runs::execute(self, q.text().as_str(), &refs)
     }
 
     fn rows(&self, q: &Sql) -> Result<Vec<Vec<Option<SqlValue>>>> {
         let boxed = values(q);
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
-        plain_rows(&self.tx().query(q.text().as_str(), &refs)?)
+        plain_rows(&Runs::query(self, q.text().as_str(), &refs)?)
     }
 }
 

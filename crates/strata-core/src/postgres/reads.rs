@@ -11,30 +11,30 @@ use crate::storage::{EVENT_COLUMNS, MemoryReads};
 
 impl MemoryReads for Pg {
     fn load(&self, id: MemoryId) -> Result<Option<Memory>> {
-        rows::load(&mut *self.client(), id)
+        rows::load(self, id)
     }
 
     fn gone(&self, id: MemoryId) -> Result<Error> {
-        rows::forgotten_error(&mut *self.client(), id)
+        rows::forgotten_error(self, id)
     }
 
     fn find_by_key(&self, user: &str, agent: Option<&str>, kind: Option<MemoryKind>, key: &str) -> Result<Vec<Memory>> {
-        rows::find_by_key(&mut *self.client(), user, agent, kind, key)
+        rows::find_by_key(self, user, agent, kind, key)
     }
 
     fn linking_to(&self, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
-        rows::linking_to(&mut *self.client(), id)
+        rows::linking_to(self, id)
     }
 
     fn stream_events(&self, id: MemoryId, max_seq: i64) -> Result<Vec<RecordedEvent>> {
         let sql =
             format!("SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = $1 AND seq <= $2 ORDER BY stream_version");
-        rows::events(&mut *self.client(), &sql, &[&id.to_string(), &max_seq])
+        rows::events(self, &sql, &[&id.to_string(), &max_seq])
     }
 
     fn events_after(&self, after: i64, limit: usize) -> Result<Vec<RecordedEvent>> {
         let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE seq > $1 ORDER BY seq LIMIT $2");
-        rows::events(&mut *self.client(), &sql, &[&after, &(limit as i64)])
+        rows::events(self, &sql, &[&after, &(limit as i64)])
     }
 
     fn event_count(&self) -> Result<u64> {
@@ -46,7 +46,7 @@ impl MemoryReads for Pg {
     /// `tsvector`'s words, weights and positions), with no separate body or context.
     fn snapshot(&self) -> Result<Snapshot> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m ORDER BY m.id");
-        let memories = memories(&mut *self.client(), &sql, &[])?;
+        let memories = memories(self, &sql, &[])?;
         let fts = self
             .client()
             .query("SELECT id, search::text FROM memories ORDER BY id", &[])?

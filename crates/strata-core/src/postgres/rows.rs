@@ -2,7 +2,7 @@
 //! [`MemoryRow`] and [`EventRow`]), and the look-ups the write path needs, on the store's
 //! connection or inside a write transaction.
 
-use postgres::GenericClient;
+use super::prepared::Runs;
 use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
@@ -67,28 +67,24 @@ pub(crate) fn event_from_row(row: &postgres::Row) -> Result<RecordedEvent> {
 }
 
 /// The memories a statement selects with [`MEMORY_COLUMNS`].
-pub(crate) fn memories(c: &mut impl GenericClient, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Memory>> {
+pub(crate) fn memories(c: &impl Runs, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Memory>> {
     c.query(sql, params)?.iter().map(memory_from_row).collect()
 }
 
 /// The events a statement selects with [`crate::storage::EVENT_COLUMNS`].
-pub(crate) fn events(
-    c: &mut impl GenericClient,
-    sql: &str,
-    params: &[&(dyn ToSql + Sync)],
-) -> Result<Vec<RecordedEvent>> {
+pub(crate) fn events(c: &impl Runs, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<RecordedEvent>> {
     c.query(sql, params)?.iter().map(event_from_row).collect()
 }
 
 /// The memory with this id, as projected.
-pub(crate) fn load(c: &mut impl GenericClient, id: MemoryId) -> Result<Option<Memory>> {
+pub(crate) fn load(c: &impl Runs, id: MemoryId) -> Result<Option<Memory>> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories AS m WHERE m.id = $1");
     Ok(memories(c, &sql, &[&id.to_string()])?.pop())
 }
 
 /// The live memories of a user (and agent, and type) whose key is `key`.
 pub(crate) fn find_by_key(
-    c: &mut impl GenericClient,
+    c: &impl Runs,
     user_id: &str,
     agent_id: Option<&str>,
     kind: Option<MemoryKind>,
@@ -103,7 +99,7 @@ pub(crate) fn find_by_key(
 }
 
 /// The memories that link to `id`, with each link's relation.
-pub(crate) fn linking_to(c: &mut impl GenericClient, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
+pub(crate) fn linking_to(c: &impl Runs, id: MemoryId) -> Result<Vec<(MemoryId, String)>> {
     let rows = c.query(
         "SELECT source_id, relation FROM memory_links WHERE target_id = $1 ORDER BY source_id, relation",
         &[&id.to_string()],
@@ -119,7 +115,7 @@ pub(crate) fn linking_to(c: &mut impl GenericClient, id: MemoryId) -> Result<Vec
 }
 
 /// The error for a stream with no projected memory: forgotten, or never existed.
-pub(crate) fn forgotten_error(c: &mut impl GenericClient, id: MemoryId) -> Result<Error> {
+pub(crate) fn forgotten_error(c: &impl Runs, id: MemoryId) -> Result<Error> {
     let at = c.query_opt(
         "SELECT recorded_at FROM events WHERE stream_id = $1 AND event_type = 'forgotten'",
         &[&id.to_string()],

@@ -112,7 +112,7 @@ impl Pg {
              (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = $1) \
              ORDER BY m.created_at, m.id LIMIT $2"
         );
-        memories(&mut *self.client(), &sql, &[&model, &(batch.max(1) as i64)])
+        memories(self, &sql, &[&model, &(batch.max(1) as i64)])
     }
 
     /// Whether the store searches with `model`'s vectors.
