@@ -14,8 +14,9 @@ use strata_api::agents::{Agent, NewStep, RunOutcome, SharedAccess, StepKind};
 use strata_api::{ApiResult, Engine, EngineOptions};
 use strata_core::query::Filter;
 
+use crate::external::{ExternalTools, NoTools};
 use crate::model::{ToolCall, ToolModel, ToolSpec, Turn};
-use crate::tools;
+use crate::{datasets, tools};
 
 /// Model calls a run may make, all agents together, unless told otherwise.
 pub const DEFAULT_MAX_STEPS: usize = 10;
@@ -61,6 +62,26 @@ pub struct RunReport {
     pub transcript: Vec<Turn>,
 }
 
+/// What a tool offered to an agent is.
+enum Tool {
+    /// A memory tool (`tools::MEMORY_TOOLS`), in the agent's scope.
+    Memory,
+    /// A dataset tool (`datasets::DATASET_TOOLS`), over the person's datasets.
+    Dataset,
+    /// A handoff to this agent.
+    Handoff(Box<Agent>),
+    /// A tool from outside Strata (a person's MCP server's).
+    External,
+}
+
+/// What a run thinks and acts with: the agents' models, and tools from outside Strata.
+pub struct Means<'a> {
+    /// The model for each agent.
+    pub models: Models<'a>,
+    /// The person's MCP servers' tools (or [`NoTools`]).
+    pub external: &'a dyn ExternalTools,
+}
+
 /// A run in progress.
 struct Run<'a> {
     base: &'a mut Engine,
@@ -70,6 +91,9 @@ struct Run<'a> {
     tokens: (u64, u64),
     /// Each agent's engine: the person's store, in the agent's scope.
     engines: HashMap<String, Engine>,
+    external: &'a dyn ExternalTools,
+    /// What kept outside tools away, said once a run.
+    said: std::collections::HashSet<String>,
     progress: &'a mut dyn FnMut(u64, &NewStep),
 }
 
@@ -85,6 +109,20 @@ pub fn run(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(u64, &NewStep),
 ) -> ApiResult<RunReport> {
+    run_with(base, Means { models, external: &NoTools }, agent, task, max_steps, cancel, progress)
+}
+
+/// [`run`] with tools from outside Strata too (the person's MCP servers').
+pub fn run_with(
+    base: &mut Engine,
+    means: Means<'_>,
+    agent: &str,
+    task: &str,
+    max_steps: usize,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64, &NewStep),
+) -> ApiResult<RunReport> {
+    let Means { models, external } = means;
     let first = base.agent(agent)?;
     if task.trim().is_empty() {
         return Err(strata_api::ApiError::invalid("give the agent a task"));
@@ -97,6 +135,8 @@ pub fn run(
         steps: 0,
         tokens: (0, 0),
         engines: HashMap::new(),
+        external,
+        said: Default::default(),
         progress,
     };
     let (outcome, answer, last) = run.go(first, models, task, max_steps.max(1), cancel)?;
@@ -135,6 +175,7 @@ impl Run<'_> {
                 }
             };
             let offered = self.offered(&agent)?;
+            self.say_missing_tools(&agent)?;
             let specs: Vec<ToolSpec> = offered.iter().map(|(s, _)| s.clone()).collect();
             let (system, remembered) = self.system_prompt(&agent, task)?;
             let started = Instant::now();
@@ -164,7 +205,7 @@ impl Run<'_> {
                 if cancel.load(Ordering::Relaxed) {
                     return Ok(stopped(&agent, self.steps));
                 }
-                self.call(&agent, call, &offered, &mut next)?;
+                self.call(&agent, call, &offered, &mut next, cancel)?;
             }
             if let Some(n) = next {
                 handoffs += 1;
@@ -185,27 +226,30 @@ impl Run<'_> {
         &mut self,
         agent: &Agent,
         call: &ToolCall,
-        offered: &[(ToolSpec, Option<Agent>)],
+        offered: &[(ToolSpec, Tool)],
         next: &mut Option<Agent>,
+        cancel: &AtomicBool,
     ) -> ApiResult<()> {
         let started = Instant::now();
-        let found = offered.iter().find(|(s, _)| s.name == call.name);
+        let found = offered.iter().find(|(s, _)| s.name == call.name).map(|(_, t)| t);
         let (kind, outcome) = match found {
-            Some((_, Some(target))) if next.is_none() => {
-                *next = Some(target.clone());
+            Some(Tool::Handoff(target)) if next.is_none() => {
+                *next = Some((**target).clone());
                 (StepKind::Handoff, Ok(json!({"assistant": target.name}).to_string()))
             }
-            Some((_, Some(_))) => (StepKind::Tool, Err("ignored: one handoff at a time".to_string())),
-            Some((_, None)) => {
+            Some(Tool::Handoff(_)) => (StepKind::Tool, Err("ignored: one handoff at a time".to_string())),
+            Some(Tool::Memory) => {
                 let engine = self.engine(agent)?;
                 (StepKind::Tool, tools::call_memory(engine, agent, &call.name, &call.arguments))
             }
+            Some(Tool::Dataset) => (StepKind::Tool, datasets::call_dataset(self.base, &call.name, &call.arguments)),
+            Some(Tool::External) => (StepKind::Tool, self.external.call(&call.name, &call.arguments, cancel)),
             None => (StepKind::Tool, Err(format!("{} may not use a tool named {}", agent.name, call.name))),
         };
         let failed = outcome.is_err();
         let content = outcome.unwrap_or_else(|e| e);
         let name = match (&kind, found) {
-            (StepKind::Handoff, Some((_, Some(t)))) => t.name.clone(),
+            (StepKind::Handoff, Some(Tool::Handoff(t))) => t.name.clone(),
             _ => call.name.clone(),
         };
         let arguments = call.arguments.to_string();
@@ -215,14 +259,22 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The tools `agent` may call now: its memory tools, then a handoff tool per agent it may
-    /// hand a task to that exists (with that agent).
-    fn offered(&self, agent: &Agent) -> ApiResult<Vec<(ToolSpec, Option<Agent>)>> {
-        let mut out: Vec<(ToolSpec, Option<Agent>)> =
-            agent.spec.tools.iter().filter_map(|t| tools::memory_spec(t)).map(|s| (s, None)).collect();
+    /// The tools `agent` may call now: its memory and dataset tools, then a handoff tool per
+    /// agent it may hand a task to that exists (with that agent).
+    fn offered(&self, agent: &Agent) -> ApiResult<Vec<(ToolSpec, Tool)>> {
+        let mut out: Vec<(ToolSpec, Tool)> = Vec::new();
+        for t in &agent.spec.tools {
+            if let Some(s) = tools::memory_spec(t) {
+                out.push((s, Tool::Memory));
+            } else if let Some(s) = datasets::dataset_spec(t) {
+                out.push((s, Tool::Dataset));
+            }
+        }
+        let (outside, _) = self.external.specs(&agent.spec.tools);
+        out.extend(outside.into_iter().map(|s| (s, Tool::External)));
         for name in &agent.spec.handoffs {
             match self.base.agent(name) {
-                Ok(to) => out.push((tools::handoff_spec(&to), Some(to))),
+                Ok(to) => out.push((tools::handoff_spec(&to), Tool::Handoff(Box::new(to)))),
                 Err(e) if e.code == strata_api::ErrorCode::NotFound => {
                     tracing::warn!(agent = %agent.name, to = %name, "a handoff names an agent that does not exist");
                 }
@@ -281,6 +333,18 @@ impl Run<'_> {
             self.engines.insert(agent.name.clone(), engine);
         }
         Ok(self.engines.get_mut(&agent.name).expect("inserted above"))
+    }
+
+    /// Records, once a run, each thing that kept one of `agent`'s outside tools away (a server
+    /// not added, or that would not start), so that the person reads why it was not used.
+    fn say_missing_tools(&mut self, agent: &Agent) -> ApiResult<()> {
+        let (_, problems) = self.external.specs(&agent.spec.tools);
+        for p in problems {
+            if self.said.insert(p.clone()) {
+                self.record(step(agent, StepKind::Tool, "tools", "", &p, true, 0))?;
+            }
+        }
+        Ok(())
     }
 
     fn record(&mut self, step: NewStep) -> ApiResult<()> {

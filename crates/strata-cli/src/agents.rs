@@ -57,7 +57,7 @@ pub(crate) fn agents(engine: &mut Engine, action: Option<AgentsCommand>, out: &O
             );
             Ok(())
         }
-        AgentsCommand::Run { name, task, max_steps } => run(engine, &name, &task.join(" "), max_steps, out),
+        AgentsCommand::Run { name, task, max_steps, yes } => run(engine, &name, &task.join(" "), (max_steps, yes), out),
         AgentsCommand::Runs { id: Some(id), .. } => crate::agent_runs::show_run(engine, &id, out),
         AgentsCommand::Runs { id: None, agent, limit } => {
             crate::agent_runs::list_runs(&engine.agent_runs(agent.as_deref(), limit)?, out)
@@ -88,8 +88,17 @@ fn changed(mut spec: AgentSpec, args: SpecArgs) -> Result<AgentSpec> {
     let listed = |given: Vec<String>| -> Vec<String> { given.into_iter().filter(|t| t != "none").collect() };
     if !args.tools.is_empty() {
         spec.tools = listed(args.tools);
-        if let Some(unknown) = spec.tools.iter().find(|t| !strata_agents::tools::MEMORY_TOOLS.contains(&t.as_str())) {
-            bail!("there is no tool named {unknown}: the tools are {}", strata_agents::tools::MEMORY_TOOLS.join(", "));
+        let known: Vec<&str> =
+            strata_agents::tools::MEMORY_TOOLS.iter().chain(&strata_agents::datasets::DATASET_TOOLS).copied().collect();
+        let servers = strata_mcp_client::McpConfig::load_from(&strata_mcp_client::McpConfig::path()?)?;
+        let outside =
+            |t: &str| strata_mcp_client::split_qualified(t).is_some_and(|(s, _)| servers.servers.contains_key(s));
+        if let Some(unknown) = spec.tools.iter().find(|t| !known.contains(&t.as_str()) && !outside(t)) {
+            bail!(
+                "there is no tool named {unknown}: the tools are {}, and your MCP servers' as SERVER__TOOL or \
+                 SERVER__* (strata mcp-servers)",
+                known.join(", ")
+            );
         }
     }
     if !args.handoffs.is_empty() {
@@ -182,15 +191,33 @@ pub(crate) fn model_for(agent: &Agent) -> std::result::Result<Arc<dyn strata_age
     Ok(Arc::new(strata_agents::ChatTools(Arc::from(chat))))
 }
 
-fn run(engine: &mut Engine, name: &str, task: &str, max_steps: usize, out: &Out) -> Result<()> {
+/// Runs `name` on `task`; `(max_steps, yes)`: the step limit, and whether calls of tools
+/// asked about are allowed without asking.
+fn run(engine: &mut Engine, name: &str, task: &str, (max_steps, yes): (usize, bool), out: &Out) -> Result<()> {
     let models = model_for;
+    let approve = move |server: &str, tool: &str, args: &serde_json::Value| -> bool {
+        use std::io::IsTerminal;
+        if yes {
+            return true;
+        }
+        if !std::io::stdin().is_terminal() {
+            note!(
+                "Not allowed: {tool} of {server} asks first (pass --yes, or `strata mcp-servers policy {server} {tool} allowed`)."
+            );
+            return false;
+        }
+        crate::terminal::ask(&format!("Let {server} run {tool} with {args}?")).unwrap_or(false)
+    };
+    let servers = strata_mcp_client::McpConfig::load_from(&strata_mcp_client::McpConfig::path()?)?;
+    let external = strata_agents::McpTools::new(servers, &approve);
     let show = !out.json;
     let mut progress = |seq: u64, s: &NewStep| {
         if show {
             note!("{}", crate::agent_runs::step_line(seq, s));
         }
     };
-    let report = strata_agents::run(engine, &models, name, task, max_steps, &AtomicBool::new(false), &mut progress)?;
+    let means = strata_agents::Means { models: &models, external: &external };
+    let report = strata_agents::run_with(engine, means, name, task, max_steps, &AtomicBool::new(false), &mut progress)?;
     if out.json {
         say!("{}", crate::terminal::json(&report)?);
         return Ok(());

@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tokens(tokens) => return run_tokens(tokens, &out),
         Command::Key(key) => return run_key(key, &out),
         Command::Models { action } => return crate::models::run(action, &out),
+        Command::McpServers { action } => return crate::mcp_servers::run(action, &out),
         other => other,
     };
     let db = match cli.db.clone() {
@@ -182,6 +183,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         | Command::Tokens(_)
         | Command::Key(_)
         | Command::Models { .. }
+        | Command::McpServers { .. }
         | Command::Train(_)
         | Command::Serve { .. }
         | Command::Scrub

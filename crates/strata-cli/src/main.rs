@@ -41,6 +41,7 @@ mod concepts;
 mod curation;
 mod datasets;
 mod extract;
+mod mcp_servers;
 mod migrate;
 mod models;
 mod people;

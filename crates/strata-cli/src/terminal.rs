@@ -196,11 +196,17 @@ pub fn to_stderr(text: &str) {
 /// Asks `question` with "[y/N]" on the terminal: whether the person answered yes. Refused
 /// where no one can answer (input is not a terminal): the caller's `--yes` says it instead.
 pub(crate) fn confirm(question: &str) -> anyhow::Result<bool> {
-    use std::io::{IsTerminal, Write};
+    use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() {
         anyhow::bail!("this cannot be undone; pass --yes to confirm when not running in a terminal");
     }
-    to_stderr(&format!("{question} This cannot be undone. [y/N] "));
+    ask(&format!("{question} This cannot be undone."))
+}
+
+/// Asks `question` at the terminal, yes or no (no unless the person says yes).
+pub(crate) fn ask(question: &str) -> anyhow::Result<bool> {
+    use std::io::Write;
+    to_stderr(&format!("{question} [y/N] "));
     std::io::stderr().flush()?;
     let answer = read_line(&mut std::io::stdin().lock())?.unwrap_or_default();
     Ok(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))

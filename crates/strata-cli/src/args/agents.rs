@@ -56,6 +56,9 @@ pub enum AgentsCommand {
         /// The most model calls the run may make, all agents together.
         #[arg(long, default_value_t = strata_agents::DEFAULT_MAX_STEPS)]
         max_steps: usize,
+        /// Allow every call of an MCP server's tool whose policy is `ask`, without asking.
+        #[arg(long)]
+        yes: bool,
     },
     /// Runs, the newest first; with an id, that run's steps.
     Runs {

@@ -7,12 +7,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod agents;
 mod bench;
 mod datasets;
+mod mcp_servers;
 mod models;
 mod train;
 
 pub use agents::{AgentsCommand, SharedArg, SpecArgs};
 pub use bench::BenchCommand;
 pub use datasets::DatasetsCommand;
+pub use mcp_servers::{McpServersCommand, PolicyArg};
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
 pub use train::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 
@@ -321,6 +323,14 @@ pub enum Command {
     Agents {
         #[command(subcommand)]
         action: Option<AgentsCommand>,
+    },
+    /// Your MCP servers, whose tools your agents may use (`files__read_text_file`): added by
+    /// you or imported from Claude Desktop and Cursor, each tool allowed, asked about each time
+    /// (the default) or never offered. Lists them by default.
+    #[command(name = "mcp-servers")]
+    McpServers {
+        #[command(subcommand)]
+        action: Option<McpServersCommand>,
     },
     /// The people the servers over this store let in (`strata serve`, `strata mcp --http`),
     /// each with a token of their own, their own rate and request size: what they keep

@@ -6,7 +6,7 @@ use crate::providers::loopback;
 
 /// An OpenAI stream in which the model calls `name` with `arguments` (split over two chunks,
 /// as the API sends them).
-fn tool_stream(name: &str, arguments: &str) -> String {
+pub(crate) fn tool_stream(name: &str, arguments: &str) -> String {
     let (a, b) = arguments.split_at(arguments.len() / 2);
     let chunk = |delta: Value, finish: Value| {
         let c = serde_json::json!({"id": "chatcmpl-T1", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
@@ -35,7 +35,7 @@ fn tool_stream(name: &str, arguments: &str) -> String {
 }
 
 /// An OpenAI stream that answers `text`.
-fn text_stream(text: &str) -> String {
+pub(crate) fn text_stream(text: &str) -> String {
     let c = serde_json::json!({"id": "chatcmpl-T2", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
         "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 120, "completion_tokens": 6}});
@@ -138,7 +138,8 @@ fn agents_are_defined_changed_and_refused_in_words() {
     assert!(e.ok(&["agents", "list"]).contains("Helper  on-device  recall, remember"));
     assert_eq!(
         e.err(&["agents", "add", "Other", "--tool", "shell"]),
-        "error: there is no tool named shell: the tools are recall, remember, update, forget"
+        "error: there is no tool named shell: the tools are recall, remember, update, forget, list_datasets, \
+         search_datasets, query_dataset, and your MCP servers' as SERVER__TOOL or SERVER__* (strata mcp-servers)"
     );
     assert!(e.err(&["agents", "add", "helper"]).contains("an agent named 'helper' (or spelled alike) exists"));
     assert!(e.err(&["agents", "run", "Nobody", "hello"]).contains("no agent is named 'Nobody'"));

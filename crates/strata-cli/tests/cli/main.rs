@@ -17,6 +17,7 @@ mod extraction;
 mod hardening;
 mod history;
 mod mcp;
+mod mcp_servers;
 mod postgres;
 mod providers;
 mod servers;
@@ -32,6 +33,8 @@ use servers::{Server, python, spawn_server};
 fn strata() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
     cmd.env("STRATA_SETTINGS", test_settings());
+    // No MCP servers unless a test adds some (in its own folder: `Env::mcp_config`).
+    cmd.env("STRATA_MCP_CONFIG", test_settings().with_file_name("mcp.json"));
     cmd
 }
 
@@ -68,6 +71,11 @@ impl Env {
         Env { store: Some(PathBuf::from(postgres::server::fresh_database())), ..Env::new() }
     }
 
+    /// This environment's MCP servers file.
+    fn mcp_config(&self) -> PathBuf {
+        self.dir.path().join("mcp.json")
+    }
+
     fn db(&self) -> PathBuf {
         self.store.clone().unwrap_or_else(|| self.dir.path().join("strata.db"))
     }
@@ -81,6 +89,7 @@ impl Env {
             .args(args)
             .env("STRATA_DB", db)
             .env("STRATA_NOW", now)
+            .env("STRATA_MCP_CONFIG", self.mcp_config())
             .env_remove("STRATA_USER")
             .env_remove("RUST_BACKTRACE")
             .env_remove("STRATA_BUDGET_CAP")
