@@ -3,6 +3,7 @@
 //! `ApiError { code, message }`; their TypeScript bindings (`ui/src/bindings.ts`) are
 //! generated from them by `tauri-specta`.
 
+mod agents;
 mod analytics;
 mod chat;
 mod commands;
@@ -79,6 +80,15 @@ pub fn bindings() -> Builder<tauri::Wry> {
         facts::accept_facts,
         facts::reject_facts,
         facts::known_facts,
+        agents::agents,
+        agents::save_agent,
+        agents::forget_agent,
+        agents::agent_tools,
+        agents::run_agent,
+        agents::answer_tool_request,
+        agents::agent_runs,
+        agents::agent_run_steps,
+        agents::forget_agent_run,
         settings::settings,
         models::on_device_models,
         models::fetch_model,

@@ -25,6 +25,8 @@ pub struct AppState {
     location: Arc<Mutex<crate::store_choice::StoreView>>,
     /// The long jobs running, by the id the window gave them: their stop flags.
     pub jobs: crate::jobs::Jobs,
+    /// The agents' tools waiting for the person's yes or no (the Agents screen).
+    pub asks: crate::agents::Asks,
 }
 
 /// The on-device models the window uses, or why there is none.
@@ -122,6 +124,7 @@ impl AppState {
             db_path: path,
             location: Arc::new(Mutex::new(location)),
             jobs: Default::default(),
+            asks: Default::default(),
         })
     }
 

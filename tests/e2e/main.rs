@@ -3,6 +3,7 @@
 //! Xvfb, on a database of its own. Each screen's screenshot is saved under the test's temp
 //! folder, or into `STRATA_SCREENSHOTS` (e.g. `docs/screenshots`) when set.
 
+mod agents;
 mod analytics;
 mod chat;
 mod concepts;

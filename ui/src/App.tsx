@@ -1,4 +1,5 @@
 import { Suspense, lazy, useEffect, useState } from "react";
+import { Agents } from "./Agents";
 import { Chat } from "./Chat";
 import { Datasets } from "./Datasets";
 import { Facts } from "./Facts";
@@ -11,7 +12,7 @@ import { answered } from "./loaded";
 const Analytics = lazy(() => import("./Analytics").then((m) => ({ default: m.Analytics })));
 const Training = lazy(() => import("./Training").then((m) => ({ default: m.Training })));
 
-type Screen = "memories" | "chat" | "files" | "facts" | "analytics" | "training" | "settings";
+type Screen = "memories" | "chat" | "files" | "facts" | "agents" | "analytics" | "training" | "settings";
 
 const THEME_KEY = "strata.theme";
 
@@ -49,7 +50,7 @@ export function App() {
         <div className="where" id="where" title={store?.shown}>
           {store ? (store.team ? "Team memory" : "On this computer") : "\u00a0"}
         </div>
-        {(["memories", "chat", "files", "facts", "analytics", "training", "settings"] as Screen[]).map((s) => (
+        {(["memories", "chat", "files", "facts", "agents", "analytics", "training", "settings"] as Screen[]).map((s) => (
           <button key={s} className={s === screen ? "active" : ""} onClick={() => setScreen(s)} id={`nav-${s}`}>
             {s[0].toUpperCase() + s.slice(1)}
           </button>
@@ -69,6 +70,9 @@ export function App() {
           <Datasets active={screen === "files"} />
         </div>
         {screen === "facts" && <Facts active />}
+        <div className="screen" hidden={screen !== "agents"}>
+          <Agents active={screen === "agents"} />
+        </div>
         {screen === "analytics" && (
           <Suspense fallback={<div className="empty">Loading…</div>}>
             <Analytics active dark={dark} onOpenMemory={openMemory} />

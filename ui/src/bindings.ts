@@ -193,6 +193,27 @@ export const commands = {
 	rejectFacts: (ids: string[]) => typedError<DecisionView_Serialize[], ApiError>(__TAURI_INVOKE("reject_facts", { ids })),
 	/**  What is known about each subject, with each fact's earlier values. */
 	knownFacts: () => typedError<DocumentView_Serialize[], ApiError>(__TAURI_INVOKE("known_facts")),
+	/**  The person's agents, by name. */
+	agents: () => typedError<AgentView_Serialize[], ApiError>(__TAURI_INVOKE("agents")),
+	/**  Defines `name` (`version` none), or changes it from `version` (refused if it changed since). */
+	saveAgent: (name: string, spec: AgentSpec_Deserialize, version: number | null) => typedError<AgentView_Serialize, ApiError>(__TAURI_INVOKE("save_agent", { name, spec, version })),
+	/**  Forgets `name`: its versions and every run it took part in. */
+	forgetAgent: (name: string) => typedError<number, ApiError>(__TAURI_INVOKE("forget_agent", { name })),
+	/**  The tools an agent may be given: Strata's own, and each added MCP server's (all its tools). */
+	agentTools: () => typedError<ToolChoice[], ApiError>(__TAURI_INVOKE("agent_tools")),
+	/**
+	 *  Runs `name` on `task`: each step goes to `on_event` as it is recorded; a tool that asks
+	 *  first asks there; `cancel_job(job)` stops the run at its next step.
+	 */
+	runAgent: (job: string, name: string, task: string, onEvent: Channel<AgentEvent>) => typedError<AgentRunView, ApiError>(__TAURI_INVOKE("run_agent", { job, name, task, onEvent })),
+	/**  The person's answer to a tool's question (`AgentEvent::Ask`). */
+	answerToolRequest: (id: string, allow: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("answer_tool_request", { id, allow })),
+	/**  The runs, newest first (of one agent, when named). */
+	agentRuns: (agent: string | null) => typedError<AgentRunView[], ApiError>(__TAURI_INVOKE("agent_runs", { agent })),
+	/**  A run's steps, in order. */
+	agentRunSteps: (id: string) => typedError<AgentStepView[], ApiError>(__TAURI_INVOKE("agent_run_steps", { id })),
+	/**  Forgets one run and its steps. */
+	forgetAgentRun: (id: string) => typedError<null, ApiError>(__TAURI_INVOKE("forget_agent_run", { id })),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
 	/**  Every on-device model, whether it is here, its licence, and which answers and extracts. */
@@ -398,6 +419,114 @@ export type AdapterView_Serialize = {
 	checks: CheckView[],
 	/**  What the latest check found wrong, in words. */
 	warning: string | null,
+};
+
+/**  What a run under way tells the window. */
+export type AgentEvent = 
+/**  A step, as it is recorded. */
+{ kind: "step"; value: AgentStepView } | 
+/**  A tool that asks first wants to run: answer with `answer_tool_request`. */
+{ kind: "ask"; value: {
+	id: string,
+	server: string,
+	tool: string,
+	arguments: string,
+} };
+
+/**  A run, as the list of runs and a run's page show it. */
+export type AgentRunView = {
+	id: string,
+	agent: string,
+	task: string,
+	/**  RFC 3339. */
+	started: string,
+	/**  `answered`, `step_limit`, `cancelled`, `failed`; empty while it runs. */
+	outcome: string,
+	answer: string,
+	last_agent: string,
+	tokens: number,
+};
+
+/**  What an agent is told and may do. */
+export type AgentSpec = AgentSpec_Serialize | AgentSpec_Deserialize;
+
+/**  What an agent is told and may do. */
+export type AgentSpec_Deserialize = {
+	/**  What it is for, in a sentence (other agents read it to decide on a handoff). */
+	description?: string,
+	/**  Its instructions: the system prompt of each of its turns. */
+	instructions?: string,
+	/**
+	 *  The model that answers for it (`on-device`, a pinned on-device model's name, or
+	 *  `PROVIDER:MODEL`); none: the person's chat model.
+	 */
+	model?: string | null,
+	/**
+	 *  The tools it may use, by name (`recall`, `remember`, `update`, `forget`, `datasets`, a
+	 *  person's MCP server's `SERVER__TOOL`).
+	 */
+	tools?: string[],
+	/**  The agents it may hand a task to, by name. */
+	handoffs?: string[],
+	/**  How it may use the shared memories. */
+	shared?: SharedAccess,
+};
+
+/**  What an agent is told and may do. */
+export type AgentSpec_Serialize = {
+	/**  What it is for, in a sentence (other agents read it to decide on a handoff). */
+	description: string,
+	/**  Its instructions: the system prompt of each of its turns. */
+	instructions: string,
+	/**
+	 *  The model that answers for it (`on-device`, a pinned on-device model's name, or
+	 *  `PROVIDER:MODEL`); none: the person's chat model.
+	 */
+	model?: string,
+	/**
+	 *  The tools it may use, by name (`recall`, `remember`, `update`, `forget`, `datasets`, a
+	 *  person's MCP server's `SERVER__TOOL`).
+	 */
+	tools: string[],
+	/**  The agents it may hand a task to, by name. */
+	handoffs: string[],
+	/**  How it may use the shared memories. */
+	shared: SharedAccess,
+};
+
+/**  One step of a run, as the timeline shows it. */
+export type AgentStepView = {
+	seq: number,
+	agent: string,
+	/**  `reply`, `tool` or `handoff`. */
+	kind: string,
+	name: string,
+	arguments: string,
+	result: string,
+	failed: boolean,
+	tokens: number,
+	ms: number,
+};
+
+/**  An agent as the screen shows and edits it. */
+export type AgentView = AgentView_Serialize | AgentView_Deserialize;
+
+/**  An agent as the screen shows and edits it. */
+export type AgentView_Deserialize = {
+	name: string,
+	spec: AgentSpec_Deserialize,
+	version: number,
+	/**  When it last changed (RFC 3339). */
+	updated: string,
+};
+
+/**  An agent as the screen shows and edits it. */
+export type AgentView_Serialize = {
+	name: string,
+	spec: AgentSpec_Serialize,
+	version: number,
+	/**  When it last changed (RFC 3339). */
+	updated: string,
 };
 
 /**  One held-out question's answers, each judged. */
@@ -3199,6 +3328,15 @@ export type Settings_Serialize = {
 	team_database: string | null,
 };
 
+/**  How an agent may use the memories all of its person's agents share. */
+export type SharedAccess = 
+/**  Neither reads nor writes them: only its own. */
+"none" | 
+/**  Reads them; writes only its own. */
+"read" | 
+/**  Reads them, and may write there too (a `remember` with `shared`). */
+"write";
+
 /**  Where a memory came from. */
 export type SourceShape = SourceShape_Serialize | SourceShape_Deserialize;
 
@@ -3322,6 +3460,14 @@ export type TierShape =
 "medium" | 
 /**  Persistent. */
 "long";
+
+/**  A tool an agent may be given, as the form offers it. */
+export type ToolChoice = {
+	/**  Its name in a definition. */
+	name: string,
+	/**  What it does, in words. */
+	what: string,
+};
 
 /**  How to train, as the Train panel sets it (its advanced part included). */
 export type TrainOptions = {

@@ -1,0 +1,149 @@
+//! The Agents screen as a person uses it: an empty screen says what agents are; an agent is
+//! made through the form (OpenAI's tool calls replayed on loopback think for it); a task's
+//! steps appear as they happen; a tool of the person's MCP server (the reference filesystem
+//! server from npm) that asks first is asked about in the window, and runs once allowed; the
+//! task is kept with its timeline; the agent is forgotten with its tasks.
+
+use std::time::Duration;
+
+use crate::providers::{KEY, openai_replying};
+use crate::webdriver::Session;
+use crate::{Driver, screenshot, seeded};
+
+/// OpenAI's stream of one call of `$name` with the arguments `$args` (JSON, escaped).
+macro_rules! call {
+    ($name:literal, $args:literal) => {
+        concat!(
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"",
+            $name,
+            "\",\"arguments\":\"",
+            $args,
+            "\"}}]},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n"
+        )
+    };
+}
+
+/// OpenAI's stream of one answer.
+macro_rules! answer {
+    ($text:literal) => {
+        concat!(
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"",
+            $text,
+            "\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"
+        )
+    };
+}
+
+/// The model: keeps the trip's date, then asks the server which folders it may read, then
+/// answers.
+fn reply(body: &str) -> &'static str {
+    if body.contains("Allowed directories") {
+        answer!("Noted: the Porto trip is on 3 June, and I can read your trips folder.")
+    } else if body.contains("kept as ") {
+        call!("files__list_allowed_directories", "{}")
+    } else {
+        call!(
+            "remember",
+            "{\\\"about\\\": \\\"Porto trip\\\", \\\"fact\\\": \\\"date\\\", \\\"value\\\": \\\"3 June\\\"}"
+        )
+    }
+}
+
+#[test]
+fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let trips = dir.path().join("trips");
+    std::fs::create_dir(&trips).unwrap();
+    let server =
+        format!("{}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", env!("CARGO_MANIFEST_DIR"));
+    assert!(std::path::Path::new(&server).is_file(), "{server} is missing: run `make setup`");
+    let config = dir.path().join("mcp.json");
+    let servers = serde_json::json!({"mcpServers": {"files": {"command": "node", "args": [server, trips]}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let (url, seen) = openai_replying(Duration::ZERO, reply);
+    let env =
+        [("OPENAI_BASE_URL", url.as_str()), ("OPENAI_API_KEY", KEY), ("STRATA_MCP_CONFIG", config.to_str().unwrap())];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    s.click(&s.find("#nav-agents"));
+    let empty = s.text(&s.find("#agents-empty"));
+    assert_eq!(empty, "No agents yet. Make one with New agent: a name, what it is for, and the tools it may use.");
+
+    // The form: a name, what it is for, who thinks for it, and its tools (memory ones ticked).
+    s.click(&s.find("#agent-new"));
+    s.type_into(&s.find("#agent-name"), "Booker");
+    s.type_into(&s.find("#agent-description"), "Books trips and remembers their dates");
+    s.type_into(&s.find("#agent-model"), "openai:gpt-4o-mini");
+    let tools = s.text(&s.find("#agent-form fieldset"));
+    assert!(tools.contains("files__* Every tool of your MCP server files (as its policies allow)"), "{tools}");
+    s.click(&s.find("#agent-tool-files__-"));
+    s.click(&s.find("#agent-save"));
+    let head = s.wait_for("the agent's page", |s| s.all(".agent-head").first().map(|e| s.text(e)));
+    assert!(head.starts_with("Booker"), "{head}");
+    assert!(head.contains("openai:gpt-4o-mini · recall, remember, files__*"), "{head}");
+    assert_eq!(
+        s.text(&s.find("#agent-runs, .agent-page .empty")),
+        "No tasks yet. What you give Booker is kept here, step by step."
+    );
+
+    // A task: the steps show as they happen; the server's tool asks first, here.
+    s.type_into(&s.find("#agent-task"), "Book my Porto trip for 3 June");
+    s.click(&s.find("#agent-run"));
+    let asked =
+        s.wait_up_to(Duration::from_secs(60), "the question", |s| s.all("#agent-ask").first().map(|e| s.text(e)));
+    assert!(
+        asked.starts_with("Booker wants to use list_allowed_directories of your server files. Allow it?"),
+        "{asked}"
+    );
+    let so_far = s.text(&s.find(".agent-run .timeline"));
+    assert!(
+        so_far.contains("Booker uses remember {\"about\":\"Porto trip\",\"fact\":\"date\",\"value\":\"3 June\"}"),
+        "{so_far}"
+    );
+    screenshot(&s, "agents-ask");
+    s.click(&s.find("#agent-ask-allow"));
+    let answer = s.wait_up_to(Duration::from_secs(60), "the answer", |s| {
+        s.all("#agent-answer .answer-text").first().map(|e| s.text(e))
+    });
+    assert_eq!(answer, "Noted: the Porto trip is on 3 June, and I can read your trips folder.");
+    assert_eq!(s.text(&s.find("#agent-answer .muted")), "Answered by Booker");
+    let steps = s.text(&s.find(".agent-run .timeline"));
+    assert!(steps.contains("Booker uses files__list_allowed_directories → Allowed directories:"), "{steps}");
+    assert!(steps.contains("Booker says: Noted: the Porto trip is on 3 June"), "{steps}");
+    assert_eq!(seen.lock().unwrap().len(), 3, "three model calls");
+    screenshot(&s, "agents");
+
+    // The task is kept; opened, its timeline.
+    let kept = s.wait_for("the earlier task", |s| s.all("#agent-runs li button").first().map(|e| s.text(e)));
+    assert!(kept.starts_with("Book my Porto trip for 3 June"), "{kept}");
+    assert!(kept.contains("Answered"), "{kept}");
+    s.click(&s.find("#agent-runs li button"));
+    let timeline = s.wait_for("the kept timeline", |s| s.all("#agent-runs .timeline").first().map(|e| s.text(e)));
+    assert!(timeline.contains("Booker uses files__list_allowed_directories"), "{timeline}");
+
+    // The fact it kept is a memory like any other, with the agent named.
+    s.click(&s.find("#nav-memories"));
+    s.type_into(&s.find("#search"), "Porto trip");
+    let found = s.wait_for("the kept fact", |s| {
+        let t = s.texts(".list li .title");
+        t.iter().any(|x| x.contains("Porto trip")).then_some(t)
+    });
+    assert!(found.iter().any(|t| t.contains("Porto trip")), "{found:?}");
+
+    // Forgotten, after a question: the agent and its task.
+    s.click(&s.find("#nav-agents"));
+    s.click(&s.find("#agent-Booker"));
+    s.click(&s.find("#agent-forget"));
+    let question = s.text(&s.find("#agent-forget-confirm"));
+    assert!(question.starts_with("Forget Booker? Its definition, its earlier versions and every task"), "{question}");
+    s.click(&s.find("#agent-forget-yes"));
+    let said = s.wait_for("the forget", |s| s.all(".agents .notice").first().map(|e| s.text(e)));
+    assert_eq!(said, "Forgot Booker, its earlier versions and 1 task it took part in.");
+    s.wait_for("the empty list", |s| s.all("#agents-empty").first().map(|_| ()));
+    s.end();
+}
