@@ -126,6 +126,15 @@ fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     let timeline = s.wait_for("the kept timeline", |s| s.all("#agent-runs .timeline").first().map(|e| s.text(e)));
     assert!(timeline.contains("Booker uses files__list_allowed_directories"), "{timeline}");
 
+    // Counted in Analytics: the task, answered, with its two tool calls.
+    s.click(&s.find("#nav-analytics"));
+    let row = s.wait_up_to(Duration::from_secs(30), "the agents' table", |s| {
+        Some(s.texts("#agents-table tbody tr:first-child td")).filter(|t| !t.is_empty())
+    });
+    assert_eq!(row, ["Booker", "1", "1", "2", "0", "0", "0"]);
+    s.execute("document.getElementById('chart-agents').scrollIntoView()", serde_json::json!([]));
+    screenshot(&s, "analytics-agents");
+
     // The fact it kept is a memory like any other, with the agent named.
     s.click(&s.find("#nav-memories"));
     s.type_into(&s.find("#search"), "Porto trip");

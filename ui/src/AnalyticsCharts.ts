@@ -40,6 +40,19 @@ export function storeCharts(data: DashboardView) {
   return { created, moves };
 }
 
+// What agents did: tasks per day, answered or not.
+export function agentCharts(data: DashboardView) {
+  const a = data.agents;
+  return bars(
+    a.series.map((p) => p.start),
+    [
+      { name: "Answered", data: a.series.map((p) => p.answered) },
+      { name: "Not answered", data: a.series.map((p) => p.runs - p.answered) },
+    ],
+    "tasks",
+  );
+}
+
 // How recall was used: recalls, how well they matched, recall to answer, prompts' make-up.
 export function recallCharts(data: DashboardView) {
   const r = data.recalls;

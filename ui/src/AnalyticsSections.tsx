@@ -1,7 +1,7 @@
 import type { DashboardView_Serialize as DashboardView } from "./bindings";
 import { Chart, type Clicked } from "./Chart";
 import { KIND_WORDS, count } from "./format";
-import { KINDS, SECTION_WORDS, q, recallCharts, storeCharts } from "./AnalyticsCharts";
+import { KINDS, SECTION_WORDS, agentCharts, q, recallCharts, storeCharts } from "./AnalyticsCharts";
 import { Numbers } from "./AnalyticsPanels";
 
 // The Analytics screen's charts, each with its numbers below it: what the store holds and how
@@ -145,6 +145,48 @@ export function UseCharts({ data, dark, bucket, onRecalls }: { data: DashboardVi
         )}
         <Numbers head={["Section", "Tokens per prompt"]} rows={sections.map(([s, t]) => [SECTION_WORDS[s] ?? s, Math.round(t ?? 0)])} />
       </section>
+      <AgentsPanel data={data} dark={dark} bucket={bucket} />
     </>
+  );
+}
+
+// What agents did: tasks per day, answered or not, and each agent's tasks, steps and tokens.
+function AgentsPanel({ data, dark, bucket }: { data: DashboardView; dark: boolean; bucket: string }) {
+  const a = data.agents;
+  return (
+    <section className="panel" id="chart-agents">
+      <h3>Agents' tasks</h3>
+      {a.runs === 0 ? (
+        <p className="muted">No agent was given a task in this period.</p>
+      ) : (
+        <>
+          <Chart option={agentCharts(data)} dark={dark} label="Tasks given to agents per day, answered or not" />
+          <Numbers
+            head={[bucket === "week" ? "Week from" : "Day", "Tasks", "Answered"]}
+            rows={a.series.map((p) => [p.start, p.runs, p.answered])}
+          />
+          <div className="wide">
+            <table id="agents-table">
+              <thead>
+                <tr>
+                  {["Agent", "Tasks", "Answered", "Tools", "Failed", "Handoffs", "Tokens"].map((h) => (
+                    <th key={h}>{h}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {a.by_agent.map((u) => (
+                  <tr key={u.agent}>
+                    {[u.agent, u.runs, u.answered, u.tool_calls, u.failed_tools, u.handoffs, u.tokens].map((c, i) => (
+                      <td key={i}>{typeof c === "number" ? c.toLocaleString() : c}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
   );
 }

@@ -433,6 +433,21 @@ export type AgentEvent =
 	arguments: string,
 } };
 
+/**  What agents did over a range. */
+export type AgentMetrics = {
+	/**  Runs started in the range. */
+	runs: number,
+	/**
+	 *  Runs by how they ended (`answered`, `step_limit`, `cancelled`, `failed`; `running`: not
+	 *  ended, or its process was killed).
+	 */
+	outcomes: { [key in string]: number },
+	/**  By the agent given the task, the busiest first. */
+	by_agent: AgentUse[],
+	/**  Per bucket (buckets with none left out). */
+	series: RunsPoint[],
+};
+
 /**  A run, as the list of runs and a run's page show it. */
 export type AgentRunView = {
 	id: string,
@@ -506,6 +521,28 @@ export type AgentStepView = {
 	failed: boolean,
 	tokens: number,
 	ms: number,
+};
+
+/**  What one agent's runs did. */
+export type AgentUse = {
+	/**  The agent given the tasks. */
+	agent: string,
+	/**  Its runs. */
+	runs: number,
+	/**  Of them, answered. */
+	answered: number,
+	/**  Steps of its runs (every agent acting in them). */
+	steps: number,
+	/**  Tool calls. */
+	tool_calls: number,
+	/**  Tool calls that failed (refused, or the tool's error). */
+	failed_tools: number,
+	/**  Handoffs. */
+	handoffs: number,
+	/**  Tokens read and written. */
+	tokens: number,
+	/**  Mean time of an ended run, in seconds. */
+	mean_seconds: number | null,
 };
 
 /**  An agent as the screen shows and edits it. */
@@ -1358,6 +1395,8 @@ export type DashboardView_Deserialize = {
 	top: CountedMemory_Deserialize[],
 	/**  The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]). */
 	passes: CompactionPass[],
+	/**  What agents did. */
+	agents: AgentMetrics,
 };
 
 /**  Everything the analytics screen's first view shows. */
@@ -1372,6 +1411,8 @@ export type DashboardView_Serialize = {
 	top: CountedMemory_Serialize[],
 	/**  The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]). */
 	passes: CompactionPass[],
+	/**  What agents did. */
+	agents: AgentMetrics,
 };
 
 /**  A dataset as the list and its page show it. */
@@ -3115,6 +3156,16 @@ export type RunView_Serialize = {
 	adapter_id: string | null,
 	/**  How it ended, in words. */
 	message: string | null,
+};
+
+/**  Runs started in one bucket. */
+export type RunsPoint = {
+	/**  The bucket's first day. */
+	start: string,
+	/**  Runs. */
+	runs: number,
+	/**  Of them, answered. */
+	answered: number,
 };
 
 /**  Whose memory it is. */

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use strata_core::analytics::{
-    About, CompactionPass, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallHit, RecallMetrics,
-    RecallQuery, RecallRecord, ScoreParts, UtilizationMetrics,
+    About, AgentMetrics, CompactionPass, Direction, MemoryMetrics, PromptRecord, Purpose, Range, RecallHit,
+    RecallMetrics, RecallQuery, RecallRecord, ScoreParts, UtilizationMetrics,
 };
 use strata_core::vectors::embedding_text;
 use strata_core::{MemoryId, concepts::contains_word};
@@ -31,6 +31,8 @@ pub struct DashboardView {
     pub top: Vec<CountedMemory>,
     /// The latest compaction passes in the range, latest first (at most [`PASSES_SHOWN`]).
     pub passes: Vec<CompactionPass>,
+    /// What agents did.
+    pub agents: AgentMetrics,
 }
 
 /// The most compaction passes the dashboard lists.
@@ -128,6 +130,7 @@ impl Engine {
             recalls,
             top,
             passes: self.compaction_passes(range, PASSES_SHOWN)?,
+            agents: self.agent_metrics(range)?,
         })
     }
 
@@ -204,6 +207,11 @@ impl Engine {
     /// The caller's person's compaction passes in `range`, latest first.
     pub fn compaction_passes(&self, range: &Range, limit: usize) -> ApiResult<Vec<CompactionPass>> {
         Ok(self.store_view().compaction_passes(&self.options().user_id, range, limit)?)
+    }
+
+    /// What the caller's person's agents did over `range`.
+    pub fn agent_metrics(&self, range: &Range) -> ApiResult<AgentMetrics> {
+        Ok(self.store_view().agent_metrics(&self.options().user_id, range)?)
     }
 
     /// What the caller's person's recalls did over `range`.

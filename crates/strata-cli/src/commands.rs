@@ -693,6 +693,7 @@ fn analytics(
         AnalyticsWhat::Utilization => out.utilization_metrics(&engine.utilization_metrics(&range)?, bucket),
         AnalyticsWhat::Health => out.health(&engine.health(&HealthParams::default())?),
         AnalyticsWhat::Compaction => out.compaction_passes(&engine.compaction_passes(&range, 1000)?),
+        AnalyticsWhat::Agents => out.agent_metrics(&engine.agent_metrics(&range)?),
         AnalyticsWhat::Clear => out.cleared_recalls(engine.clear_recall_records()?),
     }
 }

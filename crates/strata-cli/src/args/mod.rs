@@ -415,6 +415,9 @@ pub enum AnalyticsWhat {
     Health,
     /// What each compaction pass changed.
     Compaction,
+    /// What agents did: tasks by how they ended, and by agent (steps, tool calls, handoffs,
+    /// tokens, time).
+    Agents,
     /// Delete the records of recalls (and of compaction passes).
     Clear,
 }

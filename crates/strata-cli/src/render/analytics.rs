@@ -224,6 +224,48 @@ impl Out {
         Ok(())
     }
 
+    pub fn agent_metrics(&self, m: &strata_core::analytics::AgentMetrics) -> Result<()> {
+        let head = ["agent", "tasks", "answered", "steps", "tool calls", "failed", "handoffs", "tokens", "mean s"];
+        let row = |u: &strata_core::analytics::AgentUse| {
+            vec![
+                u.agent.clone(),
+                u.runs.to_string(),
+                u.answered.to_string(),
+                u.steps.to_string(),
+                u.tool_calls.to_string(),
+                u.failed_tools.to_string(),
+                u.handoffs.to_string(),
+                u.tokens.to_string(),
+                format!("{:.1}", u.mean_seconds),
+            ]
+        };
+        if self.csv {
+            return print_csv(&head, m.by_agent.iter().map(row));
+        }
+        if self.json {
+            return print_json(m);
+        }
+        if m.runs == 0 {
+            say!("No agent was given a task in this range: `strata agents run NAME \"a task\"` gives one.");
+            return Ok(());
+        }
+        let outcome = |o: &str| match o {
+            "answered" => "answered",
+            "step_limit" => "stopped at the step limit",
+            "cancelled" => "stopped by you",
+            "failed" => "failed",
+            _ => "not ended",
+        };
+        let how: Vec<String> = m.outcomes.iter().map(|(o, n)| format!("{n} {}", outcome(o))).collect();
+        say!("{} {}: {}.", m.runs, if m.runs == 1 { "task" } else { "tasks" }, how.join(", "));
+        let mut t = table(&head);
+        for u in &m.by_agent {
+            t.add_row(row(u));
+        }
+        say!("{t}");
+        Ok(())
+    }
+
     pub fn utilization_metrics(
         &self,
         m: &strata_core::analytics::UtilizationMetrics,

@@ -118,10 +118,21 @@ fn agents_hand_a_task_on_over_openais_tool_calls_and_the_run_is_recorded() {
     let shown = e.ok(&["agents", "runs", &id]);
     assert!(shown.contains("gave Triage: Book my Porto trip for 3 June"), "{shown}");
     assert!(shown.contains("answered by Booker: Booked: the Porto trip is on 3 June."), "{shown}");
+    // Counted in analytics: the task, its steps, its one tool call and handoff, its tokens
+    // (read 300, written 30).
+    let counted = e.ok(&["analytics", "agents"]);
+    assert!(counted.starts_with("1 task: 1 answered."), "{counted}");
+    let triage = counted.lines().find(|l| l.trim_start().starts_with("Triage")).unwrap();
+    let cells: Vec<&str> = triage.split_whitespace().collect();
+    assert_eq!(cells[..8], ["Triage", "1", "1", "5", "1", "0", "1", "330"], "{counted}");
+    let m = e.json(&["analytics", "agents"]);
+    assert_eq!((m["runs"].as_u64(), m["outcomes"]["answered"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(m["series"][0]["runs"], 1);
     // Forgetting Booker erases the run it acted in.
     e.ok(&["agents", "forget", "Booker", "--yes"]);
     assert_eq!(e.json(&["agents", "runs"]).as_array().unwrap().len(), 0);
     assert!(e.err(&["agents", "runs", &id]).contains("no run has the id"));
+    assert!(e.ok(&["analytics", "agents"]).starts_with("No agent was given a task in this range"));
 }
 
 #[test]

@@ -44,6 +44,8 @@ pub use passes::*;
 
 pub use recalls::*;
 
+pub use views::{AgentMetrics, AgentUse, RunsPoint};
+
 mod found;
 mod usage;
 mod views;

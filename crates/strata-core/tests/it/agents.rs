@@ -78,6 +78,18 @@ fn a_run_is_recorded_step_by_step_and_forgotten_with_its_agents(f: &mut Fixture)
     assert!(f.store.agent_runs("bo", None, 10).unwrap().is_empty(), "another person's runs are not listed");
     assert!(matches!(f.store.agent_run("bo", &run).unwrap_err(), Error::NotFound(_)));
     let other = f.store.start_agent_run("alex", "Planner", "What do I like?").unwrap();
+    // Counted in analytics: by outcome (one not ended), by agent, and per day.
+    let m = f.store.agent_metrics("alex", &strata_core::analytics::Range::default()).unwrap();
+    assert_eq!(m.runs, 2);
+    assert_eq!(m.outcomes.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(), [("answered", 1), ("running", 1)]);
+    let planner = &m.by_agent[0];
+    assert_eq!(
+        (planner.agent.as_str(), planner.runs, planner.answered, planner.steps, planner.tool_calls, planner.handoffs),
+        ("Planner", 2, 1, 3, 1, 1)
+    );
+    assert_eq!(planner.tokens, 330);
+    assert_eq!((m.series.len(), m.series[0].runs, m.series[0].answered), (1, 2, 1));
+    assert_eq!(f.store.agent_metrics("bo", &Default::default()).unwrap().runs, 0, "another person's runs are not counted");
     f.store.forget_agent_run("alex", &other).unwrap();
     assert!(matches!(f.store.agent_run("alex", &other).unwrap_err(), Error::NotFound(_)));
     // Forgetting the agent a task was handed to erases the run it acted in.

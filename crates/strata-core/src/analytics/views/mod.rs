@@ -1,12 +1,15 @@
 //! Analytics' views on either engine: what the store holds and how it changed, what recall
-//! did, how prompts used their budgets, and the drill-downs behind each figure. Each statement
+//! did, how prompts used their budgets, what agents did, and the drill-downs behind each figure. Each statement
 //! is written once with [`Sql`] (its dialect's few differences: a JSON field, a day from
 //! milliseconds); SQLite reads its first view's counts from the rollups its triggers keep,
 //! PostgreSQL counts the memories themselves.
 
+mod agents;
 mod drill;
 mod memories;
 mod recalls;
+
+pub use agents::{AgentMetrics, AgentUse, RunsPoint};
 
 use crate::error::Result;
 use crate::model::MemoryId;
