@@ -258,3 +258,45 @@ fn an_mcp_client_asks_an_agent() {
     let runs = e.json(&["agents", "runs"]);
     assert_eq!(runs[0]["id"], asked["run"]);
 }
+
+/// The agents' task set end to end with a provider's model: `scripts/agents_replay.py` streams
+/// OpenAI's tool calls as the API does (the routing a capable model makes, recorded; answers
+/// from the first memory recall returned), and every call goes through the product's loop.
+#[test]
+fn the_agents_task_set_runs_end_to_end_over_openais_tool_call_streams() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let _replay = crate::Server(
+        Command::new(crate::python())
+            .arg(root.join("scripts/agents_replay.py"))
+            .args(["--tasks", root.join("crates/strata-bench/data/agents/tasks.json").to_str().unwrap()])
+            .args(["--port", &port.to_string()])
+            .spawn()
+            .unwrap(),
+    );
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the replay did not listen");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = crate::strata()
+        .args(["bench", "agents", "--model", "openai:gpt-4o-mini", "--json"])
+        .env("OPENAI_API_KEY", "sk-test-0000")
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["model"], "openai:gpt-4o-mini");
+    let tasks = r["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 30);
+    assert!(tasks.iter().all(|t| t["outcome"] == "answered"), "{r}");
+    // Every handoff carried out and answered from the right memory: one call to hand on, one to
+    // look up or keep, one to answer.
+    assert_eq!(r["by_kind"]["handoff"], serde_json::json!([1.0, 3.0]), "{r}");
+    // Of the single-tool tasks, one is answered from the misleading memory recall ranks first
+    // (the registration written in a stored question): 19 of 20.
+    assert_eq!(r["by_kind"]["single_tool"], serde_json::json!([0.95, 2.0]), "{r}");
+    let missed: Vec<&str> = tasks.iter().filter(|t| t["success"] == false).map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(missed, ["s06"]);
+}

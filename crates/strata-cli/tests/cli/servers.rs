@@ -8,7 +8,7 @@ use std::process::Stdio;
 use crate::Env;
 
 /// A server process that is killed when dropped: a test that fails midway leaves none behind.
-pub(crate) struct Server(std::process::Child);
+pub(crate) struct Server(pub(crate) std::process::Child);
 
 impl std::ops::Deref for Server {
     type Target = std::process::Child;
