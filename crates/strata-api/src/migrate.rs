@@ -2,6 +2,7 @@
 //! through the event log. The source's backup is streamed into the target's restore (no file
 //! in between); the restore is one transaction, so a failure or a cancel leaves the target
 //! empty; the target's memories, replayed from the log, are then compared with the source's.
+//! The person's agents come with the backup, with their versions (their runs stay behind).
 //! Datasets are copied after the memories, one by one, as they were loaded. Vectors are derived
 //! data: the target embeds its memories and passages again (`strata embed`).
 

@@ -308,7 +308,7 @@ impl Store {
 }
 
 /// The insert of one version into `agent_versions`.
-fn version_row(
+pub(crate) fn version_row(
     dialect: crate::sql::Dialect,
     user: &str,
     name: &str,

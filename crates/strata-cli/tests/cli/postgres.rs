@@ -122,6 +122,8 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     e.ok(&["forget", forgotten["id"].as_str().unwrap(), "--yes"]);
     let sample = |name: &str| crate::in_crate(&format!("../strata-datasets/tests/data/{name}"));
     e.ok(&["datasets", "load", "--no-embed", &sample("expenses.csv"), &sample("contract.pdf")]);
+    e.ok(&["agents", "add", "Booker", "--description", "Books trips", "--tool", "recall"]);
+    e.ok(&["agents", "edit", "Booker", "--instructions", "Be brief."]);
     let url = server::fresh_database();
     let db = e.db();
     let moved = e.json(&["migrate", db.to_str().unwrap(), &url]);
@@ -143,11 +145,16 @@ fn migrate_copies_a_store_to_postgres_and_back_and_refuses_a_full_target() {
     assert!(there.to_string().contains("48") && here.contains("48"), "{there} {here}");
     let found = run(&["datasets", "search", "how much is the deposit", "--in", "contract"]);
     assert_eq!(found[0]["place"]["page"], 2, "{found}");
+    // The agents came along with their history.
+    let history = run(&["agents", "history", "Booker"]);
+    assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
+    assert_eq!(history[1]["spec"]["instructions"], "Be brief.");
 
     // And back to a new file.
     let back = e.dir.path().join("back.db");
     let again = e.json(&["migrate", &url, back.to_str().unwrap()]);
     assert_eq!(again["memories"], 2, "{again}");
+    assert_eq!(json_on(&e, &back, &["agents", "show", "Booker"])["version"], 2);
     // A target that holds events is refused, and left as it was.
     let full = e.err(&["migrate", back.to_str().unwrap(), &url]);
     assert!(full.contains("already holds") && full.contains("migrate into an empty store"), "{full}");

@@ -1,5 +1,6 @@
-//! The full backup: a header line, then every event of the log as one JSON object per line.
-//! Importing it into an empty database and replaying gives an identical state.
+//! The full backup: a header line, then every event of the log as one JSON object per line,
+//! then (format version 2) each agent with its versions (`backup_agents`). Importing it into an
+//! empty database and replaying gives an identical state.
 
 use std::collections::{HashMap, HashSet};
 
@@ -30,7 +31,15 @@ pub(crate) struct Header {
     pub(crate) format: String,
     pub(crate) version: u32,
     pub(crate) events: u64,
+    /// Agents' lines after the events (version 2; a backup without agents is written as
+    /// version 1, which every Strata reads).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) agents: u64,
     pub(crate) exported_at: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -132,8 +141,14 @@ impl Store {
     pub fn export_backup_with(&self, out: &mut dyn Write, tick: crate::interchange::Tick) -> Result<u64> {
         let io = |e: std::io::Error| Error::io("cannot write the backup", e);
         let total = self.event_count()?;
-        let header =
-            Header { format: FORMAT.into(), version: 1, events: total, exported_at: format_time(self.clock.now()) };
+        let agents = self.agent_lines()?;
+        let header = Header {
+            format: FORMAT.into(),
+            version: if agents.is_empty() { 1 } else { 2 },
+            events: total,
+            agents: agents.len() as u64,
+            exported_at: format_time(self.clock.now()),
+        };
         writeln!(out, "{}", serde_json::to_string(&header).map_err(|e| io(e.into()))?).map_err(io)?;
         let mut after = 0;
         let mut written: u64 = 0;
@@ -161,6 +176,9 @@ impl Store {
                     tick(written, total)?;
                 }
             }
+        }
+        for a in &agents {
+            writeln!(out, "{}", serde_json::to_string(a).map_err(|e| io(e.into()))?).map_err(io)?;
         }
         out.flush().map_err(io)?;
         tick(written, total)?;
@@ -195,7 +213,7 @@ impl Store {
             Some((n, text)) => (n, parse_in::<Header>(file, n, &text)?),
             None => return Err(Error::bad_import(file, 1, "the file is empty (expected a Strata backup header)")),
         };
-        if header.format != FORMAT || header.version != 1 {
+        if header.format != FORMAT || !(1..=2).contains(&header.version) {
             return Err(Error::bad_import(
                 file,
                 header_line,
@@ -207,8 +225,18 @@ impl Store {
             ));
         }
         let mut restore = Restore::default();
+        let mut agents = Vec::new();
         for line in lines {
             let (n, text) = line?;
+            // After the events, the agents the header promises (a version 1 file has none: a
+            // line more is read as an event, and said wrong as one).
+            if restore.lines.len() as u64 == header.events && header.agents > 0 {
+                if agents.len() as u64 == header.agents {
+                    return Err(Error::bad_import(file, n, "more lines than the header promises"));
+                }
+                super::backup_agents::restore_agent(&tx, n, &text, &mut agents).map_err(|e| e.in_file(file))?;
+                continue;
+            }
             let Parsed { ev, payload, schema_version } = restore.next(n, &text).map_err(|e| e.in_file(file))?;
             tx.restore_event(&ev, &payload, schema_version).map_err(|e| Error::bad_import(file, n, e.to_string()))?;
             let count = restore.lines.len() as u64;
@@ -224,6 +252,17 @@ impl Store {
                 format!(
                     "field `events`: the header promises {} events but the file has {count} (truncated?)",
                     header.events
+                ),
+            ));
+        }
+        if agents.len() as u64 != header.agents {
+            return Err(Error::bad_import(
+                file,
+                header_line,
+                format!(
+                    "field `agents`: the header promises {} agents but the file has {} (truncated?)",
+                    header.agents,
+                    agents.len()
                 ),
             ));
         }

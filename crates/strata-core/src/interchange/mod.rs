@@ -3,6 +3,7 @@
 //! file holds is read strictly ([`json`]).
 
 pub mod backup;
+mod backup_agents;
 pub mod chats;
 pub mod duplicates;
 pub mod json;

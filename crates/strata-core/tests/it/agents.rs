@@ -151,3 +151,58 @@ fn a_forgotten_agent_leaves_no_row_version_on_postgres() {
     f.store.forget_agent("alex", "Keeper").unwrap();
     assert!(holding(&mut c).is_empty());
 }
+
+/// A backup keeps every person's agents with their versions (format version 2), and a restore
+/// holds them to the rules the commands keep; a backup without agents stays version 1.
+#[test]
+fn a_backup_keeps_the_agents_with_their_history() {
+    let mut f = Fixture::new();
+    let mut plain = Vec::new();
+    f.store.export_backup(&mut plain).unwrap();
+    assert!(String::from_utf8_lossy(&plain).starts_with("{\"format\":\"strata-backup\",\"version\":1,"));
+    f.store.define_agent("alex", "Planner", planner()).unwrap();
+    f.tick(5);
+    let changed = AgentSpec { instructions: "Be briefer.".into(), ..planner() };
+    f.store.change_agent("alex", "Planner", changed, Some(1)).unwrap();
+    f.store.define_agent("bo", "Booker", AgentSpec::default()).unwrap();
+    let run = f.store.start_agent_run("alex", "Planner", "Plan").unwrap();
+    let mut backup = Vec::new();
+    f.store.export_backup(&mut backup).unwrap();
+    let text = String::from_utf8(backup.clone()).unwrap();
+    assert!(text.starts_with("{\"format\":\"strata-backup\",\"version\":2,\"events\":0,\"agents\":2,"), "{text}");
+
+    let mut g = Fixture::new();
+    g.store.import_backup("backup.jsonl", &mut &backup[..]).unwrap();
+    assert_eq!(g.store.agents("alex").unwrap(), f.store.agents("alex").unwrap());
+    assert_eq!(g.store.agents("bo").unwrap(), f.store.agents("bo").unwrap());
+    assert_eq!(g.store.agent_history("alex", "Planner").unwrap(), f.store.agent_history("alex", "Planner").unwrap());
+    assert_eq!(g.store.agent("alex", "Planner").unwrap().version, 2);
+    assert!(g.store.agent_runs("alex", None, 10).unwrap().is_empty(), "runs are derived records: {run} stays behind");
+
+    // Refused with its line, and nothing imported.
+    let lines: Vec<&str> = text.lines().collect();
+    let with = |i: usize, new: &str| {
+        let mut l = lines.clone();
+        l[i] = new;
+        l.join("\n")
+    };
+    let cases = [
+        (
+            with(1, &lines[1].replace("\"version\":2,\"at\"", "\"version\":3,\"at\"")),
+            "backup.jsonl:2: field `agent.versions`",
+        ),
+        (
+            with(1, &lines[1].replace("\"name\":\"Planner\"", "\"name\":\"<Planner>\"")),
+            "backup.jsonl:2: field `agent.name`",
+        ),
+        (with(2, lines[1]), "backup.jsonl:3: field `agent.name`: 'Planner' appears twice"),
+        (lines[..2].join("\n"), "backup.jsonl:1: field `agents`: the header promises 2 agents but the file has 1"),
+        (format!("{}\n{}", text.trim_end(), lines[1]), "backup.jsonl:4: more lines than the header promises"),
+    ];
+    for (bad, want) in cases {
+        let mut h = Fixture::new();
+        let err = h.store.import_backup("backup.jsonl", &mut bad.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}\n   wanted: {want}");
+        assert!(h.store.agents("alex").unwrap().is_empty() && h.store.agents("bo").unwrap().is_empty());
+    }
+}
