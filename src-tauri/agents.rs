@@ -107,6 +107,15 @@ impl From<strata_api::agents::AgentRun> for AgentRunView {
     }
 }
 
+/// An earlier exchange of a chat with an agent: the task given, and the answer it got.
+#[derive(Debug, Clone, serde::Deserialize, specta::Type)]
+pub(crate) struct Exchange {
+    task: String,
+    /// Who answered.
+    agent: String,
+    answer: String,
+}
+
 /// What a run under way tells the window.
 #[derive(Debug, Clone, serde::Serialize, specta::Type)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "value")]
@@ -194,8 +203,9 @@ fn tool_choices() -> Result<Vec<ToolChoice>, ApiError> {
     Ok(out)
 }
 
-/// Runs `name` on `task`: each step goes to `on_event` as it is recorded; a tool that asks
-/// first asks there; `cancel_job(job)` stops the run at its next step.
+/// Runs `name` on `task`, after the `earlier` exchanges of the chat (empty: a task on its own):
+/// each step goes to `on_event` as it is recorded; a tool that asks first asks there;
+/// `cancel_job(job)` stops the run at its next step.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn run_agent(
@@ -203,6 +213,7 @@ pub(crate) async fn run_agent(
     job: String,
     name: String,
     task: String,
+    earlier: Vec<Exchange>,
     on_event: Channel<AgentEvent>,
 ) -> Result<AgentRunView, ApiError> {
     let stop = crate::jobs::Stop::register(&state.jobs, job.clone())?;
@@ -217,7 +228,16 @@ pub(crate) async fn run_agent(
                 ask(&asks, &job, &events, server, tool, args)
             };
             let external = strata_agents::McpTools::new(servers, &approve);
-            let means = strata_agents::Means { models: &models, external: &external };
+            let earlier: Vec<strata_agents::Turn> = earlier
+                .into_iter()
+                .flat_map(|x| {
+                    [
+                        strata_agents::Turn::User(x.task),
+                        strata_agents::Turn::Assistant { agent: x.agent, text: x.answer, calls: Vec::new() },
+                    ]
+                })
+                .collect();
+            let means = strata_agents::Means { models: &models, external: &external, earlier: &earlier };
             let mut progress = |seq: u64, s: &NewStep| {
                 let _ = on_event.send(AgentEvent::Step(AgentStepView::of(seq, s)));
             };

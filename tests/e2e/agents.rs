@@ -40,7 +40,9 @@ macro_rules! answer {
 /// The model: keeps the trip's date, then asks the server which folders it may read, then
 /// answers.
 fn reply(body: &str) -> &'static str {
-    if body.contains("Allowed directories") {
+    if body.contains("Which day was it again?") {
+        answer!("The Porto trip is on 3 June.")
+    } else if body.contains("Allowed directories") {
         answer!("Noted: the Porto trip is on 3 June, and I can read your trips folder.")
     } else if body.contains("kept as ") {
         call!("files__list_allowed_directories", "{}")
@@ -108,21 +110,41 @@ fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     screenshot(&s, "agents-ask");
     s.click(&s.find("#agent-ask-allow"));
     let answer = s.wait_up_to(Duration::from_secs(60), "the answer", |s| {
-        s.all("#agent-answer .answer-text").first().map(|e| s.text(e))
+        s.all("#agent-chat .answered").first().map(|e| s.text(e))
     });
-    assert_eq!(answer, "Noted: the Porto trip is on 3 June, and I can read your trips folder.");
-    assert_eq!(s.text(&s.find("#agent-answer .muted")), "Answered by Booker");
+    assert_eq!(answer, "Booker: Noted: the Porto trip is on 3 June, and I can read your trips folder.");
     let steps = s.text(&s.find(".agent-run .timeline"));
     assert!(steps.contains("Booker uses files__list_allowed_directories → Allowed directories:"), "{steps}");
     assert!(steps.contains("Booker says: Noted: the Porto trip is on 3 June"), "{steps}");
     assert_eq!(seen.lock().unwrap().len(), 3, "three model calls");
     screenshot(&s, "agents");
 
-    // The task is kept; opened, its timeline.
-    let kept = s.wait_for("the earlier task", |s| s.all("#agent-runs li button").first().map(|e| s.text(e)));
-    assert!(kept.starts_with("Book my Porto trip for 3 June"), "{kept}");
-    assert!(kept.contains("Answered"), "{kept}");
-    s.click(&s.find("#agent-runs li button"));
+    // The chat goes on: the next task is read after the first and its answer.
+    s.type_into(&s.find("#agent-task"), "Which day was it again?");
+    s.click(&s.find("#agent-run"));
+    s.wait_up_to(Duration::from_secs(60), "the second answer", |s| s.all("#agent-chat li").get(1).map(|_| ()));
+    assert_eq!(s.texts("#agent-chat .said"), ["Book my Porto trip for 3 June", "Which day was it again?"]);
+    assert_eq!(
+        s.texts("#agent-chat .answered"),
+        [
+            "Booker: Noted: the Porto trip is on 3 June, and I can read your trips folder.",
+            "Booker: The Porto trip is on 3 June."
+        ]
+    );
+    screenshot(&s, "agents-chat");
+    let last = seen.lock().unwrap().last().unwrap().clone();
+    let body = &last[last.find('{').unwrap()..];
+    let sent: serde_json::Value = serde_json::from_str(body).unwrap();
+    let roles: Vec<&str> = sent["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"], "the earlier exchange, then the new task");
+    s.click(&s.find("#agent-new-chat"));
+    assert!(s.all("#agent-chat").is_empty());
+
+    // The tasks are kept; one opened shows its timeline.
+    let kept = s.wait_for("the earlier tasks", |s| Some(s.texts("#agent-runs li button")).filter(|t| t.len() == 2));
+    assert!(kept[0].starts_with("Which day was it again?"), "{kept:?}");
+    assert!(kept[1].starts_with("Book my Porto trip for 3 June") && kept[1].contains("Answered"), "{kept:?}");
+    s.click(&s.all("#agent-runs li button")[1]);
     let timeline = s.wait_for("the kept timeline", |s| s.all("#agent-runs .timeline").first().map(|e| s.text(e)));
     assert!(timeline.contains("Booker uses files__list_allowed_directories"), "{timeline}");
 
@@ -131,7 +153,7 @@ fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     let row = s.wait_up_to(Duration::from_secs(30), "the agents' table", |s| {
         Some(s.texts("#agents-table tbody tr:first-child td")).filter(|t| !t.is_empty())
     });
-    assert_eq!(row, ["Booker", "1", "1", "2", "0", "0", "0"]);
+    assert_eq!(row, ["Booker", "2", "2", "2", "0", "0", "0"]);
     s.execute("document.getElementById('chart-agents').scrollIntoView()", serde_json::json!([]));
     screenshot(&s, "analytics-agents");
 
@@ -152,7 +174,7 @@ fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     assert!(question.starts_with("Forget Booker? Its definition, its earlier versions and every task"), "{question}");
     s.click(&s.find("#agent-forget-yes"));
     let said = s.wait_for("the forget", |s| s.all(".agents .notice").first().map(|e| s.text(e)));
-    assert_eq!(said, "Forgot Booker, its earlier versions and 1 task it took part in.");
+    assert_eq!(said, "Forgot Booker, its earlier versions and 2 tasks it took part in.");
     s.wait_for("the empty list", |s| s.all("#agents-empty").first().map(|_| ()));
     s.end();
 }

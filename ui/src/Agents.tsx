@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import { commands, type AgentEvent, type AgentView, type AgentRunView, type AgentStepView } from "./bindings";
+import { commands, type AgentEvent, type AgentView, type AgentRunView, type AgentStepView, type Exchange } from "./bindings";
 import { failed, useLoaded } from "./loaded";
 import { AgentForm } from "./AgentForm";
 import { count, day } from "./format";
@@ -45,10 +45,11 @@ export function Timeline({ steps }: { steps: AgentStepView[] }) {
 
 type Asking = { id: string; server: string; tool: string; arguments: string };
 
-// Giving an agent a task: each step appears as it is recorded; Stop; a tool that asks first is
-// asked about here.
+// A chat with an agent: each task (after the earlier ones and their answers) shows its steps as
+// they are recorded; Stop; a tool that asks first is asked about here.
 function RunTask({ agent, onRan }: { agent: AgentView; onRan: () => void }) {
   const [task, setTask] = useState("");
+  const [chat, setChat] = useState<Exchange[]>([]);
   const [job, setJob] = useState<string | null>(null);
   const [steps, setSteps] = useState<AgentStepView[]>([]);
   const [asking, setAsking] = useState<Asking | null>(null);
@@ -67,8 +68,14 @@ function RunTask({ agent, onRan }: { agent: AgentView; onRan: () => void }) {
     setError(null);
     setJob(id);
     try {
-      const res = await commands.runAgent(id, agent.name, task, channel);
-      if (!failed(res, setError)) setResult(res.data);
+      const res = await commands.runAgent(id, agent.name, task, chat, channel);
+      if (!failed(res, setError)) {
+        setResult(res.data);
+        if (res.data.outcome === "answered") {
+          setChat([...chat, { task, agent: res.data.last_agent, answer: res.data.answer }]);
+          setTask("");
+        }
+      }
     } finally {
       setJob(null);
       setAsking(null);
@@ -83,17 +90,35 @@ function RunTask({ agent, onRan }: { agent: AgentView; onRan: () => void }) {
   };
   return (
     <section className="agent-run" aria-label="Give a task">
+      {chat.length > 0 && (
+        <ol className="agent-chat" id="agent-chat" aria-label="This conversation">
+          {chat.map((x, i) => (
+            <li key={i}>
+              <div className="said">{x.task}</div>
+              <div className="answered">
+                <span className="muted">{x.agent}: </span>
+                {x.answer}
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
       <textarea
         id="agent-task"
         rows={3}
         value={task}
-        placeholder={`What should ${agent.name} do?`}
+        placeholder={chat.length > 0 ? `Go on with ${agent.name}…` : `What should ${agent.name} do?`}
         onChange={(e) => setTask(e.target.value)}
       />
       <div className="row">
         <button id="agent-run" onClick={run} disabled={!!job || !task.trim()}>
-          {job ? "Working…" : "Give the task"}
+          {job ? "Working…" : chat.length > 0 ? "Send" : "Give the task"}
         </button>
+        {chat.length > 0 && !job && (
+          <button id="agent-new-chat" onClick={() => (setChat([]), setSteps([]), setResult(null))}>
+            New conversation
+          </button>
+        )}
         {job && (
           <button id="agent-stop" onClick={() => commands.cancelJob(job)}>
             Stop
@@ -122,12 +147,9 @@ function RunTask({ agent, onRan }: { agent: AgentView; onRan: () => void }) {
         </div>
       )}
       {steps.length > 0 && <Timeline steps={steps} />}
-      {result && (
-        <div className={`answer ${result.outcome === "answered" ? "" : "stopped"}`} id="agent-answer">
-          <div className="muted">
-            {OUTCOMES[result.outcome] ?? result.outcome}
-            {result.outcome === "answered" ? ` by ${result.last_agent}` : ""}
-          </div>
+      {result && result.outcome !== "answered" && (
+        <div className="answer stopped" id="agent-answer">
+          <div className="muted">{OUTCOMES[result.outcome] ?? result.outcome}</div>
           <div className="answer-text">{result.answer}</div>
         </div>
       )}

@@ -202,10 +202,11 @@ export const commands = {
 	/**  The tools an agent may be given: Strata's own, and each added MCP server's (all its tools). */
 	agentTools: () => typedError<ToolChoice[], ApiError>(__TAURI_INVOKE("agent_tools")),
 	/**
-	 *  Runs `name` on `task`: each step goes to `on_event` as it is recorded; a tool that asks
-	 *  first asks there; `cancel_job(job)` stops the run at its next step.
+	 *  Runs `name` on `task`, after the `earlier` exchanges of the chat (empty: a task on its own):
+	 *  each step goes to `on_event` as it is recorded; a tool that asks first asks there;
+	 *  `cancel_job(job)` stops the run at its next step.
 	 */
-	runAgent: (job: string, name: string, task: string, onEvent: Channel<AgentEvent>) => typedError<AgentRunView, ApiError>(__TAURI_INVOKE("run_agent", { job, name, task, onEvent })),
+	runAgent: (job: string, name: string, task: string, earlier: Exchange[], onEvent: Channel<AgentEvent>) => typedError<AgentRunView, ApiError>(__TAURI_INVOKE("run_agent", { job, name, task, earlier, onEvent })),
 	/**  The person's answer to a tool's question (`AgentEvent::Ask`). */
 	answerToolRequest: (id: string, allow: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("answer_tool_request", { id, allow })),
 	/**  The runs, newest first (of one agent, when named). */
@@ -1799,6 +1800,14 @@ export type ExampleForm_Serialize = {
 	attribute: string | null,
 	/**  `fact` or `procedure`. */
 	kind: string,
+};
+
+/**  An earlier exchange of a chat with an agent: the task given, and the answer it got. */
+export type Exchange = {
+	task: string,
+	/**  Who answered. */
+	agent: string,
+	answer: string,
 };
 
 /**  A concept and its members (`expand_concept`). */

@@ -80,6 +80,9 @@ pub struct Means<'a> {
     pub models: Models<'a>,
     /// The person's MCP servers' tools (or [`NoTools`]).
     pub external: &'a dyn ExternalTools,
+    /// The conversation before this task, in a chat with the agent: the person's earlier tasks
+    /// and the answers they got (empty for a task on its own).
+    pub earlier: &'a [Turn],
 }
 
 /// A run in progress.
@@ -109,7 +112,7 @@ pub fn run(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(u64, &NewStep),
 ) -> ApiResult<RunReport> {
-    run_with(base, Means { models, external: &NoTools }, agent, task, max_steps, cancel, progress)
+    run_with(base, Means { models, external: &NoTools, earlier: &[] }, agent, task, max_steps, cancel, progress)
 }
 
 /// [`run`] with tools from outside Strata too (the person's MCP servers').
@@ -122,7 +125,7 @@ pub fn run_with(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(u64, &NewStep),
 ) -> ApiResult<RunReport> {
-    let Means { models, external } = means;
+    let Means { models, external, earlier } = means;
     let first = base.agent(agent)?;
     if task.trim().is_empty() {
         return Err(strata_api::ApiError::invalid("give the agent a task"));
@@ -131,7 +134,7 @@ pub fn run_with(
     let mut run = Run {
         base,
         id: id.clone(),
-        transcript: vec![Turn::User(task.to_string())],
+        transcript: earlier.iter().cloned().chain([Turn::User(task.to_string())]).collect(),
         steps: 0,
         tokens: (0, 0),
         engines: HashMap::new(),

@@ -216,7 +216,7 @@ fn run(engine: &mut Engine, name: &str, task: &str, (max_steps, yes): (usize, bo
             note!("{}", crate::agent_runs::step_line(seq, s));
         }
     };
-    let means = strata_agents::Means { models: &models, external: &external };
+    let means = strata_agents::Means { models: &models, external: &external, earlier: &[] };
     let report = strata_agents::run_with(engine, means, name, task, max_steps, &AtomicBool::new(false), &mut progress)?;
     if out.json {
         say!("{}", crate::terminal::json(&report)?);

@@ -1,5 +1,6 @@
 //! `model: "agent:<name>"`: any OpenAI client talks to one of the caller's agents. The last
-//! user message is the agent's task; the run (its tool calls and handoffs) happens here, is
+//! user message is the agent's task, the messages before it the conversation so far (the
+//! person's and the assistant's words); the run (its tool calls and handoffs) happens here, is
 //! recorded as any run is, and its answer comes back as the assistant's message — whole, or as
 //! one streamed piece. `/v1/models` lists the caller's agents under those names.
 
@@ -18,12 +19,20 @@ use super::{Proxy, api_error, chunk, error};
 /// The prefix of a model name that addresses an agent.
 pub const PREFIX: &str = "agent:";
 
+/// What a request says to an agent: the conversation so far, and the task.
+pub(crate) struct Said {
+    /// The messages before the last user message.
+    pub(crate) earlier: Vec<strata_core::Message>,
+    /// The last user message.
+    pub(crate) task: String,
+}
+
 /// A request's answer from the agent `name`: a completion (or its stream) in OpenAI's shape.
 pub(crate) async fn completion(
     proxy: Arc<Proxy>,
     caller: Caller,
     name: String,
-    task: String,
+    said: Said,
     (stream, include_usage): (bool, bool),
 ) -> Response {
     let Some(models) = proxy.agents.clone() else {
@@ -40,7 +49,19 @@ pub(crate) async fn completion(
         let _busy = strata_api::monitor::busy();
         let cancel = AtomicBool::new(false);
         let steps = strata_agents::DEFAULT_MAX_STEPS;
-        strata_agents::run(&mut engine, &*models.0, &name, &task, steps, &cancel, &mut |_, _| {})
+        let earlier: Vec<strata_agents::Turn> = said
+            .earlier
+            .into_iter()
+            .filter_map(|m| match m.role {
+                strata_core::Role::User => Some(strata_agents::Turn::User(m.content)),
+                strata_core::Role::Assistant => {
+                    Some(strata_agents::Turn::Assistant { agent: name.clone(), text: m.content, calls: Vec::new() })
+                }
+                _ => None,
+            })
+            .collect();
+        let means = strata_agents::Means { models: &*models.0, external: &strata_agents::NoTools, earlier: &earlier };
+        strata_agents::run_with(&mut engine, means, &name, &said.task, steps, &cancel, &mut |_, _| {})
     });
     let report = match worker.await {
         Ok(Ok(r)) => r,

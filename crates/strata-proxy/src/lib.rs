@@ -325,7 +325,8 @@ async fn completions(
     };
     let Options { max_tokens, stream, include_usage, datasets } = options;
     if let Some(agent) = body["model"].as_str().and_then(|m| m.strip_prefix(agents::PREFIX)) {
-        return agents::completion(proxy, caller, agent.to_string(), question, (stream, include_usage)).await;
+        let said = agents::Said { earlier: history, task: question };
+        return agents::completion(proxy, caller, agent.to_string(), said, (stream, include_usage)).await;
     }
     let params = AskParams { question, system, history, max_tokens, record: true, datasets, ..Default::default() };
     let id = format!("chatcmpl-strata-{}", ulid::Ulid::new());

@@ -200,7 +200,7 @@ fn an_agent_runs_on_the_on_device_model() {
 fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
     let python = crate::servers::python();
     let e = triage_and_booker();
-    let (upstream, _) = loopback(replay);
+    let (upstream, seen) = loopback(replay);
     let env = [("OPENAI_API_KEY", "sk-test-0000"), ("OPENAI_BASE_URL", upstream.as_str())];
     let args = ["serve", "--port", "0", "--token", "local-secret", "--model", "smollm2-135m"];
     let (_server, url) = crate::servers::spawn_server_with(&e, &args, "memory proxy", &env);
@@ -220,8 +220,26 @@ fn the_memory_proxy_serves_agents_to_the_official_openai_client() {
     assert_eq!(v["stream_usage"], v["usage"]);
     assert_eq!(v["unknown"], 404);
     assert!(v["unknown_message"].as_str().unwrap().contains("no agent is named 'Nobody'"), "{v}");
+    // A follow-up: the agents read the conversation so far before the new task.
+    assert_eq!(v["follow_up"], "Booked: the Porto trip is on 3 June.");
+    let last: Value = serde_json::from_str(&seen.lock().unwrap().last().unwrap().1).unwrap();
+    let said: Vec<(&str, &str)> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(4)
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        &said[1..],
+        [
+            ("user", "Book my Porto trip for 3 June"),
+            ("assistant", "Booked: the Porto trip is on 3 June."),
+            ("user", "Which day was that again?")
+        ]
+    );
     let runs = e.json(&["agents", "runs"]);
-    assert_eq!(runs.as_array().unwrap().len(), 2, "both requests ran and were recorded: {runs}");
+    assert_eq!(runs.as_array().unwrap().len(), 3, "the requests ran and were recorded: {runs}");
 }
 
 /// The official MCP client gives an agent a task with `ask_agent` (over stdio; the agents'
