@@ -82,7 +82,8 @@ pub trait ToolModel: Send + Sync {
 /// memories are. On the on-device model a call is required where one is due (the task just
 /// given, or just handed over): offered tools, the small models describe a call rather than
 /// make it (strata-models' `local_chat/tools.rs`); after a result it answers with no tools
-/// offered (offered them again, it wrote further calls as text: docs/benchmarks.md, "Agents").
+/// offered (offered them again, it wrote further calls as text: docs/benchmarks.md, "Agents");
+/// and a handoff's call and result are left out of its prompt.
 pub struct ChatTools(pub Arc<dyn strata_core::ChatModel>);
 
 impl ToolModel for ChatTools {
@@ -98,8 +99,17 @@ impl ToolModel for ChatTools {
         cancel: &AtomicBool,
     ) -> Result<Reply, String> {
         use strata_core::{ChatRequest, Message, Role};
+        let due = match transcript.last() {
+            Some(Turn::User(_)) => true,
+            Some(Turn::ToolResult { content, .. }) => content.starts_with("{\"assistant\":"),
+            _ => false,
+        };
+        let on_device = self.0.provider() == "on-device";
         let mut messages = vec![Message::system(system)];
-        for turn in transcript {
+        // On-device, a handoff's call and its result are left out: the small models read the
+        // task after another agent's chatter worse than the task alone (docs/benchmarks.md).
+        let shown = transcript.iter().filter(|t| !(on_device && is_handoff(t)));
+        for turn in shown {
             messages.push(match turn {
                 Turn::User(text) => Message::user(text.clone()),
                 Turn::Assistant { text, calls, .. } => Message {
@@ -123,12 +133,6 @@ impl ToolModel for ChatTools {
                 },
             });
         }
-        let due = match transcript.last() {
-            Some(Turn::User(_)) => true,
-            Some(Turn::ToolResult { content, .. }) => content.starts_with("{\"assistant\":"),
-            _ => false,
-        };
-        let on_device = self.0.provider() == "on-device";
         // On-device, after a tool's result the model answers in words (offered tools again,
         // the small models write further calls as text instead of answering).
         let offered = if on_device && !due { Vec::new() } else { tools.to_vec() };
@@ -156,6 +160,17 @@ impl ToolModel for ChatTools {
             prompt_tokens: r.usage.prompt_tokens.into(),
             completion_tokens: r.usage.completion_tokens.into(),
         })
+    }
+}
+
+/// Whether `turn` is a handoff: a reply whose calls all hand the task on, or a handoff's result.
+fn is_handoff(turn: &Turn) -> bool {
+    match turn {
+        Turn::Assistant { calls, text, .. } => {
+            !calls.is_empty() && text.trim().is_empty() && calls.iter().all(|c| c.name.starts_with("transfer_to_"))
+        }
+        Turn::ToolResult { content, .. } => content.starts_with("{\"assistant\":"),
+        Turn::User(_) => false,
     }
 }
 

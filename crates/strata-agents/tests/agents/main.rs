@@ -10,6 +10,7 @@ use strata_agents::{Reply, ToolCall, ToolModel, ToolSpec, Turn};
 use strata_api::agents::{AgentSpec, RunOutcome, SharedAccess, StepKind};
 use strata_api::{Engine, EngineOptions};
 
+mod chat_tools;
 mod datasets;
 mod handoffs;
 
