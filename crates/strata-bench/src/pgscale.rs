@@ -62,8 +62,9 @@ pub struct PgScaleReport {
 }
 
 /// Fills a database per size on the server at `url` (a user that may create databases; each
-/// is `strata_scale_<size>`, made afresh unless `reuse` finds it filled by an earlier run) and
-/// measures it, the index at each of `ef_values` (none: the shipped one).
+/// is `strata_scale_<size>`, made afresh; with `reuse`, measured again when filled, refused
+/// when it holds another count) and measures it, the index at each of `ef_values` (none: the
+/// shipped one).
 pub fn run(
     data: &Path,
     url: &str,
@@ -80,7 +81,15 @@ pub fn run(
     for &size in sizes {
         let db = format!("{base}/strata_scale_{size}");
         let (mut write_seconds, mut embed_seconds, mut ingest_per_second) = (None, None, None);
-        if !(reuse && filled(&db, size)) {
+        let kept = reuse && filled(&db, size);
+        if reuse && !kept && exists(&db) {
+            // A store filled another way (by SQL, to a million) is never dropped by a --reuse.
+            return Err(strata_api::ApiError::invalid(format!(
+                "--reuse: strata_scale_{size} exists but does not hold {size} memories each with a vector; \
+                 it is left as it is (drop it yourself to fill it afresh)"
+            )));
+        }
+        if !kept {
             strata_core::postgres::recreate_database(&db)?;
             let started = Instant::now();
             let written = scalebench::fill(Path::new(&db), &turns, size, jittered.clone())?;
@@ -132,6 +141,11 @@ fn index_figures(engine: &Engine, questions: &[String], ef_search: u32) -> ApiRe
         index: latency(index_ms),
         exact: latency(exact_ms),
     }))
+}
+
+/// Whether the database `db` exists (it accepts a connection).
+fn exists(db: &str) -> bool {
+    strata_core::postgres::driver::Client::connect(db, strata_core::postgres::driver::NoTls).is_ok()
 }
 
 /// Whether the database `db` exists and holds `size` memories, each with a vector.

@@ -54,7 +54,7 @@ pub enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         ef_search: Vec<u32>,
         /// With --postgres: measure a store an earlier run filled (of the same size) again
-        /// instead of filling it afresh.
+        /// instead of filling it afresh; one that holds another count is refused, never dropped.
         #[arg(long)]
         reuse: bool,
     },
