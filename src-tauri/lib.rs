@@ -11,6 +11,7 @@ mod concepts;
 mod datasets;
 mod facts;
 mod jobs;
+mod mcp_servers;
 mod models;
 mod settings;
 mod state;
@@ -89,6 +90,12 @@ pub fn bindings() -> Builder<tauri::Wry> {
         agents::agent_runs,
         agents::agent_run_steps,
         agents::forget_agent_run,
+        mcp_servers::mcp_servers,
+        mcp_servers::add_mcp_server,
+        mcp_servers::remove_mcp_server,
+        mcp_servers::import_mcp_servers,
+        mcp_servers::mcp_server_tools,
+        mcp_servers::set_mcp_tool_policy,
         settings::settings,
         models::on_device_models,
         models::fetch_model,

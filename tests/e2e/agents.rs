@@ -2,7 +2,8 @@
 //! made through the form (OpenAI's tool calls replayed on loopback think for it); a task's
 //! steps appear as they happen; a tool of the person's MCP server (the reference filesystem
 //! server from npm) that asks first is asked about in the window, and runs once allowed; the
-//! task is kept with its timeline; the agent is forgotten with its tasks.
+//! task is kept with its timeline; the agent is forgotten with its tasks. Settings → Your MCP
+//! servers adds a server, sets its tools' policies and brings in Claude Desktop's.
 
 use std::time::Duration;
 
@@ -176,5 +177,60 @@ fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     let said = s.wait_for("the forget", |s| s.all(".agents .notice").first().map(|e| s.text(e)));
     assert_eq!(said, "Forgot Booker, its earlier versions and 2 tasks it took part in.");
     s.wait_for("the empty list", |s| s.all("#agents-empty").first().map(|_| ()));
+    s.end();
+}
+
+/// Settings → Your MCP servers: a server added by its command line, its tools listed with their
+/// policies (one set to never, kept in `mcp.json`), Claude Desktop's servers brought in, one
+/// removed.
+#[test]
+fn mcp_servers_are_added_in_settings_and_their_tools_given_a_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let folder = dir.path().join("notes");
+    std::fs::create_dir(&folder).unwrap();
+    let server =
+        format!("{}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", env!("CARGO_MANIFEST_DIR"));
+    assert!(std::path::Path::new(&server).is_file(), "{server} is missing: run `make setup`");
+    // Claude Desktop's settings, where this computer keeps them (its config folder).
+    let config_home = dir.path().join("config");
+    std::fs::create_dir_all(config_home.join("Claude")).unwrap();
+    std::fs::write(
+        config_home.join("Claude/claude_desktop_config.json"),
+        r#"{"mcpServers": {"notion": {"url": "https://mcp.notion.com/mcp"}}}"#,
+    )
+    .unwrap();
+    let config = dir.path().join("mcp.json");
+    let env = [("STRATA_MCP_CONFIG", config.to_str().unwrap()), ("XDG_CONFIG_HOME", config_home.to_str().unwrap())];
+    let driver = Driver::start_with(&db, &env, false);
+    let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
+
+    s.click(&s.find("#nav-settings"));
+    assert_eq!(s.text(&s.find("#mcp-servers-empty")), "No servers yet.");
+    s.type_into(&s.find("#mcp-server-name"), "files");
+    s.type_into(&s.find("#mcp-server-reached"), &format!("node \"{server}\" \"{}\"", folder.display()));
+    s.click(&s.find("#mcp-server-add"));
+    let said = s.wait_for("the server added", |s| s.all("#mcp-servers-said").first().map(|e| s.text(e)));
+    assert_eq!(said, "Added files. Its tools ask you each time an agent uses one, until you choose otherwise.");
+    s.click(&s.find("#mcp-server-tools-files"));
+    let tools =
+        s.wait_up_to(Duration::from_secs(30), "its tools", |s| s.all("#mcp-tools-files").first().map(|e| s.text(e)));
+    assert!(tools.contains("read_text_file (only reads)"), "{tools}");
+    s.click(&s.find("select[aria-label='When an agent uses write_file'] option[value=never]"));
+    s.wait_for("the policy kept", |s| {
+        let _ = s;
+        std::fs::read_to_string(&config).ok().filter(|t| t.contains("\"write_file\": \"never\""))
+    });
+    screenshot(&s, "settings-mcp-servers");
+
+    s.click(&s.find("#mcp-servers-import"));
+    let said = s.wait_for("the import", |s| {
+        s.all("#mcp-servers-said").first().map(|e| s.text(e)).filter(|t| t.starts_with("From Claude Desktop"))
+    });
+    assert_eq!(said, "From Claude Desktop: added notion.");
+    let names = s.texts(".mcp-server-list li .row b");
+    assert_eq!(names, ["files", "notion"]);
+    let kept = std::fs::read_to_string(&config).unwrap();
+    assert!(kept.contains("\"notion\"") && kept.contains("\"command\": \"node\""), "{kept}");
     s.end();
 }

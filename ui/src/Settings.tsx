@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { commands, type ProviderView_Serialize as ProviderView, type Settings, type SettingsView_Serialize as SettingsView, type StoreView } from "./bindings";
 import { answered, failed } from "./loaded";
 import { count } from "./format";
+import { McpServers } from "./McpServers";
 import { OnDeviceModels } from "./Models";
 import { StoreChoice } from "./StoreChoice";
 import { Tiers } from "./Tiers";
@@ -47,6 +48,7 @@ export function Settings({ store, onStoreChanged }: { store: StoreView | null; o
       <TrainingCriteria view={view} onSaved={setView} />
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
+      <McpServers />
     </div>
   );
 }

@@ -215,6 +215,24 @@ export const commands = {
 	agentRunSteps: (id: string) => typedError<AgentStepView[], ApiError>(__TAURI_INVOKE("agent_run_steps", { id })),
 	/**  Forgets one run and its steps. */
 	forgetAgentRun: (id: string) => typedError<null, ApiError>(__TAURI_INVOKE("forget_agent_run", { id })),
+	/**  The person's MCP servers. */
+	mcpServers: () => typedError<McpServerView[], ApiError>(__TAURI_INVOKE("mcp_servers")),
+	/**
+	 *  Adds a server: a command line (its program, then its arguments; quotes keep spaces) or the
+	 *  address of one over streamable HTTP.
+	 */
+	addMcpServer: (name: string, reached: string) => typedError<McpServerView[], ApiError>(__TAURI_INVOKE("add_mcp_server", { name, reached })),
+	/**  Removes a server. */
+	removeMcpServer: (name: string) => typedError<McpServerView[], ApiError>(__TAURI_INVOKE("remove_mcp_server", { name })),
+	/**
+	 *  Adds the servers of Claude Desktop's and Cursor's settings found on this computer (one here
+	 *  by name is left as it is).
+	 */
+	importMcpServers: () => typedError<McpImportView, ApiError>(__TAURI_INVOKE("import_mcp_servers")),
+	/**  Starts a server and lists its tools with their policies. */
+	mcpServerTools: (name: string) => typedError<McpToolView[], ApiError>(__TAURI_INVOKE("mcp_server_tools", { name })),
+	/**  Sets a tool's policy (`allowed`, `ask`, `never`). */
+	setMcpToolPolicy: (name: string, tool: string, policy: string) => typedError<null, ApiError>(__TAURI_INVOKE("set_mcp_tool_policy", { name, tool, policy })),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
 	/**  Every on-device model, whether it is here, its licence, and which answers and extracts. */
@@ -2354,6 +2372,29 @@ export type LoadedView = {
 	said: string[],
 	/**  Passages not yet searchable by meaning (embedding was stopped, or no embedder yet). */
 	pending: number,
+};
+
+/**  What an import did, in words. */
+export type McpImportView = {
+	said: string[],
+	servers: McpServerView[],
+};
+
+/**  A server as Settings shows it. */
+export type McpServerView = {
+	name: string,
+	/**  Its command line, or its address. */
+	reached: string,
+	/**  Tools with a policy of their own, and that policy (`allowed`, `ask`, `never`). */
+	policies: ([string, string])[],
+};
+
+/**  A server's tool, with its policy. */
+export type McpToolView = {
+	name: string,
+	description: string,
+	read_only: boolean,
+	policy: string,
 };
 
 /**  A running MCP server, for clients' configuration. */
