@@ -55,15 +55,21 @@ fn reply(body: &str) -> &'static str {
     }
 }
 
+/// The reference filesystem server's entry point (installed by `make setup`).
+fn filesystem_server() -> String {
+    let server =
+        format!("{}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", env!("CARGO_MANIFEST_DIR"));
+    assert!(std::path::Path::new(&server).is_file(), "{server} is missing: run `make setup`");
+    server
+}
+
 #[test]
 fn an_agent_is_made_given_a_task_asks_before_a_tool_and_is_forgotten() {
     let dir = tempfile::tempdir().unwrap();
     let db = seeded(dir.path());
     let trips = dir.path().join("trips");
     std::fs::create_dir(&trips).unwrap();
-    let server =
-        format!("{}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", env!("CARGO_MANIFEST_DIR"));
-    assert!(std::path::Path::new(&server).is_file(), "{server} is missing: run `make setup`");
+    let server = filesystem_server();
     let config = dir.path().join("mcp.json");
     let servers = serde_json::json!({"mcpServers": {"files": {"command": "node", "args": [server, trips]}}});
     std::fs::write(&config, servers.to_string()).unwrap();
@@ -189,9 +195,7 @@ fn mcp_servers_are_added_in_settings_and_their_tools_given_a_policy() {
     let db = seeded(dir.path());
     let folder = dir.path().join("notes");
     std::fs::create_dir(&folder).unwrap();
-    let server =
-        format!("{}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", env!("CARGO_MANIFEST_DIR"));
-    assert!(std::path::Path::new(&server).is_file(), "{server} is missing: run `make setup`");
+    let server = filesystem_server();
     // Claude Desktop's settings, where this computer keeps them (its config folder).
     let config_home = dir.path().join("config");
     std::fs::create_dir_all(config_home.join("Claude")).unwrap();
