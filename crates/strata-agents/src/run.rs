@@ -177,7 +177,7 @@ impl Run<'_> {
                     return Ok((RunOutcome::Failed, format!("{}'s model cannot answer: {e}", agent.name), agent.name));
                 }
             };
-            let offered = self.offered(&agent)?;
+            let offered = self.offered(&agent, task)?;
             self.say_missing_tools(&agent)?;
             let specs: Vec<ToolSpec> = offered.iter().map(|(s, _)| s.clone()).collect();
             let (system, remembered) = self.system_prompt(&agent, task)?;
@@ -262,9 +262,10 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The tools `agent` may call now: its memory and dataset tools, then a handoff tool per
-    /// agent it may hand a task to that exists (with that agent).
-    fn offered(&self, agent: &Agent) -> ApiResult<Vec<(ToolSpec, Tool)>> {
+    /// The tools `agent` may call now: its memory and dataset tools, its MCP servers' tools,
+    /// then a handoff tool per agent it may hand a task to that exists (with that agent), the
+    /// closest in meaning to `task` first.
+    fn offered(&self, agent: &Agent, task: &str) -> ApiResult<Vec<(ToolSpec, Tool)>> {
         let mut out: Vec<(ToolSpec, Tool)> = Vec::new();
         for t in &agent.spec.tools {
             if let Some(s) = tools::memory_spec(t) {
@@ -275,16 +276,34 @@ impl Run<'_> {
         }
         let (outside, _) = self.external.specs(&agent.spec.tools);
         out.extend(outside.into_iter().map(|s| (s, Tool::External)));
+        let mut targets = Vec::new();
         for name in &agent.spec.handoffs {
             match self.base.agent(name) {
-                Ok(to) => out.push((tools::handoff_spec(&to), Tool::Handoff(Box::new(to)))),
+                Ok(to) => targets.push(to),
                 Err(e) if e.code == strata_api::ErrorCode::NotFound => {
                     tracing::warn!(agent = %agent.name, to = %name, "a handoff names an agent that does not exist");
                 }
                 Err(e) => return Err(e),
             }
         }
+        self.closest_first(&mut targets, task);
+        out.extend(targets.into_iter().map(|to| (tools::handoff_spec(&to), Tool::Handoff(Box::new(to)))));
         Ok(out)
+    }
+
+    /// Orders the agents a task may be handed to by how close in meaning their name and
+    /// description are to the task, the closest first (with an embedder; else as named).
+    fn closest_first(&self, targets: &mut [Agent], task: &str) {
+        let Some(embedder) = self.base.embedder().filter(|_| targets.len() > 1) else { return };
+        let texts: Vec<String> = targets.iter().map(|a| format!("{}: {}", a.name, a.spec.description)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (Ok(q), Ok(vs)) = (embedder.embed_query(task), embedder.embed(&refs)) else { return };
+        let cos = |v: &[f32]| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>();
+        let mut scored: Vec<(f32, Agent)> = vs.iter().map(|v| cos(v)).zip(targets.iter().cloned()).collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (slot, (_, a)) in targets.iter_mut().zip(scored) {
+            *slot = a;
+        }
     }
 
     /// `agent`'s instructions, who it is, and what it remembers of the task (fenced); and the

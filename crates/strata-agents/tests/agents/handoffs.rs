@@ -105,3 +105,29 @@ fn a_tool_result_enables_nothing_and_stays_fenced() {
     assert_eq!(system.matches("</memories>").count(), 1, "only the block's own end: {system}");
     assert_eq!(report.outcome, RunOutcome::Answered);
 }
+
+/// With an embedder, the agents a task may go to are offered the closest in meaning first (a
+/// small model picks among them better so: docs/benchmarks.md, "Agents on tasks").
+#[test]
+fn handoffs_are_offered_closest_in_meaning_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(&dir);
+    e.use_embedder(std::sync::Arc::new(strata_core::vectors::HashEmbedder { id: "hash", dim: 256 }), false).unwrap();
+    e.define_agent("Triage", spec(&[], &["Family", "Home"], SharedAccess::Write)).unwrap();
+    let family = strata_api::agents::AgentSpec {
+        description: "Knows birthdays schools and friends".into(),
+        ..spec(&[], &[], SharedAccess::Write)
+    };
+    e.define_agent("Family", family).unwrap();
+    let home = strata_api::agents::AgentSpec {
+        description: "Knows the bins the boiler and the car".into(),
+        ..spec(&[], &[], SharedAccess::Write)
+    };
+    e.define_agent("Home", home).unwrap();
+    let script = Script::new(&[("Triage", Ok(says("Handled."))), ("Triage", Ok(says("Handled.")))]);
+    go(&mut e, &script, "Triage", "Which day is the bins collection, and who fixes the boiler?", 3);
+    go(&mut e, &script, "Triage", "When are the birthdays of my friends from school?", 3);
+    let seen = script.seen.lock().unwrap();
+    assert_eq!(seen[0].tools, ["transfer_to_home", "transfer_to_family"]);
+    assert_eq!(seen[1].tools, ["transfer_to_family", "transfer_to_home"]);
+}
