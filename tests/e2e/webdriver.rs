@@ -24,11 +24,16 @@ impl Session {
         let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {"application": application}}}});
         // tauri-driver listens before its WebKitWebDriver does: a first request may find the
         // connection dropped; it is tried again for a while.
+        // Starting the app answers the request: on a loaded machine (the suite's other windows,
+        // a large file being kept) that took over a minute once, so it is given three.
+        let starting = reqwest::blocking::Client::builder().timeout(Duration::from_secs(180)).build().unwrap();
         let start = Instant::now();
         let v: Value = loop {
-            match http.post(format!("{driver}/session")).json(&caps).send().and_then(|r| r.json()) {
+            match starting.post(format!("{driver}/session")).json(&caps).send().and_then(|r| r.json()) {
                 Ok(v) => break v,
-                Err(_) if start.elapsed() < Duration::from_secs(30) => std::thread::sleep(Duration::from_millis(500)),
+                Err(e) if !e.is_timeout() && start.elapsed() < Duration::from_secs(30) => {
+                    std::thread::sleep(Duration::from_millis(500))
+                }
                 Err(e) => panic!("no WebDriver session: {e}"),
             }
         };
