@@ -148,16 +148,9 @@ pub(crate) async fn import_mcp_servers() -> Result<McpImportView, ApiError> {
             said.push("Neither Claude Desktop's nor Cursor's settings are on this computer.".to_string());
         }
         for (who, file) in found {
-            let theirs = McpConfig::read_foreign(&file).map_err(io)?;
-            let checked: std::collections::BTreeMap<String, Server> =
-                theirs.servers.into_iter().filter(|(n, s)| s.check(n).is_ok()).collect();
-            let (added, kept) = config.merge(McpConfig { servers: checked });
-            let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-            let mut line = format!("From {who}: added {}.", list(&added));
-            if !kept.is_empty() {
-                line.push_str(&format!(" Already here: {}.", kept.join(", ")));
-            }
-            said.push(line);
+            let done = config.import_file(who, &file).map_err(io)?;
+            said.push(done.said());
+            said.extend(done.refused.iter().map(|r| format!("Not imported: {r}")));
         }
         config.save_to(&path).map_err(io)?;
         Ok(McpImportView { said, servers: views(&config) })

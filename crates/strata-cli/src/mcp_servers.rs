@@ -99,22 +99,9 @@ fn import(config: &mut McpConfig, file: Option<std::path::PathBuf>, out: &Out) -
         bail!("found neither Claude Desktop's nor Cursor's settings here: name the file to import");
     }
     for (shown, path) in files {
-        let theirs = McpConfig::read_foreign(&path)?;
-        let mut problems = Vec::new();
-        let checked = McpConfig {
-            servers: theirs
-                .servers
-                .into_iter()
-                .filter(|(n, s)| s.check(n).map_err(|e| problems.push(e.to_string())).is_ok())
-                .collect(),
-        };
-        let (added, kept) = config.merge(checked);
-        let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-        out.done(&format!("From {shown}: added {}.", list(&added)))?;
-        if !kept.is_empty() {
-            note!("Already here, left as they are: {}.", kept.join(", "));
-        }
-        for p in problems {
+        let done = config.import_file(&shown, &path)?;
+        out.done(&done.said())?;
+        for p in done.refused {
             note!("Not imported: {p}");
         }
     }

@@ -214,6 +214,20 @@ impl McpConfig {
         Ok(McpConfig { servers })
     }
 
+    /// Adds the servers of another program's file at `path` (named `from` in the report): each
+    /// checked, one here by name left as it is.
+    pub fn import_file(&mut self, from: &str, path: &Path) -> Result<Imported> {
+        let theirs = McpConfig::read_foreign(path)?;
+        let mut refused = Vec::new();
+        let servers = theirs
+            .servers
+            .into_iter()
+            .filter(|(n, s)| s.check(n).map_err(|e| refused.push(e.to_string())).is_ok())
+            .collect();
+        let (added, kept) = self.merge(McpConfig { servers });
+        Ok(Imported { from: from.to_string(), added, kept, refused })
+    }
+
     /// Adds `other`'s servers that are not here by name; returns the names added and the
     /// names left as they were.
     pub fn merge(&mut self, other: McpConfig) -> (Vec<String>, Vec<String>) {
@@ -227,6 +241,31 @@ impl McpConfig {
             }
         }
         (added, kept)
+    }
+}
+
+/// What an import of another program's servers did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// Where they came from (a program's name, or the file).
+    pub from: String,
+    /// Servers added.
+    pub added: Vec<String>,
+    /// Servers already here by name, left as they were.
+    pub kept: Vec<String>,
+    /// Servers not imported, and why.
+    pub refused: Vec<String>,
+}
+
+impl Imported {
+    /// What it did, in a sentence (the refusals apart).
+    pub fn said(&self) -> String {
+        let added = if self.added.is_empty() { "none".to_string() } else { self.added.join(", ") };
+        let mut line = format!("From {}: added {added}.", self.from);
+        if !self.kept.is_empty() {
+            line.push_str(&format!(" Already here, left as they are: {}.", self.kept.join(", ")));
+        }
+        line
     }
 }
 

@@ -60,7 +60,7 @@ fn servers_are_added_imported_listed_with_their_tools_and_given_policies() {
     let imported = e.run(&["mcp-servers", "import", claude.to_str().unwrap()]);
     assert_eq!(imported.code, 0, "{}", imported.stderr);
     assert!(imported.stdout.contains("added notion."), "{}", imported.stdout);
-    assert!(imported.stderr.contains("Already here, left as they are: files."), "{}", imported.stderr);
+    assert!(imported.stdout.contains("added notion. Already here, left as they are: files."), "{}", imported.stdout);
     assert!(imported.stderr.contains("Not imported: 'bad name' cannot name a server"), "{}", imported.stderr);
     let config = e.json(&["mcp-servers"]);
     assert_eq!(config["mcpServers"]["files"]["command"], "node", "the file kept its own");
