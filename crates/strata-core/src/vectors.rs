@@ -119,11 +119,45 @@ impl crate::store::Store {
     /// transaction, and makes this model the indexed one. Returns how many it embedded; call
     /// until it returns 0 (each call is a resumable step of the job).
     pub fn embed_pending(&mut self, embedder: &dyn Embedder, batch: usize) -> Result<usize> {
+        self.embed_batch(embedder, batch, true)
+    }
+
+    /// Embeds up to `batch` memories that have no vector from this model yet and keeps the
+    /// vectors, leaving search on the model it uses now: a switch of embedders fills the new
+    /// model's vectors first, then [`Store::search_with`] moves search over at once. Returns how
+    /// many it embedded (0: none waits).
+    pub fn embed_ahead(&mut self, embedder: &dyn Embedder, batch: usize) -> Result<usize> {
+        self.embed_batch(embedder, batch, false)
+    }
+
+    /// Makes search use `embedder`'s stored vectors (memories it has not embedded yet are found
+    /// by keywords until it does). Another model's vectors stay, so switching back costs no
+    /// embedding.
+    pub fn search_with(&mut self, embedder: &dyn Embedder) -> Result<()> {
+        let (model, dim) = (embedder.model_id(), embedder.dim());
+        match &mut self.engine {
+            crate::storage::Engine::Sqlite(db) => db.store_vectors(model, dim, &[], true).map(|_| ()),
+            #[cfg(feature = "postgres")]
+            crate::storage::Engine::Postgres(pg) => pg.search_with(model, dim),
+        }
+    }
+
+    /// The model search uses now (none before the first embedding).
+    pub fn searched_model(&self) -> Result<Option<String>> {
+        on_engine!(self, e => e.searched_model())
+    }
+
+    /// How many memories have a vector from each model, most first.
+    pub fn vectors_by_model(&self) -> Result<Vec<(String, u64)>> {
+        on_engine!(self, e => e.vectors_by_model())
+    }
+
+    fn embed_batch(&mut self, embedder: &dyn Embedder, batch: usize, index: bool) -> Result<usize> {
         let model = embedder.model_id();
         let todo = on_engine!(self, e => e.unembedded(model, batch))?;
-        // Nothing to embed and the index already this model's: no write (an idle background
-        // worker calls this every few seconds and must not take the write lock for nothing).
-        if todo.is_empty() && self.is_indexed_for(model)? {
+        // Nothing to embed and nothing to index: no write (an idle background worker calls this
+        // every few seconds and must not take the write lock for nothing).
+        if todo.is_empty() && (!index || self.is_indexed_for(model)?) {
             return Ok(0);
         }
         // Embedding is the slow part: done before taking the write lock.
@@ -138,9 +172,9 @@ impl crate::store::Store {
         }
         let pairs: Vec<(&Memory, &Vec<f32>)> = todo.iter().zip(&vectors).collect();
         match &mut self.engine {
-            crate::storage::Engine::Sqlite(db) => db.store_vectors(model, embedder.dim(), &pairs),
+            crate::storage::Engine::Sqlite(db) => db.store_vectors(model, embedder.dim(), &pairs, index),
             #[cfg(feature = "postgres")]
-            crate::storage::Engine::Postgres(pg) => pg.store_vectors(model, embedder.dim(), &pairs),
+            crate::storage::Engine::Postgres(pg) => pg.store_vectors(model, embedder.dim(), &pairs, index),
         }
     }
 

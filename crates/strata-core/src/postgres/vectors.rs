@@ -121,14 +121,23 @@ impl Pg {
         Ok(row.map(|r| r.get::<_, String>(0)).as_deref() == Some(model))
     }
 
-    /// Stores each vector of `embedded` whose memory is still there with the same content, and
-    /// makes `model` the one searched with, in one write transaction. Returns how many.
-    pub(crate) fn store_vectors(
-        &mut self,
-        model: &str,
-        _dim: usize,
-        embedded: &[(&Memory, &Vec<f32>)],
-    ) -> Result<usize> {
+    /// The model search uses now.
+    pub(crate) fn searched_model(&self) -> Result<Option<String>> {
+        let row = self.client().query_opt("SELECT value FROM settings WHERE key = 'indexed_model'", &[])?;
+        Ok(row.map(|r| r.get::<_, String>(0)))
+    }
+
+    /// How many memories have a vector from each model, most first.
+    pub(crate) fn vectors_by_model(&self) -> Result<Vec<(String, u64)>> {
+        let rows = self.client().query(
+            "SELECT model, count(*) FROM memory_vectors GROUP BY model ORDER BY count(*) DESC, model",
+            &[],
+        )?;
+        Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64)).collect())
+    }
+
+    /// Makes search use `model`'s stored vectors (its index, kept per model, built if missing).
+    pub(crate) fn search_with(&mut self, model: &str, dim: usize) -> Result<()> {
         let tx = self.write()?;
         let mut t = tx.tx();
         t.execute(
@@ -136,6 +145,30 @@ impl Pg {
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             &[&model],
         )?;
+        drop(t);
+        tx.commit()?;
+        self.ensure_vector_index(model, dim)
+    }
+
+    /// Stores each vector of `embedded` whose memory is still there with the same content, and
+    /// (with `index`) makes `model` the one searched with, in one write transaction. Returns
+    /// how many.
+    pub(crate) fn store_vectors(
+        &mut self,
+        model: &str,
+        _dim: usize,
+        embedded: &[(&Memory, &Vec<f32>)],
+        index: bool,
+    ) -> Result<usize> {
+        let tx = self.write()?;
+        let mut t = tx.tx();
+        if index {
+            t.execute(
+                "INSERT INTO settings (key, value) VALUES ('indexed_model', $1) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&model],
+            )?;
+        }
         let mut done = 0;
         for (m, v) in embedded {
             let content = serde_json::to_string(&m.content).unwrap_or_default();
@@ -153,7 +186,7 @@ impl Pg {
         }
         drop(t);
         tx.commit()?;
-        if let Some((_, v)) = embedded.first() {
+        if let (true, Some((_, v))) = (index, embedded.first()) {
             self.ensure_vector_index(model, v.len())?;
         }
         Ok(done)

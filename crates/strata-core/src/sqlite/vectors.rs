@@ -39,16 +39,32 @@ impl Db {
         Ok(has_index(self)? && indexed_model(self)?.as_deref() == Some(model))
     }
 
+    /// The model search uses now.
+    pub(crate) fn searched_model(&self) -> Result<Option<String>> {
+        Ok(if has_index(self)? { indexed_model(self)? } else { None })
+    }
+
+    /// How many memories have a vector from each model, most first.
+    pub(crate) fn vectors_by_model(&self) -> Result<Vec<(String, u64)>> {
+        let mut stmt =
+            self.prepare("SELECT model, count(*) FROM memory_vectors GROUP BY model ORDER BY count(*) DESC, model")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Stores each vector of `embedded` whose memory is still there with the same content, in
-    /// one write transaction, and makes `model` the indexed one. Returns how many.
+    /// one write transaction, and (with `index`) makes `model` the indexed one. Returns how many.
     pub(crate) fn store_vectors(
         &mut self,
         model: &str,
         dim: usize,
         embedded: &[(&Memory, &Vec<f32>)],
+        index: bool,
     ) -> Result<usize> {
         let tx = self.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        vector_index::ensure(&tx, model, dim)?;
+        if index {
+            vector_index::ensure(&tx, model, dim)?;
+        }
         let mut done = 0;
         for (m, v) in embedded {
             // The memory may have changed or been forgotten meanwhile: only store a vector for
@@ -68,9 +84,11 @@ impl Db {
                  ON CONFLICT (memory_id, model) DO UPDATE SET vector = excluded.vector",
             )?
             .execute(params![m.id.to_string(), model, blob])?;
-            tx.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
-            tx.prepare_cached("INSERT INTO memory_vec (rowid, user_id, embedding) VALUES (?1, ?2, ?3)")?
-                .execute(params![rid, m.scope.user_id, blob])?;
+            if index {
+                tx.prepare_cached("DELETE FROM memory_vec WHERE rowid = ?1")?.execute([rid])?;
+                tx.prepare_cached("INSERT INTO memory_vec (rowid, user_id, embedding) VALUES (?1, ?2, ?3)")?
+                    .execute(params![rid, m.scope.user_id, blob])?;
+            }
             done += 1;
         }
         if done > 0 {

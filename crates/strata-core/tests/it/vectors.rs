@@ -104,6 +104,35 @@ on_both_engines! {
 }
 
 on_both_engines! {
+    fn a_second_model_is_filled_ahead_then_searched_and_switching_back_embeds_nothing(f: &mut Fixture) {
+        for (k, v) in [("a", "sunrise painting by the lake"), ("b", "marathon training in Lisbon")] {
+            f.add(concept(k, &[("note", v)]));
+        }
+        embed_all(f);
+        let other = HashEmbedder { id: "hash-32", dim: 32 };
+        assert_eq!(f.store.embed_ahead(&other, 1).unwrap(), 1, "a batch at a time");
+        assert_eq!(f.store.searched_model().unwrap().as_deref(), Some("hash-64"), "search stays on the old model");
+        assert_eq!(nearest(f, "marathon in Lisbon")[0], "b");
+        assert_eq!(f.store.embed_ahead(&other, 10).unwrap(), 1);
+        assert_eq!(f.store.embed_ahead(&other, 10).unwrap(), 0, "nothing left");
+        assert_eq!(f.store.vectors_by_model().unwrap(), [("hash-32".to_string(), 2), ("hash-64".to_string(), 2)]);
+
+        f.store.search_with(&other).unwrap();
+        assert_eq!(f.store.searched_model().unwrap().as_deref(), Some("hash-32"));
+        let hits = f.store.vector_search(&other, "marathon Lisbon", &user_filter(), 1).unwrap();
+        assert_eq!(hits[0].memory.content.key(), Some("b"));
+        assert!(f.store.vector_search(&E, "marathon", &user_filter(), 1).unwrap().is_empty());
+
+        // Back to the first model: its vectors were kept, so nothing is embedded again.
+        assert_eq!(f.store.pending_embeddings(&E).unwrap(), 0);
+        f.store.search_with(&E).unwrap();
+        assert_eq!(f.store.searched_model().unwrap().as_deref(), Some("hash-64"));
+        assert_eq!(nearest(f, "sunrise painting")[0], "a");
+        assert_eq!(f.store.embed_pending(&E, 10).unwrap(), 0);
+    }
+}
+
+on_both_engines! {
     fn hybrid_search_fuses_both_lists_and_says_why(f: &mut Fixture) {
         f.add(concept("exact", &[("note", "zebra crossing near the school")]));
         f.add(concept("similar", &[("note", "pedestrians crossing near school gates")]));
