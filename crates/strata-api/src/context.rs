@@ -27,6 +27,8 @@ pub struct ContextSettings {
     pub candidates: usize,
     /// Shares, placement, framing, duplicates, order.
     pub options: ContextOptions,
+    /// The person's token counters (plugins), read before the catalogue's tokenizer.
+    pub token_plugins: Vec<crate::plugins::PersonPlugin>,
 }
 
 impl ContextSettings {
@@ -39,7 +41,17 @@ impl ContextSettings {
             .map(PathBuf::from)
             .or_else(|| directories::ProjectDirs::from("", "", "strata").map(|d| d.config_dir().join("models.toml")));
         let budget_cap = std::env::var("STRATA_BUDGET_CAP").ok().and_then(|v| v.trim().parse().ok()).filter(|v| *v > 0);
-        ContextSettings { catalogue, models_dir: Some(strata_tokens::models_dir()), budget_cap, ..Default::default() }
+        // A damaged settings file is said where it is read for settings; here it adds no counter.
+        let token_plugins = crate::Settings::load()
+            .map(|s| s.plugins.into_iter().filter(|p| p.kind() == crate::plugins::PluginKind::TokenManager).collect())
+            .unwrap_or_default();
+        ContextSettings {
+            catalogue,
+            models_dir: Some(strata_tokens::models_dir()),
+            budget_cap,
+            token_plugins,
+            ..Default::default()
+        }
     }
 }
 
@@ -58,6 +70,7 @@ impl Default for ContextSettings {
             budget_cap: None,
             candidates: CANDIDATES,
             options: ContextOptions::default(),
+            token_plugins: Vec::new(),
         }
     }
 }
@@ -144,8 +157,15 @@ impl std::fmt::Debug for ModelTokens {
 /// The tokenizer for `model` and what the catalogue says of it (read from disk each call:
 /// engines keep theirs, [`Engine::model_tokens`]).
 pub fn tokenizer(settings: &ContextSettings, model: &str) -> ApiResult<ModelTokens> {
-    let found = catalogue(settings)?.lookup(model);
+    let mut found = catalogue(settings)?.lookup(model);
     let dir = settings.models_dir.clone().unwrap_or_default();
+    // The person's token counter for this model, if they added one, before the catalogue's.
+    if let Some(p) = settings.token_plugins.iter().find(|p| p.counts_for(model)) {
+        let file = p.file.as_deref().unwrap_or_default();
+        let tokens = strata_tokens::from_file(&p.name, std::path::Path::new(file))?;
+        found.info.tokenizer = format!("plugin:{}", p.name);
+        return Ok(ModelTokens { tokens, info: found.info, unknown: found.unknown });
+    }
     let tokens = strata_tokens::for_model(&found.info, &dir)?;
     Ok(ModelTokens { tokens, info: found.info, unknown: found.unknown })
 }

@@ -35,6 +35,18 @@ pub fn embed_all(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(EmbedProgress),
 ) -> ApiResult<EmbedProgress> {
+    fill(store, embedder, true, cancel, progress)
+}
+
+/// [`embed_all`], the vectors kept without moving search to this model (`index` false: a
+/// switch of embedders fills the new one's first).
+pub(crate) fn fill(
+    store: &mut Store,
+    embedder: &dyn Embedder,
+    index: bool,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(EmbedProgress),
+) -> ApiResult<EmbedProgress> {
     let total = store.pending_embeddings(embedder)?;
     let mut p = EmbedProgress { done: 0, total };
     progress(p);
@@ -45,7 +57,7 @@ pub fn embed_all(
                 format!("embedding stopped after {} of {}; run it again to resume", p.done, p.total),
             ));
         }
-        let n = store.embed_pending(embedder, BATCH)?;
+        let n = if index { store.embed_pending(embedder, BATCH)? } else { store.embed_ahead(embedder, BATCH)? };
         if n == 0 {
             return Ok(p);
         }
@@ -53,6 +65,49 @@ pub fn embed_all(
         // Memories written meanwhile are part of the job too.
         p.total = p.total.max(p.done);
         progress(p);
+    }
+}
+
+/// Vectors kept of one model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct VectorModelView {
+    /// The model's id (`all-MiniLM-L6-v2`, `ollama:nomic-embed-text@…`).
+    pub model: String,
+    /// Memories with a vector from it.
+    #[cfg_attr(feature = "specta", specta(type = u32))]
+    pub vectors: u64,
+    /// Search uses it now.
+    pub searched: bool,
+}
+
+impl crate::Engine {
+    /// Re-embeds the store with `to` while search stays on the embedder in use, then moves
+    /// search (and the background worker) over to it at once. Memories already embedded by `to`
+    /// (a stopped switch, or switching back to an embedder used before) cost nothing. Stopped
+    /// by `cancel` with what was done kept; running it again resumes.
+    pub fn switch_embedder(
+        &mut self,
+        to: std::sync::Arc<dyn Embedder>,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> ApiResult<EmbedProgress> {
+        let done = fill(self.store(), to.as_ref(), false, cancel, progress)?;
+        self.store().search_with(to.as_ref())?;
+        let background = self.has_worker();
+        self.use_embedder(to, background)?;
+        Ok(done)
+    }
+
+    /// The models whose vectors the store keeps, the one search uses marked.
+    pub fn vector_models(&self) -> ApiResult<Vec<VectorModelView>> {
+        let searched = self.store_view().searched_model()?;
+        Ok(self
+            .store_view()
+            .vectors_by_model()?
+            .into_iter()
+            .map(|(model, vectors)| VectorModelView { searched: searched.as_deref() == Some(model.as_str()), model, vectors })
+            .collect())
     }
 }
 

@@ -233,6 +233,11 @@ impl Engine {
         })
     }
 
+    /// Whether memories are embedded in the background.
+    pub(crate) fn has_worker(&self) -> bool {
+        self.worker.is_some()
+    }
+
     /// The embedder recall uses, if any.
     pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
         self.embedder.as_ref()

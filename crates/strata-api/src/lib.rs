@@ -30,6 +30,7 @@ pub mod migrate;
 pub mod monitor;
 pub mod on_device;
 pub mod people;
+pub mod plugins;
 mod ranking;
 mod search;
 pub mod settings;

@@ -31,6 +31,10 @@ pub struct Settings {
     /// A team's PostgreSQL database the desktop app opens instead of this computer's file:
     /// its URL without the password (which the OS keychain holds). None: the file.
     pub team_database: Option<String>,
+    /// The person's plugins: embedders and chat models at endpoints, tokenizer files.
+    pub plugins: Vec<crate::plugins::PersonPlugin>,
+    /// The embedder in use, and one being switched to.
+    pub embedder: crate::plugins::EmbedderSettings,
 }
 
 /// The on-device models chosen, by the names `chat-models.toml` pins (`strata models`); none:
@@ -226,7 +230,7 @@ impl Settings {
         for name in [&self.on_device.chat, &self.on_device.extraction].into_iter().flatten() {
             strata_tokens::chat_models::chat_model(name).map_err(ApiError::from)?;
         }
-        Ok(())
+        self.check_plugins()
     }
 }
 

@@ -52,28 +52,45 @@ impl Format {
     /// The format of a file named `file`, from its extension.
     pub fn of(file: &str) -> Result<Format> {
         let ext = Path::new(file).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        Ok(match ext.as_str() {
-            "csv" => Format::Csv,
-            "tsv" | "tab" => Format::Tsv,
-            "json" => Format::Json,
-            "jsonl" | "ndjson" => Format::JsonLines,
-            "xlsx" | "xlsm" | "xls" | "ods" => Format::Spreadsheet,
-            "md" | "markdown" => Format::Markdown,
-            "txt" | "text" => Format::Text,
-            "html" | "htm" => Format::Html,
-            "pdf" => Format::Pdf,
-            "docx" => {
-                return Err(Error::invalid(format!(
-                    "{file}: Word files are not read yet; save it as PDF or plain text and load that"
-                )));
-            }
-            _ => {
-                return Err(Error::invalid(format!(
-                    "{file}: Strata reads CSV, TSV, JSON, JSON lines, spreadsheets (.xlsx, .xls, .ods), \
-                     Markdown, text, HTML and PDF files, told apart by their extension"
-                )));
-            }
-        })
+        if let Some(f) = Format::ALL.into_iter().find(|f| f.extensions().contains(&ext.as_str())) {
+            return Ok(f);
+        }
+        Err(Error::invalid(if ext == "docx" {
+            format!("{file}: Word files are not read yet; save it as PDF or plain text and load that")
+        } else {
+            format!(
+                "{file}: Strata reads CSV, TSV, JSON, JSON lines, spreadsheets (.xlsx, .xls, .ods), \
+                 Markdown, text, HTML and PDF files, told apart by their extension"
+            )
+        }))
+    }
+
+    /// Every format read.
+    pub const ALL: [Format; 9] = [
+        Format::Csv,
+        Format::Tsv,
+        Format::Json,
+        Format::JsonLines,
+        Format::Spreadsheet,
+        Format::Markdown,
+        Format::Text,
+        Format::Html,
+        Format::Pdf,
+    ];
+
+    /// The file extensions it is told by (lower case, without the dot).
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Format::Csv => &["csv"],
+            Format::Tsv => &["tsv", "tab"],
+            Format::Json => &["json"],
+            Format::JsonLines => &["jsonl", "ndjson"],
+            Format::Spreadsheet => &["xlsx", "xlsm", "xls", "ods"],
+            Format::Markdown => &["md", "markdown"],
+            Format::Text => &["txt", "text"],
+            Format::Html => &["html", "htm"],
+            Format::Pdf => &["pdf"],
+        }
     }
 
     /// Its name as datasets record it.

@@ -6,12 +6,15 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
+pub mod embedder;
 pub mod http;
 pub mod keys;
 pub mod ollama;
 pub mod openai;
+pub mod served;
 
 pub use anthropic::Anthropic;
+pub use embedder::EndpointEmbedder;
 pub use http::Endpoint;
 pub use ollama::Ollama;
 pub use openai::OpenAi;

@@ -42,6 +42,13 @@ pub fn for_model(info: &ModelInfo, models_dir: &std::path::Path) -> Result<Box<d
     }
 }
 
+/// The tokenizer in a file the person gave: a Hugging Face `tokenizer.json`, or a `.gguf`
+/// model file's own vocabulary. `name` is what it is called.
+pub fn from_file(name: &str, file: &std::path::Path) -> Result<Box<dyn TokenManager>> {
+    let gguf = file.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
+    Ok(if gguf { Box::new(HfTokens::from_gguf(name, file)?) } else { Box::new(HfTokens::load(name, file)?) })
+}
+
 /// One token of a text: its id and the bytes of the text it covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {

@@ -75,7 +75,7 @@ struct Interrupting {
 
 impl Embedder for Interrupting {
     fn model_id(&self) -> &str {
-        "hash-64-b"
+        self.inner.id
     }
     fn dim(&self) -> usize {
         self.inner.dim
@@ -119,4 +119,46 @@ fn without_a_model_recall_ranks_by_keywords_and_the_job_says_what_is_missing() {
     assert_eq!(got[0].why.similarity, None);
     let err = engine.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap_err();
     assert_eq!(err.code, ErrorCode::Model);
+}
+
+#[test]
+fn switching_embedders_keeps_search_on_the_old_one_until_the_new_one_is_whole_and_back_costs_nothing() {
+    let db = Db::new();
+    let mut engine = db.engine("ana", None);
+    for i in 0..100 {
+        engine.add(said(&format!("line {i} about the harbour"))).unwrap();
+    }
+    engine.add(said("the violin lesson moved to thursday")).unwrap();
+    engine.use_embedder(Arc::new(E), false).unwrap();
+    engine.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap();
+
+    // Stopped after the first batch: search stays on the model in use, what was done stays.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let second = Interrupting { inner: HashEmbedder { id: "hash-64-b", dim: 32 }, cancel: cancel.clone() };
+    let err = engine.switch_embedder(Arc::new(second), &cancel, &mut |_| {}).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    assert_eq!(engine.embedder().unwrap().model_id(), "hash-64");
+    let models = engine.vector_models().unwrap();
+    let counts: Vec<(&str, u64, bool)> = models.iter().map(|m| (m.model.as_str(), m.vectors, m.searched)).collect();
+    assert_eq!(counts, [("hash-64", 101, true), ("hash-64-b", 64, false)]);
+    let got = engine.recall("violin lesson", Filter::default(), 1).unwrap();
+    assert!(got[0].why.similarity.is_some(), "recall still searches by meaning meanwhile");
+
+    // Resumed: the rest only, then search moves over.
+    let mut seen = Vec::new();
+    let done = engine
+        .switch_embedder(Arc::new(HashEmbedder { id: "hash-64-b", dim: 32 }), &AtomicBool::new(false), &mut |p| {
+            seen.push(p.total)
+        })
+        .unwrap();
+    assert_eq!((seen[0], done.done), (37, 37));
+    assert_eq!(engine.embedder().unwrap().model_id(), "hash-64-b");
+    assert!(engine.vector_models().unwrap().iter().any(|m| m.model == "hash-64-b" && m.searched && m.vectors == 101));
+    let got = engine.recall("violin lesson thursday", Filter::default(), 1).unwrap();
+    assert!(strata_core::search_text(&got[0].memory.content).1.contains("violin"));
+
+    // Back to the first: its vectors were kept.
+    let back = engine.switch_embedder(Arc::new(E), &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!((back.done, back.total), (0, 0));
+    assert!(engine.vector_models().unwrap().iter().any(|m| m.model == "hash-64" && m.searched));
 }

@@ -1,0 +1,72 @@
+//! The one place that opens the embedder and a chat model a person chose: by its name in the
+//! registry (Strata's own, or one of their plugins).
+
+use std::sync::Arc;
+
+use strata_api::plugins::{PersonPlugin, PluginKind};
+use strata_api::{ApiError, ApiResult, Settings};
+use strata_core::{ChatError, ChatModel, Embedder};
+use strata_providers::{EndpointEmbedder, ProviderConfig};
+
+use crate::registry::ON_DEVICE_EMBEDDER;
+
+/// The embedder called `name` (none: the one in use under `settings`): the on-device model,
+/// or one of the person's endpoints (called once to learn its vectors' size).
+pub fn embedder(settings: &Settings, name: Option<&str>) -> ApiResult<Arc<dyn Embedder>> {
+    let name = name.or(settings.embedder.name.as_deref()).unwrap_or(ON_DEVICE_EMBEDDER);
+    if name.eq_ignore_ascii_case(ON_DEVICE_EMBEDDER) {
+        return Ok(Arc::new(strata_models::MiniLm::load_default()?));
+    }
+    let plugin = settings
+        .plugin(name)
+        .filter(|p| p.kind() == PluginKind::Embedder)
+        .ok_or_else(|| ApiError::invalid(format!("no embedder is called {name}: `strata plugins list` shows them")))?;
+    Ok(Arc::new(endpoint_embedder(plugin)?))
+}
+
+/// A person's embedder at its endpoint.
+pub fn endpoint_embedder(p: &PersonPlugin) -> ApiResult<EndpointEmbedder> {
+    let (provider, url, model) = endpoint(p);
+    EndpointEmbedder::open(provider, url, model, key(p)).map_err(|e| named(p, e))
+}
+
+/// The chat model a person chose by `provider` (a provider Strata serves, or the name of one of
+/// their chat-model plugins), `model` and `base_url`.
+pub fn chat_model(
+    settings: &Settings,
+    provider: &str,
+    model: &str,
+    base_url: Option<String>,
+) -> Result<Box<dyn ChatModel>, ChatError> {
+    let config = match settings.plugin(provider).filter(|p| p.kind() == PluginKind::ChatModel) {
+        Some(p) => {
+            let (provider, url, model) = endpoint(p);
+            ProviderConfig {
+                provider: provider.into(),
+                model: model.into(),
+                base_url: Some(url.into()),
+                key: key(p),
+            }
+        }
+        None => ProviderConfig { provider: provider.into(), model: model.into(), base_url, key: None },
+    };
+    strata_providers::open(&config)
+}
+
+/// Its provider, address and model (checked present when it was added).
+pub(crate) fn endpoint(p: &PersonPlugin) -> (&str, &str, &str) {
+    (
+        p.provider.as_deref().unwrap_or_default().trim(),
+        p.url.as_deref().unwrap_or_default().trim(),
+        p.model.as_deref().unwrap_or_default().trim(),
+    )
+}
+
+/// Its key, from the environment variable it names.
+pub(crate) fn key(p: &PersonPlugin) -> Option<String> {
+    p.key_env.as_deref().and_then(|v| std::env::var(v).ok()).map(|k| k.trim().to_string()).filter(|k| !k.is_empty())
+}
+
+fn named(p: &PersonPlugin, e: ChatError) -> ApiError {
+    ApiError::new(strata_api::ErrorCode::Model, format!("{}: {}", p.name, e.message))
+}
