@@ -619,6 +619,11 @@ impl Engine {
         Ok(ReplayReport { events, memories, matched, millis })
     }
 
+    /// The storage engine the store runs on: `sqlite` or `postgres`.
+    pub fn storage_engine(&self) -> &'static str {
+        if strata_core::store::is_database_url(&self.store.location()) { "postgres" } else { "sqlite" }
+    }
+
     /// Summary counts.
     pub fn stats(&self) -> ApiResult<StatsView> {
         Ok(self.store.stats()?)

@@ -153,7 +153,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         }
         Command::Chat { provider, turn } => chat(engine, provider, &turn, out, clock),
         Command::Embed => {
-            engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
+            engine.use_embedder(crate::plugins::embedder()?, false)?;
             let p = embed_with_progress(engine, out)?;
             out.embedded(&p)
         }
@@ -175,6 +175,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Import { file, format, on_duplicate } => import(engine, file, format, on_duplicate, out),
         Command::Export { format, output } => export(engine, format, output, out),
         Command::Stats => out.stats(&engine.stats()?),
+        Command::Plugins { action } => crate::plugins::run(engine, action, out),
         Command::Demo => {
             let counts = engine.demo()?;
             out.demo(&counts)
@@ -532,9 +533,9 @@ fn mcp(
     listen: Option<Listen>,
     token: Option<String>,
 ) -> Result<()> {
-    match strata_models::MiniLm::load_default() {
+    match crate::plugins::embedder() {
         // New and not yet embedded memories are embedded in the background.
-        Ok(model) => engine.use_embedder(Arc::new(model), true)?,
+        Ok(model) => engine.use_embedder(model, true)?,
         Err(e) => note!("{e}\nRanking by keywords only."),
     }
     let server = strata_mcp::StrataMcp::new(engine, settings);
@@ -608,23 +609,9 @@ pub(crate) fn open_chat(
     adapter: Option<strata_models::AdapterInUse>,
 ) -> Result<Box<dyn strata_core::ChatModel>> {
     let ProviderArgs { provider, model, base_url } = args;
-    let provider = provider.as_str();
-    if matches!(provider, "on-device" | "local") {
-        // --model, else the one chosen in Settings, else STRATA_CHAT_MODEL, else the default.
-        let chosen = model.or_else(|| strata_api::Settings::load().ok().and_then(|s| s.on_device.chat));
-        return Ok(Box::new(strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter)?));
-    }
-    let model = model.unwrap_or_else(|| {
-        match provider {
-            "openai" => "gpt-4o-mini",
-            "anthropic" => "claude-sonnet-4-5",
-            "ollama" => "llama3.2",
-            _ => "",
-        }
-        .to_string()
-    });
-    let config = strata_providers::ProviderConfig { provider: provider.to_string(), model, base_url, key: None };
-    Ok(strata_providers::open(&config)?)
+    // On-device, a provider Strata serves, or one of the person's chat models: the registry
+    // opens each.
+    Ok(strata_plugins::open::chat_model(&strata_api::Settings::load()?, &provider, model, base_url, adapter)?)
 }
 
 /// The model `strata context` assembles for, when its provider counts prompts exactly and a
@@ -655,8 +642,8 @@ fn analytics(
     let bucket = range.bucket;
     if matches!(what, AnalyticsWhat::Health) {
         // Without the model, health counts no missing vectors and cannot embed or group.
-        match strata_models::MiniLm::load_default() {
-            Ok(model) => engine.use_embedder(Arc::new(model), false)?,
+        match crate::plugins::embedder() {
+            Ok(model) => engine.use_embedder(model, false)?,
             Err(e) => tracing::info!("no embedding model: {e}"),
         }
     }
@@ -701,9 +688,9 @@ fn analytics(
 /// Loads the on-device embedder and embeds what is pending; without the model, recall ranks
 /// by keywords (and says so).
 pub(crate) fn load_embedder(engine: &mut Engine, out: &Out) -> Result<()> {
-    match strata_models::MiniLm::load_default() {
+    match crate::plugins::embedder() {
         Ok(model) => {
-            engine.use_embedder(Arc::new(model), false)?;
+            engine.use_embedder(model, false)?;
             embed_with_progress(engine, out)?;
         }
         Err(e) => note!("{e}\nRanking by keywords only."),

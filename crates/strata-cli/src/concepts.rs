@@ -2,7 +2,6 @@
 //! a model.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 
 use anyhow::Result;
 use strata_api::Engine;
@@ -19,8 +18,8 @@ pub(crate) fn concepts(engine: &mut Engine, action: Option<ConceptsCommand>, out
         ConceptsCommand::Rebuild { incremental, dry_run } => {
             // A dry run writes nothing, vectors included: it groups what is embedded already.
             if dry_run {
-                let model = strata_models::MiniLm::load_default()?;
-                engine.use_embedder(Arc::new(model), false)?;
+                let model = crate::plugins::embedder()?;
+                engine.use_embedder(model, false)?;
             } else {
                 crate::commands::load_embedder(engine, out)?;
             }

@@ -1,7 +1,6 @@
 //! `strata datasets`: files read by `strata-datasets`, kept and queried by the engine.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, bail};
@@ -80,9 +79,9 @@ pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out
 
 /// The sentence embedder, if it is here (searching by keyword alone otherwise).
 fn use_embedder(engine: &mut Engine) {
-    match strata_models::MiniLm::load_default() {
+    match crate::plugins::embedder() {
         Ok(model) => {
-            if let Err(e) = engine.use_embedder(Arc::new(model), false) {
+            if let Err(e) = engine.use_embedder(model, false) {
                 note!("{e}\nSearching by keywords only.");
             }
         }

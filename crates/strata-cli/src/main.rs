@@ -45,6 +45,7 @@ mod mcp_servers;
 mod migrate;
 mod models;
 mod people;
+mod plugins;
 mod render;
 mod requests;
 mod runs;

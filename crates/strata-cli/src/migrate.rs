@@ -2,7 +2,6 @@
 //! progress on stderr, then the target's vectors embedded again.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 
 use anyhow::Result;
 use strata_api::{Engine, EngineOptions};
@@ -27,7 +26,7 @@ pub fn run(from: &std::path::Path, to: &std::path::Path, opts: EngineOptions, ou
         note!();
     }
     let mut engine = Engine::open(to, opts)?;
-    engine.use_embedder(Arc::new(strata_models::MiniLm::load_default()?), false)?;
+    engine.use_embedder(crate::plugins::embedder()?, false)?;
     let embedded = crate::commands::embed_with_progress(&mut engine, out)?;
     out.migrated(&moved, embedded.done)
 }

@@ -8,7 +8,7 @@ use strata_api::{ApiError, ApiResult, Settings};
 use strata_core::{ChatError, ChatModel, Embedder};
 use strata_providers::{EndpointEmbedder, ProviderConfig};
 
-use crate::registry::ON_DEVICE_EMBEDDER;
+pub use crate::registry::ON_DEVICE_EMBEDDER;
 
 /// The embedder called `name` (none: the one in use under `settings`): the on-device model,
 /// or one of the person's endpoints (called once to learn its vectors' size).
@@ -30,25 +30,38 @@ pub fn endpoint_embedder(p: &PersonPlugin) -> ApiResult<EndpointEmbedder> {
     EndpointEmbedder::open(provider, url, model, key(p)).map_err(|e| named(p, e))
 }
 
-/// The chat model a person chose by `provider` (a provider Strata serves, or the name of one of
-/// their chat-model plugins), `model` and `base_url`.
+/// The chat model a person chose by `provider` (`on-device`, a provider Strata serves, or the
+/// name of one of their chat-model plugins), `model` (none: the on-device one chosen in
+/// Settings, or the provider's usual) and `base_url`; `adapter` applies on-device only.
 pub fn chat_model(
     settings: &Settings,
     provider: &str,
-    model: &str,
+    model: Option<String>,
     base_url: Option<String>,
+    adapter: Option<strata_models::AdapterInUse>,
 ) -> Result<Box<dyn ChatModel>, ChatError> {
+    if matches!(provider, "on-device" | "local") {
+        // --model, else the one chosen in Settings, else STRATA_CHAT_MODEL, else the default.
+        let chosen = model.or_else(|| settings.on_device.chat.clone());
+        let local = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter)
+            .map_err(|e| ChatError::new(strata_core::ChatErrorKind::ModelNotFound, e.to_string()))?;
+        return Ok(Box::new(local));
+    }
     let config = match settings.plugin(provider).filter(|p| p.kind() == PluginKind::ChatModel) {
         Some(p) => {
             let (provider, url, model) = endpoint(p);
-            ProviderConfig {
-                provider: provider.into(),
-                model: model.into(),
-                base_url: Some(url.into()),
-                key: key(p),
-            }
+            ProviderConfig { provider: provider.into(), model: model.into(), base_url: Some(url.into()), key: key(p) }
         }
-        None => ProviderConfig { provider: provider.into(), model: model.into(), base_url, key: None },
+        None => {
+            let usual = match provider {
+                "openai" => "gpt-4o-mini",
+                "anthropic" => "claude-sonnet-4-5",
+                "ollama" => "llama3.2",
+                _ => "",
+            };
+            let model = model.unwrap_or_else(|| usual.to_string());
+            ProviderConfig { provider: provider.into(), model, base_url, key: None }
+        }
     };
     strata_providers::open(&config)
 }

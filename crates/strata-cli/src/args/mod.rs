@@ -8,6 +8,7 @@ mod agents;
 mod bench;
 mod datasets;
 mod mcp_servers;
+mod plugins;
 mod models;
 mod train;
 
@@ -15,6 +16,7 @@ pub use agents::{AgentsCommand, SharedArg, SpecArgs};
 pub use bench::BenchCommand;
 pub use datasets::DatasetsCommand;
 pub use mcp_servers::{McpServersCommand, PolicyArg};
+pub use plugins::{PluginKindArg, PluginsCommand};
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
 pub use train::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 
@@ -331,6 +333,13 @@ pub enum Command {
     McpServers {
         #[command(subcommand)]
         action: Option<McpServersCommand>,
+    },
+    /// Everything pluggable, by kind (storage engines, token counters, embedders, chat models,
+    /// dataset loaders, tools): Strata's own and yours, whether each works now, and the
+    /// embedder recall uses. Lists them by default.
+    Plugins {
+        #[command(subcommand)]
+        action: Option<PluginsCommand>,
     },
     /// The people the servers over this store let in (`strata serve`, `strata mcp --http`),
     /// each with a token of their own, their own rate and request size: what they keep

@@ -50,8 +50,8 @@ pub enum KeyCommand {
 /// Which model answers (`ask`, `chat`, `serve`).
 #[derive(Debug, Clone, Args)]
 pub struct ProviderArgs {
-    /// Who answers: on-device (the default, no key or network), openai, anthropic, ollama or
-    /// openai-compatible.
+    /// Who answers: on-device (the default, no key or network), openai, anthropic, ollama,
+    /// openai-compatible, or the name of a chat model you added (`strata plugins add`).
     #[arg(long, default_value = "on-device")]
     pub provider: String,
     /// The model (default per provider: on-device, the one chosen in Settings or else

@@ -18,6 +18,7 @@ mod hardening;
 mod history;
 mod mcp;
 mod mcp_servers;
+mod plugins;
 mod postgres;
 mod providers;
 mod servers;
@@ -53,6 +54,9 @@ struct Env {
     dir: tempfile::TempDir,
     /// The store, when not the file in `dir`: a fresh database of the test PostgreSQL server.
     store: Option<PathBuf>,
+    /// A settings file of this environment's own, when a test changes settings (its plugins,
+    /// the embedder in use) that other tests must not see.
+    settings: Option<PathBuf>,
 }
 
 struct Run {
@@ -63,12 +67,20 @@ struct Run {
 
 impl Env {
     fn new() -> Env {
-        Env { dir: tempfile::tempdir().unwrap(), store: None }
+        Env { dir: tempfile::tempdir().unwrap(), store: None, settings: None }
     }
 
     /// An environment whose store is a fresh database of the test PostgreSQL server.
     fn postgres() -> Env {
         Env { store: Some(PathBuf::from(postgres::server::fresh_database())), ..Env::new() }
+    }
+
+    /// An environment with settings of its own (a copy of the tests' settings).
+    fn own_settings() -> Env {
+        let e = Env::new();
+        let path = e.dir.path().join("settings.json");
+        std::fs::copy(test_settings(), &path).unwrap();
+        Env { settings: Some(path), ..e }
     }
 
     /// This environment's MCP servers file.
@@ -85,7 +97,11 @@ impl Env {
     }
 
     fn run_at(&self, args: &[&str], db: &Path, stdin: Option<&str>, now: &str) -> Run {
-        let mut child = crate::strata()
+        let mut cmd = crate::strata();
+        if let Some(settings) = &self.settings {
+            cmd.env("STRATA_SETTINGS", settings);
+        }
+        let mut child = cmd
             .args(args)
             .env("STRATA_DB", db)
             .env("STRATA_NOW", now)
