@@ -297,13 +297,11 @@ fn model_for(
 ) -> Result<Arc<dyn strata_agents::ToolModel>, String> {
     let chat: Arc<dyn strata_core::ChatModel> = match agent.spec.model.as_deref().and_then(|m| m.split_once(':')) {
         Some((provider, model)) => {
-            let config = strata_providers::ProviderConfig {
-                provider: provider.to_string(),
-                model: model.to_string(),
-                base_url: None,
-                key: None,
-            };
-            strata_providers::open(&config).map_err(|e| e.to_string())?.into()
+            // A provider Strata serves, or one of the person's chat models: the registry opens both.
+            let settings = strata_api::Settings::load().map_err(|e| e.message)?;
+            strata_plugins::open::chat_model(&settings, provider, Some(model.to_string()), None, None)
+                .map_err(|e| e.to_string())?
+                .into()
         }
         None => on_device.clone().map_err(|e| e.message)?,
     };

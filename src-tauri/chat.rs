@@ -3,7 +3,7 @@
 
 use strata_api::conversations::check_conversation_id;
 use strata_api::{
-    ApiError, AskParams, ChatChoice, ChatTurnView, ConversationTurnView, ConversationView, ErrorCode, Target,
+    ApiError, ApiResult, AskParams, ChatChoice, ChatTurnView, ConversationTurnView, ConversationView, ErrorCode, Target,
 };
 use strata_core::Filter;
 use tauri::State;
@@ -100,13 +100,13 @@ pub(crate) async fn chat(
 
 /// A provider's model, its key from the environment or the keychain.
 pub(crate) async fn open_provider(c: ChatChoice) -> Result<std::sync::Arc<dyn strata_core::ChatModel>, ApiError> {
-    let config = strata_providers::ProviderConfig {
-        provider: c.provider,
-        model: c.model.trim().to_string(),
-        base_url: c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()),
-        key: None,
+    let base_url = c.base_url.map(|u| u.trim().to_string()).filter(|u| !u.is_empty());
+    let model = Some(c.model.trim().to_string()).filter(|m| !m.is_empty());
+    // A provider Strata serves, or one of the person's chat models: the registry opens both.
+    let open = move || -> ApiResult<Box<dyn strata_core::ChatModel>> {
+        Ok(strata_plugins::open::chat_model(&strata_api::Settings::load()?, &c.provider, model, base_url, None)?)
     };
-    Ok(tauri::async_runtime::spawn_blocking(move || strata_providers::open(&config))
+    Ok(tauri::async_runtime::spawn_blocking(open)
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot open the provider: {e}")))??
         .into())

@@ -13,6 +13,7 @@ mod facts;
 mod jobs;
 mod mcp_servers;
 mod models;
+mod plugins;
 mod settings;
 mod state;
 mod store_choice;
@@ -96,6 +97,12 @@ pub fn bindings() -> Builder<tauri::Wry> {
         mcp_servers::import_mcp_servers,
         mcp_servers::mcp_server_tools,
         mcp_servers::set_mcp_tool_policy,
+        plugins::plugins,
+        plugins::check_plugin,
+        plugins::add_plugin,
+        plugins::remove_plugin,
+        plugins::vector_models,
+        plugins::use_embedder,
         settings::settings,
         models::on_device_models,
         models::fetch_model,

@@ -100,16 +100,8 @@ impl AppState {
         let engine = Arc::new(Mutex::new(engine));
         strata_api::flush_periodically(&engine);
         let path = path.clone();
-        let background = engine.clone();
-        std::thread::spawn(move || match strata_models::MiniLm::load_default() {
-            Ok(model) => {
-                let mut e = background.lock().unwrap_or_else(|p| p.into_inner());
-                if let Err(err) = e.use_embedder(Arc::new(model), true) {
-                    tracing::warn!("the embedder could not start: {err}");
-                }
-            }
-            Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
-        });
+        // The embedder chosen (Settings → Plugins), loaded in the background.
+        crate::plugins::start_embedder(engine.clone());
         // The active crystallized adapter, if any, is applied when the model loads (adapters
         // stay with this computer's file).
         let adapter = match location.team {

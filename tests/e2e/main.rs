@@ -14,6 +14,7 @@ mod facts;
 mod history;
 mod jobs;
 mod models;
+mod plugins;
 mod providers;
 mod team;
 mod theme;

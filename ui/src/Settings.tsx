@@ -3,6 +3,7 @@ import { commands, type ProviderView_Serialize as ProviderView, type Settings, t
 import { answered, failed } from "./loaded";
 import { count } from "./format";
 import { McpServers } from "./McpServers";
+import { Plugins } from "./Plugins";
 import { OnDeviceModels } from "./Models";
 import { StoreChoice } from "./StoreChoice";
 import { Tiers } from "./Tiers";
@@ -49,6 +50,7 @@ export function Settings({ store, onStoreChanged }: { store: StoreView | null; o
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
       <McpServers />
+      <Plugins />
     </div>
   );
 }

@@ -233,6 +233,25 @@ export const commands = {
 	mcpServerTools: (name: string) => typedError<McpToolView[], ApiError>(__TAURI_INVOKE("mcp_server_tools", { name })),
 	/**  Sets a tool's policy (`allowed`, `ask`, `never`). */
 	setMcpToolPolicy: (name: string, tool: string, policy: string) => typedError<null, ApiError>(__TAURI_INVOKE("set_mcp_tool_policy", { name, tool, policy })),
+	/**  Everything pluggable, by kind (endpoints and MCP servers not tried: `check_plugin`). */
+	plugins: () => typedError<PluginView[], ApiError>(__TAURI_INVOKE("plugins")),
+	/**  One entry tried for real: ready, or broken with why. */
+	checkPlugin: (entry: PluginView) => typedError<PluginView, ApiError>(__TAURI_INVOKE("check_plugin", { entry })),
+	/**
+	 *  Adds one of the person's plugins (an embedder or chat model at an endpoint, a tokenizer
+	 *  file) and tries it at once.
+	 */
+	addPlugin: (plugin: PersonPlugin_Deserialize) => typedError<PluginView, ApiError>(__TAURI_INVOKE("add_plugin", { plugin })),
+	/**  Removes one of the person's plugins (not the embedder in use). */
+	removePlugin: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("remove_plugin", { name })),
+	/**  The models whose vectors the store keeps, the one recall uses marked. */
+	vectorModels: () => typedError<VectorModelView[], ApiError>(__TAURI_INVOKE("vector_models")),
+	/**
+	 *  Makes `name` the embedder recall uses: the store re-embedded with it first, apart from the
+	 *  window (recall keeps the embedder in use meanwhile), then the window's engine moved over.
+	 *  Stopped by Cancel with what was done kept; choosing it again resumes. Returns a sentence.
+	 */
+	useEmbedder: (name: string, job: string, onProgress: Channel<JobProgress_Deserialize>) => typedError<string, ApiError>(__TAURI_INVOKE("use_embedder", { name, job, onProgress })),
 	/**  Where things are, what is saved, and whether the MCP server runs. */
 	settings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("settings")),
 	/**  Every on-device model, whether it is here, its licence, and which answers and extracts. */
@@ -1665,6 +1684,31 @@ export type EditForm_Serialize = {
 	expected_version: number | null,
 };
 
+/**  The embedder in use and the one being switched to. */
+export type EmbedderSettings = EmbedderSettings_Serialize | EmbedderSettings_Deserialize;
+
+/**  The embedder in use and the one being switched to. */
+export type EmbedderSettings_Deserialize = {
+	/**  The embedder recall uses (a plugin's name; none: the on-device one). */
+	name?: string | null,
+	/**
+	 *  An embedder the store is being re-embedded with; it takes over when every memory has
+	 *  its vector (a stopped switch resumes from where it was).
+	 */
+	switching_to?: string | null,
+};
+
+/**  The embedder in use and the one being switched to. */
+export type EmbedderSettings_Serialize = {
+	/**  The embedder recall uses (a plugin's name; none: the on-device one). */
+	name: string | null,
+	/**
+	 *  An embedder the store is being re-embedded with; it takes over when every memory has
+	 *  its vector (a stopped switch resumes from where it was).
+	 */
+	switching_to: string | null,
+};
+
 /**  What was said in an episode. */
 export type EpisodeBodyShape = 
 /**  A query and its response. */
@@ -2745,6 +2789,49 @@ export type PassageView = {
 	text: string,
 };
 
+/**  A plugin the person added. */
+export type PersonPlugin = PersonPlugin_Serialize | PersonPlugin_Deserialize;
+
+/**  A plugin the person added. */
+export type PersonPlugin_Deserialize = {
+	/**  Its name (unique among plugins; what `strata plugins use` and the pickers take). */
+	name?: string,
+	/**  `embedder`, `chat-model` or `token-manager`. */
+	kind?: PluginKind | null,
+	/**  For an endpoint: `ollama` or `openai-compatible`. */
+	provider?: string | null,
+	/**  For an endpoint: its address (`http://127.0.0.1:11434`, `http://127.0.0.1:1234/v1`). */
+	url?: string | null,
+	/**  For an endpoint: the model's name there. */
+	model?: string | null,
+	/**  For an endpoint that wants a key: the environment variable holding it (never the key). */
+	key_env?: string | null,
+	/**  For a token manager: a `tokenizer.json` or a `.gguf` model file. */
+	file?: string | null,
+	/**  For a token manager: the model names it counts for (a name, or a prefix ending in `*`). */
+	models?: string | null,
+};
+
+/**  A plugin the person added. */
+export type PersonPlugin_Serialize = {
+	/**  Its name (unique among plugins; what `strata plugins use` and the pickers take). */
+	name: string,
+	/**  `embedder`, `chat-model` or `token-manager`. */
+	kind: PluginKind | null,
+	/**  For an endpoint: `ollama` or `openai-compatible`. */
+	provider: string | null,
+	/**  For an endpoint: its address (`http://127.0.0.1:11434`, `http://127.0.0.1:1234/v1`). */
+	url: string | null,
+	/**  For an endpoint: the model's name there. */
+	model: string | null,
+	/**  For an endpoint that wants a key: the environment variable holding it (never the key). */
+	key_env: string | null,
+	/**  For a token manager: a `tokenizer.json` or a `.gguf` model file. */
+	file: string | null,
+	/**  For a token manager: the model names it counts for (a name, or a prefix ending in `*`). */
+	models: string | null,
+};
+
 /**  One change an optimization makes. */
 export type PlannedChange = PlannedChange_Serialize | PlannedChange_Deserialize;
 
@@ -2762,6 +2849,44 @@ export type PlannedChange_Serialize = {
 	memory: MemoryView_Serialize | null,
 	/**  What happens to it, in words. */
 	what: string,
+};
+
+/**  What a plugin is for. */
+export type PluginKind = 
+/**  Where memories are kept (SQLite, PostgreSQL). */
+"storage" | 
+/**  Counts and cuts text in a model's tokens. */
+"token-manager" | 
+/**  Turns text into vectors for search by meaning. */
+"embedder" | 
+/**  Answers, extracts, runs agents. */
+"chat-model" | 
+/**  Reads a kind of file (or an MCP server's resources) into a dataset. */
+"dataset-loader" | 
+/**  Something an agent may call. */
+"tool";
+
+/**  One entry of the registry, as the CLI and Settings → Plugins show it. */
+export type PluginView = {
+	/**  What it is for. */
+	kind: PluginKind,
+	/**  Its name (unique within its kind; what the pickers take). */
+	name: string,
+	/**  Where it comes from: "built in", "Ollama at …", "MCP server (npx …)", "file …". */
+	source: string,
+	/**  A line about it (a model's size, the formats a loader reads…). */
+	detail: string,
+	/**  One of the person's (they may remove it); Strata's own otherwise. */
+	added: boolean,
+	/**  It is the one in use (the embedder recall uses). */
+	in_use: boolean,
+	/**
+	 *  `ready`, `missing` (a model not fetched, a key not given), `broken`, or `unchecked` (an
+	 *  endpoint or a server: `check` calls it).
+	 */
+	state: string,
+	/**  Why it is missing or broken, and what to do; empty when ready. */
+	why: string,
 };
 
 /**  One side of [`ComparedView`]: a prompt's memories. */
@@ -3406,6 +3531,10 @@ export type Settings_Deserialize = {
 	 *  its URL without the password (which the OS keychain holds). None: the file.
 	 */
 	team_database?: string | null,
+	/**  The person's plugins: embedders and chat models at endpoints, tokenizer files. */
+	plugins?: PersonPlugin_Deserialize[],
+	/**  The embedder in use, and one being switched to. */
+	embedder?: EmbedderSettings_Deserialize,
 };
 
 /**  What is kept between sessions. */
@@ -3427,6 +3556,10 @@ export type Settings_Serialize = {
 	 *  its URL without the password (which the OS keychain holds). None: the file.
 	 */
 	team_database: string | null,
+	/**  The person's plugins: embedders and chat models at endpoints, tokenizer files. */
+	plugins: PersonPlugin_Serialize[],
+	/**  The embedder in use, and one being switched to. */
+	embedder: EmbedderSettings_Serialize,
 };
 
 /**  How an agent may use the memories all of its person's agents share. */
@@ -3743,6 +3876,16 @@ export type ValueView_Serialize = {
 	replaced_at: string | null,
 	/**  When the next value was stated, if known: the end of this one's validity. */
 	valid_until: string | null,
+};
+
+/**  Vectors kept of one model. */
+export type VectorModelView = {
+	/**  The model's id (`all-MiniLM-L6-v2`, `ollama:nomic-embed-text@…`). */
+	model: string,
+	/**  Memories with a vector from it. */
+	vectors: number,
+	/**  Search uses it now. */
+	searched: boolean,
 };
 
 /**  A person's decision on candidates. */

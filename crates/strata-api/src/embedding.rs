@@ -106,7 +106,11 @@ impl crate::Engine {
             .store_view()
             .vectors_by_model()?
             .into_iter()
-            .map(|(model, vectors)| VectorModelView { searched: searched.as_deref() == Some(model.as_str()), model, vectors })
+            .map(|(model, vectors)| VectorModelView {
+                searched: searched.as_deref() == Some(model.as_str()),
+                model,
+                vectors,
+            })
             .collect())
     }
 }

@@ -221,7 +221,8 @@ impl Settings {
 
     /// These settings without the plugin `name`; the embedder in use cannot be removed.
     pub fn without_plugin(&self, name: &str) -> ApiResult<Settings> {
-        let found = self.plugin(name).ok_or_else(|| ApiError::invalid(format!("no plugin of yours is called {name}")))?;
+        let found =
+            self.plugin(name).ok_or_else(|| ApiError::invalid(format!("no plugin of yours is called {name}")))?;
         let found = found.name.clone();
         for (what, chosen) in [("in use", &self.embedder.name), ("being switched to", &self.embedder.switching_to)] {
             if chosen.as_deref() == Some(found.as_str()) {

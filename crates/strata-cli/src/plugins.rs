@@ -99,7 +99,7 @@ fn use_embedder(engine: &mut Engine, mut settings: Settings, name: &str, out: &O
     let chosen = if on_device { None } else { settings.plugin(name).map(|p| p.name.clone()) };
     settings.embedder.switching_to = chosen.clone();
     settings.save()?;
-    if let Some(current) = strata_plugins::open::embedder(&settings, None).ok() {
+    if let Ok(current) = strata_plugins::open::embedder(&settings, None) {
         engine.use_embedder(current, false)?;
     }
     let show = !out.json && std::io::stderr().is_terminal();

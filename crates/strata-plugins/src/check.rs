@@ -59,9 +59,8 @@ fn chat_model(entry: &PluginView, sources: &Sources) -> Tried {
         let url = std::env::var("OLLAMA_HOST").ok().filter(|u| !u.trim().is_empty());
         let url = url.unwrap_or_else(|| "http://127.0.0.1:11434".into());
         let url = if url.contains("://") { url } else { format!("http://{url}") };
-        let served = strata_providers::served::models_served("ollama", &url, None).map_err(|e| {
-            format!("{} (is Ollama running? https://ollama.com)", e.message)
-        })?;
+        let served = strata_providers::served::models_served("ollama", &url, None)
+            .map_err(|e| format!("{} (is Ollama running? https://ollama.com)", e.message))?;
         return Ok(Some(format!("serves {} models at {url}", served.len())));
     }
     Ok(None)

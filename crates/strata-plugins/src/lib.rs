@@ -10,14 +10,14 @@ pub mod check;
 pub mod open;
 mod registry;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use strata_api::plugins::{PersonPlugin, PluginKind};
 
 pub use check::check;
 pub use registry::{Sources, list};
 
 /// One entry of the registry, as the CLI and Settings → Plugins show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PluginView {
     /// What it is for.

@@ -57,7 +57,8 @@ pub fn list(sources: &Sources) -> Vec<PluginView> {
 const BUILT_IN: &str = "built in";
 
 fn storage(s: &Sources) -> Vec<PluginView> {
-    let mut sqlite = PluginView::new(PluginKind::Storage, "sqlite", BUILT_IN, "one file on this computer (the default)");
+    let mut sqlite =
+        PluginView::new(PluginKind::Storage, "sqlite", BUILT_IN, "one file on this computer (the default)");
     let mut postgres = PluginView::new(
         PluginKind::Storage,
         "postgres",
@@ -71,15 +72,31 @@ fn storage(s: &Sources) -> Vec<PluginView> {
 
 fn token_managers(s: &Sources) -> Vec<PluginView> {
     let mut out = vec![
-        PluginView::new(PluginKind::TokenManager, "o200k_base", BUILT_IN, "OpenAI's encoding of gpt-4o, gpt-4.1, o-series"),
+        PluginView::new(
+            PluginKind::TokenManager,
+            "o200k_base",
+            BUILT_IN,
+            "OpenAI's encoding of gpt-4o, gpt-4.1, o-series",
+        ),
         PluginView::new(PluginKind::TokenManager, "cl100k_base", BUILT_IN, "OpenAI's encoding of gpt-4 and gpt-3.5"),
-        PluginView::new(PluginKind::TokenManager, "anthropic", BUILT_IN, "Claude's tokens, estimated (no local tokenizer)"),
+        PluginView::new(
+            PluginKind::TokenManager,
+            "anthropic",
+            BUILT_IN,
+            "Claude's tokens, estimated (no local tokenizer)",
+        ),
     ];
     for m in chat_models::chat_models() {
         let v = PluginView::new(PluginKind::TokenManager, &m.name, BUILT_IN, format!("the vocabulary of {}", m.file));
         out.push(match m.state_in(&s.models_dir) {
             ModelState::Ready => v,
-            _ => v.with_state(MISSING, format!("its model is not on this computer: `strata models fetch {}`", m.name)),
+            _ => v.with_state(
+                MISSING,
+                format!(
+                    "its model is not on this computer (Settings → On-device models, or `strata models fetch {}`)",
+                    m.name
+                ),
+            ),
         });
     }
     for p in s.settings.plugins.iter().filter(|p| p.kind() == PluginKind::TokenManager) {
@@ -109,7 +126,8 @@ fn embedders(s: &Sources) -> Vec<PluginView> {
     );
     on_device.in_use = chosen.is_none();
     if !s.models_dir.join(strata_tokens::EMBEDDER_DIR).join("model.safetensors").is_file() {
-        on_device = on_device.with_state(MISSING, "the embedding model is not on this computer: `make setup` fetches it");
+        on_device =
+            on_device.with_state(MISSING, "the embedding model is not on this computer: `make setup` fetches it");
     }
     let mut out = vec![on_device];
     for p in s.settings.plugins.iter().filter(|p| p.kind() == PluginKind::Embedder) {
@@ -134,14 +152,17 @@ fn chat_models(s: &Sources) -> Vec<PluginView> {
         let v = PluginView::new(PluginKind::ChatModel, &m.name, BUILT_IN, format!("{} on this computer", m.title));
         out.push(match m.state_in(&s.models_dir) {
             ModelState::Ready => v,
-            _ => v.with_state(MISSING, format!("not on this computer: `strata models fetch {}`", m.name)),
+            _ => v.with_state(
+                MISSING,
+                format!("not on this computer (Settings → On-device models, or `strata models fetch {}`)", m.name),
+            ),
         });
     }
     for (provider, title) in [("openai", "OpenAI"), ("anthropic", "Anthropic")] {
         let v = PluginView::new(PluginKind::ChatModel, provider, BUILT_IN, format!("{title}'s models, with your key"));
         out.push(match strata_providers::keys::find(provider).0 {
             Some(_) => v,
-            None => v.with_state(MISSING, format!("no key: `strata key set {provider}` or its environment variable")),
+            None => v.with_state(MISSING, format!("no key yet (Settings → Providers, or `strata key set {provider}`)")),
         });
     }
     let ollama = PluginView::new(PluginKind::ChatModel, "ollama", BUILT_IN, "models Ollama serves on this computer");
@@ -156,7 +177,12 @@ fn dataset_loaders(s: &Sources) -> Vec<PluginView> {
     let mut out: Vec<PluginView> = strata_datasets::Format::ALL
         .iter()
         .map(|f| {
-            PluginView::new(PluginKind::DatasetLoader, f.name(), BUILT_IN, format!("reads {}", f.extensions().join(", ")))
+            PluginView::new(
+                PluginKind::DatasetLoader,
+                f.name(),
+                BUILT_IN,
+                format!("reads {}", f.extensions().join(", ")),
+            )
         })
         .collect();
     for (name, server) in &s.mcp.servers {
@@ -209,7 +235,8 @@ mod tests {
             model: Some("nomic-embed-text".into()),
             ..Default::default()
         });
-        let sources = Sources { settings, models_dir: dir.path().into(), storage_in_use: "sqlite".into(), ..Default::default() };
+        let sources =
+            Sources { settings, models_dir: dir.path().into(), storage_in_use: "sqlite".into(), ..Default::default() };
         let all = list(&sources);
         for kind in PluginKind::ALL {
             assert!(all.iter().any(|p| p.kind == kind && !p.added), "no built-in {kind:?}");

@@ -13,7 +13,8 @@ pub fn models_served(provider: &str, url: &str, key: Option<String>) -> Result<V
     endpoint.timeout = std::time::Duration::from_secs(10);
     endpoint.retries = 0;
     let client = http::client(&endpoint)?;
-    let (path, list, field) = if provider == "ollama" { ("api/tags", "models", "name") } else { ("models", "data", "id") };
+    let (path, list, field) =
+        if provider == "ollama" { ("api/tags", "models", "name") } else { ("models", "data", "id") };
     let request = || {
         let r = client.get(endpoint.url(path));
         match &endpoint.key {
@@ -21,7 +22,8 @@ pub fn models_served(provider: &str, url: &str, key: Option<String>) -> Result<V
             None => r,
         }
     };
-    let response = http::send(&endpoint, provider, &request, |_, _| ChatErrorKind::BadRequest, &AtomicBool::new(false))?;
+    let response =
+        http::send(&endpoint, provider, &request, |_, _| ChatErrorKind::BadRequest, &AtomicBool::new(false))?;
     let v = http::json_of(provider, response)?;
     let names = v[list].as_array().ok_or_else(|| http::bad_json(provider, format!("no {list} list at {path}")))?;
     Ok(names.iter().filter_map(|m| m[field].as_str().map(str::to_string)).collect())

@@ -8,16 +8,16 @@ mod agents;
 mod bench;
 mod datasets;
 mod mcp_servers;
-mod plugins;
 mod models;
+mod plugins;
 mod train;
 
 pub use agents::{AgentsCommand, SharedArg, SpecArgs};
 pub use bench::BenchCommand;
 pub use datasets::DatasetsCommand;
 pub use mcp_servers::{McpServersCommand, PolicyArg};
-pub use plugins::{PluginKindArg, PluginsCommand};
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
+pub use plugins::{PluginKindArg, PluginsCommand};
 pub use train::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 
 /// Strata: a local-first, hierarchical long-term memory for LLMs and agents.

@@ -61,7 +61,13 @@ fn the_registry_lists_every_kind_and_a_broken_plugin_says_why() {
     let down = closed_port();
     let broken = add_embedder(&e, "down", "ollama", &format!("http://127.0.0.1:{down}"), "nomic-embed-text");
     assert_eq!(broken.stdout.trim(), "Added down (embedder): broken.");
-    assert!(broken.stderr.contains(&format!("down does not work yet: down: ollama at http://127.0.0.1:{down} cannot be reached")), "{}", broken.stderr);
+    assert!(
+        broken
+            .stderr
+            .contains(&format!("down does not work yet: down: ollama at http://127.0.0.1:{down} cannot be reached")),
+        "{}",
+        broken.stderr
+    );
     let err = e.err(&["plugins", "check", "down"]);
     assert!(err.contains("down is broken") && err.contains("cannot be reached"), "{err}");
     let err = e.err(&["plugins", "add", "x", "--kind", "embedder", "--provider", "ollama", "--url", "http://h"]);
@@ -70,16 +76,42 @@ fn the_registry_lists_every_kind_and_a_broken_plugin_says_why() {
     // A chat model the endpoint serves, and one it does not.
     let v1 = format!("http://127.0.0.1:{port}/v1");
     let args = |name: &str, model: &str| {
-        e.run(&["plugins", "add", name, "--kind", "chat-model", "--provider", "openai-compatible", "--url", &v1, "--model", model])
+        e.run(&[
+            "plugins",
+            "add",
+            name,
+            "--kind",
+            "chat-model",
+            "--provider",
+            "openai-compatible",
+            "--url",
+            &v1,
+            "--model",
+            model,
+        ])
     };
     assert_eq!(args("studio", "text-embedding-3-small").stdout.trim(), "Added studio (chat-model): ready.");
     let missing = args("ghost", "llama-9000");
-    assert!(missing.stderr.contains("answers but does not serve llama-9000; it serves nomic-embed-text"), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("answers but does not serve llama-9000; it serves nomic-embed-text"),
+        "{}",
+        missing.stderr
+    );
 
     // A token counter whose file is no tokenizer.
     let file = e.dir.path().join("tokenizer.json");
     std::fs::write(&file, "{\"not\": \"a tokenizer\"}").unwrap();
-    let tok = e.run(&["plugins", "add", "mine", "--kind", "token-manager", "--file", file.to_str().unwrap(), "--models", "mine*"]);
+    let tok = e.run(&[
+        "plugins",
+        "add",
+        "mine",
+        "--kind",
+        "token-manager",
+        "--file",
+        file.to_str().unwrap(),
+        "--models",
+        "mine*",
+    ]);
     assert_eq!(tok.stdout.trim(), "Added mine (token-manager): broken.", "{}", tok.stderr);
     assert!(tok.stderr.contains("not a readable tokenizer.json"), "{}", tok.stderr);
 

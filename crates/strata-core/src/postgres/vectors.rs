@@ -129,10 +129,9 @@ impl Pg {
 
     /// How many memories have a vector from each model, most first.
     pub(crate) fn vectors_by_model(&self) -> Result<Vec<(String, u64)>> {
-        let rows = self.client().query(
-            "SELECT model, count(*) FROM memory_vectors GROUP BY model ORDER BY count(*) DESC, model",
-            &[],
-        )?;
+        let rows = self
+            .client()
+            .query("SELECT model, count(*) FROM memory_vectors GROUP BY model ORDER BY count(*) DESC, model", &[])?;
         Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64)).collect())
     }
 
