@@ -140,6 +140,16 @@ impl Engine {
         let embedder = self.embedder().cloned().ok_or_else(|| {
             ApiError::new(ErrorCode::Model, "no embedding model is loaded; keyword search works without one")
         })?;
+        self.embed_passages_with(embedder.as_ref(), cancel, progress)
+    }
+
+    /// [`Engine::embed_passages`] with `embedder` (another than the one in use: a switch).
+    pub(crate) fn embed_passages_with(
+        &mut self,
+        embedder: &dyn strata_core::Embedder,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> ApiResult<PassagesEmbedded> {
         let model = embedder.model_id().to_string();
         let total = self.store_view().dataset_chunks_pending(&model)?;
         let mut done = 0u64;

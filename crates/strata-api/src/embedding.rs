@@ -82,8 +82,8 @@ pub struct VectorModelView {
 }
 
 impl crate::Engine {
-    /// Re-embeds the store with `to` while search stays on the embedder in use, then moves
-    /// search (and the background worker) over to it at once. Memories already embedded by `to`
+    /// Re-embeds the store (memories, then the datasets' passages) with `to` while search stays
+    /// on the embedder in use, then moves search (and the background worker) over to it at once. Memories already embedded by `to`
     /// (a stopped switch, or switching back to an embedder used before) cost nothing. Stopped
     /// by `cancel` with what was done kept; running it again resumes.
     pub fn switch_embedder(
@@ -93,6 +93,16 @@ impl crate::Engine {
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> ApiResult<EmbedProgress> {
         let done = fill(self.store(), to.as_ref(), false, cancel, progress)?;
+        // The datasets' passages too, so that search over them moves over with the memories'.
+        let passages = self.embed_passages_with(to.as_ref(), cancel, &mut |d, t| {
+            progress(EmbedProgress { done: done.done + d, total: done.total + t })
+        })?;
+        if passages.pending > 0 {
+            return Err(ApiError::new(
+                ErrorCode::Cancelled,
+                format!("stopped with {} passages left to embed; run it again to resume", passages.pending),
+            ));
+        }
         self.store().search_with(to.as_ref())?;
         let background = self.has_worker();
         self.use_embedder(to, background)?;

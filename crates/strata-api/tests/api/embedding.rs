@@ -129,6 +129,7 @@ fn switching_embedders_keeps_search_on_the_old_one_until_the_new_one_is_whole_an
         engine.add(said(&format!("line {i} about the harbour"))).unwrap();
     }
     engine.add(said("the violin lesson moved to thursday")).unwrap();
+    engine.load_dataset(&crate::files::lease()).unwrap();
     engine.use_embedder(Arc::new(E), false).unwrap();
     engine.embed_all(&AtomicBool::new(false), &mut |_| {}).unwrap();
 
@@ -152,7 +153,9 @@ fn switching_embedders_keeps_search_on_the_old_one_until_the_new_one_is_whole_an
         })
         .unwrap();
     assert_eq!((seen[0], done.done), (37, 37));
+    assert_eq!(seen.last(), Some(&40), "the lease's 3 passages too");
     assert_eq!(engine.embedder().unwrap().model_id(), "hash-64-b");
+    assert_eq!(engine.datasets().unwrap()[0].embedded, 3, "its passages searchable with the new model");
     assert!(engine.vector_models().unwrap().iter().any(|m| m.model == "hash-64-b" && m.searched && m.vectors == 101));
     let got = engine.recall("violin lesson thursday", Filter::default(), 1).unwrap();
     assert!(strata_core::search_text(&got[0].memory.content).1.contains("violin"));

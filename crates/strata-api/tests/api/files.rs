@@ -11,7 +11,7 @@ use strata_core::datasets::{Chunk, DatasetKind, NewDataset, Place};
 use super::ask::{Scripted, answer};
 use super::{Db, fact};
 
-fn lease() -> NewDataset {
+pub(crate) fn lease() -> NewDataset {
     let passage = |text: &str, page: u32, line: u32| Chunk {
         text: text.into(),
         place: Place { page: Some(page), heading: None, lines: (line, line + 1), row: None },
