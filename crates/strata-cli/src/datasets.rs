@@ -23,15 +23,32 @@ pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out
             for file in &files {
                 read.extend(strata_datasets::read_file(file, name.as_deref())?);
             }
-            let mut loaded = Vec::new();
-            for d in &read {
-                loaded.push(engine.load_dataset(d)?);
+            keep(engine, &read, no_embed, out)
+        }
+        DatasetsCommand::Mcp { server } => {
+            let config = strata_mcp_client::McpConfig::load_from(&strata_mcp_client::McpConfig::path()?)?;
+            let offered = strata_plugins::mcp_datasets::resources(&config, &server)?;
+            if out.json {
+                let v: Vec<serde_json::Value> = offered
+                    .iter()
+                    .map(|r| serde_json::json!({"uri": r.uri, "name": r.name, "mime_type": r.mime_type, "description": r.description}))
+                    .collect();
+                return out.json_value(&serde_json::Value::Array(v));
             }
-            out.datasets_loaded(&loaded)?;
-            if !no_embed {
-                embed(engine, out)?;
+            if offered.is_empty() {
+                say!("{server} offers no text resources.");
+                return Ok(());
             }
-            Ok(())
+            let mut t = crate::render::table(&["address", "name", "type", "what it is"]);
+            for r in offered {
+                t.add_row([r.uri, r.name, r.mime_type.unwrap_or_default(), r.description]);
+            }
+            crate::render::print_table(&t)
+        }
+        DatasetsCommand::LoadMcp { server, uris, name, no_embed } => {
+            let config = strata_mcp_client::McpConfig::load_from(&strata_mcp_client::McpConfig::path()?)?;
+            let read = strata_plugins::mcp_datasets::read(&config, &server, &uris, name.as_deref())?;
+            keep(engine, &read, no_embed, out)
         }
         DatasetsCommand::Show { name, from, limit } => {
             let d = engine.dataset(&name)?;
@@ -75,6 +92,19 @@ pub(crate) fn datasets(engine: &mut Engine, action: Option<DatasetsCommand>, out
             Ok(())
         }
     }
+}
+
+/// Keeps the datasets read, then (unless `no_embed`) embeds their passages.
+fn keep(engine: &mut Engine, read: &[strata_core::datasets::NewDataset], no_embed: bool, out: &Out) -> Result<()> {
+    let mut loaded = Vec::new();
+    for d in read {
+        loaded.push(engine.load_dataset(d)?);
+    }
+    out.datasets_loaded(&loaded)?;
+    if !no_embed {
+        embed(engine, out)?;
+    }
+    Ok(())
 }
 
 /// The sentence embedder, if it is here (searching by keyword alone otherwise).

@@ -47,12 +47,19 @@ pub struct CallResult {
     pub failed: bool,
 }
 
-enum Job {
+pub(crate) enum Job {
     Call {
         tool: String,
         args: serde_json::Map<String, Value>,
         limit: Duration,
         reply: mpsc::Sender<Result<CallResult>>,
+    },
+    Resources {
+        reply: mpsc::Sender<Result<Vec<crate::resources::ResourceInfo>>>,
+    },
+    Read {
+        uri: String,
+        reply: mpsc::Sender<Result<crate::resources::ResourceText>>,
     },
 }
 
@@ -69,7 +76,7 @@ pub struct Connection {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-type Conn = RunningService<RoleClient, ClientConfig>;
+pub(crate) type Conn = RunningService<RoleClient, ClientConfig>;
 
 impl Connection {
     /// Starts the server `name` (its program, or a session with its URL), and lists its tools.
@@ -111,11 +118,16 @@ impl Connection {
             Value::Null => serde_json::Map::new(),
             other => return Err(Error::invalid(format!("a tool's arguments are an object, not {other}"))),
         };
-        let (reply, answer) = mpsc::channel();
         self.interrupt.store(false, Ordering::Relaxed);
-        let job = Job::Call { tool: tool.to_string(), args, limit, reply };
+        self.ask(|reply| Job::Call { tool: tool.to_string(), args, limit, reply }, cancel)
+    }
+
+    /// Sends the job `make` builds to the connection's thread and waits for its answer; `cancel`
+    /// set meanwhile interrupts it.
+    pub(crate) fn ask<T>(&self, make: impl FnOnce(mpsc::Sender<Result<T>>) -> Job, cancel: &AtomicBool) -> Result<T> {
+        let (reply, answer) = mpsc::channel();
         let gone = || Error::invalid(format!("the MCP server {} has stopped", self.name));
-        self.jobs.as_ref().ok_or_else(gone)?.send(job).map_err(|_| gone())?;
+        self.jobs.as_ref().ok_or_else(gone)?.send(make(reply)).map_err(|_| gone())?;
         loop {
             match answer.recv_timeout(Duration::from_millis(50)) {
                 Ok(r) => return r,
@@ -197,6 +209,12 @@ fn serve(
                 Job::Call { tool, args, limit, reply } => {
                     let r = call(&conn, &name, &tool, args, limit, &interrupt).await;
                     let _ = reply.send(r);
+                }
+                Job::Resources { reply } => {
+                    let _ = reply.send(crate::resources::list(&conn, &name).await);
+                }
+                Job::Read { uri, reply } => {
+                    let _ = reply.send(crate::resources::read(&conn, &name, &uri).await);
                 }
             }
         }

@@ -1,12 +1,15 @@
 //! Strata as an MCP client (issue 43): the person's MCP servers, kept in `mcp.json` in the
 //! `mcpServers` shape ([`config`]), started only once the person added them, their tools
-//! called over stdio or streamable HTTP ([`client`]), each tool under the person's policy.
+//! called over stdio or streamable HTTP ([`client`]), each tool under the person's policy, and
+//! their text resources read ([`resources`]) to load as datasets.
 #![deny(missing_docs)]
 
 pub mod client;
 pub mod config;
+pub mod resources;
 
 pub use client::{CallResult, Connection, ToolInfo};
+pub use resources::{ResourceInfo, ResourceText};
 pub use config::{McpConfig, Policy, Server};
 
 /// The name a server's tool is offered to models under: `<server>__<tool>` (unique across

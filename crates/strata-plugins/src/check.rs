@@ -82,7 +82,12 @@ fn mcp_server(entry: &PluginView, sources: &Sources) -> Tried {
     let c = Connection::start(&entry.name, server).map_err(|e| e.to_string())?;
     Ok(Some(match entry.kind {
         PluginKind::Tool => format!("{} tools: {}", c.tools.len(), names(c.tools.iter().map(|t| t.name.as_str()))),
-        _ => "its resources, loaded as documents".to_string(),
+        _ => {
+            let all = c.resources().map_err(|e| e.to_string())?;
+            let text: Vec<&str> =
+                all.iter().filter(|r| crate::mcp_datasets::is_text(r)).map(|r| r.name.as_str()).collect();
+            format!("{} resources to load as datasets: {}", text.len(), names(text.into_iter()))
+        }
     }))
 }
 

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod mcp_datasets;
 pub mod open;
 mod registry;
 

@@ -190,7 +190,7 @@ fn dataset_loaders(s: &Sources) -> Vec<PluginView> {
             PluginKind::DatasetLoader,
             name,
             &format!("MCP server ({})", server.shown()),
-            "its resources, loaded as documents",
+            "its text resources, loaded as datasets: `strata datasets mcp NAME`",
         );
         out.push(added(v).with_state(UNCHECKED, ""));
     }

@@ -28,6 +28,26 @@ pub enum DatasetsCommand {
         #[arg(long)]
         no_embed: bool,
     },
+    /// The text resources one of your MCP servers offers (`strata mcp-servers`), to load.
+    Mcp {
+        /// The server's name.
+        server: String,
+    },
+    /// Load resources of one of your MCP servers as datasets (all its text resources when
+    /// none are named): Markdown and text become documents, CSV and JSON tables, each
+    /// recording the server and address it came from.
+    LoadMcp {
+        /// The server's name.
+        server: String,
+        /// The resources' addresses (`strata datasets mcp SERVER` lists them).
+        uris: Vec<String>,
+        /// The dataset's name (one resource only; default: the resource's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Do not embed the passages now.
+        #[arg(long)]
+        no_embed: bool,
+    },
     /// A dataset: its columns or headings, then a page of its rows or passages.
     Show {
         /// Its name.

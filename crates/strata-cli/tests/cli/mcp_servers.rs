@@ -8,12 +8,17 @@ use super::*;
 use crate::agents::{text_stream, tool_stream};
 use crate::providers::loopback;
 
-/// The reference filesystem server's entry point (installed by `make setup`).
-fn filesystem_server() -> String {
+/// A reference server's entry point (installed by `make setup`): `server-filesystem`,
+/// `server-everything`.
+pub(crate) fn npm_server(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+        .join(format!("../../node_modules/@modelcontextprotocol/{name}/dist/index.js"));
     assert!(path.is_file(), "{} is missing: run `make setup`", path.display());
     path.display().to_string()
+}
+
+fn filesystem_server() -> String {
+    npm_server("server-filesystem")
 }
 
 /// A folder with one note whose text asks the model to write a file.

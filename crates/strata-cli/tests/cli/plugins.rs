@@ -2,7 +2,8 @@
 //! (a broken one said broken with why) and removed, and the embedder recall uses switched to a
 //! second one and back: the store re-embedded once, switching back embedding nothing. The
 //! endpoints are `scripts/embeddings_replay.py`, answering as Ollama's and an OpenAI-compatible
-//! server's embedding APIs do.
+//! server's embedding APIs do. An MCP server's resources (the npm reference `everything`
+//! server's documents) load as datasets.
 
 use super::*;
 
@@ -167,4 +168,33 @@ fn a_second_embedder_re_embeds_the_store_and_switching_back_embeds_nothing() {
     assert_eq!(found[0]["memory"]["key"], "garden", "{found}");
     let err = e.err(&["plugins", "remove", "nomic"]);
     assert!(err.contains("nomic is the embedder in use: choose another embedder first"), "{err}");
+}
+
+#[test]
+fn an_mcp_servers_text_resources_load_as_datasets() {
+    let e = Env::own_settings();
+    let server = crate::mcp_servers::npm_server("server-everything");
+    e.ok(&["mcp-servers", "add", "everything", "--", "node", &server, "stdio"]);
+    let offered = e.json(&["datasets", "mcp", "everything"]);
+    let uris: Vec<&str> = offered.as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert!(uris.contains(&"demo://resource/static/document/architecture.md"), "{offered}");
+    assert!(offered.as_array().unwrap().iter().all(|r| r["mime_type"] != "application/octet-stream"));
+
+    let uri = "demo://resource/static/document/architecture.md";
+    let loaded = e.ok(&["datasets", "load-mcp", "everything", uri, "--no-embed"]);
+    assert!(loaded.starts_with(&format!("Loaded: architecture from {uri} from the MCP server everything")), "{loaded}");
+    let found = e.ok(&["datasets", "search", "how transports are wired"]);
+    assert!(found.contains("architecture"), "{found}");
+    let err = e.err(&["datasets", "load-mcp", "everything", "demo://nothing"]);
+    assert!(err.contains("everything offers no resource demo://nothing"), "{err}");
+    let err = e.err(&["datasets", "load-mcp", "nobody"]);
+    assert!(err.contains("no MCP server is named nobody"), "{err}");
+
+    // In the registry, the server is a dataset loader (its resources) and a source of tools.
+    let checked = e.json(&["plugins", "check", "everything"]);
+    let loader = checked.as_array().unwrap().iter().find(|p| p["kind"] == "dataset-loader").unwrap();
+    assert_eq!(loader["state"], "ready");
+    assert!(loader["detail"].as_str().unwrap().starts_with("7 resources to load as datasets"), "{loader}");
+    let tools = checked.as_array().unwrap().iter().find(|p| p["kind"] == "tool").unwrap();
+    assert!(tools["detail"].as_str().unwrap().contains("echo"), "{tools}");
 }
