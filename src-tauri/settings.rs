@@ -128,6 +128,8 @@ pub(crate) struct ProviderView {
     address_variable: Option<String>,
     /// Model names the catalogue knows for it (others may be typed in).
     models: Vec<String>,
+    /// One of the person's chat models (Settings → Plugins): its endpoint and model are its own.
+    plugin: bool,
 }
 
 fn provider_views() -> Vec<ProviderView> {
@@ -160,7 +162,28 @@ fn provider_views() -> Vec<ProviderView> {
                 key_variable: key_var.map(Into::into),
                 address_variable: url_var.map(Into::into),
                 models: known(p),
+                plugin: false,
             }
+        })
+        .chain(person_chat_models())
+        .collect()
+}
+
+/// The person's chat models (the registry's plugins), as the chat's picker offers them.
+fn person_chat_models() -> Vec<ProviderView> {
+    let settings = strata_api::Settings::load().unwrap_or_default();
+    settings
+        .plugins
+        .iter()
+        .filter(|p| p.kind() == strata_api::plugins::PluginKind::ChatModel)
+        .map(|p| ProviderView {
+            name: p.name.clone(),
+            needs_key: false,
+            key_from: "missing".into(),
+            key_variable: p.key_env.clone(),
+            address_variable: None,
+            models: p.model.iter().cloned().collect(),
+            plugin: true,
         })
         .collect()
 }

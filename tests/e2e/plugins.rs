@@ -1,7 +1,8 @@
 //! Settings → Plugins: the registry by kind, an embedder at an endpoint added and checked (one
 //! that cannot be reached said so), search switched to it with the store re-embedded, and back
-//! to the on-device one with nothing embedded again. The endpoint is
-//! `scripts/embeddings_replay.py`, answering as Ollama's embedding API does.
+//! to the on-device one with nothing embedded again; a chat model at an OpenAI-compatible
+//! address added and offered by the chat's picker. The endpoint is
+//! `scripts/embeddings_replay.py`, answering as Ollama's and OpenAI's APIs do.
 
 use std::process::{Child, Command};
 use std::time::Duration;
@@ -30,7 +31,7 @@ fn replay() -> (Replay, u16) {
     (Replay(child), port)
 }
 
-fn add_embedder(s: &Session, name: &str, url: &str) {
+fn add_plugin(s: &Session, name: &str, url: &str) {
     s.type_into(&s.find("#plugin-name"), name);
     s.clear(&s.find("#plugin-url"));
     s.type_into(&s.find("#plugin-url"), url);
@@ -56,7 +57,7 @@ fn said(s: &Session, starting: &str) -> String {
 }
 
 #[test]
-fn an_embedder_is_added_checked_used_for_search_and_switched_back() {
+fn an_embedder_is_used_for_search_and_switched_back_and_a_chat_model_is_offered() {
     let dir = tempfile::tempdir().unwrap();
     let db = seeded(dir.path());
     let (_replay, port) = replay();
@@ -71,13 +72,13 @@ fn an_embedder_is_added_checked_used_for_search_and_switched_back() {
     let tools = s.text(&s.find("#plugins-tool"));
     assert!(tools.contains("recall") && tools.contains("query_dataset"), "{tools}");
 
-    add_embedder(&s, "nomic", &format!("http://127.0.0.1:{port}"));
+    add_plugin(&s, "nomic", &format!("http://127.0.0.1:{port}"));
     assert_eq!(said(&s, "Added nomic"), "Added nomic: it works.");
     let row = s.text(&s.find("#plugin-embedder-nomic"));
     assert!(row.contains("Ready") && row.contains("ollama:nomic-embed-text (48 dimensions)"), "{row}");
 
     let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    add_embedder(&s, "down", &format!("http://127.0.0.1:{down}"));
+    add_plugin(&s, "down", &format!("http://127.0.0.1:{down}"));
     let broken = said(&s, "Added down");
     assert!(
         broken.starts_with(&format!(
@@ -107,5 +108,17 @@ fn an_embedder_is_added_checked_used_for_search_and_switched_back() {
         said(&s, "Search by meaning now uses on-device"),
         "Search by meaning now uses on-device (every memory already had its vector)."
     );
+
+    // A chat model at an OpenAI-compatible address: the chat's picker offers it.
+    s.execute("document.getElementById('plugin-form').scrollIntoView({block: 'center'})", serde_json::json!([]));
+    s.click(&s.find("#plugin-kind option[value=chat-model]"));
+    s.click(&s.find("#plugin-provider option[value=openai-compatible]"));
+    add_plugin(&s, "studio", &format!("http://127.0.0.1:{port}/v1"));
+    assert_eq!(said(&s, "Added studio"), "Added studio: it works.");
+    s.click(&s.find("#nav-chat"));
+    let offered = s.wait_for("the chat's models", |s| {
+        s.all("#chat-provider").first().map(|e| s.text(e)).filter(|t| t.contains("studio"))
+    });
+    assert!(offered.contains("studio (yours: nomic-embed-text)"), "{offered}");
     s.end();
 }

@@ -64,11 +64,11 @@ function Picker({ choice, onChange, active }: { choice: ChatChoice; onChange: (c
         {providers.map((p) => (
           <option key={p.name} value={p.name}>
             {p.name}
-            {p.needs_key && p.key_from === "missing" ? " (no key)" : ""}
+            {p.plugin ? ` (yours: ${p.models[0] ?? ""})` : p.needs_key && p.key_from === "missing" ? " (no key)" : ""}
           </option>
         ))}
       </select>
-      {choice.provider !== "on-device" && (
+      {choice.provider !== "on-device" && !providers.find((p) => p.name === choice.provider)?.plugin && (
         <>
           <input
             id="chat-model"

@@ -70,8 +70,10 @@ function Providers() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
+  // The person's own chat models (Settings → Plugins) take no key here.
+  const served = (all: ProviderView[]) => setProviders(all.filter((p) => !p.plugin));
   useEffect(() => {
-    answered(commands.providers(), setProviders, setError);
+    answered(commands.providers(), served, setError);
   }, []);
 
   const save = async (name: string, key: string) => {
@@ -79,7 +81,7 @@ function Providers() {
     setNotice(null);
     setError(null);
     if (failed(res, setError)) return;
-    setProviders(res.data);
+    served(res.data);
     setKeys((k) => ({ ...k, [name]: "" }));
     setNotice(key ? `The ${LABELS[name] ?? name} key is in the OS keychain.` : `The ${LABELS[name] ?? name} key was removed.`);
   };

@@ -233,7 +233,10 @@ export const commands = {
 	mcpServerTools: (name: string) => typedError<McpToolView[], ApiError>(__TAURI_INVOKE("mcp_server_tools", { name })),
 	/**  Sets a tool's policy (`allowed`, `ask`, `never`). */
 	setMcpToolPolicy: (name: string, tool: string, policy: string) => typedError<null, ApiError>(__TAURI_INVOKE("set_mcp_tool_policy", { name, tool, policy })),
-	/**  Everything pluggable, by kind (endpoints and MCP servers not tried: `check_plugin`). */
+	/**
+	 *  Everything pluggable, by kind (endpoints and MCP servers not tried: `check_plugin`). Off
+	 *  the async runtime: a provider's key is looked for in the OS keychain.
+	 */
 	plugins: () => typedError<PluginView[], ApiError>(__TAURI_INVOKE("plugins")),
 	/**  One entry tried for real: ready, or broken with why. */
 	checkPlugin: (entry: PluginView) => typedError<PluginView, ApiError>(__TAURI_INVOKE("check_plugin", { entry })),
@@ -2937,6 +2940,8 @@ export type ProviderView_Deserialize = {
 	address_variable?: string | null,
 	/**  Model names the catalogue knows for it (others may be typed in). */
 	models: string[],
+	/**  One of the person's chat models (Settings → Plugins): its endpoint and model are its own. */
+	plugin: boolean,
 };
 
 /**  A model provider and where its key is (never the key itself). */
@@ -2953,6 +2958,8 @@ export type ProviderView_Serialize = {
 	address_variable: string | null,
 	/**  Model names the catalogue knows for it (others may be typed in). */
 	models: string[],
+	/**  One of the person's chat models (Settings → Plugins): its endpoint and model are its own. */
+	plugin: boolean,
 };
 
 /**  Where a set of numbers lies. */

@@ -9,8 +9,8 @@ pub mod config;
 pub mod resources;
 
 pub use client::{CallResult, Connection, ToolInfo};
-pub use resources::{ResourceInfo, ResourceText};
 pub use config::{McpConfig, Policy, Server};
+pub use resources::{ResourceInfo, ResourceText};
 
 /// The name a server's tool is offered to models under: `<server>__<tool>` (unique across
 /// servers, and within the characters and length providers accept for a function's name).

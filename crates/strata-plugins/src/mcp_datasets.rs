@@ -24,7 +24,9 @@ pub fn read(config: &McpConfig, server: &str, uris: &[String], name: Option<&str
         uris.iter()
             .map(|u| {
                 offered.iter().find(|r| &r.uri == u).cloned().ok_or_else(|| {
-                    Error::invalid(format!("{server} offers no resource {u}: `strata datasets mcp {server}` lists them"))
+                    Error::invalid(format!(
+                        "{server} offers no resource {u}: `strata datasets mcp {server}` lists them"
+                    ))
                 })
             })
             .collect::<Result<_>>()?
@@ -82,7 +84,12 @@ mod tests {
     use super::*;
 
     fn res(name: &str, mime: Option<&str>) -> ResourceInfo {
-        ResourceInfo { uri: format!("demo://{name}"), name: name.into(), mime_type: mime.map(Into::into), description: String::new() }
+        ResourceInfo {
+            uri: format!("demo://{name}"),
+            name: name.into(),
+            mime_type: mime.map(Into::into),
+            description: String::new(),
+        }
     }
 
     #[test]
