@@ -94,6 +94,13 @@ function AddPlugin({ onAdded }: { onAdded: (p: PluginView) => void }) {
         </select>
         <input id="plugin-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="A name: nomic" />
       </div>
+      {endpoint && (
+        <p className="muted" id="plugin-privacy">
+          {kind === "embedder"
+            ? "Used for search, it reads the text of every memory and file you keep: choose a server on this computer, or one you trust."
+            : "It reads what you ask and the memories sent with it: choose a server on this computer, or one you trust."}
+        </p>
+      )}
       {endpoint ? (
         <div className="row">
           <select
