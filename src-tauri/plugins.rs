@@ -63,11 +63,17 @@ pub(crate) async fn add_plugin(state: State<'_, AppState>, plugin: PersonPlugin)
     .await
 }
 
-/// Removes one of the person's plugins (not the embedder in use).
+/// Removes one of the person's plugins (not the embedder in use), and the vectors an embedder
+/// of theirs made.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn remove_plugin(name: String) -> Result<(), ApiError> {
-    blocking(move || Settings::load()?.without_plugin(&name)?.save()).await
+pub(crate) async fn remove_plugin(state: State<'_, AppState>, name: String) -> Result<(), ApiError> {
+    let settings = blocking(Settings::load).await?;
+    let kept = settings.without_plugin(&name)?;
+    if let Some(model) = strata_plugins::open::vectors_of(&settings, &name) {
+        state.run(move |e| e.drop_vectors(&model)).await?;
+    }
+    blocking(move || kept.save()).await
 }
 
 /// The models whose vectors the store keeps, the one recall uses marked.

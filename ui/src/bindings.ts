@@ -245,7 +245,10 @@ export const commands = {
 	 *  file) and tries it at once.
 	 */
 	addPlugin: (plugin: PersonPlugin_Deserialize) => typedError<PluginView, ApiError>(__TAURI_INVOKE("add_plugin", { plugin })),
-	/**  Removes one of the person's plugins (not the embedder in use). */
+	/**
+	 *  Removes one of the person's plugins (not the embedder in use), and the vectors an embedder
+	 *  of theirs made.
+	 */
 	removePlugin: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("remove_plugin", { name })),
 	/**  The models whose vectors the store keeps, the one recall uses marked. */
 	vectorModels: () => typedError<VectorModelView[], ApiError>(__TAURI_INVOKE("vector_models")),

@@ -109,6 +109,12 @@ impl crate::Engine {
         Ok(done)
     }
 
+    /// Erases the vectors `model` made, memories' and passages' (an embedder the person no
+    /// longer keeps): how many memories had one. The model search uses is refused.
+    pub fn drop_vectors(&mut self, model: &str) -> ApiResult<u64> {
+        Ok(self.store().drop_vectors(model)?)
+    }
+
     /// The models whose vectors the store keeps, the one search uses marked.
     pub fn vector_models(&self) -> ApiResult<Vec<VectorModelView>> {
         let searched = self.store_view().searched_model()?;

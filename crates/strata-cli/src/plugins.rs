@@ -47,8 +47,17 @@ pub fn run(engine: &mut Engine, command: Option<PluginsCommand>, out: &Out) -> R
             out.done(&format!("Added {} ({}): {}.", plugin.name, plugin.kind().as_str(), checked.state))
         }
         PluginsCommand::Remove { name } => {
-            sources.settings.without_plugin(&name)?.save()?;
-            out.done(&format!("Removed {name}."))
+            let kept = sources.settings.without_plugin(&name)?;
+            // The vectors it made go with it (derived data of a model no longer kept).
+            let dropped = match strata_plugins::open::vectors_of(&sources.settings, &name) {
+                Some(model) => engine.drop_vectors(&model)?,
+                None => 0,
+            };
+            kept.save()?;
+            match dropped {
+                0 => out.done(&format!("Removed {name}.")),
+                n => out.done(&format!("Removed {name} and the vectors it made of {n} memories.")),
+            }
         }
         PluginsCommand::Use { name } => use_embedder(engine, sources.settings, &name, out),
     }

@@ -152,6 +152,25 @@ impl crate::store::Store {
         on_engine!(self, e => e.vectors_by_model())
     }
 
+    /// Erases every vector `model` made (memories' and passages'), when the person no longer
+    /// keeps that embedder: how many memories had one. The model search uses is refused.
+    pub fn drop_vectors(&mut self, model: &str) -> Result<u64> {
+        use crate::sql::{Sql, SqlValue};
+        if self.searched_model()?.as_deref() == Some(model) {
+            return Err(Error::invalid(format!("search uses {model}'s vectors: choose another embedder first")));
+        }
+        let dialect = self.engine.dialect();
+        self.transact(|tx| {
+            let plain = tx.tx.plain();
+            let mut q = Sql::new(dialect, "");
+            q.bind("DELETE FROM dataset_vectors WHERE model = ?", SqlValue::Text(model.into()));
+            plain.execute(&q)?;
+            let mut q = Sql::new(dialect, "");
+            q.bind("DELETE FROM memory_vectors WHERE model = ?", SqlValue::Text(model.into()));
+            plain.execute(&q)
+        })
+    }
+
     fn embed_batch(&mut self, embedder: &dyn Embedder, batch: usize, index: bool) -> Result<usize> {
         let model = embedder.model_id();
         let todo = on_engine!(self, e => e.unembedded(model, batch))?;

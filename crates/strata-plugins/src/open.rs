@@ -30,6 +30,19 @@ pub fn endpoint_embedder(p: &PersonPlugin) -> ApiResult<EndpointEmbedder> {
     EndpointEmbedder::open(provider, url, model, key(p)).map_err(|e| named(p, e))
 }
 
+/// The model id whose vectors go with the person's embedder `name` when it is removed: none
+/// when it is no embedder of theirs, or another of theirs makes the same vectors.
+pub fn vectors_of(settings: &Settings, name: &str) -> Option<String> {
+    let p = settings.plugin(name).filter(|p| p.kind() == PluginKind::Embedder)?;
+    let id = |p: &PersonPlugin| {
+        let (provider, _, model) = endpoint(p);
+        strata_providers::embedder::model_id(provider, model)
+    };
+    let mine = id(p);
+    let shared = settings.plugins.iter().any(|o| o.name != p.name && o.kind() == PluginKind::Embedder && id(o) == mine);
+    (!shared).then_some(mine)
+}
+
 /// The chat model a person chose by `provider` (`on-device`, a provider Strata serves, or the
 /// name of one of their chat-model plugins), `model` (none: the on-device one chosen in
 /// Settings, or the provider's usual) and `base_url`; `adapter` applies on-device only.

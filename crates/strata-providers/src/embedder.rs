@@ -7,6 +7,11 @@ use strata_core::{ChatError, ChatErrorKind, Embedder, Error, Result};
 use crate::http::Endpoint;
 use crate::{Ollama, OpenAi};
 
+/// The model id an endpoint's vectors record: its provider and model (`ollama:nomic-embed-text`).
+pub fn model_id(provider: &str, model: &str) -> String {
+    format!("{}:{}", provider.trim(), model.trim())
+}
+
 enum Served {
     Ollama(Ollama),
     OpenAi(OpenAi),
@@ -42,7 +47,7 @@ impl EndpointEmbedder {
                 ));
             }
         };
-        let mut e = EndpointEmbedder { id: format!("{provider}:{}", model.trim()), dim: 0, served };
+        let mut e = EndpointEmbedder { id: model_id(provider, model), dim: 0, served };
         let probe = e.call(&["What size is a vector?"])?;
         e.dim = probe.first().map_or(0, Vec::len);
         if e.dim == 0 {

@@ -168,6 +168,8 @@ fn a_second_embedder_re_embeds_the_store_and_switching_back_embeds_nothing() {
     assert_eq!(found[0]["memory"]["key"], "garden", "{found}");
     let err = e.err(&["plugins", "remove", "nomic"]);
     assert!(err.contains("nomic is the embedder in use: choose another embedder first"), "{err}");
+    // Removed, an embedder takes the vectors it made along.
+    assert_eq!(e.ok(&["plugins", "remove", "small"]).trim(), "Removed small and the vectors it made of 3 memories.");
 }
 
 #[test]

@@ -129,6 +129,12 @@ on_both_engines! {
         assert_eq!(f.store.searched_model().unwrap().as_deref(), Some("hash-64"));
         assert_eq!(nearest(f, "sunrise painting")[0], "a");
         assert_eq!(f.store.embed_pending(&E, 10).unwrap(), 0);
+
+        // The other model's vectors dropped; the searched model's are refused.
+        assert!(f.store.drop_vectors("hash-64").unwrap_err().to_string().contains("choose another embedder first"));
+        assert_eq!(f.store.drop_vectors("hash-32").unwrap(), 2);
+        assert_eq!(f.store.vectors_by_model().unwrap(), [("hash-64".to_string(), 2)]);
+        assert_eq!(f.store.pending_embeddings(&other).unwrap(), 2);
     }
 }
 
