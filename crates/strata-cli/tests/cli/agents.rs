@@ -283,20 +283,8 @@ fn an_mcp_client_asks_an_agent() {
 #[test]
 fn the_agents_task_set_runs_end_to_end_over_openais_tool_call_streams() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let _replay = crate::Server(
-        Command::new(crate::python())
-            .arg(root.join("scripts/agents_replay.py"))
-            .args(["--tasks", root.join("crates/strata-bench/data/agents/tasks.json").to_str().unwrap()])
-            .args(["--port", &port.to_string()])
-            .spawn()
-            .unwrap(),
-    );
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the replay did not listen");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let tasks = root.join("crates/strata-bench/data/agents/tasks.json");
+    let (_replay, port) = crate::servers::loopback_script("agents_replay.py", &["--tasks", tasks.to_str().unwrap()]);
     let out = crate::strata()
         .args(["bench", "agents", "--model", "openai:gpt-4o-mini", "--json"])
         .env("OPENAI_API_KEY", "sk-test-0000")

@@ -7,23 +7,9 @@
 
 use super::*;
 
-/// The loopback embedding server, and its address.
+/// The loopback embedding server, and its port.
 fn replay() -> (crate::Server, u16) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let server = crate::Server(
-        Command::new(crate::python())
-            .arg(root.join("scripts/embeddings_replay.py"))
-            .args(["--port", &port.to_string()])
-            .spawn()
-            .unwrap(),
-    );
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the replay did not listen");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    (server, port)
+    crate::servers::loopback_script("embeddings_replay.py", &[])
 }
 
 /// How many texts each API of the replay has embedded.

@@ -72,3 +72,24 @@ pub(crate) fn python() -> PathBuf {
     assert!(python.exists(), "{} is missing: run scripts/setup", python.display());
     python
 }
+
+/// One of `scripts/`' loopback servers (`agents_replay.py`, `embeddings_replay.py`) started on a
+/// free port with `args`, once it listens: the server (stopped when dropped) and its port.
+pub(crate) fn loopback_script(script: &str, args: &[&str]) -> (Server, u16) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = Server(
+        std::process::Command::new(python())
+            .arg(root.join("scripts").join(script))
+            .args(args)
+            .args(["--port", &port.to_string()])
+            .spawn()
+            .unwrap(),
+    );
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{script} did not listen");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    (server, port)
+}
