@@ -1,5 +1,7 @@
 //! The on-device model for training: the GGUF's weights dequantized to f32 and frozen, with
 //! LoRA `A`/`B` pairs (candle `Var`s, the only trainable tensors) on the chosen projections.
+//! The llama family's differences are data, as in `strata_models::Llama` (decision 0001):
+//! Qwen2's biases on q, k and v, and its rotary embedding over halves of a head.
 //!
 //! Written out rather than taken from candle's llama because those modules take no adapters,
 //! and with the differentiable (slow) forms of RMSNorm, softmax and rotary embeddings: the
@@ -15,7 +17,7 @@ use candle_core::{CpuStorage, CustomOp1, D, DType, Device, Layout, Tensor, Var};
 use rand::{Rng, SeedableRng};
 use strata_core::{Error, Result};
 use strata_models::adapter::{Adapter, LoraConfig, Target, rows_gguf_to_hf};
-use strata_models::{Llama, Shape};
+use strata_models::{Llama, Rope, Shape};
 
 pub(crate) fn fail(e: candle_core::Error) -> Error {
     Error::Model(format!("training: {e}"))
@@ -78,6 +80,8 @@ struct Block {
     norm_ffn: Tensor,
     /// Frozen projections in [`Target::ALL`]'s order.
     proj: Vec<Frozen>,
+    /// q, k and v's biases, where the model has them (Qwen2).
+    qkv_bias: Option<[Tensor; 3]>,
     lora: BTreeMap<Target, Lora>,
 }
 
@@ -183,10 +187,16 @@ impl TrainModel {
                 .iter()
                 .map(|n| get(&format!("blk.{i}.{n}.weight")).and_then(|w| frozen(w).map_err(fail)))
                 .collect::<Result<Vec<_>>>()?;
+            let mut bias = |n: &str| get(&format!("blk.{i}.attn_{n}.bias")).ok();
+            let qkv_bias = match (bias("q"), bias("k"), bias("v")) {
+                (Some(q), Some(k), Some(v)) => Some([q, k, v]),
+                _ => None,
+            };
             blocks.push(Block {
                 attn_norm: get(&format!("blk.{i}.attn_norm.weight"))?,
                 norm_ffn: get(&format!("blk.{i}.ffn_norm.weight"))?,
                 proj,
+                qkv_bias,
                 lora,
             });
         }
@@ -250,11 +260,22 @@ impl TrainModel {
         for block in &self.blocks {
             let h = candle_nn::ops::rms_norm_slow(&x, &block.attn_norm, s.eps as f32)?;
             let heads = |y: Tensor, count: usize| y.reshape((b, n, count, hd))?.transpose(1, 2)?.contiguous();
-            let q = heads(self.project(block, Target::Q, &h, noise)?, s.heads)?;
-            let k = heads(self.project(block, Target::K, &h, noise)?, s.kv_heads)?;
-            let v = heads(self.project(block, Target::V, &h, noise)?, s.kv_heads)?;
-            let q = candle_nn::rotary_emb::rope_i_slow(&q, &cos, &sin)?;
-            let k = candle_nn::rotary_emb::rope_i_slow(&k, &cos, &sin)?;
+            let mut biased = |t: Target, i: usize| -> candle_core::Result<Tensor> {
+                let y = self.project(block, t, &h, &mut *noise)?;
+                match &block.qkv_bias {
+                    Some(b) => y.broadcast_add(&b[i]),
+                    None => Ok(y),
+                }
+            };
+            let q = heads(biased(Target::Q, 0)?, s.heads)?;
+            let k = heads(biased(Target::K, 1)?, s.kv_heads)?;
+            let v = heads(biased(Target::V, 2)?, s.kv_heads)?;
+            let rope = match s.rope {
+                Rope::Interleaved => candle_nn::rotary_emb::rope_i_slow,
+                Rope::Halves => candle_nn::rotary_emb::rope_slow,
+            };
+            let q = rope(&q, &cos, &sin)?;
+            let k = rope(&k, &cos, &sin)?;
             let repeat = |t: Tensor| -> candle_core::Result<Tensor> {
                 if group == 1 {
                     return Ok(t);
@@ -287,7 +308,8 @@ impl TrainModel {
         candle_nn::loss::cross_entropy(&logits, &Tensor::from_vec(next, (count,), &device)?)
     }
 
-    /// The adapter as trained, in PEFT's layout (q and k rows back in Hugging Face's order).
+    /// The adapter as trained, in PEFT's layout (llama's q and k rows back in Hugging Face's
+    /// order).
     pub fn adapter(&self) -> Result<Adapter> {
         let s = self.shape;
         let layers = self
@@ -300,9 +322,10 @@ impl TrainModel {
                     .map(|(&t, l)| {
                         let a = l.a.as_tensor().copy()?;
                         let b = l.b.as_tensor().copy()?;
-                        let b = match t {
-                            Target::Q => rows_gguf_to_hf(&b, s.heads)?,
-                            Target::K => rows_gguf_to_hf(&b, s.kv_heads)?,
+                        // Only llama's q and k rows are stored permuted (Qwen2's are not).
+                        let b = match (t, s.rope) {
+                            (Target::Q, Rope::Interleaved) => rows_gguf_to_hf(&b, s.heads)?,
+                            (Target::K, Rope::Interleaved) => rows_gguf_to_hf(&b, s.kv_heads)?,
                             _ => b,
                         };
                         Ok((t, (a, b)))

@@ -2,6 +2,7 @@
 
 mod data;
 mod peft;
+mod qwen;
 mod run;
 
 use std::path::PathBuf;

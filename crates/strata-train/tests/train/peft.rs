@@ -14,7 +14,12 @@ fn config() -> LoraConfig {
 
 /// The trained model with every B random (a fresh adapter is zero: it would show nothing).
 fn trained(file: &std::path::Path) -> TrainModel {
-    let model = TrainModel::load(file, config(), 3).unwrap();
+    trained_with(file, config(), 0.3)
+}
+
+/// [`trained`] with adapters of `config`, each B's values of standard deviation `std`.
+pub(crate) fn trained_with(file: &std::path::Path, config: LoraConfig, std: f64) -> TrainModel {
+    let model = TrainModel::load(file, config, 3).unwrap();
     let values: Vec<Tensor> = model
         .vars()
         .iter()
@@ -26,13 +31,13 @@ fn trained(file: &std::path::Path) -> TrainModel {
                 let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ i as u64;
                 let normal: Vec<f32> = (0..v.elem_count())
                     .map(|_| {
-                        // Box–Muller from a 64-bit LCG: mean 0, standard deviation 0.3.
+                        // Box–Muller from a 64-bit LCG: mean 0, standard deviation `std`.
                         let mut uniform = || {
                             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
                             ((seed >> 11) as f64 + 0.5) / (1u64 << 53) as f64
                         };
                         let (u, w) = (uniform(), uniform());
-                        ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * w).cos() * 0.3) as f32
+                        ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * w).cos() * std) as f32
                     })
                     .collect();
                 Tensor::from_vec(normal, v.dims(), &Device::Cpu).unwrap()
@@ -98,8 +103,13 @@ fn rows_move_between_gguf_and_hugging_face_order_and_back() {
 #[test]
 fn training_and_inference_agree_on_what_an_adapter_does() {
     let file = crate::model();
-    let model = trained(&file);
-    let chat = LocalChat::load(&file).unwrap();
+    agree(&file, &trained(&file));
+}
+
+/// The trained model's loss equals the inference model's with the exported adapter applied,
+/// unmerged and merged, and removing it restores the base model.
+pub(crate) fn agree(file: &std::path::Path, model: &TrainModel) {
+    let chat = LocalChat::load(file).unwrap();
     let ids = chat.text_ids("The water cycle moves water between the sea, the air and the land.").unwrap();
     let batch = Batch { ids: vec![ids.clone()], targets: vec![(0..ids.len() - 1).map(|p| (p, ids[p + 1])).collect()] };
     let train_loss = model.loss(&batch, &mut Noise::new(0, 0.0)).unwrap().to_scalar::<f32>().unwrap() as f64;
@@ -107,7 +117,7 @@ fn training_and_inference_agree_on_what_an_adapter_does() {
     let base = nll(chat.token_logprobs(&ids).unwrap());
     chat.set_adapter(Some(&model.adapter().unwrap())).unwrap();
     let unmerged = nll(chat.token_logprobs(&ids).unwrap());
-    let merged = LocalChat::load_with(&file, Some(&model.adapter().unwrap())).unwrap();
+    let merged = LocalChat::load_with(file, Some(&model.adapter().unwrap())).unwrap();
     let merged = nll(merged.token_logprobs(&ids).unwrap());
     assert!((train_loss - base).abs() > 0.2, "the random adapter must change the loss: {train_loss} vs {base}");
     // The inference model's output product is Q8_0 (and merged weights are quantized whole):
