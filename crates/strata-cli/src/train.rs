@@ -39,8 +39,16 @@ fn gate_of(g: &GateArgs) -> Gate {
     Gate { margin: g.margin, min_recall: g.min_recall }
 }
 
-fn chat() -> Result<LocalChat> {
-    Ok(LocalChat::load_trained()?)
+/// The on-device model to train for (`--model`; none: the one adapters are trained on).
+fn chat(model: Option<&str>) -> Result<LocalChat> {
+    Ok(LocalChat::load_for_training(model)?)
+}
+
+/// The on-device model adapter `id` was trained for (one whose base names no pinned model was
+/// trained before adapters named theirs: the model adapters were then trained on).
+fn chat_of(engine: &Engine, id: &str) -> Result<LocalChat> {
+    let base = engine.adapter(id)?.base_model;
+    chat(strata_models::chat_pin(Some(&base)).is_ok().then_some(base.as_str()))
 }
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
@@ -160,7 +168,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
         TrainCommand::Dataset { select: s, out: file, hyper } => dataset(engine, db, &s, file, &hyper, out),
         TrainCommand::Run { select: s, dataset, hyper, eval } => train(engine, db, &s, dataset, &hyper, eval, out),
         TrainCommand::Eval { id, gate } => {
-            let chat = chat()?;
+            let chat = chat_of(engine, &id)?;
             let live = std::io::stderr().is_terminal() && !out.json;
             let report = pipeline::evaluate(engine, &chat, &id, gate_of(&gate), &mut |done, total| {
                 if live {
@@ -253,7 +261,7 @@ fn dataset(
     out: &Out,
 ) -> Result<()> {
     let config = config_of(hyper)?;
-    let chat = chat()?;
+    let chat = chat(hyper.model.as_deref())?;
     let set = set_for(engine, &chat, s, &config)?;
     let file = match file {
         Some(f) => {
@@ -301,7 +309,7 @@ fn train(
     out: &Out,
 ) -> Result<()> {
     let config = config_of(hyper)?;
-    let chat = chat()?;
+    let chat = chat(hyper.model.as_deref())?;
     let set = match dataset {
         Some(f) => Dataset::read(&f)?,
         None => set_for(engine, &chat, s, &config)?,
@@ -339,7 +347,7 @@ fn check(engine: &mut Engine, id: Option<String>, out: &Out) -> Result<()> {
         Some(id) => id,
         None => engine.active_adapter()?.map(|a| a.id).context("no adapter is active; name one to check")?,
     };
-    let chat = chat()?;
+    let chat = chat_of(engine, &id)?;
     let live = std::io::stderr().is_terminal() && !out.json;
     let c = pipeline::check_in_use(engine, &chat, &id, &mut |done, total| {
         if live {
@@ -409,7 +417,7 @@ fn demo(engine: &mut Engine, db: &Path, hyper: &TrainHyper, gate: &GateArgs, out
             memories.push(demo_engine.memory(&strata_api::Target::new(view.id))?);
         }
     }
-    let chat = chat()?;
+    let chat = chat(hyper.model.as_deref())?;
     let set = strata_train::dataset(&chat, &memories, &config)?;
     let done = train_run(engine, db, &chat, &set, &config, Some(gate_of(gate)), out)?;
     let (record, trained) = (done.adapter, done.trained);

@@ -94,6 +94,8 @@ pub struct AdapterInUse {
 /// The on-device chat model.
 pub struct LocalChat {
     name: String,
+    /// The GGUF it was loaded from.
+    file: PathBuf,
     model: Mutex<Llama>,
     /// Encodes text as text: a special token's look-alike in a message is not a control token.
     text: Tokenizer,
@@ -203,7 +205,18 @@ impl LocalChat {
 
     /// Loads the model adapters are trained on ([`TRAINED_MODEL`]).
     pub fn load_trained() -> Result<LocalChat> {
-        LocalChat::load(&chat_file(Some(TRAINED_MODEL))?)
+        LocalChat::load_for_training(None)
+    }
+
+    /// Loads the pinned model `name` (a name `strata models` lists, or its file's stem, as an
+    /// adapter records its base) to train or check an adapter of; none: [`TRAINED_MODEL`].
+    pub fn load_for_training(name: Option<&str>) -> Result<LocalChat> {
+        LocalChat::load(&chat_file(Some(name.unwrap_or(TRAINED_MODEL)))?)
+    }
+
+    /// The GGUF file it was loaded from.
+    pub fn file(&self) -> &Path {
+        &self.file
     }
 
     /// Loads the model in `file` (a llama or qwen2 GGUF with a byte-level BPE tokenizer and the
@@ -234,6 +247,7 @@ impl LocalChat {
         let context = model.shape().context;
         Ok(LocalChat {
             name,
+            file: file.to_path_buf(),
             model: Mutex::new(model),
             text,
             im_start,

@@ -267,7 +267,8 @@ fn carry_out(
 ) -> ApiResult<(AdapterRecord, Trained, Option<Report>)> {
     let Plan { set, config, gate } = plan;
     let examples = crate::tokenize(chat, set)?;
-    let model = LocalChat::trained_file();
+    // The adapter is for the model given: its own file is trained.
+    let model = chat.file().to_path_buf();
     let hash = set.hash();
     let training = crate::train::Run {
         model: &model,

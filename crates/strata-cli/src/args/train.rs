@@ -176,6 +176,10 @@ pub struct TrainSelect {
 /// Training settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TrainHyper {
+    /// The on-device model the adapter is for (`strata models` lists them; default
+    /// smollm2-135m).
+    #[arg(long)]
+    pub model: Option<String>,
     /// LoRA rank.
     #[arg(long, default_value_t = 8)]
     pub rank: usize,
