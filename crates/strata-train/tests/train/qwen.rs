@@ -50,7 +50,7 @@ fn qwen2_gradients_match_finite_differences() {
         let original = var.as_tensor().copy().unwrap();
         let values: Vec<f32> = original.flatten_all().unwrap().to_vec1().unwrap();
         let eps = 1e-2f32;
-        let mut shifted = |by: f32| {
+        let shifted = |by: f32| {
             let mut v = values.clone();
             v[at] += by;
             var.set(&Tensor::from_vec(v, original.shape(), original.device()).unwrap()).unwrap();
