@@ -169,7 +169,7 @@ fn schedule_adapter_checks(state: &state::AppState) {
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_secs(60));
         loop {
-            if let Err(err) = strata_train::views::check_if_due(&mut engine, || trainer.model()) {
+            if let Err(err) = strata_train::views::check_if_due(&mut engine, |base| trainer.model_for(Some(base))) {
                 tracing::warn!("the adapter in use could not be checked: {err}");
             }
             std::thread::sleep(std::time::Duration::from_secs(3600));

@@ -59,15 +59,30 @@ impl OnDevice {
 pub struct Trainer(Arc<Mutex<Option<Arc<strata_models::LocalChat>>>>);
 
 impl Trainer {
-    /// The model, loaded now if it is not yet (seconds: call it off the async runtime).
+    /// The model that answers (chosen in Settings, else `STRATA_CHAT_MODEL`, else the default):
+    /// new adapters are trained for it. Loaded now if it is not yet (seconds: call it off the
+    /// async runtime).
     pub fn model(&self) -> ApiResult<Arc<strata_models::LocalChat>> {
+        let chosen = strata_api::Settings::load().ok().and_then(|s| s.on_device.chat);
+        self.load(strata_models::chat_file(chosen.as_deref()))
+    }
+
+    /// The model a record names as its base (a run's, an adapter's).
+    pub fn model_for(&self, base: Option<&str>) -> ApiResult<Arc<strata_models::LocalChat>> {
+        self.load(strata_models::chat_file(Some(strata_models::training_pin(base).name.as_str())))
+    }
+
+    /// The model in `file`, kept for the next call (another file replaces it).
+    fn load(&self, file: strata_core::Result<std::path::PathBuf>) -> ApiResult<Arc<strata_models::LocalChat>> {
+        let needed = |e: &dyn std::fmt::Display| {
+            ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make models`)"))
+        };
+        let file = file.map_err(|e| needed(&e))?;
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(m) = slot.as_ref() {
+        if let Some(m) = slot.as_ref().filter(|m| m.file() == file) {
             return Ok(m.clone());
         }
-        let model = Arc::new(strata_models::LocalChat::load_trained().map_err(|e| {
-            ApiError::new(ErrorCode::Model, format!("the on-device model is needed to train: {e} (run `make models`)"))
-        })?);
+        let model = Arc::new(strata_models::LocalChat::load(&file).map_err(|e| needed(&e))?);
         *slot = Some(model.clone());
         Ok(model)
     }

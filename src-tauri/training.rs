@@ -121,7 +121,13 @@ pub(crate) async fn resume_training(state: State<'_, AppState>, run: String) -> 
     let stop = Stop::register(&state.jobs, TRAIN_JOB.into())?;
     let db = state.db_path.clone();
     let trainer = state.trainer();
-    state.run_apart(move |e| views::resume(e, &db, &*trainer.model()?, &run, &mut |_| {}, &stop.shared())).await
+    state
+        .run_apart(move |e| {
+            // On the model the run trains.
+            let chat = trainer.model_for(views::run_base(e, &run)?.as_deref())?;
+            views::resume(e, &db, &chat, &run, &mut |_| {}, &stop.shared())
+        })
+        .await
 }
 
 /// Every adapter, newest first.
@@ -217,7 +223,7 @@ pub(crate) async fn check_adapter(
     let trainer = state.trainer();
     state
         .run_apart(move |e| {
-            let chat = trainer.model()?;
+            let chat = trainer.model_for(Some(&e.adapter(&id)?.base_model))?;
             strata_train::pipeline::check_in_use(e, &chat, &id, &mut |d, t| {
                 let _ = job.tick(d as u64, t as u64, "");
             })?;

@@ -46,7 +46,8 @@ pub fn runs(engine: &Engine, db: &Path, limit: usize, out: &Out) -> Result<()> {
 
 /// `strata train resume RUN`.
 pub fn resume(engine: &mut Engine, db: &Path, run: &str, out: &Out) -> Result<()> {
-    let chat = strata_models::LocalChat::load_trained()?;
+    // On the model the run trains.
+    let chat = strata_models::LocalChat::load_for_training(views::run_base(engine, run)?.as_deref())?;
     let live = std::io::stderr().is_terminal() && !out.json;
     let r = views::resume(
         engine,
@@ -101,7 +102,7 @@ pub fn examples(engine: &mut Engine, memory: Option<String>, set: Option<&Path>,
 }
 
 fn show(engine: &Engine, out: &Out) -> Result<()> {
-    let chat = strata_models::LocalChat::load_trained()?;
+    let chat = crate::train::chat(None)?;
     let set = views::training_set(engine, &chat)?;
     if out.json {
         say!("{}", serde_json::to_string(&set)?);

@@ -39,16 +39,19 @@ fn gate_of(g: &GateArgs) -> Gate {
     Gate { margin: g.margin, min_recall: g.min_recall }
 }
 
-/// The on-device model to train for (`--model`; none: the one adapters are trained on).
-fn chat(model: Option<&str>) -> Result<LocalChat> {
-    Ok(LocalChat::load_for_training(model)?)
+/// The on-device model to train for: `--model`, else the one that answers (chosen in Settings
+/// or `strata models use`, else `STRATA_CHAT_MODEL`, else the default).
+pub(crate) fn chat(model: Option<&str>) -> Result<LocalChat> {
+    let chosen = match model {
+        Some(m) => Some(m.to_string()),
+        None => strata_api::Settings::load()?.on_device.chat,
+    };
+    Ok(LocalChat::load(&strata_models::chat_file(chosen.as_deref())?)?)
 }
 
-/// The on-device model adapter `id` was trained for (one whose base names no pinned model was
-/// trained before adapters named theirs: the model adapters were then trained on).
+/// The on-device model adapter `id` was trained for.
 fn chat_of(engine: &Engine, id: &str) -> Result<LocalChat> {
-    let base = engine.adapter(id)?.base_model;
-    chat(strata_models::chat_pin(Some(&base)).is_ok().then_some(base.as_str()))
+    Ok(LocalChat::load_for_training(Some(&engine.adapter(id)?.base_model))?)
 }
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {

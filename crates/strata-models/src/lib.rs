@@ -25,7 +25,7 @@ pub use adapter::{Adapter, LoraConfig, Target};
 pub use llama::{Llama, Rope, Shape};
 pub use local_chat::{
     AdapterInUse, DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling, TRAINED_MODEL,
-    ToolDef, ToolReply, ToolTurn, chat_file, chat_file_or_path, chat_pin,
+    ToolDef, ToolReply, ToolTurn, chat_file, chat_file_or_path, chat_pin, training_pin,
 };
 pub use minilm::MiniLm;
 pub use process::tune_process;

@@ -142,6 +142,15 @@ pub fn chat_pin(name: Option<&str>) -> Result<&'static ChatModelPin> {
     chat_models::chosen_chat_model(name)
 }
 
+/// The pinned model a record's `base` names; one recorded before records named theirs (none,
+/// or a name no longer pinned) is [`TRAINED_MODEL`], the model every adapter was trained on
+/// until then.
+pub fn training_pin(base: Option<&str>) -> &'static ChatModelPin {
+    base.and_then(|b| chat_models::chat_model(b).ok())
+        .or_else(|| chat_models::chat_model(TRAINED_MODEL).ok())
+        .unwrap_or_else(|| chat_models::default_chat_model())
+}
+
 /// The file of the on-device model [`chat_pin`] picks, ready to load; or why it is not: not
 /// fetched, still being fetched, or not the pinned file — each saying what to do.
 pub fn chat_file(name: Option<&str>) -> Result<PathBuf> {
@@ -208,10 +217,10 @@ impl LocalChat {
         LocalChat::load_for_training(None)
     }
 
-    /// Loads the pinned model `name` (a name `strata models` lists, or its file's stem, as an
-    /// adapter records its base) to train or check an adapter of; none: [`TRAINED_MODEL`].
-    pub fn load_for_training(name: Option<&str>) -> Result<LocalChat> {
-        LocalChat::load(&chat_file(Some(name.unwrap_or(TRAINED_MODEL)))?)
+    /// Loads the model a record names as its base (an adapter's, a training run's: a name
+    /// `strata models` lists, or its file's stem), to resume or check it ([`training_pin`]).
+    pub fn load_for_training(base: Option<&str>) -> Result<LocalChat> {
+        LocalChat::load(&chat_file(Some(training_pin(base).name.as_str()))?)
     }
 
     /// The GGUF file it was loaded from.

@@ -196,10 +196,19 @@ pub fn interrupted(db: &Path, run: &TrainingRun, now: chrono::DateTime<chrono::U
 
 /// The run to carry on: one of the same set and settings that did not finish.
 fn unfinished(engine: &Engine, hash: &str, settings: &serde_json::Value) -> ApiResult<Option<TrainingRun>> {
-    Ok(engine
-        .training_runs(50)?
-        .into_iter()
-        .find(|r| r.status != RunStatus::Finished && r.dataset_hash == hash && &r.settings == settings))
+    // A run recorded before runs named their model trained the model adapters were then
+    // trained on: the same settings without a base are the same run for that model.
+    let legacy = {
+        let mut s = settings.clone();
+        let base = s.as_object_mut().and_then(|o| o.remove("base"));
+        let then = strata_models::training_pin(None).file.trim_end_matches(".gguf").to_string();
+        (base.as_ref().and_then(|b| b.as_str()) == Some(then.as_str())).then_some(s)
+    };
+    Ok(engine.training_runs(50)?.into_iter().find(|r| {
+        r.status != RunStatus::Finished
+            && r.dataset_hash == hash
+            && (&r.settings == settings || legacy.as_ref() == Some(&r.settings))
+    }))
 }
 
 /// What to train: the set, the settings, and the gate to evaluate against (none: not
@@ -228,7 +237,9 @@ pub fn run(
     let Plan { set, config, gate } = plan;
     refuse_blocking(set)?;
     config.check()?;
-    let settings = serde_json::to_value(config).map_err(|e| ApiError::invalid(e.to_string()))?;
+    // The run records the model it trains, so that it is resumed on that model.
+    let recorded = TrainConfig { base: Some(chat.name().to_string()), ..config.clone() };
+    let settings = serde_json::to_value(&recorded).map_err(|e| ApiError::invalid(e.to_string()))?;
     let hash = set.hash();
     let file = write_set(engine, db, set)?;
     let gate_json = gate.map(|g| serde_json::to_value(g).unwrap_or_default());
@@ -244,6 +255,8 @@ pub fn run(
             sources: set.sources(),
         })?,
     };
+    // Trained with the settings recorded (its checkpoints name the model too).
+    let plan = Plan { config: &recorded, ..plan };
     let result = carry_out(engine, db, chat, plan, &run, on, cancel);
     let (status, message) = match &result {
         Ok(_) => (RunStatus::Finished, None),

@@ -23,6 +23,11 @@ use crate::optim::{AdamW, AdamWConfig};
 /// A run's hyperparameters (stored with the adapter).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
+    /// The on-device model the adapter is for (its file's stem, as adapters record their base);
+    /// set by the run from the model it trains. None in runs recorded before: their model is
+    /// [`strata_models::training_pin`]'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
     /// LoRA rank.
     pub rank: usize,
     /// LoRA alpha (the update is scaled by alpha / rank).
@@ -59,6 +64,7 @@ pub struct TrainConfig {
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
+            base: None,
             rank: 8,
             alpha: 16.0,
             dropout: 0.05,
@@ -354,7 +360,7 @@ impl Run<'_> {
                 return Ok(None);
             }
         };
-        if meta.config != *self.config || meta.examples != self.examples.len() {
+        if !same_settings(&meta.config, self.config) || meta.examples != self.examples.len() {
             tracing::warn!("a checkpoint for other settings was ignored");
             return Ok(None);
         }
@@ -385,8 +391,30 @@ impl Run<'_> {
     }
 }
 
+/// Whether a checkpoint's settings are `mine`. One saved before settings named their model
+/// (no base) was made for the model adapters were trained on then.
+fn same_settings(saved: &TrainConfig, mine: &TrainConfig) -> bool {
+    if saved.base.is_none() {
+        let then = strata_models::training_pin(None).file.trim_end_matches(".gguf");
+        return mine.base.as_deref().is_none_or(|b| b == then) && *saved == TrainConfig { base: None, ..mine.clone() };
+    }
+    saved == mine
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_checkpoint_saved_before_settings_named_their_model_is_smollm2s() {
+        let old = TrainConfig::default();
+        let then = strata_models::training_pin(None).file.trim_end_matches(".gguf").to_string();
+        let smol = TrainConfig { base: Some(then), ..old.clone() };
+        let qwen = TrainConfig { base: Some("qwen2.5-coder-0.5b-instruct-q4_k_m".into()), ..old.clone() };
+        assert!(same_settings(&old, &smol), "resumed on the model it was made for");
+        assert!(!same_settings(&old, &qwen), "never on another model");
+        assert!(same_settings(&qwen, &qwen) && !same_settings(&smol, &qwen));
+        assert!(!same_settings(&old, &TrainConfig { epochs: 9, ..smol }), "other settings are another run");
+    }
+
     use super::*;
 
     /// What a plan costs: each micro-batch's rows times its longest example.

@@ -176,8 +176,8 @@ pub struct TrainSelect {
 /// Training settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TrainHyper {
-    /// The on-device model the adapter is for (`strata models` lists them; default
-    /// smollm2-135m).
+    /// The on-device model the adapter is for (`strata models` lists them; default: the one
+    /// that answers).
     #[arg(long)]
     pub model: Option<String>,
     /// LoRA rank.

@@ -7,8 +7,22 @@ use crate::Env;
 #[test]
 fn the_demo_trains_an_adapter_that_is_activated_used_and_rolled_back() {
     let e = Env::new();
-    // One short epoch keeps the suite quick; docs/benchmarks.md has the full run's figures.
-    let r = e.json(&["train", "demo", "--epochs", "1", "--replay", "4", "--min-recall", "0", "--margin", "5"]);
+    // One short epoch of SmolLM2 keeps the suite quick; docs/benchmarks.md has the full runs'
+    // figures, the model that answers (Qwen2.5-Coder-0.5B) among them.
+    let r = e.json(&[
+        "train",
+        "demo",
+        "--model",
+        "smollm2-135m",
+        "--epochs",
+        "1",
+        "--replay",
+        "4",
+        "--min-recall",
+        "0",
+        "--margin",
+        "5",
+    ]);
     assert_eq!(r["facts"], 20);
     for k in ["recall_with_adapter", "recall_without", "recall_with_retrieval", "perplexity_base", "perplexity_adapter"]
     {
@@ -27,6 +41,7 @@ fn the_demo_trains_an_adapter_that_is_activated_used_and_rolled_back() {
     let kinds: Vec<&str> = show["history"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["trained", "evaluated"]);
     assert_eq!(show["adapter"]["metrics"]["questions"], 60);
+    assert_eq!(show["adapter"]["base_model"], "SmolLM2-135M-Instruct.Q4_1", "the model it was trained for");
 
     assert!(e.ok(&["train", "activate", &id]).contains("is active"));
     let asked = e.json(&["ask", "I forgot Maya Chen's dog's name. What is it?", "--no-record"]);

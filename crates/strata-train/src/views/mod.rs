@@ -15,4 +15,4 @@ pub use adapters::{
     viewed,
 };
 pub use examples::{ExampleForm, SetMemoryView, TrainingSetView, example_of, form_of, save_examples, training_set};
-pub use runs::{CHECK_EVERY, RunView, TrainOptions, check_if_due, resume, run_view, runs};
+pub use runs::{CHECK_EVERY, RunView, TrainOptions, check_if_due, resume, run_base, run_view, runs};

@@ -169,13 +169,23 @@ pub fn resume(
     Ok(run_view(done.run, db, e.now()))
 }
 
+/// The model run `run` trains (its recorded base; none for runs recorded before runs named
+/// theirs), to load before [`resume`].
+pub fn run_base(e: &Engine, run: &str) -> ApiResult<Option<String>> {
+    let r = e.training_run(run)?;
+    Ok(r.settings.get("base").and_then(|b| b.as_str()).map(str::to_string))
+}
+
 /// How often the adapter in use is checked again.
 pub const CHECK_EVERY: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
 /// Checks the adapter in use when its last check (or its activation) is older than
-/// [`CHECK_EVERY`], with the model `chat` gives (loaded only then); what a long-running
-/// program calls on its schedule. Whether it checked.
-pub fn check_if_due(e: &mut Engine, chat: impl FnOnce() -> ApiResult<std::sync::Arc<LocalChat>>) -> ApiResult<bool> {
+/// [`CHECK_EVERY`], with the model `chat` gives for the adapter's base (loaded only then);
+/// what a long-running program calls on its schedule. Whether it checked.
+pub fn check_if_due(
+    e: &mut Engine,
+    chat: impl FnOnce(&str) -> ApiResult<std::sync::Arc<LocalChat>>,
+) -> ApiResult<bool> {
     let Some(a) = e.active_adapter()? else { return Ok(false) };
     let since = e
         .adapter_checks(&a.id)?
@@ -186,6 +196,6 @@ pub fn check_if_due(e: &mut Engine, chat: impl FnOnce() -> ApiResult<std::sync::
     if e.now() - since < CHECK_EVERY {
         return Ok(false);
     }
-    pipeline::check_in_use(e, &*chat()?, &a.id, &mut |_, _| {})?;
+    pipeline::check_in_use(e, &*chat(&a.base_model)?, &a.id, &mut |_, _| {})?;
     Ok(true)
 }
