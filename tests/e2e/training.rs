@@ -348,7 +348,8 @@ fn a_new_store_says_why_nothing_qualifies_and_a_fact_is_chosen_by_hand() {
     let row = s.wait_for("the list", |s| s.all(".list li").into_iter().find(|r| s.text(r).contains("Biscuit")));
     s.click(&row);
     s.click(&s.find("#teach"));
-    let taught = s.wait_for("the approval", |s| s.all("#taught").first().map(|e| s.text(e)));
+    // A write of the window's engine: under the whole suite's load it has taken over ten seconds.
+    let taught = s.wait_up_to(Duration::from_secs(60), "the approval", |s| s.all("#taught").first().map(|e| s.text(e)));
     assert!(taught.starts_with("Approved for teaching"), "{taught}");
     s.click(&s.find("#nav-training"));
     s.click(&s.find("#candidate-status option[value=approved]"));
@@ -377,7 +378,7 @@ fn a_new_store_says_why_nothing_qualifies_and_a_fact_is_chosen_by_hand() {
         s.wait_for("the procedure", |s| s.all(".list li").into_iter().find(|r| s.text(r).contains("eekly review")));
     s.click(&row);
     s.click(&s.find("#teach"));
-    s.wait_for("the approval", |s| s.all("#taught").first().map(|_| ()));
+    s.wait_up_to(Duration::from_secs(60), "the approval", |s| s.all("#taught").first().map(|_| ()));
     s.click(&s.find("#nav-training"));
     s.click(&s.find("#tab-examples"));
     let rows = s.wait_up_to(Duration::from_secs(120), "the procedure's examples", |s| {
