@@ -123,6 +123,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::approve_by_hand,
         training::candidate_history,
         training::train_defaults,
+        training::training_model,
         training::training_runs,
         training::train_approved,
         training::resume_training,

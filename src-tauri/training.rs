@@ -80,6 +80,15 @@ pub(crate) async fn train_defaults() -> Result<TrainOptions, ApiError> {
     Ok(TrainOptions::default())
 }
 
+/// The on-device model new adapters are trained for: the one that answers (chosen in
+/// Settings, else `STRATA_CHAT_MODEL`, else the default), as people name it.
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn training_model() -> Result<String, ApiError> {
+    let chosen = strata_api::Settings::load()?.on_device.chat;
+    Ok(strata_models::chat_pin(chosen.as_deref())?.title.clone())
+}
+
 /// The latest runs, newest first.
 #[tauri::command]
 #[specta::specta]

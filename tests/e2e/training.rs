@@ -177,9 +177,13 @@ fn candidates_are_approved_trained_checked_used_and_rolled_back() {
     // rate, no replay, a loose gate.
     s.click(&s.find("#tab-train"));
     let approved = s.wait_for("the approved count", |s| {
-        s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.starts_with("2 approved"))
+        s.all("#train-approved").first().map(|e| s.text(e)).filter(|t| t.contains("the model that answers"))
     });
-    assert!(approved.contains("2 approved memories will be taught"), "{approved}");
+    assert!(
+        approved
+            .starts_with("2 approved memories will be taught to SmolLM2 135M Instruct (Q4_1), the model that answers."),
+        "{approved}"
+    );
     small_run(&s, "5");
     s.click(&s.find("#train-start"));
     let step = s.wait_up_to(Duration::from_secs(300), "a training step", |s| {

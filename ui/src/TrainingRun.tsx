@@ -75,11 +75,13 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
   const [report, setReport] = useState<AdapterView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
+  const [model, setModel] = useState<string | null>(null);
 
   const loadRuns = () => answered(commands.trainingRuns(), setRuns, setError);
   useEffect(() => {
     if (!active) return;
     commands.trainDefaults().then((r) => !failed(r) && setOptions((o) => o ?? r.data));
+    answered(commands.trainingModel(), setModel);
     commands
       .trainingCandidates({ status: "approved", kind: null, tag: null, concept: null, sort: null })
       .then((r) => !failed(r) && setApproved(r.data.approved));
@@ -120,7 +122,7 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
           ? "…"
           : approved === 0
             ? "No memory is approved yet: choose what to teach first."
-            : `${count(approved, "approved memory", "approved memories")} will be taught. Teaching takes a few minutes; you can keep using Strata meanwhile.`}
+            : `${count(approved, "approved memory", "approved memories")} will be taught${model ? ` to ${model}, the model that answers` : ""}. Teaching takes a few minutes; you can keep using Strata meanwhile.`}
       </p>
       {options && <TrainSettings options={options} set={set} />}
       <div className="actions-row">

@@ -314,6 +314,11 @@ export const commands = {
 	candidateHistory: (id: string) => typedError<CandidateEventView[], ApiError>(__TAURI_INVOKE("candidate_history", { id })),
 	/**  The Train panel's defaults: the crystallization engine's, with its gate. */
 	trainDefaults: () => typedError<TrainOptions, ApiError>(__TAURI_INVOKE("train_defaults")),
+	/**
+	 *  The on-device model new adapters are trained for: the one that answers (chosen in
+	 *  Settings, else `STRATA_CHAT_MODEL`, else the default), as people name it.
+	 */
+	trainingModel: () => typedError<string, ApiError>(__TAURI_INVOKE("training_model")),
 	/**  The latest runs, newest first. */
 	trainingRuns: () => typedError<RunView_Serialize[], ApiError>(__TAURI_INVOKE("training_runs")),
 	/**
