@@ -26,6 +26,8 @@ const PAUSE: Duration = Duration::from_millis(150);
 /// What the bench found.
 #[derive(Debug, Clone, Serialize)]
 pub struct TrainBenchReport {
+    /// The on-device model trained (its file's stem).
+    pub model: String,
     /// Memories in the store.
     pub memories: usize,
     /// Facts trained.
@@ -58,7 +60,13 @@ pub struct TrainBenchReport {
 }
 
 /// Runs the bench in `workdir` with `size` memories from the LoCoMo file `data`.
-pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, size: usize) -> ApiResult<TrainBenchReport> {
+pub fn run(
+    data: &Path,
+    workdir: &Path,
+    embedder: Arc<dyn Embedder>,
+    size: usize,
+    model: Option<&str>,
+) -> ApiResult<TrainBenchReport> {
     let (turns, questions) = crate::locomo::texts(data)?;
     let questions: Vec<String> = questions.into_iter().take(100).collect();
     let db = workdir.join("train-bench.db");
@@ -79,7 +87,10 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, size: usize
         std::thread::sleep(PAUSE);
     }
 
-    let chat = LocalChat::load_trained()?;
+    // The model the app trains: the one that answers (`model`, else `STRATA_CHAT_MODEL`, else
+    // the default).
+    let chat = LocalChat::load(&strata_models::chat_file(model)?)?;
+    let trained_model = chat.name().to_string();
     let mut trainer = Engine::open(&db, options())?;
     let done = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
@@ -121,6 +132,7 @@ pub fn run(data: &Path, workdir: &Path, embedder: Arc<dyn Embedder>, size: usize
         outcome.ok_or_else(|| ApiError::invalid("the training thread ended without a result"))??;
     let report = outcome.report.ok_or_else(|| ApiError::invalid("the run was not evaluated"))?;
     Ok(TrainBenchReport {
+        model: trained_model,
         memories: size,
         facts,
         run_seconds: round(run_seconds),

@@ -89,7 +89,7 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             };
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
-        BenchCommand::Training { data, size } => training_bench(&data, size, out),
+        BenchCommand::Training { data, size, model } => training_bench(&data, size, model.as_deref(), out),
         BenchCommand::Datasets { csv, pdf, chatgpt, search_rows, postgres } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;
@@ -280,19 +280,20 @@ fn compaction_bench(
 }
 
 /// `strata bench training`: training beside search in a store of `size` memories.
-fn training_bench(data: &std::path::Path, size: usize, out: &Out) -> Result<()> {
+fn training_bench(data: &std::path::Path, size: usize, model: Option<&str>, out: &Out) -> Result<()> {
     let embedder = Arc::new(strata_models::MiniLm::load_default()?);
     let work = tempfile::tempdir()?;
-    let r = strata_bench::trainbench::run(data, work.path(), embedder, size)?;
+    let r = strata_bench::trainbench::run(data, work.path(), embedder, size, model)?;
     if out.json {
         say!("{}", serde_json::to_string(&r)?);
     } else {
         say!(
-            "{} facts trained and evaluated in {:.0} s (the set {:.0} s, training {:.0} s, saving and \
+            "{} facts trained into {} and evaluated in {:.0} s (the set {:.0} s, training {:.0} s, saving and \
              evaluating {:.0} s) in a store of {} memories; gate {} (held-out recall {:.0}%, without the \
              adapter {:.0}%, the fact in the prompt {:.0}%).\nSearch p50 / p95: alone {:.1} / {:.1} ms ({} searches), while \
              training {:.1} / {:.1} ms ({} searches).",
             r.facts,
+            r.model,
             r.run_seconds,
             r.set_seconds,
             r.train_seconds,

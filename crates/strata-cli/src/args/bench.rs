@@ -245,6 +245,9 @@ pub enum BenchCommand {
         /// Memories in the store.
         #[arg(long, default_value_t = 20000)]
         size: usize,
+        /// The on-device model trained (default: the one that answers, as the app trains).
+        #[arg(long)]
+        model: Option<String>,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it
