@@ -118,9 +118,21 @@ fn switch(
     job.stage(&format!("Embedding your memories with {name}"));
     let stop = job.stop_flag();
     let started = std::time::Instant::now();
-    let done = e.switch_embedder(to.clone(), &stop, &mut |p| {
+    let switched = e.switch_embedder(to.clone(), &stop, &mut |p| {
         let _ = job.tick(p.done, p.total, "");
-    })?;
+    });
+    let done = match switched {
+        Ok(done) => done,
+        Err(err) => {
+            // Stopped by the person: not resumed at the next start (the vectors made are kept,
+            // so choosing it again goes on from there). A switch the app died in is resumed.
+            if err.code == ErrorCode::Cancelled {
+                settings.embedder.switching_to = None;
+                settings.save()?;
+            }
+            return Err(err);
+        }
+    };
     settings.embedder.name = chosen;
     settings.embedder.switching_to = None;
     settings.save()?;
