@@ -95,53 +95,19 @@ pub(crate) async fn use_embedder(
     on_progress: Channel<JobProgress>,
 ) -> Result<String, ApiError> {
     let mut job = Job::start(&state.jobs, job, on_progress)?;
-    let settings = blocking(Settings::load).await?;
-    job.stage(&format!("Reaching {name}"));
-    let (n, s) = (name.clone(), settings.clone());
-    let to = blocking(move || strata_plugins::open::embedder(&s, Some(&n))).await?;
-    let done = state.run_apart(move |e| switch(e, settings, &name, to, &mut job)).await?;
-    let (embedder, sentence) = done;
+    job.stage(&format!("Embedding your memories with {name}"));
+    let done = state
+        .run_apart(move |e| {
+            let stop = job.stop_flag();
+            strata_plugins::switch::use_embedder(e, &name, &stop, &mut |p| {
+                let _ = job.tick(p.done, p.total, "");
+            })
+            .map(|d| (d.said(&name), d.embedder))
+        })
+        .await?;
+    let (sentence, embedder) = done;
     state.run(move |e| e.use_embedder(embedder, true)).await?;
     Ok(sentence)
-}
-
-fn switch(
-    e: &mut strata_api::Engine,
-    mut settings: Settings,
-    name: &str,
-    to: Arc<dyn strata_core::Embedder>,
-    job: &mut Job,
-) -> ApiResult<(Arc<dyn strata_core::Embedder>, String)> {
-    let chosen = settings.plugin(name).map(|p| p.name.clone());
-    settings.embedder.switching_to = chosen.clone();
-    settings.save()?;
-    job.stage(&format!("Embedding your memories with {name}"));
-    let stop = job.stop_flag();
-    let started = std::time::Instant::now();
-    let switched = e.switch_embedder(to.clone(), &stop, &mut |p| {
-        let _ = job.tick(p.done, p.total, "");
-    });
-    let done = match switched {
-        Ok(done) => done,
-        Err(err) => {
-            // Stopped by the person: not resumed at the next start (the vectors made are kept,
-            // so choosing it again goes on from there). A switch the app died in is resumed.
-            if err.code == ErrorCode::Cancelled {
-                settings.embedder.switching_to = None;
-                settings.save()?;
-            }
-            return Err(err);
-        }
-    };
-    settings.embedder.name = chosen;
-    settings.embedder.switching_to = None;
-    settings.save()?;
-    let how = match done.total {
-        0 => "every memory already had its vector".to_string(),
-        1 => format!("1 memory embedded in {:.0} s", started.elapsed().as_secs_f64()),
-        n => format!("{n} memories embedded in {:.0} s", started.elapsed().as_secs_f64()),
-    };
-    Ok((to, format!("Search by meaning now uses {name} ({how}).")))
 }
 
 /// At start: the embedder the person chose, and a switch the app was closed during resumed in
@@ -159,21 +125,18 @@ pub(crate) fn start_embedder(engine: Arc<std::sync::Mutex<strata_api::Engine>>) 
             Err(err) => tracing::warn!("no embedding model, recall ranks by keywords: {err}"),
         }
         let Some(to) = settings.embedder.switching_to.clone() else { return };
-        if let Err(err) = resume(&engine, settings, &to) {
+        if let Err(err) = resume(&engine, &to) {
             tracing::warn!("switching to the embedder {to} did not finish: {err}");
         }
     });
 }
 
-fn resume(engine: &Arc<std::sync::Mutex<strata_api::Engine>>, mut settings: Settings, to: &str) -> ApiResult<()> {
-    let model = strata_plugins::open::embedder(&settings, Some(to))?;
+fn resume(engine: &Arc<std::sync::Mutex<strata_api::Engine>>, to: &str) -> ApiResult<()> {
     let mut apart = {
         let e = engine.lock().unwrap_or_else(|p| p.into_inner());
         e.for_caller(e.options().clone())?
     };
-    apart.switch_embedder(model.clone(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
-    engine.lock().unwrap_or_else(|p| p.into_inner()).use_embedder(model, true)?;
-    settings.embedder.name = Some(to.to_string());
-    settings.embedder.switching_to = None;
-    settings.save()
+    let done =
+        strata_plugins::switch::use_embedder(&mut apart, to, &std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
+    engine.lock().unwrap_or_else(|p| p.into_inner()).use_embedder(done.embedder, true)
 }

@@ -59,7 +59,7 @@ pub fn run(engine: &mut Engine, command: Option<PluginsCommand>, out: &Out) -> R
                 n => out.done(&format!("Removed {name} and the vectors it made of {n} memories.")),
             }
         }
-        PluginsCommand::Use { name } => use_embedder(engine, sources.settings, &name, out),
+        PluginsCommand::Use { name } => use_embedder(engine, &name, out),
     }
 }
 
@@ -100,37 +100,21 @@ fn show(all: &[PluginView], out: &Out) -> Result<()> {
     Ok(())
 }
 
-/// Re-embeds the store with `name`'s embedder, then makes it the one recall uses. The switch is
-/// recorded first, so that one interrupted resumes (the vectors made stay).
-fn use_embedder(engine: &mut Engine, mut settings: Settings, name: &str, out: &Out) -> Result<()> {
-    let on_device = name.eq_ignore_ascii_case(strata_plugins::open::ON_DEVICE_EMBEDDER);
-    let to = strata_plugins::open::embedder(&settings, Some(name))?;
-    let chosen = if on_device { None } else { settings.plugin(name).map(|p| p.name.clone()) };
-    settings.embedder.switching_to = chosen.clone();
-    settings.save()?;
-    if let Ok(current) = strata_plugins::open::embedder(&settings, None) {
-        engine.use_embedder(current, false)?;
-    }
+/// Re-embeds the store with `name`'s embedder, then makes it the one recall uses (an
+/// interrupted switch resumes when run again).
+fn use_embedder(engine: &mut Engine, name: &str, out: &Out) -> Result<()> {
     let show = !out.json && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let done = engine.switch_embedder(to, &cancel, &mut |p| {
+    let done = strata_plugins::switch::use_embedder(engine, name, &cancel, &mut |p| {
         if show && p.total > 0 {
             note_part!("\rEmbedding with {name}: {} of {} ({:.0} s)", p.done, p.total, started.elapsed().as_secs_f64());
         }
     })?;
-    if show && done.total > 0 {
+    if show && done.progress.total > 0 {
         note!();
     }
-    settings.embedder.name = chosen;
-    settings.embedder.switching_to = None;
-    settings.save()?;
-    let how = if done.total == 0 {
-        "every memory already had its vector".to_string()
-    } else {
-        format!("{} memories embedded in {:.1} s", done.done, started.elapsed().as_secs_f64())
-    };
-    out.done(&format!("Recall now uses {name} ({how})."))
+    out.done(&done.said(name))
 }
 
 /// The embedder recall uses, as the registry opens it (the on-device model, or the person's

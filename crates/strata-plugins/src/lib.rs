@@ -10,6 +10,7 @@ pub mod check;
 pub mod mcp_datasets;
 pub mod open;
 mod registry;
+pub mod switch;
 
 use serde::{Deserialize, Serialize};
 pub use strata_api::plugins::{PersonPlugin, PluginKind};

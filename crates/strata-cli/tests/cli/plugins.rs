@@ -133,13 +133,13 @@ fn a_second_embedder_re_embeds_the_store_and_switching_back_embeds_nothing() {
     add_embedder(&e, "small", "openai-compatible", &format!("http://127.0.0.1:{port}/v1"), "text-embedding-3-small");
 
     let used = e.ok(&["plugins", "use", "nomic"]);
-    assert!(used.starts_with("Recall now uses nomic (3 memories embedded in "), "{used}");
+    assert!(used.starts_with("Search by meaning now uses nomic (3 memories embedded in "), "{used}");
     let found = e.json(&["recall", "violin lesson"]);
     assert_eq!(found[0]["memory"]["key"], "violin", "{found}");
     assert!(found[0]["why"]["similarity"].as_f64().unwrap() > 0.5, "searched by meaning: {found}");
 
     let used = e.ok(&["plugins", "use", "small"]);
-    assert!(used.starts_with("Recall now uses small (3 memories embedded in "), "{used}");
+    assert!(used.starts_with("Search by meaning now uses small (3 memories embedded in "), "{used}");
     let found = e.json(&["recall", "boats at dawn"]);
     assert_eq!(found[0]["memory"]["key"], "harbour", "{found}");
     assert!(e.ok(&["plugins", "list", "--kind", "embedder"]).contains("small (in use)"));
@@ -147,7 +147,7 @@ fn a_second_embedder_re_embeds_the_store_and_switching_back_embeds_nothing() {
     // Back to nomic: its vectors were kept. The endpoint is called once, to learn the size.
     let before = embedded(port);
     let used = e.ok(&["plugins", "use", "nomic"]);
-    assert_eq!(used.trim(), "Recall now uses nomic (every memory already had its vector).");
+    assert_eq!(used.trim(), "Search by meaning now uses nomic (every memory already had its vector).");
     let after = embedded(port);
     assert_eq!(after.0 - before.0, 1, "only nomic's size was asked: {before:?} → {after:?}");
     let found = e.json(&["recall", "tomatoes basil"]);
