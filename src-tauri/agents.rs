@@ -217,7 +217,7 @@ pub(crate) async fn run_agent(
     on_event: Channel<AgentEvent>,
 ) -> Result<AgentRunView, ApiError> {
     let stop = crate::jobs::Stop::register(&state.jobs, job.clone())?;
-    let on_device = state.chat_model().map(|m| m as Arc<dyn strata_core::ChatModel>);
+    let on_device = state.chat_model().await.map(|m| m as Arc<dyn strata_core::ChatModel>);
     let asks = state.asks.clone();
     let servers = strata_mcp_client::McpConfig::load_from(&strata_mcp_client::McpConfig::path()?)?;
     state

@@ -58,7 +58,7 @@ pub(crate) async fn chat(
 ) -> Result<ChatTurnView, ApiError> {
     let TurnChoice { model, datasets } = choice;
     let model = match model.filter(|c| c.provider != ON_DEVICE) {
-        None => state.chat_model()?,
+        None => state.chat_model().await?,
         Some(c) => open_provider(c).await?,
     };
     check_conversation_id(&conversation)?;

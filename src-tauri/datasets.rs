@@ -325,7 +325,7 @@ pub(crate) async fn ask_dataset(
 ) -> Result<SqlView, ApiError> {
     let model: std::sync::Arc<dyn strata_core::ChatModel> = match model.filter(|c| c.provider != crate::chat::ON_DEVICE)
     {
-        None => state.chat_model()?,
+        None => state.chat_model().await?,
         Some(c) => crate::chat::open_provider(c).await?,
     };
     state

@@ -132,7 +132,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::activate_adapter,
         training::rollback_adapter,
         training::retire_adapter,
-        training::active_adapter,
+        training::adapters_in_use,
         training::training_set,
         training::save_examples,
         training::check_adapter,

@@ -31,7 +31,7 @@ pub struct AppState {
 
 /// The on-device models the window uses, or why there is none.
 struct OnDevice {
-    adapter: Option<strata_models::AdapterInUse>,
+    in_use: Option<strata_models::InUse>,
     chat: Result<Arc<strata_models::LazyLocalChat>, String>,
     /// Built on extraction's first use: extraction never holds up an answer, nor an answer
     /// extraction (an instance of its own, even of the same model).
@@ -39,18 +39,18 @@ struct OnDevice {
 }
 
 impl OnDevice {
-    /// The models `Settings` chooses, the chat's with `adapter` (which runs on the model it
-    /// was trained on).
-    fn new(adapter: Option<strata_models::AdapterInUse>) -> OnDevice {
+    /// The models `Settings` chooses, the chat's with the adapters `in_use` (which run on the
+    /// model they were trained on).
+    fn new(in_use: Option<strata_models::InUse>) -> OnDevice {
         let settings = Settings::load().unwrap_or_default();
         let chosen = settings.on_device.chat.clone();
-        let chat = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter.clone())
+        let chat = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), in_use.clone())
             .map(Arc::new)
             .map_err(|e| e.to_string());
         if let Err(err) = &chat {
             tracing::warn!("no on-device chat model: {err}");
         }
-        OnDevice { adapter, chat, extractor: None }
+        OnDevice { in_use, chat, extractor: None }
     }
 }
 
@@ -117,11 +117,11 @@ impl AppState {
         let path = path.clone();
         // The embedder chosen (Settings → Plugins), loaded in the background.
         crate::plugins::start_embedder(engine.clone());
-        // The active crystallized adapter, if any, is applied when the model loads (adapters
-        // stay with this computer's file).
+        // The crystallized adapters in use, if any, apply when the model loads (adapters stay
+        // with this computer's file); each question chooses one of them, or none.
         let adapter = match location.team {
             true => None,
-            false => engine.lock().unwrap_or_else(|p| p.into_inner()).active_adapter()?.map(adapter_in_use),
+            false => Some(strata_train::views::in_use(&engine.lock().unwrap_or_else(|p| p.into_inner()), None)?),
         };
         Ok(AppState {
             engine,
@@ -153,7 +153,7 @@ impl AppState {
             if let Some(embedder) = embedder {
                 fresh.use_embedder(embedder, true)?;
             }
-            let adapter = if view.team { None } else { fresh.active_adapter()?.map(adapter_in_use) };
+            let adapter = if view.team { None } else { Some(strata_train::views::in_use(&fresh, None)?) };
             let old = std::mem::replace(&mut *engine.lock().unwrap_or_else(|p| p.into_inner()), fresh);
             drop(old);
             *said.lock().unwrap_or_else(|p| p.into_inner()) = view;
@@ -161,7 +161,7 @@ impl AppState {
         })
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the store could not be switched: {e}")))??;
-        self.use_adapter(adapter);
+        self.use_adapters(adapter);
         Ok(())
     }
 
@@ -178,9 +178,16 @@ impl AppState {
     }
 
     /// The on-device chat model, or why there is none.
-    pub fn chat_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
-        let on = self.on_device.read().unwrap_or_else(|p| p.into_inner());
-        on.chat.clone().map_err(|e| ApiError::new(ErrorCode::Model, e))
+    pub async fn chat_model(&self) -> ApiResult<Arc<strata_models::LazyLocalChat>> {
+        let chat = self.on_device.read().unwrap_or_else(|p| p.into_inner()).chat.clone();
+        let chat = chat.map_err(|e| ApiError::new(ErrorCode::Model, e))?;
+        // The store's embedder (loaded in the background, or switched since) chooses the
+        // adapter for each question: asked of the engine before an answer takes it.
+        if !chat.choosing_among().is_empty() {
+            let embedder = self.run(|e| Ok(e.embedder().cloned())).await?;
+            chat.use_embedder(embedder);
+        }
+        Ok(chat)
     }
 
     /// The on-device model training uses (load it off the async runtime: [`Trainer::model`]).
@@ -188,19 +195,19 @@ impl AppState {
         self.trainer.clone()
     }
 
-    /// Makes the chat's on-device model the adapter's own with `adapter` merged in, or the
-    /// chosen model with none: the next answer loads it. An answer under way finishes with the
-    /// model it began with.
-    pub fn use_adapter(&self, adapter: Option<strata_models::AdapterInUse>) {
+    /// Makes the chat's on-device model the one the adapters `in_use` were trained on, each
+    /// question choosing one of them, or the chosen model with none: the next answer loads it.
+    /// An answer under way finishes with the model it began with.
+    pub fn use_adapters(&self, in_use: Option<strata_models::InUse>) {
         let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
-        *on = OnDevice::new(adapter);
+        *on = OnDevice::new(in_use);
     }
 
     /// Builds the on-device models again after a choice in Settings or a fetch (the adapter in
     /// use is kept).
     pub fn reload_models(&self) {
         let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
-        *on = OnDevice::new(on.adapter.take());
+        *on = OnDevice::new(on.in_use.take());
     }
 
     /// An engine of its own for the MCP server (same database, embedder and worker), opened
@@ -254,11 +261,6 @@ impl AppState {
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the command failed: {e}")))?
     }
-}
-
-/// The adapter record as the on-device model applies it.
-pub fn adapter_in_use(a: strata_core::adapters::AdapterRecord) -> strata_models::AdapterInUse {
-    strata_models::AdapterInUse { dir: a.path, id: a.id, base_model: a.base_model }
 }
 
 /// The store Settings chose (a team's database) unless `STRATA_DB` names a file, else the file

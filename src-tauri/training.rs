@@ -153,30 +153,43 @@ pub(crate) async fn adapter_history(state: State<'_, AppState>, id: String) -> R
     state.run(move |e| Ok(e.adapter_history(&id)?.into_iter().map(views::event_view).collect())).await
 }
 
-/// Makes an adapter the one the chat's on-device model uses (one that did not pass only with
-/// `force`).
+/// Makes an adapter the one the chat's on-device model uses instead of those in use, or with
+/// `alongside` one more in use (each question then chooses among them); one that did not pass
+/// only with `force`.
 #[tauri::command]
 #[specta::specta]
 pub(crate) async fn activate_adapter(
     state: State<'_, AppState>,
     id: String,
     force: bool,
+    alongside: bool,
 ) -> Result<AdapterView, ApiError> {
-    let a = state.run(move |e| e.activate_adapter(&id, force)).await?;
-    state.use_adapter(Some(crate::state::adapter_in_use(a.clone())));
+    let (a, in_use) = state
+        .run(move |e| {
+            let a = if alongside { e.use_adapter_alongside(&id, force)? } else { e.activate_adapter(&id, force)? };
+            Ok((a, views::in_use(e, None)?))
+        })
+        .await?;
+    state.use_adapters(Some(in_use));
     state.run(move |e| views::viewed(e, a)).await
 }
 
-/// Retires the active adapter; the one active before it is used again, if any.
+/// Retires adapter `id` in use (none: the only one); the adapters it replaced are used again.
+/// Returns the adapters in use now.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn rollback_adapter(state: State<'_, AppState>) -> Result<Option<AdapterView>, ApiError> {
-    let now = state.run(|e| e.rollback_adapter()).await?;
-    state.use_adapter(now.clone().map(crate::state::adapter_in_use));
-    match now {
-        Some(a) => Ok(Some(state.run(move |e| views::viewed(e, a)).await?)),
-        None => Ok(None),
-    }
+pub(crate) async fn rollback_adapter(
+    state: State<'_, AppState>,
+    id: Option<String>,
+) -> Result<Vec<AdapterView>, ApiError> {
+    let in_use = state
+        .run(move |e| {
+            e.rollback_adapter(id.as_deref(), "rolled back by a person")?;
+            views::in_use(e, None)
+        })
+        .await?;
+    state.use_adapters(Some(in_use));
+    adapters_in_use(state).await
 }
 
 /// Retires an adapter that is not in use, for good.
@@ -191,11 +204,12 @@ pub(crate) async fn retire_adapter(state: State<'_, AppState>, id: String) -> Re
         .await
 }
 
-/// The adapter the chat's model uses now, if any.
+/// The adapters the chat's model uses now (each question chooses one, or none), in the order
+/// they were put in use.
 #[tauri::command]
 #[specta::specta]
-pub(crate) async fn active_adapter(state: State<'_, AppState>) -> Result<Option<AdapterView>, ApiError> {
-    state.run(|e| e.active_adapter()?.map(|a| views::viewed(e, a)).transpose()).await
+pub(crate) async fn adapters_in_use(state: State<'_, AppState>) -> Result<Vec<AdapterView>, ApiError> {
+    state.run(|e| e.adapters_in_use()?.into_iter().map(|a| views::viewed(e, a)).collect()).await
 }
 
 /// The approved memories' training set (its general questions aside), with the people's

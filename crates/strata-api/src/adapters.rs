@@ -38,9 +38,9 @@ impl Engine {
         Ok(self.store_view().adapters()?)
     }
 
-    /// The adapter the on-device model uses, if any.
-    pub fn active_adapter(&self) -> ApiResult<Option<AdapterRecord>> {
-        Ok(self.store_view().active_adapter()?)
+    /// The adapters in use: the on-device model chooses among them per question.
+    pub fn adapters_in_use(&self) -> ApiResult<Vec<AdapterRecord>> {
+        Ok(self.store_view().adapters_in_use()?)
     }
 
     /// What happened to an adapter (trained, evaluated, activated …), oldest first.
@@ -48,9 +48,15 @@ impl Engine {
         Ok(self.store_view().adapter_history(id)?)
     }
 
-    /// Makes `id` the active adapter (one that failed its gate only with `force`).
+    /// Puts `id` in use instead of the adapters in use (one that failed its gate only with
+    /// `force`).
     pub fn activate_adapter(&mut self, id: &str, force: bool) -> ApiResult<AdapterRecord> {
         Ok(self.store().activate_adapter(id, force)?)
+    }
+
+    /// Puts `id` in use beside the adapters in use (each question picks one of them, or none).
+    pub fn use_adapter_alongside(&mut self, id: &str, force: bool) -> ApiResult<AdapterRecord> {
+        Ok(self.store().use_alongside(id, force)?)
     }
 
     /// Retires an adapter that is not in use, for good.
@@ -69,10 +75,32 @@ impl Engine {
         Ok(self.store_view().adapter_checks(id)?)
     }
 
-    /// Retires the active adapter; the one active before it is active again if it is still
-    /// a candidate, otherwise none is. Returns the adapter now active.
-    pub fn rollback_adapter(&mut self) -> ApiResult<Option<AdapterRecord>> {
-        Ok(self.store().rollback_adapter()?)
+    /// Retires adapter `id` in use (none named: the only one in use); the adapters it replaced
+    /// are in use again if they are still candidates. `why` is kept in its history. Returns
+    /// the adapters put back.
+    pub fn rollback_adapter(&mut self, id: Option<&str>, why: &str) -> ApiResult<Vec<AdapterRecord>> {
+        Ok(self.store().rollback_adapter(id, why)?)
+    }
+
+    /// Records that adapter `id` answered (its question's similarity `score`; the recorded
+    /// answer, if any).
+    pub fn record_adapter_answer(&mut self, id: &str, score: f32, answer: Option<&str>) -> ApiResult<()> {
+        Ok(self.store().record_adapter_answer(id, score, answer)?)
+    }
+
+    /// Adapter `id`'s use by day: answers, and those marked helpful or wrong.
+    pub fn adapter_days(&self, id: &str) -> ApiResult<Vec<strata_core::AdapterDay>> {
+        Ok(self.store_view().adapter_days(id)?)
+    }
+
+    /// Adds to the training schedule's record.
+    pub fn log_schedule(&mut self, kind: &str, adapter: Option<&str>, detail: &serde_json::Value) -> ApiResult<i64> {
+        Ok(self.store().log_schedule(kind, adapter, detail)?)
+    }
+
+    /// The training schedule's record, newest first.
+    pub fn schedule_log(&self, limit: usize) -> ApiResult<Vec<strata_core::ScheduleEntry>> {
+        Ok(self.store_view().schedule_log(limit)?)
     }
 }
 

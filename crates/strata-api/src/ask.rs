@@ -157,8 +157,12 @@ impl Engine {
         on_prompt(self, &context);
         let mut shrunk = false;
         let response = loop {
-            let request =
-                ChatRequest { messages: context.messages.clone(), max_tokens: params.max_tokens, ..Default::default() };
+            let request = ChatRequest {
+                messages: context.messages.clone(),
+                max_tokens: params.max_tokens,
+                question: Some(params.question.clone()),
+                ..Default::default()
+            };
             match model.chat(&request, on_text, cancel) {
                 Ok(r) => break r,
                 Err(e) if e.kind == ChatErrorKind::ContextTooLong && !shrunk => {
@@ -183,12 +187,24 @@ impl Engine {
             }
             _ => (response.content.clone(), None),
         };
+        // The on-device model names the trained adapter it chose for this question.
+        let answered_by = match &response.adapter {
+            Some(a) => format!("{}+{}", model.model(), a.id),
+            None => model.model().to_string(),
+        };
         let recorded = if params.record && response.finish != "cancelled" && !answer.trim().is_empty() {
             let drew_on: Vec<strata_core::MemoryId> = context.report.included.iter().map(|d| d.id).collect();
-            self.record_exchange(&params.question, &answer, model, params.session_id.clone(), &drew_on)?
+            let by = (model.provider(), answered_by.as_str());
+            self.record_exchange(&params.question, &answer, by, params.session_id.clone(), &drew_on)?
         } else {
             None
         };
+        if let Some(a) = response.adapter.as_ref().filter(|_| response.finish != "cancelled") {
+            let answer_id = recorded.as_ref().map(|r| r.id.clone());
+            if let Err(e) = self.record_adapter_answer(&a.id, a.score, answer_id.as_deref()) {
+                tracing::warn!("adapter {}'s answer was not counted: {e}", a.id);
+            }
+        }
         if response.finish != "cancelled" {
             self.record_answer(&context, &params.question, &answer, recorded.as_ref().and_then(|r| r.id.parse().ok()));
         }
@@ -213,7 +229,7 @@ impl Engine {
             guess,
             answer,
             provider: model.provider().to_string(),
-            model: model.model().to_string(),
+            model: answered_by,
             usage: response.usage,
             logprobs: response.logprobs,
             finish: response.finish,
@@ -224,14 +240,14 @@ impl Engine {
     }
 
     /// Records a question and its answer as one episode (one transaction), with the provider
-    /// and model as its source — unless a memory of `drew_on` (the ones its prompt quoted) was
+    /// and model (`by`) as its source — unless a memory of `drew_on` (the ones its prompt quoted) was
     /// forgotten while the model answered: the answer may repeat it, and forgetting wins, so
     /// nothing is recorded (`None`).
     pub fn record_exchange(
         &mut self,
         question: &str,
         answer: &str,
-        model: &dyn ChatModel,
+        by: (&str, &str),
         session_id: Option<String>,
         drew_on: &[strata_core::MemoryId],
     ) -> ApiResult<Option<MemoryView>> {
@@ -244,8 +260,8 @@ impl Engine {
         });
         let source = Source {
             app: self.options().client.clone(),
-            provider: Some(model.provider().to_string()),
-            model: Some(model.model().to_string()),
+            provider: Some(by.0.to_string()),
+            model: Some(by.1.to_string()),
         };
         let new = NewMemory { scope: self.scope(session_id), source, ..Default::default() };
         let meta = EventMeta { session_id: new.scope.session_id.clone(), ..self.meta() };

@@ -187,8 +187,8 @@ pub enum Verdict {
 struct Surroundings {
     accepted: HashMap<MemoryId, (String, DateTime<Utc>)>,
     contradicted: HashSet<MemoryId>,
-    in_active: HashSet<String>,
-    active_id: Option<String>,
+    /// The memories in an adapter in use, with its id.
+    in_active: HashMap<String, String>,
     concepts: HashMap<MemoryId, Vec<String>>,
 }
 
@@ -281,8 +281,7 @@ fn assess(
         return Err("another memory says something different about the same fact".into());
     }
     reasons.push("No other memory contradicts it".into());
-    if around.in_active.contains(&m.id.to_string()) {
-        let id = around.active_id.as_deref().unwrap_or("the active adapter");
+    if let Some(id) = around.in_active.get(&m.id.to_string()) {
         return Err(format!("it is already in the active adapter {id}"));
     }
     reasons.push("Not in the active adapter".into());
@@ -328,13 +327,12 @@ impl Engine {
             })
             .map(|m| m.id)
             .collect();
-        let active = self.store_view().active_adapter()?;
+        let in_use = self.store_view().adapters_in_use()?;
         let concepts = concepts_of_members(&self.concepts()?);
         Ok(Surroundings {
             accepted,
             contradicted,
-            in_active: active.as_ref().map(|a| a.sources.iter().cloned().collect()).unwrap_or_default(),
-            active_id: active.map(|a| a.id),
+            in_active: in_use.iter().flat_map(|a| a.sources.iter().map(|s| (s.clone(), a.id.clone()))).collect(),
             concepts,
         })
     }
@@ -649,8 +647,7 @@ mod tests {
         Surroundings {
             accepted: HashMap::new(),
             contradicted: HashSet::new(),
-            in_active: HashSet::new(),
-            active_id: None,
+            in_active: HashMap::new(),
             concepts: HashMap::new(),
         }
     }
@@ -692,8 +689,7 @@ mod tests {
         around.contradicted.insert(m.id);
         assert_eq!(why(&m, &around, now), "another memory says something different about the same fact");
         let mut around = quiet();
-        around.in_active.insert(m.id.to_string());
-        around.active_id = Some("ad_1".into());
+        around.in_active.insert(m.id.to_string(), "ad_1".into());
         assert_eq!(why(&m, &around, now), "it is already in the active adapter ad_1");
         let mut around = quiet();
         around.concepts.insert(m.id, vec!["Tea at home".into()]);

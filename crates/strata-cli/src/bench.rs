@@ -369,7 +369,9 @@ fn extract_bench(b: ExtractArgs, out: &Out) -> Result<()> {
     // Adapters are trained on the model strata-train trains, and run on it.
     let adapter = adapter.map(|dir| {
         let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        strata_models::AdapterInUse { dir, id, base_model: strata_models::TRAINED_MODEL.into() }
+        let base_model = strata_models::TRAINED_MODEL.into();
+        let adapters = vec![strata_models::AdapterInUse { dir, id, base_model, keys: vec![] }];
+        strata_models::InUse { adapters, embedder: None }
     });
     let model = open_chat(provider, adapter)?;
     let work = tempfile::tempdir()?;

@@ -130,7 +130,7 @@ fn dispatch(engine: &mut Engine, command: Command, out: &Out, clock: &dyn Clock)
         Command::Context(args) => context(engine, args, out),
         Command::Ask { question, provider, turn, no_record } => {
             load_embedder(engine, out)?;
-            let chat = open_chat(provider.clone(), active_adapter(engine)?)?;
+            let chat = open_chat(provider.clone(), adapters_in_use(engine)?)?;
             let view = ask_turn(engine, chat.as_ref(), &turn, !no_record, None, question, vec![], out)?;
             out.asked(&view)?;
             match &view.recorded {
@@ -326,7 +326,7 @@ fn forget(engine: &mut Engine, target: crate::args::KeyArg, yes: bool, out: &Out
 /// conversation, `/quit` ends; a failed turn is said and the conversation goes on.
 fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out, clock: &dyn Clock) -> Result<()> {
     load_embedder(engine, out)?;
-    let mut chat = open_chat(provider.clone(), active_adapter(engine)?)?;
+    let mut chat = open_chat(provider.clone(), adapters_in_use(engine)?)?;
     let mut extractor = provider;
     let session = Some(format!("chat-{}", clock.now().format("%Y%m%dT%H%M%S")));
     let mut history: Vec<strata_core::Message> = Vec::new();
@@ -347,7 +347,7 @@ fn chat(engine: &mut Engine, provider: ProviderArgs, turn: &TurnArgs, out: &Out,
                     base_url: None,
                 };
                 // A provider that cannot be opened (no key…) leaves the conversation as it was.
-                match active_adapter(engine).and_then(|a| open_chat(wanted.clone(), a)) {
+                match adapters_in_use(engine).and_then(|a| open_chat(wanted.clone(), a)) {
                     Ok(c) => {
                         chat = c;
                         extractor = wanted;
@@ -504,7 +504,7 @@ fn serve(mut engine: Engine, listen: Listen, provider: ProviderArgs, token: Opti
     let hosts = listen.hosts()?;
     let access = strata_proxy::Access { token: token_for(&hosts, token), hosts };
     load_embedder(&mut engine, out)?;
-    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider.clone(), active_adapter(&engine)?)?);
+    let chat: Arc<dyn strata_core::ChatModel> = Arc::from(open_chat(provider.clone(), adapters_in_use(&engine)?)?);
     let extractor = crate::extract::background_extractor(Some(provider))?;
     let (provider, model) = (chat.provider().to_string(), chat.model().to_string());
     // Opened before the runtime: the proxy's gate connects to the store with a blocking driver.
@@ -595,23 +595,20 @@ fn ask_turn(
     )?)
 }
 
-/// The active crystallized adapter: the on-device model it was trained on applies it.
-fn active_adapter(engine: &Engine) -> Result<Option<strata_models::AdapterInUse>> {
-    Ok(engine.active_adapter()?.map(|a| strata_models::AdapterInUse {
-        dir: a.path,
-        id: a.id,
-        base_model: a.base_model,
-    }))
+/// The crystallized adapters in use, which the on-device model they were trained on applies:
+/// each question chooses one of them, or none, by the store's embedder.
+fn adapters_in_use(engine: &Engine) -> Result<Option<strata_models::InUse>> {
+    Ok(Some(strata_train::views::in_use(engine, engine.embedder().cloned())?))
 }
 
 pub(crate) fn open_chat(
     args: ProviderArgs,
-    adapter: Option<strata_models::AdapterInUse>,
+    in_use: Option<strata_models::InUse>,
 ) -> Result<Box<dyn strata_core::ChatModel>> {
     let ProviderArgs { provider, model, base_url } = args;
     // On-device, a provider Strata serves, or one of the person's chat models: the registry
     // opens each.
-    Ok(strata_plugins::open::chat_model(&strata_api::Settings::load()?, &provider, model, base_url, adapter)?)
+    Ok(strata_plugins::open::chat_model(&strata_api::Settings::load()?, &provider, model, base_url, in_use)?)
 }
 
 /// The model `strata context` assembles for, when its provider counts prompts exactly and a

@@ -202,23 +202,38 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             Ok(())
         }
         TrainCommand::Show { id } => show(engine, &id, out),
-        TrainCommand::Activate { id, force } => {
-            let a = engine.activate_adapter(&id, force)?;
+        TrainCommand::Activate { id, force, alongside } => {
+            let a = match alongside {
+                true => engine.use_adapter_alongside(&id, force)?,
+                false => engine.activate_adapter(&id, force)?,
+            };
             if out.json {
                 say!("{}", serde_json::to_string(&a)?);
+            } else if alongside {
+                let n = engine.adapters_in_use()?.len();
+                say!(
+                    "Adapter {} is in use beside the others ({n} in all): each question chooses the one it is about, or none.",
+                    a.id
+                );
             } else {
                 say!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
             }
             Ok(())
         }
-        TrainCommand::Rollback => {
-            let now = engine.rollback_adapter()?;
+        TrainCommand::Rollback { id } => {
+            let back = engine.rollback_adapter(id.as_deref(), "rolled back by a person")?;
+            let in_use = engine.adapters_in_use()?;
             if out.json {
-                say!("{}", serde_json::json!({ "active": now.as_ref().map(|a| &a.id) }));
+                let ids = |v: &[strata_core::AdapterRecord]| v.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
+                say!("{}", serde_json::json!({ "restored": ids(&back), "in_use": ids(&in_use) }));
             } else {
-                match now {
-                    Some(a) => say!("Rolled back: adapter {} is active again.", a.id),
-                    None => say!("Rolled back: no adapter is active; the model answers on its own."),
+                match (back.as_slice(), in_use.is_empty()) {
+                    ([], true) => say!("Rolled back: no adapter is active; the model answers on its own."),
+                    ([], false) => say!("Rolled back: {} adapters stay in use.", in_use.len()),
+                    (restored, _) => say!(
+                        "Rolled back: adapter {} is active again.",
+                        restored.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
                 }
             }
             Ok(())
@@ -348,7 +363,15 @@ fn train(
 fn check(engine: &mut Engine, id: Option<String>, out: &Out) -> Result<()> {
     let id = match id {
         Some(id) => id,
-        None => engine.active_adapter()?.map(|a| a.id).context("no adapter is active; name one to check")?,
+        None => match engine.adapters_in_use()?.as_slice() {
+            [] => bail!("no adapter is active; name one to check"),
+            [only] => only.id.clone(),
+            several => bail!(
+                "{} adapters are in use; name the one to check ({})",
+                several.len(),
+                several.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
     };
     let chat = chat_of(engine, &id)?;
     let live = std::io::stderr().is_terminal() && !out.json;

@@ -112,3 +112,32 @@ pub struct AdapterCheck {
     /// Facts whose memory was forgotten or expired since.
     pub gone: u64,
 }
+
+/// How an adapter in use fared on one day: how often questions chose it, and what people said
+/// of the answers it gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdapterDay {
+    /// The day (UTC), `YYYY-MM-DD`.
+    pub day: String,
+    /// Answers it gave.
+    pub chosen: u64,
+    /// Of those, marked helpful.
+    pub helpful: u64,
+    /// Of those, marked wrong (not helpful).
+    pub wrong: u64,
+}
+
+/// One thing the training schedule did, as its history shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleEntry {
+    /// Order of all entries.
+    pub seq: i64,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// What: `looked`, `trained`, `promoted`, `waiting`, `kept`, `rolled_back`, `failed`, `paused`.
+    pub kind: String,
+    /// The adapter it is about, if one.
+    pub adapter_id: Option<String>,
+    /// Its numbers and reasons (counts and ids, never a memory's words).
+    pub detail: serde_json::Value,
+}

@@ -107,6 +107,9 @@ pub struct ChatRequest {
     /// Answer with JSON this schema accepts, where the model can be held to one (the on-device
     /// model decodes under it as a grammar; a provider's model gets the tools instead).
     pub schema: Option<serde_json::Value>,
+    /// The person's question as asked, where the caller knows it (the last user message may
+    /// hold memories around it): the on-device model chooses its adapter by it.
+    pub question: Option<String>,
 }
 
 /// Tokens a call used.
@@ -135,6 +138,18 @@ pub struct ChatResponse {
     /// picked it, where the model says (the on-device model does).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub logprobs: Vec<f32>,
+    /// The trained adapter the on-device model chose for this question, when one answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<ChosenAdapter>,
+}
+
+/// The adapter that answered a question, and why it was chosen.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChosenAdapter {
+    /// Its id (`ad_…`).
+    pub id: String,
+    /// The question's similarity to the closest of its facts (cosine of their embeddings).
+    pub score: f32,
 }
 
 crate::names::named_enum! {

@@ -41,9 +41,10 @@ pub mod time;
 pub mod vectors;
 pub mod words;
 
-pub use adapters::{AdapterCheck, AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter};
+pub use adapters::{AdapterCheck, AdapterDay, AdapterEvent, AdapterRecord, AdapterStatus, NewAdapter, ScheduleEntry};
 pub use chat::{
-    ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage,
+    ChatError, ChatErrorKind, ChatModel, ChatRequest, ChatResponse, ChosenAdapter, Message, Role, ToolCall, ToolSpec,
+    Usage,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use curation::{Candidate, CandidateEvent, CandidateStatus, ExampleEdit, FlagCounts, Qualifying};
@@ -64,4 +65,4 @@ pub use retrieval::{
 };
 pub use store::{ForgetOutcome, Forgot, NewMemory, Store, StoreTx};
 pub use tiers::{Move, TierPolicy};
-pub use vectors::{Embedder, VectorHit};
+pub use vectors::{Embedder, RecentQueries, VectorHit};

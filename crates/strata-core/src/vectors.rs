@@ -31,6 +31,50 @@ pub trait Embedder: Send + Sync {
     }
 }
 
+/// An embedder that remembers the vectors of its last few queries: a question embedded for
+/// search is not embedded again when the on-device model chooses its adapter by it.
+pub struct RecentQueries {
+    inner: std::sync::Arc<dyn Embedder>,
+    recent: std::sync::Mutex<std::collections::VecDeque<(String, Vec<f32>)>>,
+}
+
+impl RecentQueries {
+    /// How many queries it remembers.
+    pub const KEPT: usize = 8;
+
+    /// `inner`, remembering its last [`RecentQueries::KEPT`] queries.
+    pub fn new(inner: std::sync::Arc<dyn Embedder>) -> RecentQueries {
+        RecentQueries { inner, recent: Default::default() }
+    }
+}
+
+impl Embedder for RecentQueries {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.inner.embed(texts)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        let recent = || self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let known = recent().iter().find(|(t, _)| t == text).map(|(_, v)| v.clone());
+        if let Some(v) = known {
+            return Ok(v);
+        }
+        let v = self.inner.embed_query(text)?;
+        let mut kept = recent();
+        kept.push_front((text.to_string(), v.clone()));
+        kept.truncate(Self::KEPT);
+        Ok(v)
+    }
+}
+
 /// A deterministic stand-in for a sentence model, for tests and for programs that want vector
 /// search plumbing without a model: words (longer than two letters, lower-cased) hashed into
 /// signed buckets, L2-normalized. Texts that share words point the same way; nothing more.

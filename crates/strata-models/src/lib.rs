@@ -11,6 +11,7 @@ pub mod adapter;
 mod amx;
 mod bert;
 mod checkpoint;
+mod choose;
 mod elementwise;
 mod encoder;
 mod grammar;
@@ -22,10 +23,11 @@ mod q8;
 mod shares;
 
 pub use adapter::{Adapter, LoraConfig, Target};
+pub use choose::{CHOOSE_AT, Choice, Chooser};
 pub use llama::{Llama, Rope, Shape};
 pub use local_chat::{
-    AdapterInUse, DEFAULT_SYSTEM, Finish, Generation, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling, TRAINED_MODEL,
-    ToolDef, ToolReply, ToolTurn, chat_file, chat_file_or_path, chat_pin, training_pin,
+    AdapterInUse, DEFAULT_SYSTEM, Finish, Generation, InUse, LazyLocalChat, LocalChat, PROMPT_BUDGET, Sampling,
+    TRAINED_MODEL, ToolDef, ToolReply, ToolTurn, chat_file, chat_file_or_path, chat_pin, training_pin,
 };
 pub use minilm::MiniLm;
 pub use process::tune_process;

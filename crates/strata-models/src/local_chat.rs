@@ -16,8 +16,10 @@ use strata_tokens::chat_models::{self, ChatModelPin, ModelState};
 
 use crate::adapter::Adapter;
 
+mod lazy;
 mod tools;
 use crate::llama::Llama;
+pub use lazy::{InUse, LazyLocalChat};
 pub use tools::{ToolDef, ToolReply, ToolTurn};
 
 /// The system message of a conversation that has none. (The template's own default, "You are
@@ -89,6 +91,9 @@ pub struct AdapterInUse {
     pub id: String,
     /// The model it was trained on, as its record names it (a pinned name or its file's stem).
     pub base_model: String,
+    /// The questions it was trained on: a question close enough to one of them chooses it
+    /// ([`crate::Chooser`]).
+    pub keys: Vec<String>,
 }
 
 /// The on-device chat model.
@@ -132,7 +137,7 @@ fn title_of(file: &Path) -> String {
         .map_or_else(|| name_of(file), |p| p.title.clone())
 }
 
-fn name_of(file: &Path) -> String {
+pub(crate) fn name_of(file: &Path) -> String {
     file.file_stem().map_or_else(|| "on-device".into(), |s| s.to_string_lossy().to_string())
 }
 
@@ -195,7 +200,7 @@ pub fn chat_file_or_path(arg: Option<&str>) -> Result<PathBuf> {
 /// name `chat-models.toml` pins it under: an adapter runs on the model it was trained on.
 pub const TRAINED_MODEL: &str = "smollm2-135m";
 
-fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
+pub(crate) fn model_error(file: &Path, e: impl std::fmt::Display) -> Error {
     Error::Model(format!("the on-device chat model {}: {e}", file.display()))
 }
 
@@ -602,87 +607,7 @@ impl strata_core::ChatModel for LocalChat {
             }
             .to_string(),
             logprobs: g.logprobs,
+            adapter: None,
         })
-    }
-}
-
-/// The on-device model, loaded on its first answer (once; every caller shares it). Starting
-/// a server or a chat does not wait for the weights.
-pub struct LazyLocalChat {
-    file: PathBuf,
-    /// A LoRA adapter folder (PEFT files) merged in at load: the active crystallized adapter.
-    adapter: Option<PathBuf>,
-    name: String,
-    model: std::sync::OnceLock<std::result::Result<LocalChat, String>>,
-}
-
-impl LazyLocalChat {
-    /// The default model ([`chat_pin`] of none), not loaded yet; a missing file is reported now.
-    pub fn new() -> Result<LazyLocalChat> {
-        LazyLocalChat::named(None)
-    }
-
-    /// The model called `name` ([`chat_pin`]), not loaded yet; a missing file is reported now.
-    pub fn named(name: Option<&str>) -> Result<LazyLocalChat> {
-        let file = chat_file(name)?;
-        let name = name_of(&file);
-        Ok(LazyLocalChat { file, adapter: None, name, model: std::sync::OnceLock::new() })
-    }
-
-    /// The model to chat with: `chosen` (a pinned name; none: the default), or, with a LoRA
-    /// adapter (its folder, id and the model it was trained on), the adapter's own model with
-    /// it merged in when it loads. Its name shows which answered: `model+adapter`.
-    pub fn for_chat(chosen: Option<&str>, adapter: Option<AdapterInUse>) -> Result<LazyLocalChat> {
-        let Some(a) = adapter else { return LazyLocalChat::named(chosen) };
-        let mut chat = LazyLocalChat::named(Some(&a.base_model))?;
-        chat.name = format!("{}+{}", chat.name, a.id);
-        chat.adapter = Some(a.dir);
-        Ok(chat)
-    }
-
-    fn load(&self) -> Result<LocalChat> {
-        let Some(dir) = &self.adapter else {
-            return LocalChat::load(&self.file);
-        };
-        let shape = Llama::read_shape(&self.file).map_err(|e| model_error(&self.file, e))?;
-        let adapter = Adapter::load(dir, &shape)?;
-        let mut chat = LocalChat::load_with(&self.file, Some(&adapter))?;
-        chat.name.clone_from(&self.name);
-        Ok(chat)
-    }
-
-    /// Whether the weights are loaded.
-    pub fn is_loaded(&self) -> bool {
-        self.model.get().is_some_and(|m| m.is_ok())
-    }
-}
-
-impl strata_core::ChatModel for LazyLocalChat {
-    fn provider(&self) -> &str {
-        "on-device"
-    }
-
-    fn model(&self) -> &str {
-        &self.name
-    }
-
-    fn memories_before_message(&self) -> bool {
-        true
-    }
-
-    fn prompt_budget(&self) -> Option<usize> {
-        Some(PROMPT_BUDGET)
-    }
-
-    fn chat(
-        &self,
-        request: &strata_core::ChatRequest,
-        on_text: &mut dyn FnMut(&str),
-        cancel: &AtomicBool,
-    ) -> std::result::Result<strata_core::ChatResponse, strata_core::ChatError> {
-        match self.model.get_or_init(|| self.load().map_err(|e| e.to_string())) {
-            Ok(m) => m.chat(request, on_text, cancel),
-            Err(e) => Err(strata_core::ChatError::new(strata_core::ChatErrorKind::Server, e.clone())),
-        }
     }
 }

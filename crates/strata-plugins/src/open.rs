@@ -15,13 +15,13 @@ pub use crate::registry::ON_DEVICE_EMBEDDER;
 pub fn embedder(settings: &Settings, name: Option<&str>) -> ApiResult<Arc<dyn Embedder>> {
     let name = name.or(settings.embedder.name.as_deref()).unwrap_or(ON_DEVICE_EMBEDDER);
     if name.eq_ignore_ascii_case(ON_DEVICE_EMBEDDER) {
-        return Ok(Arc::new(strata_models::MiniLm::load_default()?));
+        return Ok(Arc::new(strata_core::RecentQueries::new(Arc::new(strata_models::MiniLm::load_default()?))));
     }
     let plugin = settings
         .plugin(name)
         .filter(|p| p.kind() == PluginKind::Embedder)
         .ok_or_else(|| ApiError::invalid(format!("no embedder is called {name}: `strata plugins list` shows them")))?;
-    Ok(Arc::new(endpoint_embedder(plugin)?))
+    Ok(Arc::new(strata_core::RecentQueries::new(Arc::new(endpoint_embedder(plugin)?))))
 }
 
 /// A person's embedder at its endpoint.
@@ -45,18 +45,19 @@ pub fn vectors_of(settings: &Settings, name: &str) -> Option<String> {
 
 /// The chat model a person chose by `provider` (`on-device`, a provider Strata serves, or the
 /// name of one of their chat-model plugins), `model` (none: the on-device one chosen in
-/// Settings, or the provider's usual) and `base_url`; `adapter` applies on-device only.
+/// Settings, or the provider's usual) and `base_url`; the trained adapters `in_use` apply
+/// on-device only.
 pub fn chat_model(
     settings: &Settings,
     provider: &str,
     model: Option<String>,
     base_url: Option<String>,
-    adapter: Option<strata_models::AdapterInUse>,
+    in_use: Option<strata_models::InUse>,
 ) -> Result<Box<dyn ChatModel>, ChatError> {
     if matches!(provider, "on-device" | "local") {
         // --model, else the one chosen in Settings, else STRATA_CHAT_MODEL, else the default.
         let chosen = model.or_else(|| settings.on_device.chat.clone());
-        let local = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), adapter)
+        let local = strata_models::LazyLocalChat::for_chat(chosen.as_deref(), in_use)
             .map_err(|e| ChatError::new(strata_core::ChatErrorKind::ModelNotFound, e.to_string()))?;
         return Ok(Box::new(local));
     }

@@ -428,6 +428,7 @@ impl Engine {
             temperature: Some(0.0),
             schema: Some(reply::extract_schema()),
             tool_required: false,
+            question: None,
         };
         let n = chunk.turns.len();
         let pools = ask(model, &request, cancel, report, |r| reply::read_extraction(r, n))?;
@@ -483,6 +484,7 @@ impl Engine {
                 temperature: Some(0.0),
                 schema: Some(reply::merge_schema(fresh.len(), known.len())),
                 tool_required: false,
+                question: None,
             };
             let decided = ask(model, &request, cancel, report, |r| reply::read_verdicts(r, fresh.len(), known.len()))?;
             for v in decided {

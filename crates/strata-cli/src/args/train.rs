@@ -48,26 +48,34 @@ pub enum TrainCommand {
         /// The adapter's id.
         id: String,
     },
-    /// Make an adapter the one the on-device model uses.
+    /// Make an adapter the one the on-device model uses (instead of those in use), or with
+    /// `--alongside` one more in use: each question then chooses the adapter whose trained
+    /// questions it is closest to, or none.
     Activate {
         /// The adapter's id.
         id: String,
+        /// Keep the adapters in use and add this one beside them (one adapter per topic).
+        #[arg(long)]
+        alongside: bool,
         /// Activate it even though it failed or skipped its evaluation.
         #[arg(long)]
         force: bool,
     },
-    /// Retire the active adapter and restore the one active before it (or none).
-    Rollback,
+    /// Retire an adapter in use and restore the ones it replaced (or none).
+    Rollback {
+        /// The adapter to roll back (needed when several are in use).
+        id: Option<String>,
+    },
     /// Retire an adapter that is not in use: it is never activated again (its files stay).
     Retire {
         /// The adapter's id.
         id: String,
     },
-    /// Check an adapter (the active one by default) against the memories as they are now: its
+    /// Check an adapter (the one in use by default) against the memories as they are now: its
     /// held-out questions asked again, facts changed or forgotten since training counted. The
     /// check is kept with it (`strata train show` lists them).
     Check {
-        /// The adapter's id (default: the active one).
+        /// The adapter's id (default: the one in use, when only one is).
         id: Option<String>,
     },
     /// Flag the facts and procedures that meet the training criteria (the settings file's

@@ -106,16 +106,19 @@ impl Store {
         Ok(rows)
     }
 
-    /// The active adapter, if any.
-    pub fn active_adapter(&self) -> Result<Option<AdapterRecord>> {
-        // Adapters stay with the desktop's SQLite file: none is active on a server's store.
+    /// The adapters in use (the on-device model chooses among them per question), in the
+    /// order they were put in use.
+    pub fn adapters_in_use(&self) -> Result<Vec<AdapterRecord>> {
+        // Adapters stay with the desktop's SQLite file: none is in use on a server's store.
         if !self.keeps_training() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
-        Ok(self
-            .sqlite()?
-            .query_row(&format!("SELECT {COLUMNS} FROM adapters WHERE status = 'active'"), [], row)
-            .optional()?)
+        let mut stmt = self.sqlite()?.prepare(&format!(
+            "SELECT {COLUMNS} FROM adapters a WHERE status = 'active' ORDER BY \
+             (SELECT MAX(seq) FROM adapter_events e WHERE e.adapter_id = a.id AND e.kind = 'activated'), id"
+        ))?;
+        let rows = stmt.query_map([], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
     }
 
     /// An adapter's events, oldest first.
@@ -158,12 +161,24 @@ impl Store {
         self.adapter(id)
     }
 
-    /// Makes `id` the active adapter (the one active before becomes a candidate). An adapter
+    /// Puts `id` in use instead of every adapter in use (they become candidates). An adapter
     /// that failed or never had the gate is refused unless `force`; a retired one always is.
     pub fn activate_adapter(&mut self, id: &str, force: bool) -> Result<AdapterRecord> {
+        self.put_in_use(id, force, false)
+    }
+
+    /// Puts `id` in use beside the adapters in use (one per topic; each question picks one or
+    /// none). They must all be trained on the same model: it is the one that answers.
+    pub fn use_alongside(&mut self, id: &str, force: bool) -> Result<AdapterRecord> {
+        self.put_in_use(id, force, true)
+    }
+
+    fn put_in_use(&mut self, id: &str, force: bool, alongside: bool) -> Result<AdapterRecord> {
         let a = self.adapter(id)?;
         match (a.status, a.passed) {
-            (AdapterStatus::Active, _) => return Ok(a),
+            (AdapterStatus::Active, _) if alongside => return Ok(a),
+            (AdapterStatus::Active, _) if self.adapters_in_use()?.len() == 1 => return Ok(a),
+            (AdapterStatus::Active, _) => {}
             (AdapterStatus::Retired, _) => {
                 return Err(Error::invalid(format!("adapter {id} is retired; train a new one")));
             }
@@ -180,43 +195,71 @@ impl Store {
                 )));
             }
         }
+        let in_use = self.adapters_in_use()?;
+        if alongside && let Some(other) = in_use.iter().find(|o| o.base_model != a.base_model) {
+            return Err(Error::invalid(format!(
+                "adapter {id} was trained on {}, but {} in use was trained on {}: adapters in use together must be \
+                 trained on the same model (use it instead of them, or train it again on {})",
+                a.base_model, other.id, other.base_model, other.base_model
+            )));
+        }
         let tx = self.sqlite()?.unchecked_transaction()?;
-        if let Some(prev) = self.active_adapter()? {
+        for prev in in_use.iter().filter(|p| !alongside && p.id != id) {
             tx.execute("UPDATE adapters SET status = 'candidate' WHERE id = ?1", [&prev.id])?;
             self.adapter_event(&prev.id, "deactivated", serde_json::json!({ "replaced_by": id }))?;
         }
-        tx.execute("UPDATE adapters SET status = 'active' WHERE id = ?1", [id])?;
-        self.adapter_event(id, "activated", serde_json::json!({ "forced": force && a.passed != Some(true) }))?;
+        if a.status != AdapterStatus::Active {
+            tx.execute("UPDATE adapters SET status = 'active' WHERE id = ?1", [id])?;
+            let forced = force && a.passed != Some(true);
+            self.adapter_event(id, "activated", serde_json::json!({ "forced": forced, "alongside": alongside }))?;
+        }
         tx.commit()?;
         self.adapter(id)
     }
 
-    /// Rolls back the active adapter: it is retired, and the adapter that was active before
-    /// it (if it is still a candidate) is active again; otherwise no adapter is. Returns the
-    /// adapter now active.
-    pub fn rollback_adapter(&mut self) -> Result<Option<AdapterRecord>> {
-        let Some(current) = self.active_adapter()? else {
-            return Err(Error::invalid("no adapter is active; there is nothing to roll back"));
+    /// Rolls back adapter `id` in use (none named: the one in use, when only one is): it is
+    /// retired, and the adapters it replaced are in use again if they are still candidates.
+    /// `why` goes into its history (a person's rollback, or the daily check's). Returns the
+    /// adapters put back in use.
+    pub fn rollback_adapter(&mut self, id: Option<&str>, why: &str) -> Result<Vec<AdapterRecord>> {
+        let in_use = self.adapters_in_use()?;
+        let current = match (id, in_use.as_slice()) {
+            (_, []) => return Err(Error::invalid("no adapter is in use; there is nothing to roll back")),
+            (None, [only]) => only.clone(),
+            (None, _) => {
+                return Err(Error::invalid(format!(
+                    "{} adapters are in use; name the one to roll back ({})",
+                    in_use.len(),
+                    in_use.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            (Some(id), _) => match in_use.iter().find(|a| a.id == id) {
+                Some(a) => a.clone(),
+                None => {
+                    return Err(Error::invalid(format!("adapter {id} is not in use; there is nothing to roll back")));
+                }
+            },
         };
-        let previous: Option<String> = self
+        // The adapters this one replaced (their last deactivation names it), still candidates.
+        let previous: Vec<String> = self
             .sqlite()?
-            .query_row(
+            .prepare(
                 "SELECT e.adapter_id FROM adapter_events e JOIN adapters a ON a.id = e.adapter_id \
-                 WHERE e.kind = 'activated' AND e.adapter_id != ?1 AND a.status = 'candidate' \
-                 ORDER BY e.seq DESC LIMIT 1",
-                [&current.id],
-                |r| r.get(0),
-            )
-            .optional()?;
+                 WHERE e.kind = 'deactivated' AND json_extract(e.detail, '$.replaced_by') = ?1 \
+                 AND a.status = 'candidate' AND e.seq = (SELECT MAX(seq) FROM adapter_events l \
+                 WHERE l.adapter_id = e.adapter_id AND l.kind IN ('deactivated', 'activated')) ORDER BY e.seq",
+            )?
+            .query_map([&current.id], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
         let tx = self.sqlite()?.unchecked_transaction()?;
         tx.execute("UPDATE adapters SET status = 'retired' WHERE id = ?1", [&current.id])?;
-        self.adapter_event(&current.id, "rolled_back", serde_json::json!({ "restored": previous }))?;
-        if let Some(p) = &previous {
+        self.adapter_event(&current.id, "rolled_back", serde_json::json!({ "restored": previous, "why": why }))?;
+        for p in &previous {
             tx.execute("UPDATE adapters SET status = 'active' WHERE id = ?1", [p])?;
             self.adapter_event(p, "activated", serde_json::json!({ "by": "rollback" }))?;
         }
         tx.commit()?;
-        previous.map(|p: String| self.adapter(&p)).transpose()
+        previous.iter().map(|p| self.adapter(p)).collect()
     }
 
     /// Retires an adapter a person no longer wants (it can never be activated again; its files

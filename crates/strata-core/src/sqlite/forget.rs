@@ -23,6 +23,7 @@ pub(crate) fn erase_records(c: &Connection, id: MemoryId, at: DateTime<Utc>) -> 
          OR EXISTS (SELECT 1 FROM json_each(extraction_decisions.sources) s WHERE s.value = ?1)",
         "DELETE FROM recalls WHERE id IN (SELECT recall_id FROM recall_hits WHERE memory_id = ?1) OR answer_id = ?1",
         "DELETE FROM feedback WHERE memory_id = ?1",
+        "DELETE FROM adapter_answers WHERE answer_id = ?1",
         "DELETE FROM training_edits WHERE memory_id = ?1",
         "DELETE FROM training_candidates WHERE memory_id = ?1",
         "DELETE FROM training_candidate_events WHERE memory_id = ?1",

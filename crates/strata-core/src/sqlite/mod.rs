@@ -6,6 +6,7 @@
 //! One writer at a time: [`Db::write`] takes SQLite's write lock (`BEGIN IMMEDIATE`) across
 //! processes; every write of the log happens inside that transaction ([`Tx`]).
 
+pub(crate) mod adapter_use;
 pub(crate) mod adapters;
 pub(crate) mod curation;
 pub(crate) mod dataset_load;

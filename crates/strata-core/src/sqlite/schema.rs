@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0010_people", include_str!("../../migrations/0010_people.sql")),
     ("0011_datasets", include_str!("../../migrations/0011_datasets.sql")),
     ("0012_agents", include_str!("../../migrations/0012_agents.sql")),
+    ("0013_adapter_lifecycle", include_str!("../../migrations/0013_adapter_lifecycle.sql")),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).

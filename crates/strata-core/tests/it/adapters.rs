@@ -46,17 +46,17 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
     // A, then B (forced): A steps back to candidate; one active at a time.
     assert_eq!(f.store.activate_adapter(&a.id, false).unwrap().status, AdapterStatus::Active);
     f.store.activate_adapter(&b.id, true).unwrap();
-    assert_eq!(f.store.active_adapter().unwrap().unwrap().id, b.id);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone()]);
     assert_eq!(f.store.adapter(&a.id).unwrap().status, AdapterStatus::Candidate);
     let listed: Vec<String> = f.store.adapters().unwrap().into_iter().map(|x| x.id).collect();
     assert_eq!(listed, vec![b.id.clone(), a.id.clone()], "newest first");
 
     // Rollback retires B and restores A; again retires A and leaves none.
-    assert_eq!(f.store.rollback_adapter().unwrap().unwrap().id, a.id);
+    assert_eq!(ids(&f.store.rollback_adapter(None, "a test").unwrap()), [a.id.clone()]);
     assert_eq!(f.store.adapter(&b.id).unwrap().status, AdapterStatus::Retired);
-    assert!(f.store.rollback_adapter().unwrap().is_none());
-    assert!(f.store.active_adapter().unwrap().is_none());
-    assert!(f.store.rollback_adapter().unwrap_err().to_string().contains("nothing to roll back"));
+    assert!(f.store.rollback_adapter(None, "a test").unwrap().is_empty());
+    assert!(f.store.adapters_in_use().unwrap().is_empty());
+    assert!(f.store.rollback_adapter(None, "a test").unwrap_err().to_string().contains("nothing to roll back"));
     assert!(f.store.activate_adapter(&b.id, true).unwrap_err().to_string().contains("retired"));
 
     let kinds: Vec<String> = f.store.adapter_history(&a.id).unwrap().into_iter().map(|e| e.kind).collect();
@@ -71,7 +71,7 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
     f.store.record_evaluation(&c.id, &serde_json::json!({ "recall_with_adapter": 0.9 }), true).unwrap();
     f.store.activate_adapter(&c.id, false).unwrap();
     assert!(f.store.retire_adapter(&c.id).unwrap_err().to_string().contains("roll it back first"));
-    f.store.rollback_adapter().unwrap();
+    f.store.rollback_adapter(None, "a test").unwrap();
     f.tick(1);
     let d = f.store.register_adapter(new_adapter(&f, &[&rex], dir.path())).unwrap();
     assert_eq!(f.store.retire_adapter(&d.id).unwrap().status, AdapterStatus::Retired);
@@ -81,6 +81,84 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
     let other = f.add(concept("other", &[("x", "y")]));
     f.store.forget(other.id, &user()).unwrap();
     assert!(d.path.exists(), "a forget elsewhere leaves a person-retired adapter's files");
+}
+
+fn ids(adapters: &[AdapterRecord]) -> Vec<String> {
+    adapters.iter().map(|a| a.id.clone()).collect()
+}
+
+fn passed(f: &mut Fixture, sources: &[&Memory], dir: &std::path::Path, base: &str) -> AdapterRecord {
+    f.tick(1);
+    let a = f.store.register_adapter(NewAdapter { base_model: base.into(), ..new_adapter(f, sources, dir) }).unwrap();
+    f.store.record_evaluation(&a.id, &serde_json::json!({ "recall_with_adapter": 0.9 }), true).unwrap()
+}
+
+#[test]
+fn several_adapters_are_in_use_at_once_on_one_model_and_each_rolls_back_alone() {
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let rex = f.add(concept("rex", &[("owner", "Maya")]));
+    let qwen = "qwen2.5-coder-0.5b";
+    let (a, b, c) = (
+        passed(&mut f, &[&rex], dir.path(), qwen),
+        passed(&mut f, &[&rex], dir.path(), qwen),
+        passed(&mut f, &[&rex], dir.path(), qwen),
+    );
+    f.store.activate_adapter(&a.id, false).unwrap();
+    f.store.use_alongside(&b.id, false).unwrap();
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [a.id.clone(), b.id.clone()], "in the order put in use");
+    // Another model's adapter cannot join them: one model answers.
+    let smol = passed(&mut f, &[&rex], dir.path(), "smollm2-135m");
+    let err = f.store.use_alongside(&smol.id, false).unwrap_err().to_string();
+    assert!(err.contains("trained on smollm2-135m") && err.contains(qwen), "{err}");
+    // Unnamed, a rollback among several is refused; named, it takes out that one only.
+    let err = f.store.rollback_adapter(None, "a test").unwrap_err().to_string();
+    assert!(err.contains("2 adapters are in use") && err.contains(&a.id), "{err}");
+    assert!(f.store.rollback_adapter(Some(&c.id), "a test").unwrap_err().to_string().contains("not in use"));
+    assert!(f.store.rollback_adapter(Some(&a.id), "its check fell").unwrap().is_empty());
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone()]);
+    let last = f.store.adapter_history(&a.id).unwrap().pop().unwrap();
+    assert_eq!((last.kind.as_str(), last.detail["why"].as_str()), ("rolled_back", Some("its check fell")));
+    // Used instead (not alongside): every adapter in use steps back, and comes back on rollback.
+    f.store.use_alongside(&c.id, false).unwrap();
+    f.store.activate_adapter(&smol.id, false).unwrap();
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [smol.id.clone()]);
+    let back = f.store.rollback_adapter(None, "a test").unwrap();
+    assert_eq!(ids(&back), [b.id.clone(), c.id.clone()]);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone(), c.id.clone()]);
+}
+
+#[test]
+fn an_adapters_answers_are_counted_by_day_with_what_people_said_and_forgetting_takes_them() {
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let rex = f.add(concept("rex", &[("owner", "Maya")]));
+    let a = passed(&mut f, &[&rex], dir.path(), "qwen2.5-coder-0.5b");
+    let (good, bad) = (f.add(concept("answer1", &[("x", "y")])), f.add(concept("answer2", &[("x", "z")])));
+    f.store.record_adapter_answer(&a.id, 0.8, Some(&good.id.to_string())).unwrap();
+    f.store.record_adapter_answer(&a.id, 0.7, Some(&bad.id.to_string())).unwrap();
+    f.store.record_adapter_answer(&a.id, 0.9, None).unwrap();
+    f.store.record_feedback("default", good.id, strata_core::analytics::About::Answer, true).unwrap();
+    f.store.record_feedback("default", bad.id, strata_core::analytics::About::Answer, true).unwrap();
+    f.store.record_feedback("default", bad.id, strata_core::analytics::About::Answer, false).unwrap();
+    f.tick(86_400);
+    f.store.record_adapter_answer(&a.id, 0.75, None).unwrap();
+    let days = f.store.adapter_days(&a.id).unwrap();
+    assert_eq!(days.len(), 2, "{days:?}");
+    assert_eq!((days[0].chosen, days[0].helpful, days[0].wrong), (3, 1, 1), "an answer's latest mark counts");
+    assert_eq!((days[1].chosen, days[1].helpful, days[1].wrong), (1, 0, 0));
+    assert!(f.store.record_adapter_answer("ad_nope", 0.9, None).unwrap_err().to_string().contains("no adapter"));
+    // Forgetting an answer takes its row.
+    f.store.forget(bad.id, &user()).unwrap();
+    let days = f.store.adapter_days(&a.id).unwrap();
+    assert_eq!((days[0].chosen, days[0].wrong), (2, 0));
+
+    let first = f.store.log_schedule("looked", None, &serde_json::json!({ "new_facts": 3 })).unwrap();
+    f.store.log_schedule("trained", Some(&a.id), &serde_json::json!({ "facts": 20 })).unwrap();
+    let log = f.store.schedule_log(10).unwrap();
+    assert_eq!(log.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["trained", "looked"], "newest first");
+    assert_eq!((log[1].seq, log[1].detail["new_facts"].as_i64()), (first, Some(3)));
+    assert_eq!(log[0].adapter_id.as_deref(), Some(a.id.as_str()));
 }
 
 #[test]
@@ -102,7 +180,7 @@ fn forgetting_a_source_memory_retires_the_adapter_and_deletes_its_files() {
     let gone = f.store.adapter(&from_rex.id).unwrap();
     assert_eq!(gone.status, AdapterStatus::Retired);
     assert!(!gone.path.exists(), "the adapter's files hold what it learned: they must go");
-    assert!(f.store.active_adapter().unwrap().is_none());
+    assert!(f.store.adapters_in_use().unwrap().is_empty());
     let last = f.store.adapter_history(&from_rex.id).unwrap().pop().unwrap();
     assert_eq!((last.kind.as_str(), last.detail["memory"].as_str()), ("retired", Some(rex.id.to_string().as_str())));
     // Its report keeps its numbers, not the questions and answers that quote the fact: the

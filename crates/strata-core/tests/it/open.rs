@@ -134,6 +134,7 @@ fn shipped_migrations_are_append_only() {
         ("0010_people", 16_240_846_193_574_798_134),
         ("0011_datasets", 6_051_158_365_933_577_196),
         ("0012_agents", 8_146_406_537_643_500_880),
+        ("0013_adapter_lifecycle", 12_006_615_445_020_980_090),
     ];
     let actual: Vec<(&str, u64)> = schema::MIGRATIONS.iter().map(|(n, sql)| (*n, fnv1a(sql))).collect();
     assert!(actual.len() >= PINNED.len(), "a shipped migration was removed");

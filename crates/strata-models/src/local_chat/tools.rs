@@ -299,6 +299,7 @@ pub(super) fn chat_with_tools(
         }
         .to_string(),
         logprobs: Vec::new(),
+        adapter: None,
     })
 }
 

@@ -271,3 +271,37 @@ pub fn event_view(e: AdapterEvent) -> AdapterEventView {
     };
     AdapterEventView { at: strata_core::time::format_time(e.at), kind: e.kind, detail }
 }
+
+/// The adapters in use as the on-device model applies them: each with the questions it was
+/// trained on (from its training set), which a question must be close to for it to answer;
+/// `embedder` (the store's) compares them. An adapter whose set cannot be read is left out,
+/// with a warning: the others still answer.
+pub fn in_use(
+    e: &Engine,
+    embedder: Option<std::sync::Arc<dyn strata_core::Embedder>>,
+) -> ApiResult<strata_models::InUse> {
+    let mut adapters = Vec::new();
+    for a in e.adapters_in_use()? {
+        let keys = match crate::Dataset::read(&a.path.join("training-set.jsonl")) {
+            Ok(set) => trained_questions(&set),
+            Err(err) => {
+                tracing::warn!("adapter {} is left out: its training set cannot be read ({err})", a.id);
+                continue;
+            }
+        };
+        adapters.push(strata_models::AdapterInUse { dir: a.path, id: a.id, base_model: a.base_model, keys });
+    }
+    Ok(strata_models::InUse { adapters, embedder })
+}
+
+/// The questions of `set` trained on, about its facts and procedures (not the replayed ones).
+pub fn trained_questions(set: &crate::Dataset) -> Vec<String> {
+    let mut keys: Vec<String> = set
+        .train()
+        .filter(|x| x.kind != crate::Kind::Replay && !x.question.trim().is_empty())
+        .map(|x| x.question.clone())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}

@@ -179,23 +179,73 @@ pub fn run_base(e: &Engine, run: &str) -> ApiResult<Option<String>> {
 /// How often the adapter in use is checked again.
 pub const CHECK_EVERY: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
-/// Checks the adapter in use when its last check (or its activation) is older than
+/// A daily check of an adapter in use, and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The adapter.
+    pub id: String,
+    /// Its held-out questions answered as the memories say now.
+    pub recall: f64,
+    /// The recall its gate asked for when it was evaluated.
+    pub gate: f64,
+    /// Whether it fell below its gate and was rolled back.
+    pub rolled_back: bool,
+}
+
+impl Checked {
+    /// What a person reads of it (the window's note, the schedule's history).
+    pub fn said(&self) -> String {
+        let pct = |x: f64| format!("{:.0}%", x * 100.0);
+        if self.rolled_back {
+            format!(
+                "Adapter {} was taken out of use: its daily check answered {} of its questions as your memories say \
+                 now, below the {} it needs.",
+                self.id,
+                pct(self.recall),
+                pct(self.gate)
+            )
+        } else {
+            format!("Adapter {} answered {} of its questions in its daily check.", self.id, pct(self.recall))
+        }
+    }
+}
+
+/// Checks each adapter in use whose last check (or its activation) is older than
 /// [`CHECK_EVERY`], with the model `chat` gives for the adapter's base (loaded only then);
-/// what a long-running program calls on its schedule. Whether it checked.
+/// what a long-running program calls on its schedule. An adapter whose check falls below its
+/// gate's recall is rolled back (the adapters it replaced return), recorded in its history and
+/// the schedule's. Returns the checks made.
 pub fn check_if_due(
     e: &mut Engine,
-    chat: impl FnOnce(&str) -> ApiResult<std::sync::Arc<LocalChat>>,
-) -> ApiResult<bool> {
-    let Some(a) = e.active_adapter()? else { return Ok(false) };
-    let since = e
-        .adapter_checks(&a.id)?
-        .last()
-        .map(|c| c.at)
-        .or_else(|| e.adapter_history(&a.id).ok()?.iter().rev().find(|h| h.kind == "activated").map(|h| h.at))
-        .unwrap_or(a.created_at);
-    if e.now() - since < CHECK_EVERY {
-        return Ok(false);
+    chat: impl Fn(&str) -> ApiResult<std::sync::Arc<LocalChat>>,
+) -> ApiResult<Vec<Checked>> {
+    let mut checked = Vec::new();
+    for a in e.adapters_in_use()? {
+        let since = e
+            .adapter_checks(&a.id)?
+            .last()
+            .map(|c| c.at)
+            .or_else(|| e.adapter_history(&a.id).ok()?.iter().rev().find(|h| h.kind == "activated").map(|h| h.at))
+            .unwrap_or(a.created_at);
+        if e.now() - since < CHECK_EVERY {
+            continue;
+        }
+        let check = pipeline::check_in_use(e, &*chat(&a.base_model)?, &a.id, &mut |_, _| {})?;
+        let gate =
+            a.metrics.as_ref().and_then(|m| m["min_recall"].as_f64()).unwrap_or(crate::Gate::default().min_recall);
+        let mut done = Checked { id: a.id.clone(), recall: check.recall, gate, rolled_back: false };
+        if check.questions > 0 && check.recall < gate {
+            let why = done_why(&done);
+            e.rollback_adapter(Some(&a.id), &why)?;
+            done.rolled_back = true;
+            let detail = serde_json::json!({ "recall": check.recall, "gate": gate, "why": why });
+            e.log_schedule("rolled_back", Some(&a.id), &detail)?;
+        }
+        checked.push(done);
     }
-    pipeline::check_in_use(e, &*chat(&a.base_model)?, &a.id, &mut |_, _| {})?;
-    Ok(true)
+    Ok(checked)
+}
+
+fn done_why(c: &Checked) -> String {
+    format!("its daily check recalled {:.0}%, below its gate's {:.0}%", c.recall * 100.0, c.gate * 100.0)
 }
