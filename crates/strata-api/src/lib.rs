@@ -32,6 +32,7 @@ pub mod on_device;
 pub mod people;
 pub mod plugins;
 mod ranking;
+pub mod schedule;
 mod search;
 pub mod settings;
 #[cfg(feature = "specta")]

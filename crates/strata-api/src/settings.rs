@@ -56,6 +56,9 @@ pub struct OnDeviceSettings {
 pub struct TrainingSettings {
     /// What makes a memory a training candidate.
     pub criteria: crate::curation::CandidateCriteria,
+    /// When facts are taught without a person pressing Teach, and how a new adapter is put
+    /// in use.
+    pub schedule: crate::schedule::ScheduleSettings,
 }
 
 /// Analytics' usage records: the recalls run (query, results, the prompt's use of its budget),
@@ -222,6 +225,7 @@ impl Settings {
             )));
         }
         self.training.criteria.check()?;
+        self.training.schedule.check()?;
         if let Some(c) = &self.chat
             && c.provider.trim().is_empty()
         {

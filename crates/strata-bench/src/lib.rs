@@ -6,6 +6,7 @@
 //! crate depends on this one; only the CLI's `strata bench` and the desktop's benchmark do.
 #![deny(missing_docs)]
 
+pub mod adaptersbench;
 pub mod agentbench;
 pub mod analyticsbench;
 pub mod answerbench;
@@ -23,4 +24,5 @@ pub mod pgscale;
 mod reference;
 pub mod scalebench;
 pub mod tokenbench;
+pub mod topics;
 pub mod trainbench;

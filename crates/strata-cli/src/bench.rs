@@ -90,6 +90,18 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
         BenchCommand::Training { data, size, model } => training_bench(&data, size, model.as_deref(), out),
+        BenchCommand::Adapters { topics, model, choose_only } => {
+            let embedder: Arc<dyn strata_core::Embedder> = Arc::new(strata_models::MiniLm::load_default()?);
+            let chat = match choose_only {
+                true => None,
+                false => Some(crate::train::chat(model.as_deref())?),
+            };
+            let work = tempfile::tempdir()?;
+            let config = strata_train::TrainConfig::default();
+            let report = strata_bench::adaptersbench::run(work.path(), embedder, chat.as_ref(), topics, &config)?;
+            say!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
+        }
         BenchCommand::Datasets { csv, pdf, chatgpt, search_rows, postgres } => {
             let embedder = Arc::new(strata_models::MiniLm::load_default()?);
             let work = tempfile::tempdir()?;

@@ -49,6 +49,7 @@ mod plugins;
 mod render;
 mod requests;
 mod runs;
+mod schedule;
 mod terminal;
 mod train;
 

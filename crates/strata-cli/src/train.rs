@@ -16,7 +16,7 @@ use strata_train::{Dataset, Gate, Report, TrainConfig, pipeline};
 use crate::args::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
 use crate::render::Out;
 
-fn config_of(h: &TrainHyper) -> Result<TrainConfig> {
+pub(crate) fn config_of(h: &TrainHyper) -> Result<TrainConfig> {
     let targets = h.targets.iter().map(|t| strata_models::Target::parse(t)).collect::<strata_core::Result<Vec<_>>>()?;
     let c = TrainConfig {
         rank: h.rank,
@@ -35,7 +35,7 @@ fn config_of(h: &TrainHyper) -> Result<TrainConfig> {
     Ok(c)
 }
 
-fn gate_of(g: &GateArgs) -> Gate {
+pub(crate) fn gate_of(g: &GateArgs) -> Gate {
     Gate { margin: g.margin, min_recall: g.min_recall }
 }
 
@@ -245,6 +245,7 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             crate::runs::examples(engine, memory, set.as_deref(), reset, out)
         }
         TrainCommand::Check { id } => check(engine, id, out),
+        TrainCommand::Schedule(args) => crate::schedule::schedule(engine, db, args, out),
         TrainCommand::Retire { id } => {
             let a = engine.retire_adapter(&id)?;
             if out.json {

@@ -11,7 +11,7 @@ pub mod adapter;
 mod amx;
 mod bert;
 mod checkpoint;
-mod choose;
+pub mod choose;
 mod elementwise;
 mod encoder;
 mod grammar;

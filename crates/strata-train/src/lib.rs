@@ -9,6 +9,8 @@
 //! - [`eval`]: the gate (held-out fact recall with, without and by retrieval; general
 //!   perplexity within a margin).
 //! - [`pipeline`]: a run from a set to a registered, evaluated adapter, recorded as it goes.
+//! - [`schedule`]: the loop on a schedule — flag, wait for enough new facts, train, gate,
+//!   promote (or ask) — yielding to the person, every look recorded.
 //! - [`views`]: the front door every front end uses — runs, adapters, reports and training
 //!   sets as shown, their wording, resuming a run, the daily check of the adapter in use.
 //! - Adapters are saved in Hugging Face PEFT's layout ([`strata_models::adapter`]).
@@ -20,6 +22,7 @@ pub mod eval;
 pub mod model;
 pub mod optim;
 pub mod pipeline;
+pub mod schedule;
 pub mod train;
 pub mod views;
 

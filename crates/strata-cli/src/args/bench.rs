@@ -249,6 +249,21 @@ pub enum BenchCommand {
         #[arg(long)]
         model: Option<String>,
     },
+    /// Several adapters, one chosen per question: an adapter trained per topic (twenty
+    /// invented facts each), all in use, each held-out phrasing answered by the adapter its
+    /// embedding chooses (or none); recall with 3 and 5 in use, questions about nothing
+    /// trained, the threshold swept, what choosing adds to an answer.
+    Adapters {
+        /// Topics, one adapter each (at most 5).
+        #[arg(long, default_value_t = 5)]
+        topics: usize,
+        /// The on-device model trained (default: the one that answers).
+        #[arg(long)]
+        model: Option<String>,
+        /// Measure choosing only (the scores and the sweep), without training.
+        #[arg(long)]
+        choose_only: bool,
+    },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it
     /// brought up to date with its old value kept?).

@@ -18,7 +18,7 @@ pub use datasets::DatasetsCommand;
 pub use mcp_servers::{McpServersCommand, PolicyArg};
 pub use models::{ContextArgs, KeyCommand, ModelsCommand, ProviderArgs, RemoteArgs, TokensCommand, TurnArgs};
 pub use plugins::{PluginKindArg, PluginsCommand};
-pub use train::{GateArgs, TrainCommand, TrainHyper, TrainSelect};
+pub use train::{GateArgs, ScheduleArgs, TrainCommand, TrainHyper, TrainSelect};
 
 /// Strata: a local-first, hierarchical long-term memory for LLMs and agents.
 #[derive(Debug, Parser)]

@@ -162,6 +162,49 @@ pub enum TrainCommand {
         #[command(flatten)]
         gate: GateArgs,
     },
+    /// The training schedule: shown, changed (`--when`, `--at`, `--promote` …), its record
+    /// (`--history`), one look now (`--now`), or a curator's answer to the adapter waiting
+    /// (`--approve` / `--decline`).
+    Schedule(ScheduleArgs),
+}
+
+/// `strata train schedule`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ScheduleArgs {
+    /// When it runs: off, nightly or idle.
+    #[arg(long)]
+    pub when: Option<String>,
+    /// The local time of a nightly run (HH:MM).
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Minutes without use before an idle run.
+    #[arg(long)]
+    pub idle_minutes: Option<u32>,
+    /// Approved facts not yet taught needed before it trains.
+    #[arg(long)]
+    pub min_facts: Option<u32>,
+    /// A new adapter that does better: ask (wait for a yes) or auto (use it at once).
+    #[arg(long)]
+    pub promote: Option<String>,
+    /// What it did, newest first.
+    #[arg(long)]
+    pub history: bool,
+    /// Entries of the history shown.
+    #[arg(long, default_value_t = 30)]
+    pub limit: usize,
+    /// Look now, as the schedule would when due (whatever the schedule says).
+    #[arg(long)]
+    pub now: bool,
+    /// Put the adapter waiting for approval in use.
+    #[arg(long, conflicts_with = "decline")]
+    pub approve: Option<String>,
+    /// Leave the adapter waiting for approval out of use.
+    #[arg(long)]
+    pub decline: Option<String>,
+    #[command(flatten)]
+    pub hyper: TrainHyper,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Which memories to train on.

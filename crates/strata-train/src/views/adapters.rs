@@ -147,6 +147,26 @@ pub struct AdapterView {
     pub checks: Vec<CheckView>,
     /// What the latest check found wrong, in words.
     pub warning: Option<String>,
+    /// The model it adapts, as people know it (its pin's title).
+    pub model_title: String,
+    /// Its use by day while in use: answers it gave, marked helpful or wrong.
+    pub days: Vec<DayView>,
+    /// Answers it gave, in all.
+    pub answered: u32,
+}
+
+/// An adapter's use on one day.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct DayView {
+    /// The day, `YYYY-MM-DD`.
+    pub day: String,
+    /// Answers it gave.
+    pub answered: u32,
+    /// Marked helpful.
+    pub helpful: u32,
+    /// Marked wrong.
+    pub wrong: u32,
 }
 
 /// A check of an adapter in use.
@@ -222,7 +242,10 @@ pub fn adapter_view(a: AdapterRecord, checks: &[AdapterCheck]) -> AdapterView {
         created_at: strata_core::time::format_time(a.created_at),
         status: a.status.as_str().into(),
         passed: a.passed,
+        model_title: strata_models::training_pin(Some(&a.base_model)).title.clone(),
         base_model: a.base_model,
+        days: Vec::new(),
+        answered: 0,
         sources: a.sources,
         dataset_hash: a.dataset_hash,
         bytes: a.bytes as f64,
@@ -232,7 +255,14 @@ pub fn adapter_view(a: AdapterRecord, checks: &[AdapterCheck]) -> AdapterView {
 /// An adapter as shown, its checks read from `e`.
 pub fn viewed(e: &Engine, a: AdapterRecord) -> ApiResult<AdapterView> {
     let checks = e.adapter_checks(&a.id)?;
-    Ok(adapter_view(a, &checks))
+    let days = e.adapter_days(&a.id)?;
+    let mut view = adapter_view(a, &checks);
+    view.answered = days.iter().map(|d| d.chosen as u32).sum();
+    view.days = days
+        .into_iter()
+        .map(|d| DayView { day: d.day, answered: d.chosen as u32, helpful: d.helpful as u32, wrong: d.wrong as u32 })
+        .collect();
+    Ok(view)
 }
 
 /// One event in an adapter's history, in words.
@@ -260,11 +290,23 @@ pub fn event_view(e: AdapterEvent) -> AdapterEventView {
         "evaluated" if d["passed"] == true => "passed the evaluation".into(),
         "evaluated" => "did not pass the evaluation".into(),
         "activated" if d["forced"] == true => "used although it did not pass".into(),
+        "activated" if d["alongside"] == true => "used beside the adapters already in use".into(),
+        "activated" if d["by"] == "rollback" => "used again after a rollback".into(),
+        "activated" if d["by"] == "schedule" => "used: the training schedule promoted it".into(),
         "deactivated" => format!("replaced by {}", d["replaced_by"].as_str().unwrap_or("another")),
-        "rolled_back" => match d["restored"].as_str() {
-            Some(p) => format!("rolled back; {p} is used again"),
-            None => "rolled back; the model answers on its own".into(),
-        },
+        "rolled_back" => {
+            // Older records name one adapter restored; newer ones a list, and why.
+            let restored: Vec<&str> = match &d["restored"] {
+                serde_json::Value::String(p) => vec![p.as_str()],
+                serde_json::Value::Array(v) => v.iter().filter_map(|x| x.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            let why = d["why"].as_str().map(|w| format!(" ({w})")).unwrap_or_default();
+            match restored.as_slice() {
+                [] => format!("rolled back{why}"),
+                r => format!("rolled back{why}; {} used again", r.join(", ")),
+            }
+        }
         "retired" if d["memory"].is_string() => "retired: a memory it learned was forgotten".into(),
         "retired" => "retired by you".into(),
         _ => String::new(),

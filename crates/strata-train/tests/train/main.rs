@@ -4,6 +4,7 @@ mod data;
 mod peft;
 mod qwen;
 mod run;
+mod schedule;
 
 use std::path::PathBuf;
 
