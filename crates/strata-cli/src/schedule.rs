@@ -47,7 +47,8 @@ fn change(settings: &mut Settings, a: &ScheduleArgs) -> Result<bool> {
 /// `strata train schedule`.
 pub(crate) fn schedule(engine: &mut Engine, db: &Path, a: ScheduleArgs, out: &Out) -> Result<()> {
     let mut settings = Settings::load()?;
-    if change(&mut settings, &a)? {
+    let changed = change(&mut settings, &a)?;
+    if changed {
         settings.check()?;
         settings.save()?;
         if !out.json {
@@ -91,7 +92,7 @@ pub(crate) fn schedule(engine: &mut Engine, db: &Path, a: ScheduleArgs, out: &Ou
         for e in &view.history {
             say!("{}  {}", e.at, e.said);
         }
-    } else if !a.now {
+    } else if !a.now && !changed {
         say!("{}", view.said);
     }
     if let Some(w) = &view.awaiting {

@@ -125,7 +125,12 @@ fn look_inner(engine: &mut Engine, l: &Look<'_>) -> ApiResult<Looked> {
     let approved = pipeline::approved(engine)?;
     let taught: std::collections::HashSet<String> =
         engine.adapters_in_use()?.into_iter().flat_map(|a| a.sources).collect();
-    let new = approved.iter().filter(|m| !taught.contains(&m.id.to_string())).count();
+    // Facts, as training counts them: a concept's each, a procedure one.
+    let facts = |m: &strata_core::Memory| match &m.content {
+        strata_core::Content::Semantic(c) => c.facts.len(),
+        _ => 1,
+    };
+    let new: usize = approved.iter().filter(|m| !taught.contains(&m.id.to_string())).map(facts).sum();
     let needed = l.settings.min_new_facts as usize;
     let seen = json!({ "flagged": flagged.flagged, "approved": approved.len(), "new": new, "needed": needed });
     engine.log_schedule("looked", None, &seen)?;

@@ -21,6 +21,7 @@ mod mcp_servers;
 mod plugins;
 mod postgres;
 mod providers;
+mod schedule;
 mod servers;
 mod surfaces;
 mod team;

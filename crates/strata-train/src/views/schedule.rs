@@ -52,7 +52,7 @@ pub fn entry_view(e: ScheduleEntry) -> ScheduleEntryView {
     let id = e.adapter_id.clone().unwrap_or_default();
     let said = match e.kind.as_str() {
         "looked" => format!(
-            "Looked: {} newly flagged, {} approved, {} not yet taught (it teaches from {}).",
+            "Looked: {} newly flagged, {} approved, {} facts not yet taught (it teaches from {}).",
             n("flagged"),
             n("approved"),
             n("new"),
