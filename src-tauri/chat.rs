@@ -57,6 +57,7 @@ pub(crate) async fn chat(
     on_event: Channel<ChatEvent>,
 ) -> Result<ChatTurnView, ApiError> {
     let TurnChoice { model, datasets } = choice;
+    state.activity.used();
     let model = match model.filter(|c| c.provider != ON_DEVICE) {
         None => state.chat_model().await?,
         Some(c) => open_provider(c).await?,

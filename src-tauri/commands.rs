@@ -39,6 +39,7 @@ pub(crate) async fn find(
     filter: FilterForm,
     limit: u32,
 ) -> Result<FoundView, ApiError> {
+    state.activity.used();
     state
         .run(move |e| {
             let filter = filter.filter(e.now())?;

@@ -14,6 +14,7 @@ mod jobs;
 mod mcp_servers;
 mod models;
 mod plugins;
+mod schedule;
 mod settings;
 mod state;
 mod store_choice;
@@ -133,6 +134,9 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::rollback_adapter,
         training::retire_adapter,
         training::adapters_in_use,
+        schedule::training_schedule,
+        schedule::answer_schedule,
+        schedule::training_notes,
         training::training_set,
         training::save_examples,
         training::check_adapter,
@@ -157,27 +161,6 @@ pub fn typescript_bindings() -> Result<String, String> {
     Ok(text)
 }
 
-/// Checks the adapter in use again once a day (from a minute after the app opens, on an engine
-/// and a model of its own): the Training screen shows the checks over time and warns when
-/// they fall.
-fn schedule_adapter_checks(state: &state::AppState) {
-    // Adapters stay with this computer's file.
-    if state.location().team {
-        return;
-    }
-    let trainer = state.trainer();
-    let Ok(mut engine) = state.engine_apart() else { return };
-    std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        loop {
-            if let Err(err) = strata_train::views::check_if_due(&mut engine, |base| trainer.model_for(Some(base))) {
-                tracing::warn!("the adapter in use could not be checked: {err}");
-            }
-            std::thread::sleep(std::time::Duration::from_secs(3600));
-        }
-    });
-}
-
 /// Opens the window on the user's database (or `STRATA_DB`).
 pub fn run() {
     let _ = tracing_subscriber::fmt()
@@ -192,10 +175,13 @@ pub fn run() {
             std::process::exit(1);
         }
     };
-    schedule_adapter_checks(&state);
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
+        .setup(|app| {
+            schedule::start(app.handle().clone());
+            Ok(())
+        })
         .invoke_handler(builder.invoke_handler())
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -22,6 +22,8 @@ pub(crate) struct SettingsView {
     settings_file: String,
     /// What it holds.
     saved: Settings,
+    /// The training schedule in a sentence.
+    schedule_said: String,
     /// The MCP server, when running.
     mcp: Option<McpView>,
 }
@@ -41,13 +43,15 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, ApiError> {
         url: format!("http://{}{}", m.running.addr, strata_mcp::http::PATH),
         token: m.token.clone(),
     });
+    let saved = Settings::load()?;
     Ok(SettingsView {
         database: state.db_path.display().to_string(),
         embedder_present: models.join(strata_models::EMBEDDER_DIR).join("model.safetensors").exists(),
         on_device: crate::models::models_view()?,
         models: models.display().to_string(),
         settings_file: Settings::path()?.display().to_string(),
-        saved: Settings::load()?,
+        saved: saved.clone(),
+        schedule_said: saved.training.schedule.said(),
         mcp,
     })
 }

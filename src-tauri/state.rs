@@ -27,6 +27,11 @@ pub struct AppState {
     pub jobs: crate::jobs::Jobs,
     /// The agents' tools waiting for the person's yes or no (the Agents screen).
     pub asks: crate::agents::Asks,
+    /// The person's recent answers and searches: scheduled training yields when they come
+    /// thick, and waits for the app to be idle.
+    pub activity: Arc<strata_train::schedule::Activity>,
+    /// What the training schedule and the daily check did that the window has not shown yet.
+    pub notes: Mutex<Vec<String>>,
 }
 
 /// The on-device models the window uses, or why there is none.
@@ -132,6 +137,8 @@ impl AppState {
             location: Arc::new(Mutex::new(location)),
             jobs: Default::default(),
             asks: Default::default(),
+            activity: Default::default(),
+            notes: Default::default(),
         })
     }
 
@@ -201,6 +208,22 @@ impl AppState {
     pub fn use_adapters(&self, in_use: Option<strata_models::InUse>) {
         let mut on = self.on_device.write().unwrap_or_else(|p| p.into_inner());
         *on = OnDevice::new(in_use);
+    }
+
+    /// Makes the chat's model use the adapters in use as the store says now (after the
+    /// schedule promoted one, or the daily check rolled one back). Off the async runtime.
+    pub fn refresh_adapters(&self) -> ApiResult<()> {
+        if self.location().team {
+            return Ok(());
+        }
+        let in_use = strata_train::views::in_use(&self.engine.lock().unwrap_or_else(|p| p.into_inner()), None)?;
+        self.use_adapters(Some(in_use));
+        Ok(())
+    }
+
+    /// Keeps a note for the window (it shows each once).
+    pub fn note(&self, text: String) {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner()).push(text);
     }
 
     /// Builds the on-device models again after a choice in Settings or a fetch (the adapter in

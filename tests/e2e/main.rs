@@ -16,6 +16,7 @@ mod jobs;
 mod models;
 mod plugins;
 mod providers;
+mod schedule;
 mod team;
 mod theme;
 mod training;

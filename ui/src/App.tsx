@@ -38,6 +38,14 @@ export function App() {
   useEffect(() => {
     document.documentElement.dataset.theme = dark ? "dark" : "light";
   }, [dark]);
+  // What the training schedule and the adapters' daily check did meanwhile, until dismissed.
+  const [notes, setNotes] = useState<string[]>([]);
+  useEffect(() => {
+    const look = () => answered(commands.trainingNotes(), (n) => n.length && setNotes((old) => [...old, ...n]));
+    look();
+    const timer = window.setInterval(look, 15000);
+    return () => window.clearInterval(timer);
+  }, []);
   const toggleTheme = () => {
     localStorage.setItem(THEME_KEY, dark ? "light" : "dark");
     setDark(!dark);
@@ -60,6 +68,16 @@ export function App() {
         </button>
       </nav>
       <main>
+        {notes.length > 0 && (
+          <div className="notice training-notes" id="training-notes" role="status">
+            {notes.map((n, i) => (
+              <p key={i}>{n}</p>
+            ))}
+            <button id="training-notes-seen" onClick={() => setNotes([])}>
+              OK
+            </button>
+          </div>
+        )}
         {screen === "memories" && <Memories opening={opening} onOpened={() => setOpening(null)} />}
         {/* The chat stays mounted: its conversation and a streaming answer survive a visit elsewhere. */}
         <div className="screen" hidden={screen !== "chat"}>

@@ -7,6 +7,7 @@ import { Plugins } from "./Plugins";
 import { OnDeviceModels } from "./Models";
 import { StoreChoice } from "./StoreChoice";
 import { Tiers } from "./Tiers";
+import { ScheduleSettingsForm } from "./TrainingSchedule";
 
 // Where Strata keeps things; model providers and their keys (in the OS keychain); the tier
 // rule's thresholds, maintenance and re-embedding; and the MCP server for other AI tools
@@ -47,6 +48,7 @@ export function Settings({ store, onStoreChanged }: { store: StoreView | null; o
       <Extraction view={view} onSaved={setView} />
       <UsageRecords view={view} onSaved={setView} />
       <TrainingCriteria view={view} onSaved={setView} />
+      <ScheduleSettingsForm view={view} onSaved={setView} />
       <Tiers view={view} onSaved={setView} />
       <Mcp view={view} onChanged={setView} />
       <McpServers />
@@ -217,7 +219,7 @@ function TrainingCriteria({ view, onSaved }: { view: SettingsView; onSaved: (v: 
   // says so.
   const save = (next: Partial<typeof c>, what: string) =>
     saveSettings(
-      { ...view.saved, training: { criteria: { ...c, ...next } } },
+      { ...view.saved, training: { ...view.saved.training, criteria: { ...c, ...next } } },
       (v) => {
         onSaved(v);
         setSaved(`Saved: ${what}.`);

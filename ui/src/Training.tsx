@@ -5,8 +5,9 @@ import { Adapters } from "./TrainingResults";
 import { Candidates } from "./TrainingCandidates";
 import { Examples } from "./TrainingExamples";
 import { Train } from "./TrainingRun";
+import { ScheduleTab } from "./TrainingSchedule";
 
-type Tab = "candidates" | "examples" | "train" | "adapters";
+type Tab = "candidates" | "examples" | "train" | "adapters" | "schedule";
 
 // The Training screen: which memories are worth teaching the on-device model (found by the
 // criteria in Settings, decided by a person), training them into an adapter with its progress
@@ -40,6 +41,7 @@ export function Training({ active, dark, onOpenMemory }: { active: boolean; dark
             ["examples", "2. Check the examples"],
             ["train", "3. Teach and check"],
             ["adapters", "4. Use what was learned"],
+            ["schedule", "On a schedule"],
           ] as [Tab, string][]
         ).map(([t, label]) => (
           <button key={t} role="tab" id={`tab-${t}`} aria-selected={tab === t} className={tab === t ? "active" : ""} onClick={() => setTab(t)}>
@@ -51,6 +53,7 @@ export function Training({ active, dark, onOpenMemory }: { active: boolean; dark
       {tab === "examples" && <Examples active={active} onOpenMemory={onOpenMemory} />}
       {tab === "train" && <Train active={active} dark={dark} onDone={() => setTab("adapters")} />}
       {tab === "adapters" && <Adapters active={active} dark={dark} />}
+      {tab === "schedule" && <ScheduleTab active={active} />}
     </div>
   );
 }

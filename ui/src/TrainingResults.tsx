@@ -114,7 +114,7 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     answered(commands.adapterHistory(open), setHistory);
   }, [open, all]);
 
-  const [forcing, setForcing] = useState<AdapterView | null>(null);
+  const [forcing, setForcing] = useState<{ a: AdapterView; alongside: boolean } | null>(null);
   const [retiring, setRetiring] = useState<AdapterView | null>(null);
   const retire = async (a: AdapterView) => {
     setRetiring(null);
@@ -123,26 +123,38 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
     await load();
     setSaid(`${a.id} is retired: it will not be used again.`);
   };
-  const activate = async (a: AdapterView, force = false) => {
+  // "Use it": instead of the adapters in use. "Use it too": beside them (each question then
+  // picks the one it is about, or none).
+  const activate = async (a: AdapterView, force = false, alongside = false) => {
     setError(null);
-    if (a.passed !== true && !force) return setForcing(a);
+    if (a.passed !== true && !force) return setForcing({ a, alongside });
     setForcing(null);
-    const r = await commands.activateAdapter(a.id, force);
+    const r = await commands.activateAdapter(a.id, force, alongside);
     if (failed(r, setError)) return;
     await load();
-    setSaid(`The chat's model now uses ${a.id}.`);
+    setSaid(
+      alongside
+        ? `The chat's model now uses ${a.id} too: each question uses the adapter it is about, or none.`
+        : `The chat's model now uses ${a.id}.`,
+    );
   };
-  const rollback = async () => {
+  const rollback = async (a: AdapterView) => {
     setError(null);
-    const r = await commands.rollbackAdapter();
+    const r = await commands.rollbackAdapter(a.id);
     if (failed(r, setError)) return;
     await load();
-    setSaid(r.data ? `Rolled back: ${r.data.id} is used again.` : "Rolled back: the model answers on its own again.");
+    const back = r.data.map((x) => x.id).join(", ");
+    setSaid(
+      r.data.length
+        ? `Rolled back ${a.id}: in use now ${back}.`
+        : `Rolled back ${a.id}: the model answers on its own again.`,
+    );
   };
 
   if (!all) return <section className="panel">{error ?? "Loading…"}</section>;
   const shown = all.find((a) => a.id === open) ?? null;
   const pair = compare.map((id) => all.find((a) => a.id === id)).filter((a): a is AdapterView => !!a);
+  const inUse = all.filter((a) => a.status === "active");
   return (
     <section className="panel" id="adapters">
       {said && (
@@ -151,6 +163,12 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
         </p>
       )}
       {error && <div className="error">{error}</div>}
+      {inUse.length > 1 && (
+        <p className="muted" id="adapters-in-use">
+          {inUse.length} adapters are in use, each taught different facts: every question uses the one it is about, or none
+          when it is about none of them.
+        </p>
+      )}
       {all.length === 0 ? (
         <p className="muted" id="adapters-empty">
           Nothing has been taught yet. What the model learns from your memories appears here, to use, compare or undo.
@@ -163,9 +181,11 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
               <th>Adapter</th>
               <th>Made</th>
               <th>Status</th>
+              <th>For</th>
               <th>Check</th>
               <th>From</th>
               <th>Right with / alone</th>
+              <th>Answers</th>
               <th></th>
             </tr>
           </thead>
@@ -178,16 +198,17 @@ export function Adapters({ active, dark }: { active: boolean; dark: boolean }) {
                 compared={compare.includes(a.id)}
                 onCompare={(on) => setCompare(on ? [...compare, a.id].slice(-2) : compare.filter((x) => x !== a.id))}
                 onOpen={() => setOpen(open === a.id ? null : a.id)}
-                onActivate={() => activate(a)}
+                alongside={inUse.length > 0 && inUse.every((u) => u.base_model === a.base_model)}
+                onActivate={(alongside) => activate(a, false, alongside)}
                 onRetire={() => setRetiring(a)}
-                onRollback={rollback}
+                onRollback={() => rollback(a)}
               />
             ))}
           </tbody>
         </table>
       )}
       {retiring && <RetireAsk a={retiring} onRetire={() => retire(retiring)} onKeep={() => setRetiring(null)} />}
-      {forcing && <ForceAsk a={forcing} onForce={() => activate(forcing, true)} onKeep={() => setForcing(null)} />}
+      {forcing && <ForceAsk a={forcing.a} onForce={() => activate(forcing.a, true, forcing.alongside)} onKeep={() => setForcing(null)} />}
       {all
         .filter((a) => a.status === "active" && a.warning)
         .map((a) => (
@@ -241,10 +262,43 @@ function InUse({ adapter, dark, onChecked, onError }: { adapter: AdapterView; da
       )}
       {adapter.warning && <p className="error">{adapter.warning}</p>}
       {adapter.checks.length > 1 && <Chart option={option} dark={dark} label="Check questions answered right, over time" height={160} />}
+      <Usage adapter={adapter} dark={dark} />
       <button id="check-now" disabled={job.running} onClick={check}>
         Check it now
       </button>
       <JobBar job={job} />
+    </div>
+  );
+}
+
+// How often questions chose the adapter, day by day, and what people said of its answers.
+function Usage({ adapter, dark }: { adapter: AdapterView; dark: boolean }) {
+  const days = adapter.days;
+  const option: ChartOption = useMemo(
+    () => ({
+      grid: { left: 44, right: 12, top: 28, bottom: 28 },
+      tooltip: { trigger: "axis" },
+      legend: { top: 0 },
+      xAxis: { type: "category", data: days.map((d) => d.day) },
+      yAxis: { type: "value", minInterval: 1, name: "answers" },
+      series: [
+        { name: "Answered with it", type: "bar", data: days.map((d) => d.answered) },
+        { name: "Marked helpful", type: "bar", data: days.map((d) => d.helpful) },
+        { name: "Marked wrong", type: "bar", data: days.map((d) => d.wrong) },
+      ],
+    }),
+    [days],
+  );
+  const helpful = days.reduce((n, d) => n + d.helpful, 0);
+  const wrong = days.reduce((n, d) => n + d.wrong, 0);
+  return (
+    <div className="usage" id="adapter-usage">
+      <p id="adapter-usage-said">
+        {adapter.answered === 0
+          ? "No question has used it yet."
+          : `It answered ${count(adapter.answered, "question", "questions")}: ${helpful} marked helpful, ${wrong} marked wrong.`}
+      </p>
+      {days.length > 0 && <Chart option={option} dark={dark} label="Questions it answered, by day" height={160} />}
     </div>
   );
 }
@@ -287,14 +341,15 @@ type RowProps = {
   compared: boolean;
   onCompare: (on: boolean) => void;
   onOpen: () => void;
-  onActivate: () => void;
+  alongside: boolean;
+  onActivate: (alongside: boolean) => void;
   onRetire: () => void;
   onRollback: () => void;
 };
 
 // One adapter in the table: made when, in use or not, checked, from how many memories, how
 // often right with it and without; and what can be done with it.
-function AdapterRow({ a, open, compared, onCompare, onOpen, onActivate, onRetire, onRollback }: RowProps) {
+function AdapterRow({ a, open, compared, onCompare, onOpen, alongside, onActivate, onRetire, onRollback }: RowProps) {
   return (
     <tr data-id={a.id} className={open ? "open" : ""}>
       <td>
@@ -312,22 +367,31 @@ function AdapterRow({ a, open, compared, onCompare, onOpen, onActivate, onRetire
       </td>
       <td>{when(a.created_at)}</td>
       <td className="adapter-status">{ADAPTER_STATUS[a.status] ?? a.status}</td>
+      <td className="adapter-model">{a.model_title}</td>
       <td>{a.passed === null ? "Not checked" : a.passed ? "Passed" : "Did not pass"}</td>
       <td>{count(a.sources.length, "memory", "memories")}</td>
       <td>{a.report ? `${pct(a.report.recall_with_adapter)} / ${pct(a.report.recall_without)}` : "–"}</td>
+      <td className="adapter-answered">{a.answered}</td>
       <td>
         {a.status === "candidate" && (
           <>
-            <button className="adapter-activate" onClick={onActivate}>
+            <button className="adapter-activate" onClick={() => onActivate(false)}>
               Use it
             </button>{" "}
+            {alongside && (
+              <>
+                <button className="adapter-alongside" onClick={() => onActivate(true)}>
+                  Use it too
+                </button>{" "}
+              </>
+            )}
             <button className="adapter-retire" onClick={onRetire}>
               Retire
             </button>
           </>
         )}
         {a.status === "active" && (
-          <button className="adapter-rollback" id="adapter-rollback" onClick={onRollback}>
+          <button className="adapter-rollback" onClick={onRollback}>
             Roll back
           </button>
         )}

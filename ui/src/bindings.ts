@@ -338,16 +338,29 @@ export const commands = {
 	/**  What happened to an adapter, oldest first. */
 	adapterHistory: (id: string) => typedError<AdapterEventView[], ApiError>(__TAURI_INVOKE("adapter_history", { id })),
 	/**
-	 *  Makes an adapter the one the chat's on-device model uses (one that did not pass only with
-	 *  `force`).
+	 *  Makes an adapter the one the chat's on-device model uses instead of those in use, or with
+	 *  `alongside` one more in use (each question then chooses among them); one that did not pass
+	 *  only with `force`.
 	 */
-	activateAdapter: (id: string, force: boolean) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("activate_adapter", { id, force })),
-	/**  Retires the active adapter; the one active before it is used again, if any. */
-	rollbackAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("rollback_adapter")),
+	activateAdapter: (id: string, force: boolean, alongside: boolean) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("activate_adapter", { id, force, alongside })),
+	/**
+	 *  Retires adapter `id` in use (none: the only one); the adapters it replaced are used again.
+	 *  Returns the adapters in use now.
+	 */
+	rollbackAdapter: (id: string | null) => typedError<AdapterView_Serialize[], ApiError>(__TAURI_INVOKE("rollback_adapter", { id })),
 	/**  Retires an adapter that is not in use, for good. */
 	retireAdapter: (id: string) => typedError<AdapterView_Serialize, ApiError>(__TAURI_INVOKE("retire_adapter", { id })),
-	/**  The adapter the chat's model uses now, if any. */
-	activeAdapter: () => typedError<AdapterView_Serialize | null, ApiError>(__TAURI_INVOKE("active_adapter")),
+	/**
+	 *  The adapters the chat's model uses now (each question chooses one, or none), in the order
+	 *  they were put in use.
+	 */
+	adaptersInUse: () => typedError<AdapterView_Serialize[], ApiError>(__TAURI_INVOKE("adapters_in_use")),
+	/**  The training schedule: its settings in words, the adapter waiting for a yes, what it did. */
+	trainingSchedule: () => typedError<ScheduleView_Serialize, ApiError>(__TAURI_INVOKE("training_schedule")),
+	/**  A curator's answer to the adapter the schedule trained: yes puts it in use, no leaves it out. */
+	answerSchedule: (id: string, yes: boolean) => typedError<ScheduleView_Serialize, ApiError>(__TAURI_INVOKE("answer_schedule", { id, yes })),
+	/**  What the schedule and the daily check did since the window last asked, each said once. */
+	trainingNotes: () => typedError<string[], ApiError>(__TAURI_INVOKE("training_notes")),
 	/**
 	 *  The approved memories' training set (its general questions aside), with the people's
 	 *  edits, for the Training set tab.
@@ -434,6 +447,12 @@ export type AdapterView_Deserialize = {
 	checks: CheckView[],
 	/**  What the latest check found wrong, in words. */
 	warning?: string | null,
+	/**  The model it adapts, as people know it (its pin's title). */
+	model_title: string,
+	/**  Its use by day while in use: answers it gave, marked helpful or wrong. */
+	days: DayView[],
+	/**  Answers it gave, in all. */
+	answered: number,
 };
 
 /**  An adapter in the registry. */
@@ -468,6 +487,12 @@ export type AdapterView_Serialize = {
 	checks: CheckView[],
 	/**  What the latest check found wrong, in words. */
 	warning: string | null,
+	/**  The model it adapts, as people know it (its pin's title). */
+	model_title: string,
+	/**  Its use by day while in use: answers it gave, marked helpful or wrong. */
+	days: DayView[],
+	/**  Answers it gave, in all. */
+	answered: number,
 };
 
 /**  What a run under way tells the window. */
@@ -1509,6 +1534,18 @@ export type DatasetView_Serialize = {
 	sections: SectionView_Serialize[],
 	/**  What reading noticed, in words. */
 	notes: string[],
+};
+
+/**  An adapter's use on one day. */
+export type DayView = {
+	/**  The day, `YYYY-MM-DD`. */
+	day: string,
+	/**  Answers it gave. */
+	answered: number,
+	/**  Marked helpful. */
+	helpful: number,
+	/**  Marked wrong. */
+	wrong: number,
 };
 
 /**  A decision as a person reads it. */
@@ -2900,6 +2937,13 @@ export type PluginView = {
 	why: string,
 };
 
+/**  What becomes of an adapter the schedule trained that passed its gate. */
+export type Promotion = 
+/**  It waits for a curator's yes (the window shows its report). */
+"ask" | 
+/**  It is put in use at once. */
+"automatic";
+
 /**  One side of [`ComparedView`]: a prompt's memories. */
 export type PromptView = PromptView_Serialize | PromptView_Deserialize;
 
@@ -3358,6 +3402,106 @@ export type RunsPoint = {
 	answered: number,
 };
 
+/**  One thing the schedule did. */
+export type ScheduleEntryView = ScheduleEntryView_Serialize | ScheduleEntryView_Deserialize;
+
+/**  One thing the schedule did. */
+export type ScheduleEntryView_Deserialize = {
+	/**  When. */
+	at: string,
+	/**
+	 *  looked, waiting, paused, trained, kept, promoted, awaiting_approval, approved, declined,
+	 *  rolled_back, failed.
+	 */
+	kind: string,
+	/**  The adapter it is about. */
+	adapter?: string | null,
+	/**  What happened, in a sentence. */
+	said: string,
+};
+
+/**  One thing the schedule did. */
+export type ScheduleEntryView_Serialize = {
+	/**  When. */
+	at: string,
+	/**
+	 *  looked, waiting, paused, trained, kept, promoted, awaiting_approval, approved, declined,
+	 *  rolled_back, failed.
+	 */
+	kind: string,
+	/**  The adapter it is about. */
+	adapter: string | null,
+	/**  What happened, in a sentence. */
+	said: string,
+};
+
+/**  The training schedule. */
+export type ScheduleSettings = ScheduleSettings_Serialize | ScheduleSettings_Deserialize;
+
+/**  The training schedule. */
+export type ScheduleSettings_Deserialize = {
+	/**  When it runs. */
+	when?: ScheduleWhen,
+	/**  The local time of a nightly run, `HH:MM`. */
+	at?: string,
+	/**  Minutes without use before an idle run. */
+	idle_minutes?: number,
+	/**  Approved facts not yet in an adapter in use needed before it trains. */
+	min_new_facts?: number,
+	/**  Promote automatically, or ask. */
+	promotion?: Promotion,
+};
+
+/**  The training schedule. */
+export type ScheduleSettings_Serialize = {
+	/**  When it runs. */
+	when: ScheduleWhen,
+	/**  The local time of a nightly run, `HH:MM`. */
+	at: string,
+	/**  Minutes without use before an idle run. */
+	idle_minutes: number,
+	/**  Approved facts not yet in an adapter in use needed before it trains. */
+	min_new_facts: number,
+	/**  Promote automatically, or ask. */
+	promotion: Promotion,
+};
+
+/**  The schedule: its settings, in words; the adapter waiting for approval; its record. */
+export type ScheduleView = ScheduleView_Serialize | ScheduleView_Deserialize;
+
+/**  The schedule: its settings, in words; the adapter waiting for approval; its record. */
+export type ScheduleView_Deserialize = {
+	/**  The settings. */
+	settings: ScheduleSettings_Deserialize,
+	/**  The settings in a sentence. */
+	said: string,
+	/**  The adapter it trained that waits for a curator's yes. */
+	awaiting?: AdapterView_Deserialize | null,
+	/**  What it did, newest first. */
+	history: ScheduleEntryView_Deserialize[],
+};
+
+/**  The schedule: its settings, in words; the adapter waiting for approval; its record. */
+export type ScheduleView_Serialize = {
+	/**  The settings. */
+	settings: ScheduleSettings_Serialize,
+	/**  The settings in a sentence. */
+	said: string,
+	/**  The adapter it trained that waits for a curator's yes. */
+	awaiting: AdapterView_Serialize | null,
+	/**  What it did, newest first. */
+	history: ScheduleEntryView_Serialize[],
+};
+
+/**  When the schedule looks for facts to teach. */
+export type ScheduleWhen = 
+/**  Never by itself (the default). */
+"off" | 
+/**  Each night at [`ScheduleSettings::at`]. */
+"nightly" | 
+/**  When the app has not been used for [`ScheduleSettings::idle_minutes`]. */
+"idle";
+
 /**  Whose memory it is. */
 export type ScopeShape = ScopeShape_Serialize | ScopeShape_Deserialize;
 
@@ -3505,6 +3649,8 @@ export type SettingsView_Deserialize = {
 	settings_file: string,
 	/**  What it holds. */
 	saved: Settings_Deserialize,
+	/**  The training schedule in a sentence. */
+	schedule_said: string,
 	/**  The MCP server, when running. */
 	mcp?: McpView | null,
 };
@@ -3523,6 +3669,8 @@ export type SettingsView_Serialize = {
 	settings_file: string,
 	/**  What it holds. */
 	saved: Settings_Serialize,
+	/**  The training schedule in a sentence. */
+	schedule_said: string,
 	/**  The MCP server, when running. */
 	mcp: McpView | null,
 };
@@ -3776,12 +3924,22 @@ export type TrainingSettings = TrainingSettings_Serialize | TrainingSettings_Des
 export type TrainingSettings_Deserialize = {
 	/**  What makes a memory a training candidate. */
 	criteria?: CandidateCriteria_Deserialize,
+	/**
+	 *  When facts are taught without a person pressing Teach, and how a new adapter is put
+	 *  in use.
+	 */
+	schedule?: ScheduleSettings_Deserialize,
 };
 
 /**  Curation and training. */
 export type TrainingSettings_Serialize = {
 	/**  What makes a memory a training candidate. */
 	criteria: CandidateCriteria_Serialize,
+	/**
+	 *  When facts are taught without a person pressing Teach, and how a new adapter is put
+	 *  in use.
+	 */
+	schedule: ScheduleSettings_Serialize,
 };
 
 /**

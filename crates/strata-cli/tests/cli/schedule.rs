@@ -82,6 +82,6 @@ fn a_scheduled_look_flags_waits_trains_gates_and_asks_and_every_step_is_recorded
 fn trained_number(said: &serde_json::Value, after: &str) -> f64 {
     let s = said.as_str().unwrap();
     let end = s.find(after).unwrap();
-    let start = s[..end].trim_end().rfind(|c: char| c == ' ').unwrap() + 1;
+    let start = s[..end].trim_end().rfind(' ').unwrap() + 1;
     s[start..end].trim().trim_end_matches('%').parse::<f64>().unwrap()
 }

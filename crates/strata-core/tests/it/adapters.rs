@@ -46,13 +46,13 @@ fn adapters_are_registered_evaluated_activated_and_rolled_back_with_their_histor
     // A, then B (forced): A steps back to candidate; one active at a time.
     assert_eq!(f.store.activate_adapter(&a.id, false).unwrap().status, AdapterStatus::Active);
     f.store.activate_adapter(&b.id, true).unwrap();
-    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone()]);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), vec![b.id.clone()]);
     assert_eq!(f.store.adapter(&a.id).unwrap().status, AdapterStatus::Candidate);
     let listed: Vec<String> = f.store.adapters().unwrap().into_iter().map(|x| x.id).collect();
     assert_eq!(listed, vec![b.id.clone(), a.id.clone()], "newest first");
 
     // Rollback retires B and restores A; again retires A and leaves none.
-    assert_eq!(ids(&f.store.rollback_adapter(None, "a test").unwrap()), [a.id.clone()]);
+    assert_eq!(ids(&f.store.rollback_adapter(None, "a test").unwrap()), vec![a.id.clone()]);
     assert_eq!(f.store.adapter(&b.id).unwrap().status, AdapterStatus::Retired);
     assert!(f.store.rollback_adapter(None, "a test").unwrap().is_empty());
     assert!(f.store.adapters_in_use().unwrap().is_empty());
@@ -116,16 +116,16 @@ fn several_adapters_are_in_use_at_once_on_one_model_and_each_rolls_back_alone() 
     assert!(err.contains("2 adapters are in use") && err.contains(&a.id), "{err}");
     assert!(f.store.rollback_adapter(Some(&c.id), "a test").unwrap_err().to_string().contains("not in use"));
     assert!(f.store.rollback_adapter(Some(&a.id), "its check fell").unwrap().is_empty());
-    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone()]);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), vec![b.id.clone()]);
     let last = f.store.adapter_history(&a.id).unwrap().pop().unwrap();
     assert_eq!((last.kind.as_str(), last.detail["why"].as_str()), ("rolled_back", Some("its check fell")));
     // Used instead (not alongside): every adapter in use steps back, and comes back on rollback.
     f.store.use_alongside(&c.id, false).unwrap();
     f.store.activate_adapter(&smol.id, false).unwrap();
-    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [smol.id.clone()]);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), vec![smol.id.clone()]);
     let back = f.store.rollback_adapter(None, "a test").unwrap();
     assert_eq!(ids(&back), [b.id.clone(), c.id.clone()]);
-    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), [b.id.clone(), c.id.clone()]);
+    assert_eq!(ids(&f.store.adapters_in_use().unwrap()), vec![b.id.clone(), c.id.clone()]);
 }
 
 #[test]

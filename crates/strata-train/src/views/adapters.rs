@@ -301,10 +301,10 @@ pub fn event_view(e: AdapterEvent) -> AdapterEventView {
                 serde_json::Value::Array(v) => v.iter().filter_map(|x| x.as_str()).collect(),
                 _ => Vec::new(),
             };
-            let why = d["why"].as_str().map(|w| format!(" ({w})")).unwrap_or_default();
+            let why = d["why"].as_str().unwrap_or("rolled back by you");
             match restored.as_slice() {
-                [] => format!("rolled back{why}"),
-                r => format!("rolled back{why}; {} used again", r.join(", ")),
+                [] => why.to_string(),
+                r => format!("{why}; {} used again", r.join(", ")),
             }
         }
         "retired" if d["memory"].is_string() => "retired: a memory it learned was forgotten".into(),

@@ -97,7 +97,7 @@ fn a_better_adapter_waits_for_a_yes_or_is_promoted_and_a_worse_one_is_kept_out_w
     let better = adapter(&mut e, dir.path(), &report(0.95, 0.6, true));
     let looked = schedule::decide(&mut e, &better, &report(0.95, 0.6, true), Promotion::Automatic).unwrap();
     assert_eq!(looked, Looked::Promoted { adapter: better.clone() });
-    assert_eq!(e.adapters_in_use().unwrap().iter().map(|a| a.id.clone()).collect::<Vec<_>>(), [better.clone()]);
+    assert_eq!(e.adapters_in_use().unwrap().iter().map(|a| a.id.clone()).collect::<Vec<_>>(), vec![better.clone()]);
     assert_eq!(kinds(&e), ["awaiting_approval", "approved", "kept", "kept", "kept", "promoted"]);
     let said: Vec<String> =
         e.schedule_log(50).unwrap().into_iter().map(|x| strata_train::views::entry_view(x).said).collect();
