@@ -155,3 +155,56 @@ fn the_daily_check_rolls_back_an_adapter_whose_facts_changed_under_it() {
     // Nothing more is due the same day.
     assert!(strata_train::views::check_if_due(&mut e, |_| Ok(chat.clone())).unwrap().is_empty());
 }
+
+#[test]
+fn a_look_yields_while_the_app_is_busy_and_the_next_one_resumes_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
+    let dog = strata_core::Content::Semantic(strata_core::Concept {
+        key: "maya_chen".into(),
+        facts: [("dog's name".to_string(), strata_core::FactValue::Text("Biscuit".into()))].into_iter().collect(),
+    });
+    let id = e.add(AddRequest::new(dog)).unwrap().id;
+    // Approved by a curator, as the Training screen does (criteria that take it at once).
+    let criteria = strata_api::curation::CandidateCriteria {
+        min_importance: 0.0,
+        min_recalls: 0,
+        stable_days: 0,
+        long_term_only: false,
+        ..Default::default()
+    };
+    e.flag_candidates(&criteria, &mut |_, _| Ok(()), &Default::default()).unwrap();
+    e.decide_candidates(&[id], strata_api::curation::Verdict::Approve, None).unwrap();
+    let chat = strata_models::LocalChat::load(&crate::model()).unwrap();
+    let settings = strata_api::schedule::ScheduleSettings { min_new_facts: 1, ..Default::default() };
+    let config = strata_train::TrainConfig { epochs: 3, replay: 0, checkpoint_every: 1, ..Default::default() };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let look = |busy: &'static (dyn Fn() -> bool + Sync)| schedule::Look {
+        settings: &settings,
+        criteria: &criteria,
+        db: &db,
+        chat: &chat,
+        config: &config,
+        gate: strata_train::Gate { margin: 5.0, min_recall: 0.0 },
+        busy,
+        cancel: &cancel,
+    };
+    assert_eq!(schedule::look(&mut e, &look(&|| true)).unwrap(), Looked::Paused);
+    let runs = e.training_runs(5).unwrap();
+    assert_eq!(runs[0].status, strata_core::runs::RunStatus::Cancelled, "stopped, to resume");
+    let looked = schedule::look(&mut e, &look(&|| false)).unwrap();
+    assert!(matches!(looked, Looked::AwaitingApproval { .. } | Looked::Kept { .. }), "{looked:?}");
+    let runs = e.training_runs(5).unwrap();
+    assert_eq!(runs.len(), 1, "the same run went on: {runs:?}");
+    assert_eq!(runs[0].status, strata_core::runs::RunStatus::Finished);
+    assert_eq!(kinds(&e)[..4], ["looked", "paused", "looked", "trained"]);
+
+    // Three uses within a minute make the app busy.
+    let activity = schedule::Activity::default();
+    activity.used();
+    activity.used();
+    assert!(!activity.busy());
+    activity.used();
+    assert!(activity.busy() && activity.idle_for() < std::time::Duration::from_secs(1));
+}
