@@ -108,13 +108,14 @@ const TRAIN_JOB: &str = "train";
 #[specta::specta]
 pub(crate) async fn train_approved(state: State<'_, AppState>, options: TrainOptions) -> Result<RunView, ApiError> {
     let (config, gate) = (options.config()?, options.gate()?);
+    let topic = options.topic.clone();
     let stop = Stop::register(&state.jobs, TRAIN_JOB.into())?;
     let db = state.db_path.clone();
     let trainer = state.trainer();
     state
         .run_apart(move |e| {
             let chat = trainer.model()?;
-            let set = strata_train::pipeline::approved_set(e, &chat, &config)?;
+            let set = strata_train::pipeline::approved_set_in(e, &chat, &config, topic.as_deref())?;
             let plan = Plan { set: &set, config: &config, gate: Some(gate) };
             let done = strata_train::pipeline::run(e, &db, &chat, plan, &mut |_| {}, &stop.shared())?;
             Ok(views::run_view(done.run, &db, e.now()))

@@ -71,6 +71,8 @@ export function NumberField({
 export function Train({ active, dark, onDone }: { active: boolean; dark: boolean; onDone: () => void }) {
   const [options, setOptions] = useState<TrainOptions | null>(null);
   const [approved, setApproved] = useState<number | null>(null);
+  // The concepts of the approved memories: each can be taught to an adapter of its own.
+  const [topics, setTopics] = useState<string[]>([]);
   const [runs, setRuns] = useState<RunView[]>([]);
   const [report, setReport] = useState<AdapterView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -82,11 +84,21 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
     if (!active) return;
     commands.trainDefaults().then((r) => !failed(r) && setOptions((o) => o ?? r.data));
     answered(commands.trainingModel(), setModel);
-    commands
-      .trainingCandidates({ status: "approved", kind: null, tag: null, concept: null, sort: null })
-      .then((r) => !failed(r) && setApproved(r.data.approved));
+    commands.trainingCandidates({ status: "approved", kind: null, tag: null, concept: null, sort: null }).then((r) => {
+      if (failed(r)) return;
+      setTopics(r.data.concept_names);
+      if (!options?.topic) setApproved(r.data.approved);
+    });
     loadRuns();
   }, [active]);
+  // Teaching one concept: how many of its memories are approved.
+  const chooseTopic = (topic: string | null) => {
+    setOptions((o) => (o ? { ...o, topic } : o));
+    setApproved(null);
+    commands
+      .trainingCandidates({ status: "approved", kind: null, tag: null, concept: topic, sort: null })
+      .then((r) => !failed(r) && setApproved(topic ? r.data.candidates.length : r.data.approved));
+  };
 
   const latest = runs[0] ?? null;
   const live = (latest?.status === "running" && !latest.interrupted) || starting;
@@ -124,6 +136,20 @@ export function Train({ active, dark, onDone }: { active: boolean; dark: boolean
             ? "No memory is approved yet: choose what to teach first."
             : `${count(approved, "approved memory", "approved memories")} will be taught${model ? ` to ${model}, the model that answers` : ""}. Teaching takes a few minutes; you can keep using Strata meanwhile.`}
       </p>
+      {topics.length > 0 && options && (
+        <label className="field" id="train-topic-field">
+          <span>Teach</span>
+          <select id="train-topic" value={options.topic ?? ""} onChange={(e) => chooseTopic(e.target.value || null)}>
+            <option value="">Everything approved</option>
+            {topics.map((t) => (
+              <option key={t} value={t}>
+                Only “{t}”
+              </option>
+            ))}
+          </select>
+          <span className="muted">One concept at a time makes an adapter for that topic; several can be used side by side, and each question uses the one it is about.</span>
+        </label>
+      )}
       {options && <TrainSettings options={options} set={set} />}
       <div className="actions-row">
         <button id="train-start" className="primary" disabled={!approved || live || starting} onClick={() => start(null)}>

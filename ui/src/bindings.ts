@@ -313,7 +313,7 @@ export const commands = {
 	/**  What happened to a memory in curation. */
 	candidateHistory: (id: string) => typedError<CandidateEventView[], ApiError>(__TAURI_INVOKE("candidate_history", { id })),
 	/**  The Train panel's defaults: the crystallization engine's, with its gate. */
-	trainDefaults: () => typedError<TrainOptions, ApiError>(__TAURI_INVOKE("train_defaults")),
+	trainDefaults: () => typedError<TrainOptions_Serialize, ApiError>(__TAURI_INVOKE("train_defaults")),
 	/**
 	 *  The on-device model new adapters are trained for: the one that answers (chosen in
 	 *  Settings, else `STRATA_CHAT_MODEL`, else the default), as people name it.
@@ -327,7 +327,7 @@ export const commands = {
 	 *  through [`training_runs`]. Stopped by `cancel_job("train")` with a checkpoint: training the
 	 *  same memories with the same settings again resumes it.
 	 */
-	trainApproved: (options: TrainOptions) => typedError<RunView_Serialize, ApiError>(__TAURI_INVOKE("train_approved", { options })),
+	trainApproved: (options: TrainOptions_Deserialize) => typedError<RunView_Serialize, ApiError>(__TAURI_INVOKE("train_approved", { options })),
 	/**
 	 *  Resumes a stopped or interrupted run from its checkpoint (its set and settings as they
 	 *  were).
@@ -3867,7 +3867,10 @@ export type ToolChoice = {
 };
 
 /**  How to train, as the Train panel sets it (its advanced part included). */
-export type TrainOptions = {
+export type TrainOptions = TrainOptions_Serialize | TrainOptions_Deserialize;
+
+/**  How to train, as the Train panel sets it (its advanced part included). */
+export type TrainOptions_Deserialize = {
 	/**  LoRA rank. */
 	rank: number,
 	/**  Passes over the training set. */
@@ -3884,6 +3887,36 @@ export type TrainOptions = {
 	min_recall: number | null,
 	/**  … and general perplexity rises at most this (0.1: 10%). */
 	margin: number | null,
+	/**
+	 *  Teach only the approved memories of this concept (an adapter for one topic, to use
+	 *  beside others); none: every approved memory.
+	 */
+	topic?: string | null,
+};
+
+/**  How to train, as the Train panel sets it (its advanced part included). */
+export type TrainOptions_Serialize = {
+	/**  LoRA rank. */
+	rank: number,
+	/**  Passes over the training set. */
+	epochs: number,
+	/**  Learning rate. */
+	lr: number | null,
+	/**  The projections adapted (`q`, `k`, `v`, `o`, `gate`, `up`, `down`). */
+	targets: string[],
+	/**  General questions mixed in so the model keeps what it knew. */
+	replay: number,
+	/**  Examples per step. */
+	batch: number,
+	/**  Keep it only if held-out recall is at least this (0 to 1). */
+	min_recall: number | null,
+	/**  … and general perplexity rises at most this (0.1: 10%). */
+	margin: number | null,
+	/**
+	 *  Teach only the approved memories of this concept (an adapter for one topic, to use
+	 *  beside others); none: every approved memory.
+	 */
+	topic: string | null,
 };
 
 /**  The training set of the approved memories, as it would be trained. */

@@ -56,11 +56,14 @@ fn chat_of(engine: &Engine, id: &str) -> Result<LocalChat> {
 
 fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
     if s.approved {
-        let approved = pipeline::approved(engine)?;
-        if approved.is_empty() {
-            bail!("no candidate is approved; `strata train candidates` lists them, `strata train approve` approves");
+        let approved = pipeline::approved_in(engine, s.concept.as_deref())?;
+        match (&s.concept, approved.is_empty()) {
+            (Some(c), true) => bail!("no approved candidate belongs to the concept {c}; `strata train candidates --concept` lists them"),
+            (None, true) => {
+                bail!("no candidate is approved; `strata train candidates` lists them, `strata train approve` approves")
+            }
+            _ => return Ok(approved),
         }
-        return Ok(approved);
     }
     if !s.ids.is_empty() {
         return s.ids.iter().map(|id| Ok(engine.memory(&strata_api::Target::new(id.as_str()))?)).collect();

@@ -51,7 +51,17 @@ pub fn root(db: &Path) -> PathBuf {
 
 /// The approved candidates, as memories.
 pub fn approved(engine: &Engine) -> ApiResult<Vec<strata_core::Memory>> {
-    let query = strata_api::curation::CandidateQuery { status: Some("approved".into()), ..Default::default() };
+    approved_in(engine, None)
+}
+
+/// The approved candidates of one concept (its key, id or name; none: all), for an adapter of
+/// that topic to use beside others.
+pub fn approved_in(engine: &Engine, concept: Option<&str>) -> ApiResult<Vec<strata_core::Memory>> {
+    let query = strata_api::curation::CandidateQuery {
+        status: Some("approved".into()),
+        concept: concept.map(str::to_string),
+        ..Default::default()
+    };
     let approved = engine.training_candidates(&query)?.candidates;
     approved.iter().map(|c| engine.memory(&strata_api::Target::new(c.memory.id.as_str()))).collect()
 }
@@ -71,9 +81,22 @@ pub fn edits_of(engine: &Engine, memories: &[strata_core::Memory]) -> ApiResult<
 
 /// The training set of the approved candidates, with the people's edits of their examples.
 pub fn approved_set(engine: &Engine, chat: &LocalChat, config: &TrainConfig) -> ApiResult<Dataset> {
-    let memories = approved(engine)?;
+    approved_set_in(engine, chat, config, None)
+}
+
+/// [`approved_set`] of one concept's approved candidates ([`approved_in`]).
+pub fn approved_set_in(
+    engine: &Engine,
+    chat: &LocalChat,
+    config: &TrainConfig,
+    concept: Option<&str>,
+) -> ApiResult<Dataset> {
+    let memories = approved_in(engine, concept)?;
     if memories.is_empty() {
-        return Err(ApiError::invalid("no candidate is approved: approve the memories to train first"));
+        return Err(ApiError::invalid(match concept {
+            Some(c) => format!("no approved candidate belongs to the concept {c}: approve some of its memories first"),
+            None => "no candidate is approved: approve the memories to train first".into(),
+        }));
     }
     let edits = edits_of(engine, &memories)?;
     Ok(crate::dataset_edited(chat, &memories, &edits, config)?)

@@ -216,6 +216,10 @@ pub struct TrainSelect {
     /// The candidates a person approved (`strata train approve`).
     #[arg(long, conflicts_with_all = ["ids", "kinds", "tags"])]
     pub approved: bool,
+    /// With --approved: only those of this concept (its key, id or name), for an adapter of
+    /// one topic to use beside others (`strata train activate --alongside`).
+    #[arg(long, requires = "approved")]
+    pub concept: Option<String>,
     /// Only this type (semantic or procedural). Repeatable.
     #[arg(long = "type", value_enum)]
     pub kinds: Vec<KindArg>,

@@ -121,6 +121,9 @@ fn candidates_are_flagged_decided_and_their_training_set_built() {
     let set: serde_json::Value =
         serde_json::from_str(&at(&["train", "dataset", "--approved", "--replay", "0", "--json"])).unwrap();
     assert_eq!(set["facts"], 1, "only the approved memory: {set}");
+    // One concept's approved memories, for an adapter of that topic: none of them in this one.
+    let r = e.run_at(&["train", "dataset", "--approved", "--concept", "Holidays"], &e.db(), None, later);
+    assert!(r.stderr.contains("no approved candidate belongs to the concept Holidays"), "{}", r.stderr);
 
     // Its examples, read and edited as on the Training set tab.
     let shown = at(&["train", "examples"]);

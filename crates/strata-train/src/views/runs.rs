@@ -31,6 +31,10 @@ pub struct TrainOptions {
     pub min_recall: f64,
     /// … and general perplexity rises at most this (0.1: 10%).
     pub margin: f64,
+    /// Teach only the approved memories of this concept (an adapter for one topic, to use
+    /// beside others); none: every approved memory.
+    #[serde(default)]
+    pub topic: Option<String>,
 }
 
 impl Default for TrainOptions {
@@ -47,6 +51,7 @@ impl Default for TrainOptions {
             batch: c.batch as u32,
             min_recall: g.min_recall,
             margin: g.margin,
+            topic: None,
         }
     }
 }
