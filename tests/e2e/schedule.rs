@@ -2,7 +2,8 @@
 //! the schedule trained waits on the Training screen with how it did, and a yes puts it in
 //! use; an adapter in use whose facts changed fails its daily check and is rolled back by
 //! itself, with a note in the window; and its use by day (answers, marked helpful or wrong)
-//! as numbers and a chart. Both adapters are real, trained on the on-device model.
+//! as numbers and a chart, on the Training screen and in Analytics. Both adapters are real,
+//! trained on the on-device model.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -162,5 +163,15 @@ fn the_schedule_is_set_asks_before_using_an_adapter_rolls_back_a_failing_one_and
     assert!(!s.all("#adapter-usage canvas, #adapter-usage svg").is_empty(), "the chart is drawn");
     s.execute("document.getElementById('adapter-usage').scrollIntoView({block: 'center'})", serde_json::json!([]));
     screenshot(&s, "training-adapter-usage");
+
+    // Analytics shows the same numbers beside the store's.
+    s.click(&s.find("#nav-analytics"));
+    let cells = s.wait_for("the adapters' use", |s| {
+        let cells = s.texts("#chart-adapters tbody tr:first-child td");
+        (!cells.is_empty()).then_some(cells)
+    });
+    assert_eq!(cells, [in_use.as_str(), "Retired", "3", "1", "1"]);
+    s.execute("document.getElementById('chart-adapters').scrollIntoView({block: 'center'})", serde_json::json!([]));
+    screenshot(&s, "analytics-adapters");
     s.end();
 }

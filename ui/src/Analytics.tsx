@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
+import { AdapterUse } from "./AnalyticsAdapters";
 import { commands, type DashboardView_Serialize as DashboardView, type RangeForm } from "./bindings";
 import type { Clicked } from "./Chart";
 import { Drill, type DrillWhat } from "./Drill";
@@ -97,6 +98,7 @@ export function Analytics({ active, dark, onOpenMemory }: { active: boolean; dar
         <UseCharts data={data} dark={dark} bucket={bucket} onRecalls={openRecalls} />
         <Lists data={data} range={range} setDrill={setDrill} onOpenMemory={onOpenMemory} />
         <Concepts data={data} />
+        <AdapterUse active={active} dark={dark} />
       </div>
 
       {drill && <Drill key={JSON.stringify(drill)} {...drill} onOpenMemory={onOpenMemory} onClose={() => setDrill(null)} />}

@@ -58,7 +58,9 @@ fn select(engine: &Engine, s: &TrainSelect) -> Result<Vec<Memory>> {
     if s.approved {
         let approved = pipeline::approved_in(engine, s.concept.as_deref())?;
         match (&s.concept, approved.is_empty()) {
-            (Some(c), true) => bail!("no approved candidate belongs to the concept {c}; `strata train candidates --concept` lists them"),
+            (Some(c), true) => bail!(
+                "no approved candidate belongs to the concept {c}; `strata train candidates --concept` lists them"
+            ),
             (None, true) => {
                 bail!("no candidate is approved; `strata train candidates` lists them, `strata train approve` approves")
             }
