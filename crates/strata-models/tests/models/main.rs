@@ -1,6 +1,7 @@
 //! The on-device embedder against the real model files (fetched by `scripts/setup`).
 
 mod chat;
+mod choose;
 mod numpy;
 mod qwen;
 
