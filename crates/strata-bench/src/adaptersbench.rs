@@ -66,6 +66,9 @@ pub struct WithK {
     pub near_chose_none: f64,
     /// Share of held-out phrasings with a second adapter above the threshold too.
     pub ambiguous: f64,
+    /// Share of the general text's paragraphs (the perplexity gate's) that chose an adapter:
+    /// with none chosen, general text is read by the model as it is (perplexity ×1.00).
+    pub general_text_chose_one: f64,
 }
 
 /// At one threshold: the shares a calibration weighs.
@@ -225,6 +228,7 @@ struct Scores {
     heldout: Vec<Vec<Vec<f32>>>,
     general: Vec<Vec<f32>>,
     near: Vec<Vec<f32>>,
+    paragraphs: Vec<Vec<f32>>,
 }
 
 impl Scores {
@@ -239,7 +243,9 @@ impl Scores {
             .collect::<ApiResult<_>>()?;
         let general = all(&mut crate::topics::GENERAL.iter().copied())?;
         let near = all(&mut crate::topics::NEAR.iter().copied())?;
-        Ok(Scores { heldout, general, near })
+        let text = strata_train::eval::GENERAL_TEXT.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+        let paragraphs = all(&mut text.into_iter())?;
+        Ok(Scores { heldout, general, near, paragraphs })
     }
 
     /// The choice among the first `k` adapters at `at`.
@@ -303,6 +309,7 @@ fn selected(chat: Option<&LocalChat>, topics: &[Trained], scores: &Scores, k: us
         general_chose_none: Scores::none_share(&scores.general, k, at),
         near_chose_none: Scores::none_share(&scores.near, k, at),
         ambiguous: share(ambiguous.into_iter()),
+        general_text_chose_one: 1.0 - Scores::none_share(&scores.paragraphs, k, at),
     })
 }
 
@@ -356,4 +363,62 @@ fn switch_latency(chat: &LocalChat, in_use: &[AdapterInUse]) -> ApiResult<Latenc
     }
     chat.set_adapter(None)?;
     Ok(crate::scalebench::latency(ms))
+}
+
+/// One adapter on a curator-sized set: what training and its check cost, and how it did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CuratorReport {
+    /// The on-device model.
+    pub model: String,
+    /// Facts trained.
+    pub facts: usize,
+    /// Examples trained on.
+    pub examples: usize,
+    /// Seconds training took.
+    pub train_seconds: f64,
+    /// Seconds from the set to the evaluated adapter.
+    pub run_seconds: f64,
+    /// The process's peak resident memory, MiB.
+    pub peak_mib: f64,
+    /// Held-out recall with it.
+    pub recall_with_adapter: f64,
+    /// … without it.
+    pub recall_without: f64,
+    /// … by retrieval.
+    pub recall_with_retrieval: f64,
+    /// General perplexity with it, relative to the base's.
+    pub perplexity_change: f64,
+    /// Whether it passed the gate.
+    pub passed: bool,
+}
+
+/// One adapter on `facts` facts: every topic's, then generated ones ([`crate::topics::generated`]).
+pub fn curator(workdir: &Path, chat: &LocalChat, facts: usize, config: &TrainConfig) -> ApiResult<CuratorReport> {
+    let db = workdir.join("curator-bench.db");
+    let mut contents: Vec<Content> = topics().into_iter().flat_map(|(_, c)| c).collect();
+    let extra = facts.saturating_sub(contents.len() * 4);
+    for (key, facts) in crate::topics::generated(extra) {
+        let facts: Facts = facts.into_iter().map(|(k, v)| (k.to_string(), FactValue::Text(v))).collect();
+        contents.push(Content::Semantic(Concept { key, facts }));
+    }
+    let memories = stored(&db, 0, contents)?;
+    let started = Instant::now();
+    let set = strata_train::dataset(chat, &memories, config)?;
+    let mut engine = Engine::open(&db, EngineOptions::default())?;
+    let plan = pipeline::Plan { set: &set, config, gate: Some(Gate::default()) };
+    let outcome = pipeline::run(&mut engine, &db, chat, plan, &mut |_| {}, &Default::default())?;
+    let report = outcome.report.ok_or_else(|| strata_api::ApiError::invalid("not evaluated"))?;
+    Ok(CuratorReport {
+        model: chat.name().to_string(),
+        facts: set.facts().len(),
+        examples: set.train().count(),
+        train_seconds: outcome.trained.seconds,
+        run_seconds: started.elapsed().as_secs_f64(),
+        peak_mib: strata_train::peak_memory_mib(),
+        recall_with_adapter: report.recall_with_adapter,
+        recall_without: report.recall_without,
+        recall_with_retrieval: report.recall_with_retrieval,
+        perplexity_change: report.perplexity_change(),
+        passed: report.passed,
+    })
 }

@@ -247,3 +247,25 @@ pub const NEAR: &[&str] = &[
     "Who organises the summer party?",
     "What is Priyanka's coffee order?",
 ];
+
+/// `n` more invented facts (four to a subject), for a curator-sized set beyond the topics':
+/// subjects and values made of syllables no model could know.
+pub fn generated(n: usize) -> Vec<(String, Vec<(&'static str, String)>)> {
+    const FIRST: &[&str] = &["ka", "lo", "mi", "ren", "su", "tav", "vel", "zor", "bri", "dun"];
+    const LAST: &[&str] = &["mora", "thel", "vask", "quin", "dara", "lumo", "pesk", "roon", "sabe", "wyth"];
+    const ATTRIBUTES: &[&str] = &["locker number", "favourite tea", "bike colour", "street"];
+    let value = |i: usize, a: usize| match a {
+        0 => format!("{}", 100 + (i * 37) % 900),
+        1 => format!("{} tea", ["smoked", "jasmine", "barley", "mint", "rooibos"][i % 5]),
+        2 => ["ochre", "cobalt", "lilac", "copper", "olive", "scarlet"][(i + a) % 6].to_string(),
+        _ => format!("{} Lane", LAST[(i * 3) % LAST.len()].to_uppercase()),
+    };
+    (0..n.div_ceil(4))
+        .map(|i| {
+            let subject =
+                format!("{}{} {}", FIRST[i % FIRST.len()], LAST[(i / FIRST.len()) % LAST.len()], LAST[i % LAST.len()]);
+            let facts = ATTRIBUTES.iter().enumerate().map(|(a, name)| (*name, value(i, a))).collect();
+            (subject.replace(' ', "_"), facts)
+        })
+        .collect()
+}

@@ -90,7 +90,15 @@ pub(crate) fn run_bench(bench: BenchCommand, out: &Out) -> Result<()> {
             out.analytics_bench(&strata_bench::analyticsbench::run(&data, dir, embedder, &sizes)?)
         }
         BenchCommand::Training { data, size, model } => training_bench(&data, size, model.as_deref(), out),
-        BenchCommand::Adapters { topics, model, choose_only } => {
+        BenchCommand::Adapters { model, curator: Some(facts), .. } => {
+            let chat = crate::train::chat(model.as_deref())?;
+            let work = tempfile::tempdir()?;
+            let config = strata_train::TrainConfig::default();
+            let report = strata_bench::adaptersbench::curator(work.path(), &chat, facts, &config)?;
+            say!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
+        }
+        BenchCommand::Adapters { topics, model, choose_only, .. } => {
             let embedder: Arc<dyn strata_core::Embedder> = Arc::new(strata_models::MiniLm::load_default()?);
             let chat = match choose_only {
                 true => None,

@@ -263,6 +263,10 @@ pub enum BenchCommand {
         /// Measure choosing only (the scores and the sweep), without training.
         #[arg(long)]
         choose_only: bool,
+        /// Instead: one adapter on a curator-sized set of this many facts (the topics' and
+        /// generated ones): time, peak memory, recall, perplexity.
+        #[arg(long, conflicts_with = "choose_only")]
+        curator: Option<usize>,
     },
     /// Extraction's quality and cost: LoCoMo's sessions read into facts, compared with the
     /// annotated observations (coverage, precision), and the update set (a fact changes: is it
