@@ -107,21 +107,13 @@ pub struct AdaptersBenchReport {
     pub seconds: f64,
 }
 
-/// A topic's facts as memories' content.
-fn contents(concepts: &[(&str, &[(&str, &str)])]) -> Vec<Content> {
-    concepts
-        .iter()
-        .map(|(key, facts)| {
-            let facts: Facts = facts.iter().map(|(k, v)| (k.to_string(), FactValue::Text(v.to_string()))).collect();
-            Content::Semantic(Concept { key: key.to_string(), facts })
-        })
-        .collect()
-}
-
 /// Every topic: the example facts ("people"), then [`crate::topics::MORE`].
 pub fn topics() -> Vec<(String, Vec<Content>)> {
     let mut all = vec![("people".to_string(), strata_train::demo::contents())];
-    all.extend(crate::topics::MORE.iter().map(|(name, concepts)| (name.to_string(), contents(concepts))));
+    let more = crate::topics::MORE
+        .iter()
+        .map(|(name, concepts)| (name.to_string(), strata_train::demo::contents_of(concepts)));
+    all.extend(more);
     all
 }
 

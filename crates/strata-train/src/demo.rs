@@ -44,7 +44,12 @@ pub const FACTS: &[(&str, &[(&str, &str)])] = &[
 
 /// The example facts as semantic memories' content.
 pub fn contents() -> Vec<Content> {
-    FACTS
+    contents_of(FACTS)
+}
+
+/// Concepts and their facts (`(key, [(fact, value)])`) as semantic memories' content.
+pub fn contents_of(concepts: &[(&str, &[(&str, &str)])]) -> Vec<Content> {
+    concepts
         .iter()
         .map(|(key, facts)| {
             let facts: Facts = facts.iter().map(|(k, v)| (k.to_string(), FactValue::Text(v.to_string()))).collect();
