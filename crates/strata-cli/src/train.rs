@@ -207,42 +207,8 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             Ok(())
         }
         TrainCommand::Show { id } => show(engine, &id, out),
-        TrainCommand::Activate { id, force, alongside } => {
-            let a = match alongside {
-                true => engine.use_adapter_alongside(&id, force)?,
-                false => engine.activate_adapter(&id, force)?,
-            };
-            if out.json {
-                say!("{}", serde_json::to_string(&a)?);
-            } else if alongside {
-                let n = engine.adapters_in_use()?.len();
-                say!(
-                    "Adapter {} is in use beside the others ({n} in all): each question chooses the one it is about, or none.",
-                    a.id
-                );
-            } else {
-                say!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
-            }
-            Ok(())
-        }
-        TrainCommand::Rollback { id } => {
-            let back = engine.rollback_adapter(id.as_deref(), "rolled back by a person")?;
-            let in_use = engine.adapters_in_use()?;
-            if out.json {
-                let ids = |v: &[strata_core::AdapterRecord]| v.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
-                say!("{}", serde_json::json!({ "restored": ids(&back), "in_use": ids(&in_use) }));
-            } else {
-                match (back.as_slice(), in_use.is_empty()) {
-                    ([], true) => say!("Rolled back: no adapter is active; the model answers on its own."),
-                    ([], false) => say!("Rolled back: {} adapters stay in use.", in_use.len()),
-                    (restored, _) => say!(
-                        "Rolled back: adapter {} is active again.",
-                        restored.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                }
-            }
-            Ok(())
-        }
+        TrainCommand::Activate { id, force, alongside } => activate(engine, &id, force, alongside, out),
+        TrainCommand::Rollback { id } => rollback(engine, id.as_deref(), out),
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
         TrainCommand::Runs { limit } => crate::runs::runs(engine, db, limit, out),
         TrainCommand::Resume { run } => crate::runs::resume(engine, db, &run, out),
@@ -360,6 +326,46 @@ fn train(
         match report {
             Some(r) => print_report(&r)?,
             None => say!("Next: strata train eval {}", record.id),
+        }
+    }
+    Ok(())
+}
+
+/// `strata train activate`: in use instead of the others, or beside them.
+fn activate(engine: &mut Engine, id: &str, force: bool, alongside: bool, out: &Out) -> Result<()> {
+    let a = match alongside {
+        true => engine.use_adapter_alongside(id, force)?,
+        false => engine.activate_adapter(id, force)?,
+    };
+    if out.json {
+        say!("{}", serde_json::to_string(&a)?);
+    } else if alongside {
+        let n = engine.adapters_in_use()?.len();
+        say!(
+            "Adapter {} is in use beside the others ({n} in all): each question chooses the one it is about, or none.",
+            a.id
+        );
+    } else {
+        say!("Adapter {} is active: the on-device model uses it from its next load.", a.id);
+    }
+    Ok(())
+}
+
+/// `strata train rollback`.
+fn rollback(engine: &mut Engine, id: Option<&str>, out: &Out) -> Result<()> {
+    let back = engine.rollback_adapter(id, "rolled back by a person")?;
+    let in_use = engine.adapters_in_use()?;
+    if out.json {
+        let ids = |v: &[strata_core::AdapterRecord]| v.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
+        say!("{}", serde_json::json!({ "restored": ids(&back), "in_use": ids(&in_use) }));
+    } else {
+        match (back.as_slice(), in_use.is_empty()) {
+            ([], true) => say!("Rolled back: no adapter is active; the model answers on its own."),
+            ([], false) => say!("Rolled back: {} adapters stay in use.", in_use.len()),
+            (restored, _) => say!(
+                "Rolled back: adapter {} is active again.",
+                restored.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
     Ok(())
