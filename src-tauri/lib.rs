@@ -134,6 +134,7 @@ pub fn bindings() -> Builder<tauri::Wry> {
         training::rollback_adapter,
         training::retire_adapter,
         training::adapters_in_use,
+        training::adapter_selection,
         schedule::training_schedule,
         schedule::answer_schedule,
         schedule::training_notes,

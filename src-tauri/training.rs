@@ -205,6 +205,17 @@ pub(crate) async fn retire_adapter(state: State<'_, AppState>, id: String) -> Re
         .await
 }
 
+/// How adapter `id` fares among the adapters in use: of its check questions, how many choose
+/// it; of the others', how many choose it by mistake (none while no embedder is loaded).
+#[tauri::command]
+#[specta::specta]
+pub(crate) async fn adapter_selection(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Option<views::SelectionView>, ApiError> {
+    state.run(move |e| views::selection(e, &id)).await
+}
+
 /// The adapters the chat's model uses now (each question chooses one, or none), in the order
 /// they were put in use.
 #[tauri::command]

@@ -431,6 +431,12 @@ function ForceAsk({ a, onForce, onKeep }: { a: AdapterView; onForce: () => void;
 // The adapter opened: how it was made, its report, its use since, what happened to it.
 function AdapterDetail(p: { shown: AdapterView; history: AdapterEventView[]; dark: boolean; onChecked: () => void; onError: (e: string) => void }) {
   const { shown, history, dark, onChecked, onError } = p;
+  // How it fares among the adapters in use (embeddings only: quick).
+  const [selection, setSelection] = useState<string | null>(null);
+  useEffect(() => {
+    setSelection(null);
+    answered(commands.adapterSelection(shown.id), (s) => setSelection(s?.said ?? null));
+  }, [shown.id, shown.status]);
   return (
     <div className="adapter-detail" id="adapter-detail">
       <h3>{shown.id}</h3>
@@ -439,6 +445,7 @@ function AdapterDetail(p: { shown: AdapterView; history: AdapterEventView[]; dar
         {shown.targets.join(", ") || "?"}; {(num(shown.bytes) / 1e6).toFixed(1)} MB.
       </p>
       {shown.report ? <ReportPanel report={shown.report} dark={dark} /> : <p className="muted">Not checked yet.</p>}
+      {selection && <p id="adapter-selection">{selection}</p>}
       <InUse adapter={shown} dark={dark} onChecked={onChecked} onError={onError} />
       <h4>What happened</h4>
       <ol className="timeline" id="adapter-history">

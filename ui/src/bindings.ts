@@ -355,6 +355,11 @@ export const commands = {
 	 *  they were put in use.
 	 */
 	adaptersInUse: () => typedError<AdapterView_Serialize[], ApiError>(__TAURI_INVOKE("adapters_in_use")),
+	/**
+	 *  How adapter `id` fares among the adapters in use: of its check questions, how many choose
+	 *  it; of the others', how many choose it by mistake (none while no embedder is loaded).
+	 */
+	adapterSelection: (id: string) => typedError<SelectionView | null, ApiError>(__TAURI_INVOKE("adapter_selection", { id })),
 	/**  The training schedule: its settings in words, the adapter waiting for a yes, what it did. */
 	trainingSchedule: () => typedError<ScheduleView_Serialize, ApiError>(__TAURI_INVOKE("training_schedule")),
 	/**  A curator's answer to the adapter the schedule trained: yes puts it in use, no leaves it out. */
@@ -3590,6 +3595,24 @@ export type SectionView_Serialize = {
 	heading: string | null,
 	depth: number,
 	line: number,
+};
+
+/**  An adapter among the adapters in use. */
+export type SelectionView = {
+	/**  The adapters compared: those in use of its model, and it. */
+	among: string[],
+	/**  Of its check questions, those that choose it. */
+	own_chosen: number,
+	/**  Its check questions. */
+	own_questions: number,
+	/**  Of the others' check questions, those that choose it. */
+	others_to_it: number,
+	/**  The others' check questions. */
+	other_questions: number,
+	/**  The threshold a question must reach. */
+	threshold: number | null,
+	/**  In a sentence. */
+	said: string,
 };
 
 /**  One sentence of a summary, with the member it came from. */

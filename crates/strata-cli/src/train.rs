@@ -206,7 +206,13 @@ pub fn run(engine: &mut Engine, db: &Path, command: TrainCommand, out: &Out) -> 
             }
             Ok(())
         }
-        TrainCommand::Show { id } => show(engine, &id, out),
+        TrainCommand::Show { id } => {
+            // How it fares among the adapters in use is measured with the store's embedder.
+            if !engine.adapters_in_use()?.is_empty() {
+                crate::commands::load_embedder(engine, out)?;
+            }
+            show(engine, &id, out)
+        }
         TrainCommand::Activate { id, force, alongside } => activate(engine, &id, force, alongside, out),
         TrainCommand::Rollback { id } => rollback(engine, id.as_deref(), out),
         TrainCommand::Demo { hyper, gate } => demo(engine, db, &hyper, &gate, out),
@@ -424,6 +430,9 @@ fn show(engine: &Engine, id: &str, out: &Out) -> Result<()> {
     say!("settings {}", a.hyperparameters);
     if let Some(r) = a.metrics.clone().and_then(|m| serde_json::from_value::<Report>(m).ok()) {
         print_report(&r)?;
+    }
+    if let Some(s) = strata_train::views::selection(engine, id)? {
+        say!("{}", s.said);
     }
     for e in history.into_iter().map(strata_train::views::event_view) {
         say!("  {}  {}  {}", e.at, e.kind, e.detail);

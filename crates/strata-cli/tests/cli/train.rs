@@ -46,6 +46,8 @@ fn the_demo_trains_an_adapter_that_is_activated_used_and_rolled_back() {
     assert!(e.ok(&["train", "activate", &id]).contains("is active"));
     let asked = e.json(&["ask", "I forgot Maya Chen's dog's name. What is it?", "--no-record"]);
     assert!(asked["model"].as_str().unwrap().ends_with(&format!("+{id}")), "the active adapter is applied: {asked}");
+    let shown = e.ok(&["train", "show", &id]);
+    assert!(shown.contains("Alone in use, 60 of its 60 check questions would reach it"), "{shown}");
     let beside = e.ok(&["train", "activate", &id, "--alongside"]);
     assert!(beside.contains("is in use beside the others (1 in all)"), "{beside}");
     assert!(e.err(&["train", "rollback", "ad_nope"]).contains("adapter ad_nope is not in use"));

@@ -10,6 +10,7 @@ mod adapters;
 mod examples;
 mod runs;
 mod schedule;
+mod selection;
 
 pub use adapters::{
     AdapterEventView, AdapterView, AnswerRow, CheckView, DayView, ReportView, adapter_view, event_view, in_use,
@@ -18,3 +19,4 @@ pub use adapters::{
 pub use examples::{ExampleForm, SetMemoryView, TrainingSetView, example_of, form_of, save_examples, training_set};
 pub use runs::{CHECK_EVERY, Checked, RunView, TrainOptions, check_if_due, resume, run_base, run_view, runs};
 pub use schedule::{ScheduleEntryView, ScheduleView, entry_view, schedule_view};
+pub use selection::{SelectionView, selection};
