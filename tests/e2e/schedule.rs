@@ -160,7 +160,10 @@ fn the_schedule_is_set_asks_before_using_an_adapter_rolls_back_a_failing_one_and
     // The one in use: how its check questions reach it among the adapters in use.
     s.click(&s.find(&format!("{} .adapter-open", row(&waiting))));
     let reach = s.wait_for("its selection", |s| s.all("#adapter-selection").first().map(|e| s.text(e)));
-    assert_eq!(reach, "Alone in use, 3 of its 3 check questions would reach it; a question about nothing it learned is answered without it.");
+    assert_eq!(
+        reach,
+        "Alone in use, 3 of its 3 check questions would reach it; a question about nothing it learned is answered without it."
+    );
     s.click(&s.find(&format!("{} .adapter-open", row(&in_use))));
     let usage = s.wait_for("the usage", |s| s.all("#adapter-usage-said").first().map(|e| s.text(e)));
     assert_eq!(usage, "It answered 3 questions: 1 marked helpful, 1 marked wrong.");
