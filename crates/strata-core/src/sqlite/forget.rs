@@ -110,6 +110,7 @@ mod tests {
         ("training_candidate_events", "memory_id", "deleted"),
         ("training_edits", "memory_id", "deleted"),
         ("training_runs", "sources", "deleted"),
+        ("adapter_answers", "answer_id", "deleted"),
     ];
 
     /// Whether a column's name says it holds a memory's id (or a list of them).
