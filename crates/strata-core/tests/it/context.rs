@@ -104,6 +104,7 @@ fn a_version_1_database_gets_its_context_on_open() {
              DROP TABLE compaction_passes; DROP TABLE training_candidates; DROP TABLE training_candidate_events; DROP TABLE training_runs; DROP TABLE training_edits; DROP TABLE adapter_checks; DROP TABLE people;
              DROP TABLE dataset_vectors; DROP TABLE dataset_chunks; DROP TABLE dataset_fts; DROP TABLE datasets;
              DROP TABLE agent_steps; DROP TABLE agent_runs; DROP TABLE agent_versions; DROP TABLE agents;
+             DROP TABLE adapter_answers; DROP TABLE schedule_log;
              CREATE VIRTUAL TABLE memory_fts USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
              INSERT INTO memory_fts (rowid, title, body) SELECT rid, '', '' FROM memories;
              PRAGMA user_version = 1;",
