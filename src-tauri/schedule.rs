@@ -45,7 +45,7 @@ fn checks(state: &AppState) -> ApiResult<()> {
     let trainer = state.trainer();
     let checked = views::check_if_due(&mut engine, |base| trainer.model_for(Some(base)))?;
     if checked.iter().any(|c| c.rolled_back) {
-        state.refresh_adapters()?;
+        tauri::async_runtime::block_on(state.adapters_changed())?;
     }
     for c in checked.iter().filter(|c| c.rolled_back) {
         state.note(c.said());
@@ -75,18 +75,13 @@ fn look_if_due(state: &AppState) -> ApiResult<()> {
         busy: &move || activity.busy(),
         cancel: &AtomicBool::new(false),
     };
-    match schedule::look(&mut engine, &look)? {
-        Looked::Promoted { adapter } => {
-            state.refresh_adapters()?;
-            state.note(format!("The training schedule taught your new facts to {adapter} and put it in use: it did better."));
-        }
-        Looked::AwaitingApproval { adapter } => state.note(format!(
-            "The training schedule taught your new facts to {adapter}; it did better and waits for your yes (Training → Schedule)."
-        )),
-        Looked::Kept { adapter, reasons } => {
-            state.note(format!("The training schedule taught {adapter} but did not use it: {}.", reasons.join("; ")))
-        }
-        Looked::Waiting { .. } | Looked::Paused => {}
+    let looked = schedule::look(&mut engine, &look)?;
+    if matches!(looked, Looked::Promoted { .. }) {
+        tauri::async_runtime::block_on(state.adapters_changed())?;
+    }
+    // A wait or a pause is in the schedule's record, not worth a note.
+    if !matches!(looked, Looked::Waiting { .. } | Looked::Paused) {
+        state.note(format!("The training schedule: {} (Training → On a schedule)", looked.said()));
     }
     Ok(())
 }
@@ -109,8 +104,7 @@ pub(crate) async fn answer_schedule(
 ) -> Result<ScheduleView, ApiError> {
     state.run(move |e| schedule::answer(e, &id, yes)).await?;
     if yes {
-        let in_use = state.run(|e| views::in_use(e, None)).await?;
-        state.use_adapters(Some(in_use));
+        state.adapters_changed().await?;
     }
     training_schedule(state).await
 }

@@ -210,13 +210,13 @@ impl AppState {
         *on = OnDevice::new(in_use);
     }
 
-    /// Makes the chat's model use the adapters in use as the store says now (after the
-    /// schedule promoted one, or the daily check rolled one back). Off the async runtime.
-    pub fn refresh_adapters(&self) -> ApiResult<()> {
+    /// Makes the chat's model use the adapters in use as the store says now (after one was
+    /// put in use or rolled back, by a person, the schedule or the daily check).
+    pub async fn adapters_changed(&self) -> ApiResult<()> {
         if self.location().team {
             return Ok(());
         }
-        let in_use = strata_train::views::in_use(&self.engine.lock().unwrap_or_else(|p| p.into_inner()), None)?;
+        let in_use = self.run(|e| strata_train::views::in_use(e, None)).await?;
         self.use_adapters(Some(in_use));
         Ok(())
     }

@@ -165,13 +165,10 @@ pub(crate) async fn activate_adapter(
     force: bool,
     alongside: bool,
 ) -> Result<AdapterView, ApiError> {
-    let (a, in_use) = state
-        .run(move |e| {
-            let a = if alongside { e.use_adapter_alongside(&id, force)? } else { e.activate_adapter(&id, force)? };
-            Ok((a, views::in_use(e, None)?))
-        })
+    let a = state
+        .run(move |e| if alongside { e.use_adapter_alongside(&id, force) } else { e.activate_adapter(&id, force) })
         .await?;
-    state.use_adapters(Some(in_use));
+    state.adapters_changed().await?;
     state.run(move |e| views::viewed(e, a)).await
 }
 
@@ -183,13 +180,8 @@ pub(crate) async fn rollback_adapter(
     state: State<'_, AppState>,
     id: Option<String>,
 ) -> Result<Vec<AdapterView>, ApiError> {
-    let in_use = state
-        .run(move |e| {
-            e.rollback_adapter(id.as_deref(), "rolled back by a person")?;
-            views::in_use(e, None)
-        })
-        .await?;
-    state.use_adapters(Some(in_use));
+    state.run(move |e| e.rollback_adapter(id.as_deref(), "rolled back by a person").map(drop)).await?;
+    state.adapters_changed().await?;
     adapters_in_use(state).await
 }
 

@@ -1,7 +1,8 @@
 //! Scheduled training in the window: the schedule set in Settings and said back; an adapter
 //! the schedule trained waits on the Training screen with how it did, and a yes puts it in
 //! use; an adapter in use whose facts changed fails its daily check and is rolled back by
-//! itself, with a note in the window; and its use by day (answers, marked helpful or wrong)
+//! itself, with a note in the window; a third used beside the approved one, each chat question
+//! answered by the adapter it is about (or none); and its use by day (answers, marked helpful or wrong)
 //! as numbers and a chart, on the Training screen and in Analytics. Both adapters are real,
 //! trained on the on-device model.
 
@@ -54,7 +55,7 @@ fn trained(e: &mut Engine, db: &std::path::Path, chat: &strata_models::LocalChat
 
 /// The office adapter in use for two days, answering three questions (one marked helpful, one
 /// wrong), its fact changed since; the dog adapter waiting for a yes.
-fn seeded(dir: &std::path::Path) -> (std::path::PathBuf, String, String) {
+fn seeded(dir: &std::path::Path) -> (std::path::PathBuf, String, String, String) {
     let db = dir.join("strata.db");
     let chat = strata_models::LocalChat::load_for_training(Some("smollm2-135m")).unwrap();
     let clock = Arc::new(ManualClock::new(Utc::now() - chrono::Duration::days(2)));
@@ -78,18 +79,21 @@ fn seeded(dir: &std::path::Path) -> (std::path::PathBuf, String, String) {
     e.rate(&Target::new(answers[1].as_str()), answer, false).unwrap();
     let waiting = trained(&mut e, &db, &chat, &dog);
     strata_train::schedule::decide(&mut e, &waiting, &better(), Promotion::Ask).unwrap();
+    // A third, about a trip, passed and not in use: to use beside the dog's.
+    let trip = e.add(AddRequest::new(fact("lisbon_trip", "hotel", "Casa Azulejo"))).unwrap().id;
+    let beside = trained(&mut e, &db, &chat, &trip);
     drop(e);
     // The office moved since.
     let mut e = Engine::open(&db, EngineOptions::default()).unwrap();
     let moved = vec![("floor".to_string(), FactValue::Text("the second floor".into()))];
     e.update(&Target::new(office.as_str()), UpdateRequest { set_facts: moved, ..Default::default() }).unwrap();
-    (db, in_use, waiting)
+    (db, in_use, waiting, beside)
 }
 
 #[test]
 fn the_schedule_is_set_asks_before_using_an_adapter_rolls_back_a_failing_one_and_shows_their_use() {
     let dir = tempfile::tempdir().unwrap();
-    let (db, in_use, waiting) = seeded(dir.path());
+    let (db, in_use, waiting, beside) = seeded(dir.path());
     let env = [("STRATA_CHAT_MODEL", "smollm2-135m"), ("STRATA_SCHEDULE_EVERY_S", "2")];
     let driver = Driver::start_with(&db, &env, false);
     let s = Session::start(&driver.url, env!("CARGO_BIN_EXE_strata-desktop"));
@@ -171,13 +175,48 @@ fn the_schedule_is_set_asks_before_using_an_adapter_rolls_back_a_failing_one_and
     s.execute("document.getElementById('adapter-usage').scrollIntoView({block: 'center'})", serde_json::json!([]));
     screenshot(&s, "training-adapter-usage");
 
+    // The trip's adapter used too: each question now chooses the one it is about.
+    s.click(&s.find(&format!("{} .adapter-alongside", row(&beside))));
+    let said = s.wait_for("using it too", |s| s.all("#adapters-said").first().map(|e| s.text(e)));
+    assert_eq!(
+        said,
+        format!("The chat's model now uses {beside} too: each question uses the adapter it is about, or none.")
+    );
+    let both = s.wait_for("two in use", |s| s.all("#adapters-in-use").first().map(|e| s.text(e)));
+    assert!(both.starts_with("2 adapters are in use, each taught different facts"), "{both}");
+    s.click(&s.find("#nav-chat"));
+    let ask = |s: &Session, question: &str, n: usize| {
+        s.type_into(&s.find("#chat-input"), question);
+        s.click(&s.find("#chat-send"));
+        s.wait_up_to(Duration::from_secs(180), "the answer", |s| {
+            if let Some(e) = s.all(".turn .error").first() {
+                panic!("the chat failed: {}", s.text(e));
+            }
+            s.texts(".turn .by").get(n).cloned()
+        })
+    };
+    let by = ask(&s, "What is the lisbon trip's hotel?", 0);
+    assert!(by.contains(&format!("with what it learned from your memories (adapter {beside})")), "{by}");
+    let by = ask(&s, "What is Maya Chen's dog called?", 1);
+    assert!(by.contains(&format!("(adapter {waiting})")), "{by}");
+    let by = ask(&s, "How many legs does a spider have?", 2);
+    assert!(
+        by.contains("on this computer") && !by.contains("adapter"),
+        "none for a question about nothing taught: {by}"
+    );
+    screenshot(&s, "chat-adapters-chosen");
+
     // Analytics shows the same numbers beside the store's.
     s.click(&s.find("#nav-analytics"));
     let cells = s.wait_for("the adapters' use", |s| {
-        let cells = s.texts("#chart-adapters tbody tr:first-child td");
-        (!cells.is_empty()).then_some(cells)
+        let cells = s.texts("#chart-adapters tbody td");
+        (cells.len() == 15).then_some(cells)
     });
-    assert_eq!(cells, [in_use.as_str(), "Retired", "3", "1", "1"]);
+    let rows: Vec<Vec<String>> = cells.chunks(5).map(<[String]>::to_vec).collect();
+    let row_of = |id: &str| rows.iter().find(|r| r[0] == id).cloned().unwrap_or_default();
+    assert_eq!(row_of(&in_use), [in_use.as_str(), "Retired", "3", "1", "1"], "{rows:?}");
+    assert_eq!(row_of(&beside), [beside.as_str(), "In use", "1", "0", "0"], "the chat's answer counted: {rows:?}");
+    assert_eq!(row_of(&waiting), [waiting.as_str(), "In use", "1", "0", "0"], "{rows:?}");
     s.execute("document.getElementById('chart-adapters').scrollIntoView({block: 'center'})", serde_json::json!([]));
     screenshot(&s, "analytics-adapters");
     s.end();

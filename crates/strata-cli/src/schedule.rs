@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Result, bail};
 use strata_api::schedule::{Promotion, ScheduleWhen};
 use strata_api::{Engine, Settings};
-use strata_train::schedule::{self, Look, Looked};
+use strata_train::schedule::{self, Look};
 use strata_train::views;
 
 use crate::args::ScheduleArgs;
@@ -78,7 +78,7 @@ pub(crate) fn schedule(engine: &mut Engine, db: &Path, a: ScheduleArgs, out: &Ou
             cancel: &AtomicBool::new(false),
         };
         let looked = schedule::look(engine, &look)?;
-        say!("{}", said(&looked));
+        say!("{}", looked.said());
     }
     let view = views::schedule_view(engine, settings.training.schedule.clone(), a.limit)?;
     if out.json {
@@ -104,15 +104,4 @@ pub(crate) fn schedule(engine: &mut Engine, db: &Path, a: ScheduleArgs, out: &Ou
         );
     }
     Ok(())
-}
-
-/// A look's end, in a sentence.
-fn said(l: &Looked) -> String {
-    match l {
-        Looked::Waiting { new, needed } => format!("Nothing taught: {new} new approved facts, fewer than {needed}."),
-        Looked::Paused => "Paused: the app was busy; the next look goes on from the checkpoint.".into(),
-        Looked::Kept { adapter, reasons } => format!("Trained {adapter}, not used: {}.", reasons.join("; ")),
-        Looked::Promoted { adapter } => format!("Trained {adapter} and put it in use: it did better."),
-        Looked::AwaitingApproval { adapter } => format!("Trained {adapter}: it did better and waits for your yes."),
-    }
 }

@@ -50,6 +50,23 @@ pub enum Looked {
     },
 }
 
+impl Looked {
+    /// How the look ended, in a sentence (the CLI's answer, the window's note).
+    pub fn said(&self) -> String {
+        match self {
+            Looked::Waiting { new, needed } => {
+                format!("Nothing taught: {new} new approved facts, fewer than {needed}.")
+            }
+            Looked::Paused => "Paused: the app was busy; the next look goes on from the checkpoint.".into(),
+            Looked::Kept { adapter, reasons } => format!("Trained {adapter}, not used: {}.", reasons.join("; ")),
+            Looked::Promoted { adapter } => format!("Trained {adapter} and put it in use: it did better."),
+            Looked::AwaitingApproval { adapter } => {
+                format!("Trained {adapter}: it did better and waits for your yes.")
+            }
+        }
+    }
+}
+
 /// Recent uses of the app (answers, searches): training yields when they come thick.
 #[derive(Debug)]
 pub struct Activity {
