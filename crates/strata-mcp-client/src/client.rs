@@ -168,11 +168,15 @@ fn serve(
         }
     };
     rt.block_on(async move {
-        let stderr: Arc<Mutex<VecDeque<String>>> = Arc::default();
+        let stderr = Stderr::default();
         let started = tokio::time::timeout(START_LIMIT, connect(&name, &server, stderr.clone())).await;
         let mut conn = match started {
             Ok(Ok(conn)) => conn,
             Ok(Err(e)) => {
+                // A program that failed at once: what it said may still be in the pipe.
+                if server.url.is_none() {
+                    let _ = tokio::time::timeout(Duration::from_secs(1), stderr.read.notified()).await;
+                }
                 let _ = ready.send(Err(with_stderr(e, &stderr)));
                 return;
             }
@@ -222,7 +226,14 @@ fn serve(
     });
 }
 
-async fn connect(name: &str, server: &Server, stderr: Arc<Mutex<VecDeque<String>>>) -> Result<Conn> {
+/// A server program's last lines on standard error, and word when the pipe closed.
+#[derive(Clone, Default)]
+struct Stderr {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    read: Arc<tokio::sync::Notify>,
+}
+
+async fn connect(name: &str, server: &Server, stderr: Stderr) -> Result<Conn> {
     let info =
         ClientConfig::new(ClientCapabilities::default(), Implementation::new("strata", env!("CARGO_PKG_VERSION")));
     let refused = |e: &dyn std::fmt::Display| Error::invalid(format!("{name} did not answer as an MCP server: {e}"));
@@ -266,21 +277,22 @@ async fn connect(name: &str, server: &Server, stderr: Arc<Mutex<VecDeque<String>
 
 /// Reads what a server writes on its standard error (so that it never blocks on a full pipe),
 /// logging it and keeping the last lines.
-async fn keep_stderr(name: String, err: tokio::process::ChildStderr, kept: Arc<Mutex<VecDeque<String>>>) {
+async fn keep_stderr(name: String, err: tokio::process::ChildStderr, kept: Stderr) {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(err).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::debug!(server = %name, "{line}");
-        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        let mut k = kept.lines.lock().unwrap_or_else(|p| p.into_inner());
         if k.len() == STDERR_KEPT {
             k.pop_front();
         }
         k.push_back(line);
     }
+    kept.read.notify_one();
 }
 
-fn with_stderr(e: Error, stderr: &Mutex<VecDeque<String>>) -> Error {
-    let said: Vec<String> = stderr.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
+fn with_stderr(e: Error, stderr: &Stderr) -> Error {
+    let said: Vec<String> = stderr.lines.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
     if said.is_empty() { e } else { Error::invalid(format!("{e}; it said: {}", said.join(" / "))) }
 }
 
